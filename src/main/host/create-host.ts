@@ -1,0 +1,84 @@
+import { airlockContract, type AirlockContract } from '@shared/ipc'
+import { version as appVersion } from '../../../package.json'
+import { SettingsService } from '../console/settings-service'
+import {
+  ContractEventHub,
+  createCallDispatcher,
+  createContractHandlers,
+  type CallDispatcher
+} from '../ipc'
+import { openStore, type Store } from '../store'
+import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
+
+/** What a shell tells the host; everything else derives from the home directory. */
+export type HostConfig = {
+  /** The data directory; default `AIRLOCK_HOME`, else `~/.airlock`. */
+  home?: string
+  /** Path of a better-sqlite3 build for the running ABI (Electron); default: the Node build. */
+  sqliteBinding?: string
+  /** Where unexpected errors are reported (default: stderr). */
+  logError?: (message: string, error: unknown) => void
+}
+
+/** The application object graph, built once per process by `createHost`. */
+export type Host = {
+  readonly appVersion: string
+  readonly paths: AirlockPaths
+  readonly store: Store
+  readonly settings: SettingsService
+  /** Contract events for every console (transports subscribe). */
+  readonly events: ContractEventHub<AirlockContract>
+  /** The one entry point of contract calls for every transport. */
+  readonly dispatch: CallDispatcher
+  /** Stops everything the host started, in reverse order. Safe to call twice. */
+  dispose(): Promise<void>
+}
+
+/**
+ * The composition root: opens the home and its database, builds the services and the contract
+ * dispatcher. Nothing is created under the home before the database proved usable.
+ */
+export function createHost(config: HostConfig = {}): Host {
+  const logError = config.logError ?? ((message, error) => console.error(message, error))
+  const paths = airlockPaths(resolveHome(config.home))
+  createHomeDirectory(paths.home)
+  const store = openStore(paths.database, { nativeBinding: config.sqliteBinding })
+  const disposers: (() => void | Promise<void>)[] = [() => store.close()]
+  try {
+    createDataDirectories(paths)
+    const settings = new SettingsService(store.settings)
+    const events = new ContractEventHub(airlockContract)
+    disposers.push(
+      settings.subscribe((view) => {
+        // The audit row names the key only: provider config values may hold secrets.
+        store.events.append('settings.changed', { key: view.key, isDefault: view.isDefault })
+        events.publish('settings', 'changed', view)
+      })
+    )
+    const dispatch = createCallDispatcher(
+      airlockContract,
+      createContractHandlers({
+        settings,
+        system: { appVersion, home: paths.home, databasePath: paths.database }
+      }),
+      { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }
+    )
+    let disposed = false
+    return {
+      appVersion,
+      paths,
+      store,
+      settings,
+      events,
+      dispatch,
+      async dispose() {
+        if (disposed) return
+        disposed = true
+        for (const dispose of disposers.reverse()) await dispose()
+      }
+    }
+  } catch (error) {
+    store.close()
+    throw error
+  }
+}

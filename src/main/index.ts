@@ -1,0 +1,45 @@
+import { app, BrowserWindow, ipcMain } from 'electron'
+import { join } from 'node:path'
+import { airlockContract } from '@shared/ipc'
+import { createHost, type Host } from './host'
+import { registerElectronIpc } from './app/electron-ipc'
+import { createMainWindow, rendererEntry } from './app/main-window'
+
+// The desktop shell: one host, one secure window, IPC from the contract. Wiring only.
+const buildDir = join(__dirname, '..')
+let host: Host | undefined
+let disposeIpc: (() => void) | undefined
+
+if (!app.requestSingleInstanceLock()) app.quit()
+
+function start(): void {
+    host = createHost({ sqliteBinding: process.env.AIRLOCK_SQLITE_BINDING || undefined })
+    const trustedUrl = rendererEntry(buildDir).url
+    disposeIpc = registerElectronIpc({
+      ipcMain,
+      contract: airlockContract,
+      dispatch: host.dispatch,
+      subscribe: (listener) => host!.events.subscribe(listener),
+      isTrustedSender: (event) => event.senderFrame?.url.split('#')[0] === trustedUrl,
+      targets: () => BrowserWindow.getAllWindows().map((w) => w.webContents)
+    })
+    createMainWindow(buildDir)
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) createMainWindow(buildDir)
+    })
+}
+
+app
+  .whenReady()
+  .then(start)
+  .catch((error: unknown) => {
+    console.error(`Airlock could not start: ${error instanceof Error ? error.message : String(error)}`)
+    app.exit(1)
+  })
+
+app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus())
+app.on('window-all-closed', () => app.quit())
+app.on('will-quit', () => {
+  disposeIpc?.()
+  void host?.dispose()
+})

@@ -1,0 +1,94 @@
+import { airlockContract } from '@shared/ipc'
+import { describe, expect, it } from 'vitest'
+import { createCallDispatcher, maxInputBytes, type ContractHandlers } from './call-dispatcher'
+import type { AirlockContract } from '@shared/ipc'
+
+/** Handlers that only record that they were reached: the dispatcher is what is under test. */
+function recordingDispatcher() {
+  const reached: string[] = []
+  const view = { key: 'console.port' as const, value: 7410, defaultValue: 7410, isDefault: true, description: 'd' }
+  const handlers: ContractHandlers<AirlockContract> = {
+    system: {
+      info: (_input, context) => {
+        reached.push('system.info')
+        return { appVersion: '1', home: '/h', databasePath: '/h/db', transport: context.transport, platform: 'p', nodeVersion: 'n' }
+      }
+    },
+    settings: {
+      list: () => (reached.push('settings.list'), [view]),
+      get: () => (reached.push('settings.get'), view),
+      set: ({ key, value }) => (reached.push(`settings.set:${key}=${JSON.stringify(value)}`), view),
+      reset: () => (reached.push('settings.reset'), view)
+    }
+  }
+  return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
+}
+
+const ctx = { transport: 'websocket' as const }
+
+describe('contract dispatcher validation', () => {
+  it('passes a valid call to its handler and returns {ok, value}', async () => {
+    const { reached, dispatch } = recordingDispatcher()
+    const result = await dispatch('airlock:settings:set', { key: 'access_control_policy.auto_allow', value: true }, ctx)
+    expect(result.ok).toBe(true)
+    expect(reached).toEqual(['settings.set:access_control_policy.auto_allow=true'])
+  })
+
+  const badPayloads: [string, string, unknown][] = [
+    ['wrong type for a key', 'airlock:settings:get', { key: 42 }],
+    ['an unknown setting key', 'airlock:settings:get', { key: 'no.such.setting' }],
+    ['a value of the wrong type for its key', 'airlock:settings:set', { key: 'console.port', value: 'eighty' }],
+    ['an out-of-range port', 'airlock:settings:set', { key: 'console.port', value: 70000 }],
+    ['an extra key', 'airlock:settings:get', { key: 'console.port', extra: 1 }],
+    ['an extra key on an empty input', 'airlock:system:info', { sneaky: true }],
+    ['__proto__ smuggled through JSON', 'airlock:settings:get', JSON.parse('{"key":"console.port","__proto__":{"admin":true}}')],
+    ['constructor.prototype smuggling', 'airlock:system:info', JSON.parse('{"constructor":{"prototype":{"x":1}}}')],
+    ['a huge string', 'airlock:settings:get', { key: 'x'.repeat(maxInputBytes + 10) }],
+    ['a huge string inside a valid shape', 'airlock:settings:set', { key: 'code_execution.providers', value: ['a'.repeat(5000)] }],
+    ['not an object at all', 'airlock:settings:get', 'console.port'],
+    ['null', 'airlock:settings:get', null],
+    ['an array', 'airlock:settings:get', ['console.port']],
+    ['a BigInt (not JSON)', 'airlock:settings:set', { key: 'console.port', value: 10n }],
+    ['a nested extra key in provider config', 'airlock:settings:set', { key: 'code_execution.providers', value: [{ providerId: 'docker', extra: 1 }] }]
+  ]
+
+  for (const [name, channel, input] of badPayloads) {
+    it(`rejects ${name} with validation_failed before any handler runs`, async () => {
+      const { reached, dispatch } = recordingDispatcher()
+      const result = await dispatch(channel, input, ctx)
+      expect(result).toMatchObject({ ok: false, error: { code: 'validation_failed' } })
+      expect(reached).toEqual([])
+      expect(({} as Record<string, unknown>).admin).toBeUndefined()
+    })
+  }
+
+  it('names the offending field in the message', async () => {
+    const { dispatch } = recordingDispatcher()
+    const result = await dispatch('airlock:settings:set', { key: 'console.port', value: 'eighty' }, ctx)
+    expect(!result.ok && result.error.message).toMatch(/^input\.value: /)
+  })
+
+  for (const channel of ['settings:get', 'airlock:settings:nope', 'airlock:nope:get', 'ipc:airlock:settings:get', '', 'airlock:settings:get:extra']) {
+    it(`refuses the channel ${JSON.stringify(channel)} as unknown_call`, async () => {
+      const { reached, dispatch } = recordingDispatcher()
+      const result = await dispatch(channel, { key: 'console.port' }, ctx)
+      expect(result).toMatchObject({ ok: false, error: { code: 'unknown_call' } })
+      expect(reached).toEqual([])
+    })
+  }
+
+  it('turns a thrown handler error into {ok:false} with its code, never a throw', async () => {
+    const handlers = {
+      system: { info: () => { throw Object.assign(new Error('disk gone'), { code: 'store_unavailable' }) } },
+      settings: { list: () => { throw new TypeError('boom') }, get: () => undefined, set: () => undefined, reset: () => undefined }
+    } as unknown as ContractHandlers<AirlockContract>
+    const internal: string[] = []
+    const dispatch = createCallDispatcher(airlockContract, handlers, { onInternalError: (_e, channel) => internal.push(channel) })
+    await expect(dispatch('airlock:system:info', {}, ctx)).resolves.toEqual({
+      ok: false,
+      error: { code: 'store_unavailable', message: 'disk gone' }
+    })
+    await expect(dispatch('airlock:settings:list', {}, ctx)).resolves.toMatchObject({ ok: false, error: { code: 'internal_error' } })
+    expect(internal).toEqual(['airlock:settings:list'])
+  })
+})

@@ -1,0 +1,10 @@
+export {
+  createCallDispatcher,
+  formatIssues,
+  maxInputBytes,
+  type CallContext,
+  type CallDispatcher,
+  type ContractHandlers
+} from './call-dispatcher'
+export { ContractEventHub, type ContractEventListener } from './contract-events'
+export { createContractHandlers, type HandlerServices } from './handlers'

@@ -1,0 +1,60 @@
+import { AgentsView } from '../features/agents'
+import { ApprovalsView } from '../features/approvals'
+import { HistoryView } from '../features/history'
+import { ProvidersView } from '../features/providers'
+import { ResourcesView } from '../features/resources'
+import { SettingsView } from '../features/settings'
+import { SystemFooter } from '../features/system'
+import { useConnection } from '../lib/airlock-client'
+import { useView } from './use-view'
+import { views, type ViewId } from './views'
+
+const content: Record<ViewId, () => React.JSX.Element> = {
+  agents: AgentsView,
+  approvals: ApprovalsView,
+  history: HistoryView,
+  providers: ProvidersView,
+  resources: ResourcesView,
+  settings: SettingsView
+}
+
+/** The console frame: navigation on the left, the current view on the right. */
+export function AppShell() {
+  const [view, setView] = useView()
+  const connected = useConnection((state) => state.connected)
+  const View = content[view]
+  return (
+    <div className="shell">
+      <nav className="sidebar" aria-label="Views">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Airlock
+        </div>
+        <ul>
+          {views.map((item) => (
+            <li key={item.id}>
+              <button
+                type="button"
+                data-testid={`nav-${item.id}`}
+                className={item.id === view ? 'nav-item active' : 'nav-item'}
+                aria-current={item.id === view ? 'page' : undefined}
+                onClick={() => setView(item.id)}
+              >
+                {item.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <SystemFooter />
+      </nav>
+      <main className="content" data-testid={`view-${view}`}>
+        {!connected && (
+          <div className="banner banner-error" role="alert" data-testid="banner-disconnected">
+            Lost the connection to Airlock. Reconnecting…
+          </div>
+        )}
+        <View />
+      </main>
+    </div>
+  )
+}

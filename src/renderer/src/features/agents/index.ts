@@ -1,0 +1,1 @@
+export { AgentsView } from './components/view-agents'

@@ -1,0 +1,1 @@
+export { ApprovalsView } from './components/view-approvals'

@@ -1,0 +1,1 @@
+export { ProvidersView } from './components/view-providers'

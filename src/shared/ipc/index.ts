@@ -1,0 +1,20 @@
+import { settingsContract } from './settings'
+import { systemContract } from './system'
+import type { ContractApi } from './contract'
+
+export * from './contract'
+export * from './wire'
+export { settingsContract } from './settings'
+export { systemContract, transportSchema, type SystemInfo } from './system'
+
+/** The whole typed contract between main and every console, one entry per namespace. */
+export const airlockContract = {
+  system: systemContract,
+  settings: settingsContract
+}
+
+/** The contract's type. */
+export type AirlockContract = typeof airlockContract
+
+/** The API a console sees as `window.airlock` (Electron) or over the WebSocket (web console). */
+export type AirlockApi = ContractApi<AirlockContract>

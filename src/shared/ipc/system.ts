@@ -1,0 +1,26 @@
+import { z } from 'zod'
+import type { NamespaceSpec } from './contract'
+
+/** Which transport carries the contract to this console. */
+export const transportSchema = z.enum(['electron', 'websocket'])
+
+/** The `system` namespace: facts about the running Airlock. */
+export const systemContract = {
+  calls: {
+    info: {
+      input: z.object({}).strict(),
+      output: z.object({
+        appVersion: z.string(),
+        home: z.string(),
+        databasePath: z.string(),
+        transport: transportSchema,
+        platform: z.string(),
+        nodeVersion: z.string()
+      })
+    }
+  },
+  events: {}
+} satisfies NamespaceSpec
+
+/** Facts about the running Airlock, as `system.info` returns them. */
+export type SystemInfo = z.infer<typeof systemContract.calls.info.output>

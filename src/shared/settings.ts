@@ -1,0 +1,83 @@
+import { z } from 'zod'
+
+/** One entry of the ordered code-execution provider list: a provider id, optionally with config. */
+export const providerCandidateSchema = z.union([
+  z.string().min(1).max(100),
+  z.object({ providerId: z.string().min(1).max(100), config: z.record(z.string(), z.unknown()).optional() }).strict()
+])
+
+const port = z.number().int().min(1).max(65535)
+
+/**
+ * Every setting the operator can change, with its schema, default and a sentence for the UI.
+ * Keys are the public names of SPEC §3.6/§3.3 where the spec names them.
+ */
+export const settingDefinitions = {
+  'access_control_policy.auto_allow': {
+    schema: z.boolean(),
+    defaultValue: false,
+    description:
+      'Approve policy gates automatically. Provider, sandbox, path, command and network limits still apply.'
+  },
+  'approvals.handler': {
+    schema: z.enum(['console', 'fail_closed', 'input_timeout_fail', 'auto_approve']),
+    defaultValue: 'console',
+    description: 'Who decides approval requests: the console queue, or a built-in handler.'
+  },
+  'approvals.timeout_seconds': {
+    schema: z.number().int().min(10).max(86_400),
+    defaultValue: 600,
+    description: 'An approval not decided within this time is denied (fail closed).'
+  },
+  'code_execution.providers': {
+    schema: z.array(providerCandidateSchema).min(1).max(16),
+    defaultValue: ['bubblewrap', 'docker'],
+    description: 'The ordered code-execution providers; the first eligible one runs the code.'
+  },
+  'console.port': {
+    schema: port,
+    defaultValue: 7410,
+    description: 'Port of the web console on 127.0.0.1 (used by `airlock serve`).'
+  },
+  'gateway.port': {
+    schema: port,
+    defaultValue: 7411,
+    description: 'Port of the MCP agent gateway on 127.0.0.1.'
+  }
+} as const
+
+/** The name of a known setting. */
+export type SettingKey = keyof typeof settingDefinitions
+
+/** The value type of a setting. */
+export type SettingValue<K extends SettingKey> = z.infer<(typeof settingDefinitions)[K]['schema']>
+
+/** All known setting keys, in display order. */
+export const settingKeys = Object.keys(settingDefinitions) as SettingKey[]
+
+/** Zod enum of the known keys, for inputs that name a setting. */
+export const settingKeySchema = z.enum(settingKeys as [SettingKey, ...SettingKey[]])
+
+/** `{key, value}` where value is checked against that key's own schema (issues name the field). */
+export const settingAssignmentSchema = z
+  .object({ key: settingKeySchema, value: z.unknown() })
+  .strict()
+  .superRefine((assignment, ctx) => {
+    const parsed = settingDefinitions[assignment.key].schema.safeParse(assignment.value)
+    if (parsed.success) return
+    for (const issue of parsed.error.issues) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: ['value', ...issue.path] })
+    }
+  })
+
+/** A setting as the console shows it. */
+export const settingViewSchema = z.object({
+  key: settingKeySchema,
+  value: z.unknown(),
+  defaultValue: z.unknown(),
+  isDefault: z.boolean(),
+  description: z.string()
+})
+
+/** A setting as the console shows it. */
+export type SettingView = z.infer<typeof settingViewSchema>

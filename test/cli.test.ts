@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runAirlock, startServe } from './support/run-cli'
+import { makeTempDir } from './support/temp-home'
+
+let dir: ReturnType<typeof makeTempDir>
+beforeEach(() => (dir = makeTempDir()))
+afterEach(() => dir.remove())
+
+const lines = (text: string) => text.split('\n').filter((line) => line.length > 0)
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
+
+describe('airlock CLI usage', () => {
+  it('--help lists the subcommands and exits 0', () => {
+    const result = runAirlock(['--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/Usage: airlock <command>/)
+    expect(result.stdout).toMatch(/^\s+serve\s+/m)
+  })
+
+  it('no command prints the usage on stderr and exits 2', () => {
+    const result = runAirlock([])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/Usage: airlock/)
+  })
+
+  const badUsage: [string, string[], RegExp][] = [
+    ['an unknown subcommand', ['launch-missiles'], /unknown command "launch-missiles"/],
+    ['an unknown option', ['serve', '--frobnicate'], /unknown option --frobnicate/],
+    ['a short unknown option', ['serve', '-x'], /unknown option -x/],
+    ['a port that is not a number', ['serve', '--port', 'eighty'], /--port must be a port number/],
+    ['a port out of range', ['serve', '--port', '70000'], /--port must be a port number/],
+    ['an option missing its value', ['serve', '--home'], /--home needs a value/],
+    ['a stray argument', ['serve', 'now'], /serve takes no arguments/]
+  ]
+  for (const [name, args, message] of badUsage) {
+    it(`refuses ${name}: exit 2, one line on stderr`, () => {
+      const result = runAirlock(args, { AIRLOCK_HOME: join(dir.path, 'home') })
+      expect(result.code).toBe(2)
+      expect(lines(result.stderr)).toHaveLength(1)
+      expect(result.stderr).toMatch(message)
+      expect(result.stdout).toBe('')
+      expect(existsSync(join(dir.path, 'home'))).toBe(false)
+    })
+  }
+})
+
+describe('airlock CLI failures of the thing asked', () => {
+  it('a home that cannot be created: exit 1, says what to do, creates nothing', () => {
+    writeFileSync(join(dir.path, 'a-file'), 'not a directory')
+    const result = runAirlock(['serve', '--port', '0', '--home', join(dir.path, 'a-file', 'home')])
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)).toHaveLength(1)
+    expect(result.stderr).toMatch(/Cannot create the Airlock home .* --home or AIRLOCK_HOME/)
+    expect(readdirSync(dir.path)).toEqual(['a-file'])
+  })
+
+  it('a corrupt database: exit 1, says what to do, the home is unchanged', () => {
+    const db = join(dir.path, 'airlock.db')
+    writeFileSync(db, 'garbage '.repeat(1000))
+    const before = digest(db)
+    const result = runAirlock(['serve', '--port', '0', '--home', dir.path])
+    expect(result.code).toBe(1)
+    expect(lines(result.stderr)).toHaveLength(1)
+    expect(result.stderr).toMatch(/not a readable Airlock database.*Move it aside/)
+    expect(digest(db)).toBe(before)
+    expect(readdirSync(dir.path)).toEqual(['airlock.db'])
+  })
+
+  it('a locked database: exit 1, says what to do', () => {
+    const holder = new Database(join(dir.path, 'airlock.db'))
+    holder.exec('create table schema_version (version integer primary key, name text not null, applied_at text not null)')
+    holder.exec('begin exclusive')
+    try {
+      const result = runAirlock(['serve', '--port', '0', '--home', dir.path])
+      expect(result.code).toBe(1)
+      expect(lines(result.stderr)).toHaveLength(1)
+      expect(result.stderr).toMatch(/locked by another process.*try again/)
+    } finally {
+      holder.exec('rollback')
+      holder.close()
+    }
+    expect(readdirSync(dir.path).sort()).toEqual(['airlock.db'])
+  })
+
+  it('a port in use: exit 1, says which option to change', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const result = runAirlock(['serve', '--port', String(port), '--home', dir.path])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(new RegExp(`Port ${port} .* in use.*--port`))
+    } finally {
+      blocker.close()
+    }
+  })
+})
+
+describe('airlock serve', () => {
+  it('prints the console URL as its first line, serves it, and stops cleanly on SIGTERM', async () => {
+    const served = await startServe(['--port', '0', '--home', dir.path])
+    try {
+      expect(served.firstLine).toMatch(/^Airlock console: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{20,}$/)
+      const url = served.firstLine.replace('Airlock console: ', '')
+      const page = await fetch(url)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toMatch(/<div id="root">/)
+      expect((await fetch(url.replace(/\?token=.*/, ''))).status).toBe(401)
+      expect(readdirSync(dir.path).sort()).toEqual(expect.arrayContaining(['airlock.db', 'images', 'logs', 'workspaces']))
+    } finally {
+      expect(await served.stop()).toBe(0)
+    }
+  })
+})

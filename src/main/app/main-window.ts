@@ -24,6 +24,7 @@ export function createMainWindow(buildDir: string): BrowserWindow {
     show: false,
     title: 'Airlock',
     backgroundColor: '#0f1115',
+    icon: join(buildDir, '..', 'resources', 'icon.png'),
     webPreferences: {
       preload: join(buildDir, 'preload', 'index.js'),
       contextIsolation: true,

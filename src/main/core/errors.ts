@@ -1,0 +1,47 @@
+/** The error codes of the execution-resource core (SPEC §3.1), without their prefix. */
+export const executionResourceErrorCodes = [
+  'provider_missing',
+  'provider_unavailable',
+  'release_failed',
+  'approval_required',
+  'approval_denied',
+  'workspace_grant_required',
+  'trusted_local_not_allowed',
+  'trusted_local_snapshot_required',
+  'docker_unavailable',
+  'docker_image_missing',
+  'docker_image_pull_approval_required',
+  'docker_image_pull_failed',
+  'bubblewrap_unavailable',
+  // Not in the SPEC list: a requirement or provider that fails validation, an unknown id.
+  'invalid_requirement',
+  'invalid_provider',
+  'requirement_unknown'
+] as const
+
+/** One code of `executionResourceErrorCodes`. */
+export type ExecutionResourceErrorCode = (typeof executionResourceErrorCodes)[number]
+
+/**
+ * The error of the execution-resource layer: `code` is `execution_resource.<name>`, `payload` is
+ * JSON for machines (probe records, failures), the message is for people.
+ */
+export class ExecutionResourceError extends Error {
+  override readonly name = 'ExecutionResourceError'
+  readonly code: `execution_resource.${ExecutionResourceErrorCode}`
+
+  constructor(
+    code: ExecutionResourceErrorCode,
+    message: string,
+    readonly payload: Record<string, unknown> = {},
+    options?: { cause?: unknown }
+  ) {
+    super(message, options)
+    this.code = `execution_resource.${code}`
+  }
+
+  /** True when `error` is an ExecutionResourceError with this short code. */
+  static is(error: unknown, code?: ExecutionResourceErrorCode): error is ExecutionResourceError {
+    return error instanceof ExecutionResourceError && (code === undefined || error.code === `execution_resource.${code}`)
+  }
+}

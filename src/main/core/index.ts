@@ -1,0 +1,29 @@
+// The public API of the execution-resource core (SPEC §3.7). Tests and integrators import from here.
+export { ExecutionResourceManager, type EnsureOptions, type ExecutionResourceManagerOptions } from './manager'
+export { PolicyApproval, createInputTimeoutHandler, type ApprovalDecision, type ApprovalHandler, type ApprovalRequest, type PromptIo } from './policy-approval'
+export { ExecutionResourceError, executionResourceErrorCodes, type ExecutionResourceErrorCode } from './errors'
+export { ResourceEventBus, eventPayload, resourceEventTypes, type ResourceEventListener, type ResourceEventType } from './resource-events'
+export { matchCapabilities, compareVersions } from './capability-match'
+export { canonicalJson, finalReuseKey } from './reuse-key'
+export { createExecution, type Execution, type ExecutionOptions } from './execution-flow'
+export type { ProbeRecord } from './provider-selection'
+export type {
+  ExecutionResourceProvider,
+  HandleStore,
+  IsolationDemand,
+  IsolationFacts,
+  IsolationPolicy,
+  NetworkMode,
+  ProvidedResource,
+  ProviderProbe,
+  ResourceCandidate,
+  ResourceEvent,
+  ResourceHandle,
+  ResourceHandleRecord,
+  ResourcePolicy,
+  ResourceRequirement,
+  ResourceRequirementInput,
+  ResourceScope,
+  ResourceStatus,
+  SettingsReader
+} from './types'

@@ -1,0 +1,109 @@
+import { createInterface } from 'node:readline'
+import type { ResourcePolicy } from './types'
+
+/** What an approval handler is asked to decide. */
+export type ApprovalRequest = {
+  requirementId: string
+  kind: string
+  scope: string
+  ownerId?: string
+  providerId?: string
+  actionCallId?: string
+  /** Why approval is needed (e.g. `approvalRequired`, `approvalMode: always`). */
+  reason: string
+  /** One line for the person deciding. */
+  summary: string
+}
+
+/** A decision: approved, denied, or pending (nobody decided: fail closed). */
+export type ApprovalDecision = {
+  status: 'approved' | 'denied' | 'pending'
+  reason: string
+  policyOverride?: Partial<ResourcePolicy>
+}
+
+/** A handler may answer with a decision or a plain boolean (true = approved). */
+export type ApprovalHandler = (request: ApprovalRequest) => ApprovalDecision | boolean | Promise<ApprovalDecision | boolean>
+
+/** Terminal input/output for `input_timeout_fail`; injectable for tests. */
+export type PromptIo = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; interactive: boolean; timeoutMs: number }
+
+/**
+ * `input_timeout_fail`: asks on an interactive terminal and waits `timeoutMs` for y/N; denies when
+ * there is no terminal, on timeout, and on anything but yes.
+ */
+export function createInputTimeoutHandler(io: () => PromptIo): ApprovalHandler {
+  return (request) => {
+    const { input, output, interactive, timeoutMs } = io()
+    if (!interactive) return { status: 'denied', reason: 'no interactive terminal to ask (input_timeout_fail)' }
+    return new Promise<ApprovalDecision>((resolve) => {
+      const prompt = createInterface({ input, output, terminal: false })
+      const timer = setTimeout(() => finish({ status: 'denied', reason: `no answer within ${timeoutMs} ms` }), timeoutMs)
+      function finish(decision: ApprovalDecision) {
+        clearTimeout(timer)
+        prompt.close()
+        resolve(decision)
+      }
+      output.write(`Airlock: approve ${request.summary}? [y/N] `)
+      prompt.once('line', (answer) =>
+        finish(/^\s*y(es)?\s*$/i.test(answer) ? { status: 'approved', reason: 'approved at the terminal' } : { status: 'denied', reason: 'denied at the terminal' })
+      )
+    })
+  }
+}
+
+/**
+ * The registry of approval handlers (SPEC §3.6). Built in: `input_timeout_fail` (the default),
+ * `fail_closed` (pending), `auto_approve`. The application registers `console` (its queue) and
+ * makes it the default. A handler that throws or answers nonsense denies (fail closed).
+ */
+export class PolicyApproval {
+  private readonly handlers = new Map<string, ApprovalHandler>()
+  private defaultHandler = 'input_timeout_fail'
+
+  constructor(options: { promptIo?: () => PromptIo } = {}) {
+    const promptIo =
+      options.promptIo ??
+      (() => ({ input: process.stdin, output: process.stderr, interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY), timeoutMs: 60_000 }))
+    this.handlers.set('input_timeout_fail', createInputTimeoutHandler(promptIo))
+    this.handlers.set('fail_closed', () => ({ status: 'pending', reason: 'no one can decide (fail_closed)' }))
+    this.handlers.set('auto_approve', () => ({ status: 'approved', reason: 'auto_approve' }))
+  }
+
+  /** Adds a handler; an existing name needs `{replace: true}`. Returns this. */
+  registerHandler(name: string, handler: ApprovalHandler, options: { replace?: boolean } = {}): this {
+    if (this.handlers.has(name) && !options.replace) {
+      throw new Error(`An approval handler named ${JSON.stringify(name)} is already registered; pass {replace: true} to replace it.`)
+    }
+    this.handlers.set(name, handler)
+    return this
+  }
+
+  /** Makes a registered handler the default. */
+  setDefaultHandler(name: string): this {
+    if (!this.handlers.has(name)) throw new Error(`No approval handler named ${JSON.stringify(name)} is registered.`)
+    this.defaultHandler = name
+    return this
+  }
+
+  /** The name of the default handler. */
+  get defaultHandlerName(): string {
+    return this.defaultHandler
+  }
+
+  /** Asks a handler (named, else the default) and normalises its answer. */
+  async resolve(request: ApprovalRequest, options: { handler?: string } = {}): Promise<ApprovalDecision> {
+    const name = options.handler ?? this.defaultHandler
+    const handler = this.handlers.get(name)
+    if (!handler) return { status: 'denied', reason: `no approval handler named ${JSON.stringify(name)}` }
+    try {
+      const answer = await handler(request)
+      if (answer === true) return { status: 'approved', reason: name }
+      if (answer === false) return { status: 'denied', reason: name }
+      if (answer && ['approved', 'denied', 'pending'].includes(answer.status)) return answer
+      return { status: 'denied', reason: `approval handler ${name} gave no valid decision` }
+    } catch (error) {
+      return { status: 'denied', reason: `approval handler ${name} failed: ${error instanceof Error ? error.message : String(error)}` }
+    }
+  }
+}

@@ -4,6 +4,7 @@ import { defineConfig } from '@playwright/test'
 // desktop shell where its binary exists. `npm test` builds first (see scripts/test.mjs).
 export default defineConfig({
   testDir: 'test',
+  tsconfig: './tsconfig.node.json',
   outputDir: 'test-results',
   fullyParallel: false,
   workers: 1,

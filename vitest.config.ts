@@ -11,7 +11,7 @@ export default defineConfig({
     }
   },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     exclude: ['test/e2e/**', 'test/electron/**', 'node_modules/**'],
     globalSetup: ['test/support/build-once.ts'],
     pool: 'forks',

@@ -107,14 +107,14 @@ describe('web console WebSocket transport', () => {
         ok: false,
         error: { code: 'validation_failed' }
       })
-      expect(await call(ws, 3, 'airlock:settings:set', { key: 'approvals.timeout_seconds', value: 120 })).toMatchObject({
+      expect(await call(ws, 3, 'airlock:settings:set', { key: 'console.port', value: 7999 })).toMatchObject({
         ok: true,
-        value: { value: 120, isDefault: false }
+        value: { value: 7999, isDefault: false }
       })
       await expect.poll(() => events).toContainEqual({
         type: 'event',
         channel: 'airlock:settings:changed',
-        payload: expect.objectContaining({ key: 'approvals.timeout_seconds', value: 120 })
+        payload: expect.objectContaining({ key: 'console.port', value: 7999 })
       })
       ws.send('not json')
       ws.send(JSON.stringify({ type: 'call', id: 9, channel: 'airlock:system:info', input: {}, extra: true }))

@@ -1,4 +1,4 @@
-import { createHost, type HostConfig } from './host'
+import { createHost, type Host, type HostConfig } from './host'
 import { startWebConsole, type WebConsole } from './app/web-console-server'
 import { openInBrowser } from './app/open-in-browser'
 
@@ -13,7 +13,7 @@ export type ServeOptions = HostConfig & {
 }
 
 /** A running headless console: the host plus its web server. */
-export type RunningConsole = { console: WebConsole; stop(): Promise<void> }
+export type RunningConsole = { host: Host; console: WebConsole; stop(): Promise<void> }
 
 /**
  * The headless shell: builds the host, serves the built renderer and the typed contract on
@@ -36,6 +36,7 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
   if (options.open) openInBrowser(webConsole.url)
   let stopped: Promise<void> | undefined
   return {
+    host,
     console: webConsole,
     stop: () => (stopped ??= webConsole.close().then(() => host.dispose()))
   }

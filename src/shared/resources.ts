@@ -97,8 +97,8 @@ export const resourcePolicySchema = z
 
 /** A provider candidate: an id, or an id with config merged over the requirement's for it only. */
 export const resourceCandidateSchema = z.union([
-  z.string().min(1),
-  z.object({ providerId: z.string().min(1), config: z.record(z.string(), z.unknown()).optional() }).strict()
+  z.string().min(1).max(100),
+  z.object({ providerId: z.string().min(1).max(100), config: z.record(z.string(), z.unknown()).optional() }).strict()
 ])
 
 const capabilities = z

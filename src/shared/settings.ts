@@ -1,10 +1,5 @@
 import { z } from 'zod'
-
-/** One entry of the ordered code-execution provider list: a provider id, optionally with config. */
-export const providerCandidateSchema = z.union([
-  z.string().min(1).max(100),
-  z.object({ providerId: z.string().min(1).max(100), config: z.record(z.string(), z.unknown()).optional() }).strict()
-])
+import { resourceCandidateSchema } from './resources'
 
 const port = z.number().int().min(1).max(65535)
 
@@ -19,18 +14,8 @@ export const settingDefinitions = {
     description:
       'Approve policy gates automatically. Provider, sandbox, path, command and network limits still apply.'
   },
-  'approvals.handler': {
-    schema: z.enum(['console', 'fail_closed', 'input_timeout_fail', 'auto_approve']),
-    defaultValue: 'console',
-    description: 'Who decides approval requests: the console queue, or a built-in handler.'
-  },
-  'approvals.timeout_seconds': {
-    schema: z.number().int().min(10).max(86_400),
-    defaultValue: 600,
-    description: 'An approval not decided within this time is denied (fail closed).'
-  },
   'code_execution.providers': {
-    schema: z.array(providerCandidateSchema).min(1).max(16),
+    schema: z.array(resourceCandidateSchema).min(1).max(16),
     defaultValue: ['bubblewrap', 'docker'],
     description: 'The ordered code-execution providers; the first eligible one runs the code.'
   },
@@ -38,11 +23,6 @@ export const settingDefinitions = {
     schema: port,
     defaultValue: 7410,
     description: 'Port of the web console on 127.0.0.1 (used by `airlock serve`).'
-  },
-  'gateway.port': {
-    schema: port,
-    defaultValue: 7411,
-    description: 'Port of the MCP agent gateway on 127.0.0.1.'
   }
 } as const
 

@@ -45,9 +45,9 @@ describe('SettingsService', () => {
   })
 
   it('falls back to the default when a stored value no longer validates', () => {
-    store.settings.write('approvals.timeout_seconds', 'ten minutes')
-    expect(new SettingsService(store.settings).view('approvals.timeout_seconds')).toMatchObject({
-      value: 600,
+    store.settings.write('console.port', 'eighty')
+    expect(new SettingsService(store.settings).view('console.port')).toMatchObject({
+      value: 7410,
       isDefault: true
     })
   })

@@ -138,8 +138,22 @@ export class ExecutionResourceManager {
   }
 
   /** Ends every handle of (scope, owner) whatever its refCount; reports all failures together. */
-  async releaseScope(scope: ResourceScope, ownerId: string): Promise<void> {
-    const matching = [...this.entries.values()].filter((e) => e.handle.scope === scope && e.handle.ownerId === ownerId)
+  releaseScope(scope: ResourceScope, ownerId: string): Promise<void> {
+    return this.releaseWhere((h) => h.scope === scope && h.ownerId === ownerId, `${scope} ${ownerId}`)
+  }
+
+  /** Ends one handle whatever its refCount (the operator's release in the console). */
+  forceRelease(handleId: string): Promise<void> {
+    return this.releaseWhere((h) => h.handleId === handleId, `handle ${handleId}`)
+  }
+
+  /** Ends every handle (shutdown); reports all failures together. */
+  releaseAll(): Promise<void> {
+    return this.releaseWhere(() => true, 'this manager')
+  }
+
+  private async releaseWhere(matches: (handle: ResourceHandle) => boolean, label: string): Promise<void> {
+    const matching = [...this.entries.values()].filter((e) => matches(e.handle))
     const failures: { handleId: string; providerId: string; error: string }[] = []
     for (const entry of matching) {
       try {
@@ -154,11 +168,7 @@ export class ExecutionResourceManager {
       }
     }
     if (failures.length > 0) {
-      throw new ExecutionResourceError('release_failed', `${failures.length} of ${matching.length} resources of ${scope} ${ownerId} could not be released.`, {
-        scope,
-        ownerId,
-        failures
-      })
+      throw new ExecutionResourceError('release_failed', `${failures.length} of ${matching.length} resources of ${label} could not be released.`, { failures })
     }
   }
 

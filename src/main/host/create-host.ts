@@ -1,6 +1,7 @@
 import { airlockContract, type AirlockContract } from '@shared/ipc'
 import { version as appVersion } from '../../../package.json'
 import { SettingsService } from '../console/settings-service'
+import { ExecutionResourceManager, PolicyApproval, type HandleStore } from '../core'
 import {
   ContractEventHub,
   createCallDispatcher,
@@ -26,6 +27,8 @@ export type Host = {
   readonly paths: AirlockPaths
   readonly store: Store
   readonly settings: SettingsService
+  /** The execution-resource manager every action goes through. */
+  readonly resources: ExecutionResourceManager
   /** Contract events for every console (transports subscribe). */
   readonly events: ContractEventHub<AirlockContract>
   /** The one entry point of contract calls for every transport. */
@@ -55,10 +58,32 @@ export function createHost(config: HostConfig = {}): Host {
         events.publish('settings', 'changed', view)
       })
     )
+    // Every handle change goes through the store port: mirror it, then tell consoles to refresh.
+    const handleStore: HandleStore = {
+      save: (handle) => {
+        store.handles.save(handle)
+        events.publish('resources', 'changed', { handleId: handle.handleId })
+      },
+      remove: (handleId) => {
+        store.handles.remove(handleId)
+        events.publish('resources', 'changed', { handleId })
+      }
+    }
+    const resources = new ExecutionResourceManager({ approval: new PolicyApproval(), settings, handleStore })
+    disposers.push(
+      resources.events.on('*', (event) => {
+        store.events.append(event.type, event.payload, event.at)
+        events.publish('resources', 'event', event)
+      }),
+      () =>
+        resources.releaseAll().catch((error: unknown) => logError('Airlock: some resources could not be released at shutdown', error))
+    )
     const dispatch = createCallDispatcher(
       airlockContract,
       createContractHandlers({
         settings,
+        resources,
+        audit: store.events,
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }
@@ -69,6 +94,7 @@ export function createHost(config: HostConfig = {}): Host {
       paths,
       store,
       settings,
+      resources,
       events,
       dispatch,
       async dispose() {

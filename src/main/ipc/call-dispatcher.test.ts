@@ -19,6 +19,12 @@ function recordingDispatcher() {
       get: () => (reached.push('settings.get'), view),
       set: ({ key, value }) => (reached.push(`settings.set:${key}=${JSON.stringify(value)}`), view),
       reset: () => (reached.push('settings.reset'), view)
+    },
+    resources: {
+      list: () => (reached.push('resources.list'), []),
+      release: () => (reached.push('resources.release'), { released: false }),
+      checkHealth: () => (reached.push('resources.checkHealth'), { status: 'ready' as const }),
+      recentEvents: () => (reached.push('resources.recentEvents'), [])
     }
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
@@ -49,6 +55,8 @@ describe('contract dispatcher validation', () => {
     ['null', 'airlock:settings:get', null],
     ['an array', 'airlock:settings:get', ['console.port']],
     ['a BigInt (not JSON)', 'airlock:settings:set', { key: 'console.port', value: 10n }],
+    ['a handle id that is not a string', 'airlock:resources:release', { handleId: { $ne: null } }],
+    ['an event limit out of range', 'airlock:resources:recentEvents', { limit: 1e9 }],
     ['a nested extra key in provider config', 'airlock:settings:set', { key: 'code_execution.providers', value: [{ providerId: 'docker', extra: 1 }] }]
   ]
 

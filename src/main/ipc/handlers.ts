@@ -1,10 +1,14 @@
 import type { AirlockContract } from '@shared/ipc'
+import type { ExecutionResourceManager } from '../core'
 import type { SettingsService } from '../console/settings-service'
+import type { EventRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
 
 /** What the handlers need from the host. */
 export type HandlerServices = {
   settings: SettingsService
+  resources: ExecutionResourceManager
+  audit: EventRepository
   system: { appVersion: string; home: string; databasePath: string }
 }
 
@@ -24,6 +28,21 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       get: ({ key }) => services.settings.view(key),
       set: ({ key, value }) => services.settings.set(key, value as never),
       reset: ({ key }) => services.settings.reset(key)
+    },
+    resources: {
+      list: () => services.resources.list().map((handle) => ({ ...handle })),
+      release: async ({ handleId }) => {
+        if (!services.resources.list().some((h) => h.handleId === handleId)) return { released: false }
+        await services.resources.forceRelease(handleId)
+        return { released: true }
+      },
+      checkHealth: async ({ handleId }) => {
+        const status = await services.resources.checkHealth(handleId)
+        if (!status) throw Object.assign(new Error(`No live handle ${handleId}.`), { code: 'not_found' })
+        return { status }
+      },
+      recentEvents: ({ limit }) =>
+        services.audit.recent({ limit: limit ?? 100, prefixes: ['execution_resource.', 'policy.approval.'] }).map(({ type, payload, at }) => ({ type, payload, at }))
     }
   }
 }

@@ -15,16 +15,14 @@ export class EventRepository {
     return Number(result.lastInsertRowid)
   }
 
-  /** The newest events first, optionally of one type. */
-  recent(options: { limit?: number; type?: string } = {}): StoredEvent[] {
+  /** The newest events first, optionally only types starting with one of `prefixes`. */
+  recent(options: { limit?: number; prefixes?: string[] } = {}): StoredEvent[] {
     const limit = Math.min(Math.max(options.limit ?? 100, 1), 10_000)
-    const rows = (
-      options.type
-        ? this.db
-            .prepare('select seq, type, payload_json, at from events where type = ? order by seq desc limit ?')
-            .all(options.type, limit)
-        : this.db.prepare('select seq, type, payload_json, at from events order by seq desc limit ?').all(limit)
-    ) as { seq: number; type: string; payload_json: string; at: string }[]
+    const prefixes = options.prefixes ?? []
+    const where = prefixes.length > 0 ? `where ${prefixes.map(() => 'substr(type, 1, ?) = ?').join(' or ')}` : ''
+    const rows = this.db
+      .prepare(`select seq, type, payload_json, at from events ${where} order by seq desc limit ?`)
+      .all(...prefixes.flatMap((prefix) => [prefix.length, prefix]), limit) as { seq: number; type: string; payload_json: string; at: string }[]
     return rows.map((row) => ({ seq: row.seq, type: row.type, payload: JSON.parse(row.payload_json), at: row.at }))
   }
 }

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import { openDatabase, type OpenDatabaseOptions } from './database'
 import { EventRepository } from './event-repository'
+import { HandleRepository } from './handle-repository'
 import { SettingsRepository } from './settings-repository'
 
 export { openDatabase, latestSchemaVersion } from './database'
@@ -8,12 +9,14 @@ export { migrations, type Migration } from './migrations'
 export { StoreError, type StoreErrorCode } from './store-error'
 export { SettingsRepository } from './settings-repository'
 export { EventRepository, type StoredEvent } from './event-repository'
+export { HandleRepository } from './handle-repository'
 
 /** The opened store: the database and one repository per table in use. */
 export type Store = {
   readonly db: Database
   readonly settings: SettingsRepository
   readonly events: EventRepository
+  readonly handles: HandleRepository
   close(): void
 }
 
@@ -24,6 +27,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     db,
     settings: new SettingsRepository(db),
     events: new EventRepository(db),
+    handles: new HandleRepository(db),
     close: () => db.close()
   }
 }

@@ -91,8 +91,12 @@ create table handles (
   kind text not null,
   scope text not null,
   owner_id text,
+  resource_key text not null,
   provider_id text not null,
   status text not null,
+  ref_count integer not null,
+  action_call_id text,
+  policy_json text not null default '{}',
   meta_json text not null default '{}',
   created_at text not null,
   updated_at text not null

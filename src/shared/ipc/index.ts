@@ -1,16 +1,19 @@
+import { resourcesContract } from './resources'
 import { settingsContract } from './settings'
 import { systemContract } from './system'
 import type { ContractApi } from './contract'
 
 export * from './contract'
 export * from './wire'
+export { resourcesContract, resourceEventSchema, type ResourceEventView } from './resources'
 export { settingsContract } from './settings'
 export { systemContract, transportSchema, type SystemInfo } from './system'
 
 /** The whole typed contract between main and every console, one entry per namespace. */
 export const airlockContract = {
   system: systemContract,
-  settings: settingsContract
+  settings: settingsContract,
+  resources: resourcesContract
 }
 
 /** The contract's type. */

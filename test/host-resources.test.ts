@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ScratchDirectoryProvider, type ScratchDirectory } from '../examples/scratch-directory-provider'
+import { createHost, type Host } from '../src/main/host'
+import { openStore } from '../src/main/store'
+import { makeTempDir } from './support/temp-home'
+
+let dir: ReturnType<typeof makeTempDir>
+let host: Host
+beforeEach(() => {
+  dir = makeTempDir()
+  host = createHost({ home: dir.path })
+  host.resources.registerProvider(new ScratchDirectoryProvider())
+})
+afterEach(async () => {
+  await host.dispose()
+  dir.remove()
+})
+
+const ctx = { transport: 'websocket' as const }
+
+describe('the host wires the resource manager to the store and the console', () => {
+  it('mirrors handles into SQLite and records every event in the audit log', async () => {
+    const handle = await host.resources.ensure({ kind: 'scratch_directory', scope: 'session', ownerId: 's1', config: { prefix: 'host' } })
+    expect(host.store.handles.list()).toMatchObject([{ handleId: handle.handleId, status: 'ready', refCount: 1, providerId: 'scratch_directory' }])
+    await host.resources.release(handle)
+    expect(host.store.handles.list()).toEqual([])
+    const types = host.store.events.recent({ prefixes: ['execution_resource.'] }).map((e) => e.type).reverse()
+    expect(types).toEqual([
+      'execution_resource.declared',
+      'execution_resource.ensuring',
+      'execution_resource.ready',
+      'execution_resource.releasing',
+      'execution_resource.released'
+    ])
+  })
+
+  it('serves live handles, health and release over the contract, never the live resource', async () => {
+    const pushed: string[] = []
+    host.events.subscribe((channel, payload) => pushed.push(`${channel}:${(payload as { type: string }).type}`))
+    const handle = await host.resources.ensure({ kind: 'scratch_directory', scope: 'agent', ownerId: 'a1' })
+    await host.resources.ensure({ kind: 'scratch_directory', scope: 'agent', ownerId: 'a1' })
+    const listed = await host.dispatch('airlock:resources:list', {}, ctx)
+    expect(listed).toMatchObject({ ok: true, value: [{ handleId: handle.handleId, refCount: 2, scope: 'agent', ownerId: 'a1' }] })
+    expect(JSON.stringify(listed)).not.toContain((handle.resource as ScratchDirectory).path + '"}')
+    expect(await host.dispatch('airlock:resources:checkHealth', { handleId: handle.handleId }, ctx)).toEqual({ ok: true, value: { status: 'ready' } })
+    expect(await host.dispatch('airlock:resources:release', { handleId: handle.handleId }, ctx)).toEqual({ ok: true, value: { released: true } })
+    expect(existsSync((handle.resource as ScratchDirectory).path)).toBe(false)
+    expect(await host.dispatch('airlock:resources:release', { handleId: handle.handleId }, ctx)).toEqual({ ok: true, value: { released: false } })
+    expect(await host.dispatch('airlock:resources:checkHealth', { handleId: handle.handleId }, ctx)).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    const recent = await host.dispatch('airlock:resources:recentEvents', { limit: 3 }, ctx)
+    expect(recent).toMatchObject({ ok: true, value: [{ type: 'execution_resource.released' }, { type: 'execution_resource.releasing' }, {}] })
+    expect(pushed).toContain('airlock:resources:event:execution_resource.ready')
+  })
+
+  it('releases every live resource when the host is disposed', async () => {
+    const handle = await host.resources.ensure({ kind: 'scratch_directory', scope: 'global' })
+    const path = (handle.resource as ScratchDirectory).path
+    await host.dispose()
+    expect(existsSync(path)).toBe(false)
+    const store = openStore(host.paths.database)
+    expect(store.handles.list()).toEqual([])
+    store.close()
+    host = createHost({ home: dir.path })
+  })
+})

@@ -27,3 +27,4 @@ export type {
   ResourceStatus,
   SettingsReader
 } from './types'
+export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from './live-resources'

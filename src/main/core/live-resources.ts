@@ -1,0 +1,50 @@
+/**
+ * The live resources of the built-in kinds (SPEC §4.1), as core types so that actions can use
+ * them without importing a provider. Providers implement them; `providers/index.ts` re-exports.
+ */
+
+/** What running a command or program returned; output is bounded and the bound reported. */
+export type CommandResult = {
+  stdout: string
+  stderr: string
+  exitCode: number
+  durationMs: number
+  stdoutTruncated: boolean
+  stderrTruncated: boolean
+  timedOut: boolean
+  /** True when the caller's AbortSignal ended it. */
+  cancelled?: boolean
+  /** Which enforced limit ended it, when one did (`memory`, `pids`, `cpu`). */
+  limitHit?: 'memory' | 'pids' | 'cpu'
+}
+
+/** One command line for a `bash` handle. `cwd` resolves inside the first workspace root. */
+export type CommandRunInput = {
+  command: string
+  cwd?: string
+  timeoutSeconds?: number
+  env?: Record<string, string>
+  signal?: AbortSignal
+}
+
+/** The live resource of every handle of kind `bash` (providers bash, bubblewrap, docker, trusted_local). */
+export interface CommandRunner {
+  run(input: CommandRunInput): Promise<CommandResult>
+}
+
+/** One program (argv, no shell) for a `code_execution` handle. */
+export type ProgramRunInput = {
+  argv: string[]
+  cwd?: string
+  timeoutSeconds?: number
+  env?: Record<string, string>
+  stdin?: string
+  signal?: AbortSignal
+  /** Extra writable roots for this run (a task workspace's execution area). */
+  writableRoots?: string[]
+}
+
+/** The live resource of `code_execution` handles: runs programs inside the provider's boundary. */
+export interface ProgramRunner extends CommandRunner {
+  exec(input: ProgramRunInput): Promise<CommandResult>
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod'
+import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourceStatus } from '../../core'
+import { realRoots } from '../process/workspace-paths'
+import { defaultAllowedPrefixes } from './command-allowlist'
+import { HostCommandRunner } from './host-command-runner'
+
+/** The `bash` provider takes no config of its own; its bounds come from the policy. */
+const bashConfigSchema = z.object({}).strict()
+
+/** Isolation facts of the host runner: it is not a sandbox, and says so. */
+export const hostIsolation = {
+  processContained: false,
+  hostFilesystemRestricted: false,
+  privilegeEscalationBlocked: false,
+  syscallsRestricted: false,
+  mechanism: 'none',
+  networkMode: 'full'
+} as const
+
+/**
+ * `bash`: the host command runner for read-only inspection (SPEC §4): bound to the policy's
+ * workspace roots, runs only commands whose prefix is on the allowlist (the policy's
+ * `allowedCommandPrefixes`, else `pwd ls cat head tail wc find grep rg git status/diff/log/show`).
+ */
+export class BashProvider implements ExecutionResourceProvider {
+  readonly providerId = 'bash'
+  readonly supportedKinds = ['bash'] as const
+
+  async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
+    const config = bashConfigSchema.safeParse(requirement.config ?? {})
+    if (!config.success) return { available: false, reason: `invalid bash config: ${config.error.issues.map((i) => i.path.join('.') || i.message).join(', ')} not accepted` }
+    if (!policy.workspaceRoots?.length) return { available: false, reason: 'the host runner needs policy.workspaceRoots (it only runs inside a workspace)' }
+    return {
+      available: true,
+      capabilities: { isolation: hostIsolation, allowedCommandPrefixes: policy.allowedCommandPrefixes ?? defaultAllowedPrefixes, shell: false }
+    }
+  }
+
+  async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
+    bashConfigSchema.parse(requirement.config ?? {})
+    const runner = new HostCommandRunner(realRoots(policy.workspaceRoots), policy, policy.allowedCommandPrefixes ?? defaultAllowedPrefixes)
+    return { resource: runner, meta: { isolation: hostIsolation } }
+  }
+
+  async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
+    return (handle.resource as HostCommandRunner).isUsable() ? 'ready' : 'unhealthy'
+  }
+
+  /** Ends any command still running for this handle. */
+  async release(handle: ResourceHandle): Promise<void> {
+    ;(handle.resource as HostCommandRunner).close()
+  }
+}

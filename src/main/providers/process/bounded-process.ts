@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process'
+import type { CommandResult } from '../../core'
+import { OutputCap } from './output-cap'
+
+/** One bounded run: argv only, in its own process group, with a deadline and an output cap. */
+export type BoundedRun = {
+  argv: string[]
+  cwd: string
+  env: Record<string, string>
+  timeoutMs: number
+  maxOutputBytes: number
+  signal?: AbortSignal
+  stdin?: string
+  /** Extra data for file descriptor 3 (e.g. a seccomp program for bwrap). */
+  fd3?: Buffer
+  /** Called once the process is gone, before the result resolves (e.g. to sweep a cgroup). */
+  afterExit?: (pid: number | undefined) => void | Promise<void>
+}
+
+/** Exit code reported for a run ended by its deadline (as `timeout(1)` does). */
+export const timeoutExitCode = 124
+/** Grace between SIGTERM and SIGKILL. */
+export const killGraceMs = 1000
+
+/**
+ * The bounded process carrier shared by the local providers: spawns argv (never a shell string)
+ * as a new process group, caps stdout and stderr separately, and ends the whole group on timeout
+ * (SIGTERM, SIGKILL after 1 s, exit code 124) or cancellation. When the main process exits,
+ * whatever it left in its group is killed too, so nothing of the call outlives it.
+ */
+export function runBounded(run: BoundedRun): Promise<CommandResult> {
+  const started = performance.now()
+  const stdout = new OutputCap(run.maxOutputBytes)
+  const stderr = new OutputCap(run.maxOutputBytes)
+  return new Promise<CommandResult>((resolve) => {
+    if (run.signal?.aborted) {
+      resolve({ ...emptyResult(started), exitCode: 130, cancelled: true })
+      return
+    }
+    const child = spawn(run.argv[0]!, run.argv.slice(1), {
+      cwd: run.cwd,
+      env: run.env,
+      detached: true,
+      stdio: [run.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(run.fd3 ? (['pipe'] as const) : [])]
+    })
+    let timedOut = false
+    let cancelled = false
+    let killTimer: NodeJS.Timeout | undefined
+    const killGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return
+      try {
+        process.kill(-child.pid, signal)
+      } catch {
+        // The group is already gone.
+      }
+    }
+    const terminate = () => {
+      killGroup('SIGTERM')
+      killTimer ??= setTimeout(() => killGroup('SIGKILL'), killGraceMs)
+    }
+    const deadline = setTimeout(() => {
+      timedOut = true
+      terminate()
+    }, run.timeoutMs)
+    const onAbort = () => {
+      cancelled = true
+      terminate()
+    }
+    run.signal?.addEventListener('abort', onAbort, { once: true })
+
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk))
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk))
+    if (run.stdin !== undefined) child.stdin!.end(run.stdin)
+    if (run.fd3) {
+      const fd3 = child.stdio[3] as NodeJS.WritableStream
+      fd3.on('error', () => undefined)
+      fd3.end(run.fd3)
+    }
+
+    let spawnError: Error | undefined
+    child.on('error', (error) => {
+      spawnError = error
+    })
+    child.on('close', async (code, signal) => {
+      clearTimeout(deadline)
+      clearTimeout(killTimer)
+      run.signal?.removeEventListener('abort', onAbort)
+      // Anything the program left behind in its group (backgrounded children) ends with it.
+      killGroup('SIGKILL')
+      await run.afterExit?.(child.pid)
+      const exitCode = timedOut ? timeoutExitCode : cancelled ? 130 : code ?? 128 + signalNumber(signal)
+      const errorText = spawnError ? `could not start ${run.argv[0]}: ${spawnError.message}\n` : ''
+      resolve({
+        stdout: stdout.text(),
+        stderr: errorText + stderr.text(),
+        exitCode: spawnError ? 127 : exitCode,
+        durationMs: Math.round(performance.now() - started),
+        stdoutTruncated: stdout.truncated,
+        stderrTruncated: stderr.truncated,
+        timedOut,
+        ...(cancelled ? { cancelled } : {})
+      })
+    })
+    // A background child that inherited stdout keeps the pipes open after the main process
+    // exits; end the group as soon as the main process is gone so 'close' can follow.
+    child.on('exit', () => killGroup('SIGKILL'))
+  })
+}
+
+function emptyResult(started: number): CommandResult {
+  return { stdout: '', stderr: '', exitCode: 0, durationMs: Math.round(performance.now() - started), stdoutTruncated: false, stderrTruncated: false, timedOut: false }
+}
+
+const signals: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15, SIGXCPU: 24 }
+
+function signalNumber(signal: NodeJS.Signals | null): number {
+  return signal ? (signals[signal] ?? 1) : 1
+}

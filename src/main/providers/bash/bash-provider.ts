@@ -4,8 +4,8 @@ import { realRoots } from '../process/workspace-paths'
 import { defaultAllowedPrefixes } from './command-allowlist'
 import { HostCommandRunner } from './host-command-runner'
 
-/** The `bash` provider takes no config of its own; its bounds come from the policy. */
-const bashConfigSchema = z.object({}).strict()
+/** The `bash` provider has no config of its own (its bounds come from the policy); other providers' keys pass. */
+const bashConfigSchema = z.looseObject({})
 
 /** Isolation facts of the host runner: it is not a sandbox, and says so. */
 export const hostIsolation = {

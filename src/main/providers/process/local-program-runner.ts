@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs'
+import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy } from '../../core'
+import { runBounded } from './bounded-process'
+import { childEnv, eitherSignal, outputCapFor, timeoutMsFor } from './run-limits'
+import { realRoots, resolveCwd } from './workspace-paths'
+
+/** How a provider turns one program run into a process: identity on the host, bwrap for the sandbox. */
+export type Launch = {
+  argv: string[]
+  fd3?: Buffer
+  /** Runs after the process is gone (e.g. sweeps and removes a cgroup); may say which limit ended it. */
+  finish?: () => Promise<CommandResult['limitHit'] | undefined>
+}
+
+/** What a launcher is asked to prepare. */
+export type LaunchRequest = { argv: string[]; cwd: string; env: Record<string, string>; writableRoots: string[]; timeoutMs: number }
+
+/** Builds the launch of one run. */
+export type Launcher = (request: LaunchRequest) => Promise<Launch>
+
+/**
+ * A `ProgramRunner` over the bounded process carrier, shared by `trusted_local` and `bubblewrap`:
+ * cwd resolves inside the workspace roots (or a run's extra writable roots), the environment is
+ * built from scratch, time and output are bounded, and release ends whatever still runs.
+ */
+export class LocalProgramRunner implements ProgramRunner {
+  private readonly released = new AbortController()
+
+  constructor(
+    private readonly roots: string[],
+    private readonly policy: ResourcePolicy,
+    private readonly baseEnv: Record<string, string>,
+    private readonly launcher: Launcher
+  ) {}
+
+  /** A shell command line (the action is a shell command): `bash -c` inside the boundary. */
+  run(input: CommandRunInput): Promise<CommandResult> {
+    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, env: input.env, signal: input.signal })
+  }
+
+  async exec(input: ProgramRunInput): Promise<CommandResult> {
+    if (this.released.signal.aborted) throw new Error('this runner was released')
+    if (input.argv.length === 0) throw new Error('argv is empty')
+    const writableRoots = realRoots([...this.roots, ...(input.writableRoots ?? [])]).slice(this.roots.length)
+    const cwd = resolveCwd([...this.roots, ...writableRoots], input.cwd === undefined && writableRoots[0] ? writableRoots[0] : input.cwd)
+    const env = childEnv(this.baseEnv, input.env)
+    const timeoutMs = timeoutMsFor(this.policy, input.timeoutSeconds)
+    const launch = await this.launcher({ argv: input.argv, cwd, env, writableRoots, timeoutMs })
+    let limitHit: CommandResult['limitHit']
+    const result = await runBounded({
+      argv: launch.argv,
+      cwd,
+      env,
+      timeoutMs,
+      maxOutputBytes: outputCapFor(this.policy),
+      signal: eitherSignal(input.signal, this.released.signal),
+      stdin: input.stdin,
+      fd3: launch.fd3,
+      afterExit: async () => {
+        limitHit = await launch.finish?.()
+      }
+    })
+    return limitHit ? { ...result, limitHit, stderr: `${result.stderr}${result.stderr.endsWith('\n') || !result.stderr ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` } : result
+  }
+
+  /** True while open and its workspace roots exist. */
+  isUsable(): boolean {
+    return !this.released.signal.aborted && this.roots.every((root) => existsSync(root))
+  }
+
+  /** Ends every run still going and refuses new ones. */
+  close(): void {
+    this.released.abort()
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { isAlive } from '../../../../test/support/processes'
+import { makeTempDir } from '../../../../test/support/temp-home'
+import { ExecutionResourceError, ExecutionResourceManager, type ProgramRunner } from '../../core'
+import { TrustedLocalProvider } from './trusted-local-provider'
+
+let dir: ReturnType<typeof makeTempDir>
+let workspace: string
+let manager: ExecutionResourceManager
+beforeEach(() => {
+  dir = makeTempDir()
+  workspace = join(dir.path, 'ws')
+  mkdirSync(workspace)
+  manager = new ExecutionResourceManager().registerProvider(new TrustedLocalProvider())
+})
+afterEach(async () => {
+  await manager.releaseAll()
+  dir.remove()
+})
+
+const authorised = { providerId: 'trusted_local', config: { allowUnsafeLocal: true }, policy: { workspaceRoots: [] as string[] } }
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  return promise.then(
+    () => undefined,
+    (error: ExecutionResourceError) => error.code
+  )
+}
+
+describe('trusted_local provider', () => {
+  it('probe reports observed toolchain versions and all four isolation axes false', async () => {
+    const probe = await new TrustedLocalProvider().probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' }, policy: {} })
+    expect(probe.available).toBe(true)
+    expect(probe.capabilities?.isolation).toMatchObject({ processContained: false, hostFilesystemRestricted: false, privilegeEscalationBlocked: false, syscallsRestricted: false })
+    const toolchains = probe.capabilities?.toolchains as Record<string, { available: boolean; version?: string }>
+    expect(toolchains.python).toMatchObject({ available: true, version: expect.stringMatching(/^3\.\d+/) })
+    expect(toolchains.nodejs).toMatchObject({ available: true, version: process.versions.node })
+    expect(probe.reason).toMatch(/not authorised/)
+  })
+
+  it('refuses to start without the operator authorisation: trusted_local_not_allowed', async () => {
+    expect(await codeOf(manager.ensure({ kind: 'bash', providerId: 'trusted_local', policy: { workspaceRoots: [workspace] } }))).toBe(
+      'execution_resource.trusted_local_not_allowed'
+    )
+    expect(await codeOf(manager.ensure({ kind: 'bash', providerId: 'trusted_local', config: { allowUnsafeLocal: 'yes' }, policy: { workspaceRoots: [workspace] } }))).toBe(
+      'execution_resource.provider_unavailable'
+    )
+  })
+
+  it('runs code only on a snapshot grant: trusted_local_snapshot_required otherwise', async () => {
+    const requirement = { ...authorised, kind: 'code_execution', policy: { workspaceRoots: [workspace] } }
+    expect(await codeOf(manager.ensure(requirement))).toBe('execution_resource.trusted_local_snapshot_required')
+    expect(await codeOf(manager.ensure({ ...requirement, workspaceAccess: { mode: 'read_write' } }))).toBe('execution_resource.trusted_local_snapshot_required')
+    const handle = await manager.ensure({ ...requirement, workspaceAccess: { mode: 'snapshot' } })
+    const result = await (handle.resource as ProgramRunner).exec({ argv: ['python3', '-c', 'import os; print(os.getcwd())'] })
+    expect(result).toMatchObject({ stdout: `${workspace}\n`, exitCode: 0 })
+  })
+
+  it('can never satisfy required isolation', async () => {
+    const requirement = { ...authorised, kind: 'code_execution', workspaceAccess: { mode: 'snapshot' as const }, policy: { workspaceRoots: [workspace] } }
+    expect(await codeOf(manager.ensure({ ...requirement, requiredCapabilities: { isolation: { processContained: true } } }))).toBe('execution_resource.provider_unavailable')
+  })
+
+  it('cancellation kills the process group: the pid no longer exists', async () => {
+    const handle = await manager.ensure({ ...authorised, kind: 'bash', policy: { workspaceRoots: [workspace] } })
+    const controller = new AbortController()
+    const running = (handle.resource as ProgramRunner).run({ command: 'echo $$; sleep 30 & echo $!; wait', signal: controller.signal })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    controller.abort()
+    const result = await running
+    const pids = result.stdout.trim().split('\n').map(Number)
+    expect(result.cancelled).toBe(true)
+    expect(pids).toHaveLength(2)
+    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
+})

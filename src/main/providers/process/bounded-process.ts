@@ -13,8 +13,6 @@ export type BoundedRun = {
   stdin?: string
   /** Extra data for file descriptor 3 (e.g. a seccomp program for bwrap). */
   fd3?: Buffer
-  /** Called once the process is gone, before the result resolves (e.g. to sweep a cgroup). */
-  afterExit?: (pid: number | undefined) => void | Promise<void>
 }
 
 /** Exit code reported for a run ended by its deadline (as `timeout(1)` does). */
@@ -81,13 +79,12 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
     child.on('error', (error) => {
       spawnError = error
     })
-    child.on('close', async (code, signal) => {
+    child.on('close', (code, signal) => {
       clearTimeout(deadline)
       clearTimeout(killTimer)
       run.signal?.removeEventListener('abort', onAbort)
       // Anything the program left behind in its group (backgrounded children) ends with it.
       killGroup('SIGKILL')
-      await run.afterExit?.(child.pid)
       const exitCode = timedOut ? timeoutExitCode : cancelled ? 130 : code ?? 128 + signalNumber(signal)
       const errorText = spawnError ? `could not start ${run.argv[0]}: ${spawnError.message}\n` : ''
       resolve({

@@ -9,7 +9,7 @@ export type Launch = {
   argv: string[]
   fd3?: Buffer
   /** Runs after the process is gone (e.g. sweeps and removes a cgroup); may say which limit ended it. */
-  finish?: () => Promise<CommandResult['limitHit'] | undefined>
+  finish?: (exitCode: number) => Promise<CommandResult['limitHit'] | undefined>
 }
 
 /** What a launcher is asked to prepare. */
@@ -46,7 +46,6 @@ export class LocalProgramRunner implements ProgramRunner {
     const env = childEnv(this.baseEnv, input.env)
     const timeoutMs = timeoutMsFor(this.policy, input.timeoutSeconds)
     const launch = await this.launcher({ argv: input.argv, cwd, env, writableRoots, timeoutMs })
-    let limitHit: CommandResult['limitHit']
     const result = await runBounded({
       argv: launch.argv,
       cwd,
@@ -55,11 +54,9 @@ export class LocalProgramRunner implements ProgramRunner {
       maxOutputBytes: outputCapFor(this.policy),
       signal: eitherSignal(input.signal, this.released.signal),
       stdin: input.stdin,
-      fd3: launch.fd3,
-      afterExit: async () => {
-        limitHit = await launch.finish?.()
-      }
+      fd3: launch.fd3
     })
+    const limitHit = await launch.finish?.(result.exitCode)
     return limitHit ? { ...result, limitHit, stderr: `${result.stderr}${result.stderr.endsWith('\n') || !result.stderr ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` } : result
   }
 

@@ -17,10 +17,12 @@ const versionCommands: Record<string, { argv: string[]; pattern: RegExp }> = {
  * Runs each toolchain's version command through `wrap` (identity on the host; a sandbox prefix
  * for bubblewrap) and reports what was observed, never what was assumed.
  */
-export async function observeToolchains(wrap: (argv: string[]) => string[] = (argv) => argv): Promise<Record<string, ToolchainFact>> {
+export async function observeToolchains(
+  wrap: (argv: string[]) => { argv: string[]; fd3?: Buffer } = (argv) => ({ argv })
+): Promise<Record<string, ToolchainFact>> {
   const entries = await Promise.all(
     Object.entries(versionCommands).map(async ([name, { argv, pattern }]) => {
-      const result = await runBounded({ argv: wrap(argv), cwd: '/', env: { PATH: systemPath, LANG: 'C.UTF-8' }, timeoutMs: 10_000, maxOutputBytes: 4096 })
+      const result = await runBounded({ ...wrap(argv), cwd: '/', env: { PATH: systemPath, LANG: 'C.UTF-8' }, timeoutMs: 10_000, maxOutputBytes: 4096 })
       const version = result.exitCode === 0 ? pattern.exec(result.stdout + result.stderr)?.[1] : undefined
       return [name, version ? { available: true, version } : { available: false }] as const
     })

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isAlive } from '../../../../test/support/processes'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { ExecutionResourceError, ExecutionResourceManager, type ProgramRunner } from '../../core'
+import { type ExecutionResourceError, ExecutionResourceManager, type ProgramRunner } from '../../core'
 import { TrustedLocalProvider } from './trusted-local-provider'
 
 let dir: ReturnType<typeof makeTempDir>

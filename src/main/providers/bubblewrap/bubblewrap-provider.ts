@@ -1,0 +1,150 @@
+import { z } from 'zod'
+import {
+  ExecutionResourceError,
+  type ExecutionResourceProvider,
+  type IsolationFacts,
+  type ProviderProbe,
+  type ResourceHandle,
+  type ResourcePolicy,
+  type ResourceStatus
+} from '../../core'
+import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
+import { LocalProgramRunner, type Launcher } from '../process/local-program-runner'
+import { systemPath } from '../process/run-limits'
+import { cached, languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
+import { realRoots } from '../process/workspace-paths'
+import { checkBubblewrapHost, type BubblewrapHost } from './bubblewrap-probe'
+import { sandboxArgv } from './sandbox-command'
+
+/** bubblewrap's own config keys (other providers' keys in a shared config pass through). */
+const bubblewrapConfigSchema = z.looseObject({
+  bwrapPath: z.string().startsWith('/', 'must be an absolute path').optional(),
+  readOnlyBinds: z.array(z.string().startsWith('/', 'must be absolute paths')).max(32).optional()
+})
+
+/** Defaults for limits the policy does not set (SPEC §6.1 agent defaults). */
+const defaultLimits = { cpuSeconds: 60, memoryMb: 1024, pids: 256 }
+const mib = 1024 * 1024
+
+type HostFacts = { host: BubblewrapHost; toolchains: Record<string, ToolchainFact> }
+
+/**
+ * `bubblewrap`: the sandboxed runner (SPEC §4) for `code_execution` and `bash`. Every run is a
+ * fresh bwrap sandbox (namespaces, read-only system, only the workspace and the run's execution
+ * area writable, seccomp filter, no capabilities, no network unless the policy allows it) inside
+ * a per-run cgroup where the host offers one (pids, memory) plus a CPU-seconds rlimit.
+ */
+export class BubblewrapProvider implements ExecutionResourceProvider {
+  readonly providerId = 'bubblewrap'
+  readonly supportedKinds = ['code_execution', 'bash'] as const
+  private readonly facts = new Map<string, () => Promise<HostFacts>>()
+  private cgroupSupport?: CgroupSupport
+
+  async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
+    const config = bubblewrapConfigSchema.safeParse(requirement.config ?? {})
+    if (!config.success) return { available: false, reason: `invalid bubblewrap config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` }
+    const { host, toolchains } = await this.hostFacts(config.data.bwrapPath)
+    if (!host.ok) return { available: false, reason: host.reason }
+    if (!policy.workspaceRoots?.length) return { available: false, reason: 'the sandbox needs policy.workspaceRoots (the directories it may write)' }
+    const cgroups = this.cgroups()
+    return {
+      available: true,
+      capabilities: {
+        isolation: isolationFacts(policy),
+        toolchains,
+        languages: languagesOf(toolchains),
+        limits: {
+          cpuSeconds: 'rlimit',
+          pids: cgroups.pids ? 'cgroup' : 'not enforced',
+          memory: cgroups.memory ? 'cgroup' : 'rlimit (address space)'
+        },
+        bwrapVersion: host.version
+      },
+      diagnostics: [`bwrap ${host.version} at ${host.bwrap}`, `limits via ${cgroups.description}`]
+    }
+  }
+
+  async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
+    const config = bubblewrapConfigSchema.parse(requirement.config ?? {})
+    const { host } = await this.hostFacts(config.bwrapPath)
+    if (!host.ok) throw new ExecutionResourceError('bubblewrap_unavailable', host.reason, { providerId: this.providerId })
+    const roots = realRoots(policy.workspaceRoots)
+    const readOnly = config.readOnlyBinds ? realRoots(config.readOnlyBinds) : []
+    const runner = new LocalProgramRunner(
+      roots,
+      policy,
+      { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
+      this.launcher(host, roots, readOnly, policy)
+    )
+    return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version } }
+  }
+
+  async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
+    return (handle.resource as LocalProgramRunner).isUsable() ? 'ready' : 'unhealthy'
+  }
+
+  async release(handle: ResourceHandle): Promise<void> {
+    ;(handle.resource as LocalProgramRunner).close()
+  }
+
+  private launcher(host: Extract<BubblewrapHost, { ok: true }>, roots: string[], readOnly: string[], policy: ResourcePolicy): Launcher {
+    const limits = { ...defaultLimits, ...policy.limits }
+    const cgroups = this.cgroups()
+    return async ({ argv, cwd, writableRoots }) => {
+      const cgroup = cgroups.create({ pids: limits.pids, memoryBytes: Math.round(limits.memoryMb * mib) })
+      return {
+        argv: sandboxArgv(
+          {
+            bwrap: host.bwrap,
+            writable: [...roots, ...writableRoots],
+            readOnly,
+            cwd,
+            network: policy.networkMode === 'full' ? 'full' : 'none',
+            cgroupProcs: cgroup?.procsFiles ?? [],
+            cpuSeconds: limits.cpuSeconds,
+            addressSpaceBytes: cgroups.memory ? undefined : Math.round(limits.memoryMb * mib)
+          },
+          argv
+        ),
+        fd3: host.filter,
+        // SIGXCPU (128 + 24) is the CPU-seconds rlimit; the cgroup says whether pids or memory ended it.
+        finish: async (exitCode) => (await cgroup?.finish()) ?? (exitCode === 128 + 24 ? 'cpu' : undefined)
+      }
+    }
+  }
+
+  private cgroups(): CgroupSupport {
+    return (this.cgroupSupport ??= detectCgroupSupport())
+  }
+
+  private hostFacts(bwrapPath: string | undefined): Promise<HostFacts> {
+    const key = bwrapPath ?? ''
+    let load = this.facts.get(key)
+    if (!load) {
+      load = cached(60_000, async () => {
+        const host = await checkBubblewrapHost(bwrapPath)
+        const toolchains = host.ok
+          ? await observeToolchains((argv) => ({
+              argv: sandboxArgv({ bwrap: host.bwrap, writable: [], readOnly: [], cwd: '/', network: 'none', cgroupProcs: [] }, argv),
+              fd3: host.filter
+            }))
+          : {}
+        return { host, toolchains }
+      })
+      this.facts.set(key, load)
+    }
+    return load()
+  }
+}
+
+/** What the sandbox enforces for a policy: all four axes, and the network it was given. */
+function isolationFacts(policy: ResourcePolicy): IsolationFacts {
+  return {
+    processContained: true,
+    hostFilesystemRestricted: true,
+    privilegeEscalationBlocked: true,
+    syscallsRestricted: true,
+    mechanism: 'bubblewrap',
+    networkMode: policy.networkMode === 'full' ? 'full' : 'none'
+  }
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** The limits a run asks for (bytes and counts). */
+export type CgroupLimits = { pids?: number; memoryBytes?: number }
+
+/** One run's cgroup: the files its first process writes its pid into, and the sweep afterwards. */
+export type RunCgroup = {
+  procsFiles: string[]
+  /** Kills whatever is left, removes the cgroup, and says which limit was hit, if one was. */
+  finish(): Promise<'pids' | 'memory' | undefined>
+}
+
+/** What this host lets Airlock enforce through cgroups, and how. */
+export type CgroupSupport = {
+  pids: boolean
+  memory: boolean
+  /** e.g. `cgroup v1 (/sys/fs/cgroup/pids, /sys/fs/cgroup/memory)` or why nothing is enforced. */
+  description: string
+  create(limits: CgroupLimits): RunCgroup | undefined
+}
+
+/**
+ * Detects what the host offers for per-run limits. cgroup v1 (pids and memory hierarchies
+ * writable, e.g. as root on this CI machine) or a writable cgroup v2 subtree with the pids/memory
+ * controllers delegated. Anything else is reported as not enforced; rlimits cannot stop a fork
+ * bomb run as root, so the probe must say so rather than pretend.
+ */
+export function detectCgroupSupport(root = '/sys/fs/cgroup'): CgroupSupport {
+  const v1 = { pids: join(root, 'pids'), memory: join(root, 'memory') }
+  if (existsSync(join(v1.pids, 'cgroup.procs')) || existsSync(join(v1.memory, 'cgroup.procs'))) {
+    const pids = prepareParent(join(v1.pids, 'airlock'))
+    const memory = prepareParent(join(v1.memory, 'airlock'))
+    return {
+      pids,
+      memory,
+      description: `cgroup v1 (${[pids && 'pids', memory && 'memory'].filter(Boolean).join(', ') || 'not writable'})`,
+      create: (limits) => createV1(pids ? join(v1.pids, 'airlock') : undefined, memory ? join(v1.memory, 'airlock') : undefined, limits)
+    }
+  }
+  if (existsSync(join(root, 'cgroup.controllers'))) return detectV2(root)
+  return { pids: false, memory: false, description: 'no cgroup filesystem', create: () => undefined }
+}
+
+function detectV2(root: string): CgroupSupport {
+  const own = /^0::(.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1]
+  const parent = own ? join(root, own) : root
+  const probe = join(parent, `airlock-probe-${process.pid}`)
+  try {
+    mkdirSync(probe)
+    const controllers = readFileSync(join(probe, 'cgroup.controllers'), 'utf8').split(/\s+/)
+    rmdirSync(probe)
+    const pids = controllers.includes('pids')
+    const memory = controllers.includes('memory')
+    return {
+      pids,
+      memory,
+      description: pids || memory ? `cgroup v2 (${parent})` : `cgroup v2 without delegated pids/memory controllers at ${parent}`,
+      create: (limits) => createV2(parent, { pids, memory }, limits)
+    }
+  } catch {
+    return { pids: false, memory: false, description: `cgroup v2, but ${parent} is not writable (no delegated subtree)`, create: () => undefined }
+  }
+}
+
+function prepareParent(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true })
+    return existsSync(join(dir, 'cgroup.procs'))
+  } catch {
+    return false
+  }
+}
+
+function createV1(pidsParent: string | undefined, memoryParent: string | undefined, limits: CgroupLimits): RunCgroup | undefined {
+  const id = randomUUID()
+  const dirs: { dir: string; kind: 'pids' | 'memory' }[] = []
+  try {
+    if (pidsParent && limits.pids) {
+      const dir = join(pidsParent, id)
+      mkdirSync(dir)
+      dirs.push({ dir, kind: 'pids' })
+      writeFileSync(join(dir, 'pids.max'), String(limits.pids))
+    }
+    if (memoryParent && limits.memoryBytes) {
+      const dir = join(memoryParent, id)
+      mkdirSync(dir)
+      dirs.push({ dir, kind: 'memory' })
+      writeFileSync(join(dir, 'memory.limit_in_bytes'), String(limits.memoryBytes))
+      tryWrite(join(dir, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes))
+    }
+  } catch {
+    sweep(dirs.map((d) => d.dir))
+    return undefined
+  }
+  if (dirs.length === 0) return undefined
+  return {
+    procsFiles: dirs.map((d) => join(d.dir, 'cgroup.procs')),
+    async finish() {
+      let hit: 'pids' | 'memory' | undefined
+      for (const { dir, kind } of dirs) {
+        if (kind === 'pids' && (/max (\d+)/.exec(tryRead(join(dir, 'pids.events')))?.[1] ?? '0') !== '0') hit ??= 'pids'
+        if (kind === 'memory' && (/oom_kill (\d+)/.exec(tryRead(join(dir, 'memory.oom_control')))?.[1] ?? '0') !== '0') hit = 'memory'
+      }
+      await sweep(dirs.map((d) => d.dir))
+      return hit
+    }
+  }
+}
+
+function createV2(parent: string, available: { pids: boolean; memory: boolean }, limits: CgroupLimits): RunCgroup | undefined {
+  const dir = join(parent, `airlock-${randomUUID()}`)
+  try {
+    mkdirSync(dir)
+    if (available.pids && limits.pids) writeFileSync(join(dir, 'pids.max'), String(limits.pids))
+    if (available.memory && limits.memoryBytes) {
+      writeFileSync(join(dir, 'memory.max'), String(limits.memoryBytes))
+      tryWrite(join(dir, 'memory.swap.max'), '0')
+    }
+  } catch {
+    void sweep([dir])
+    return undefined
+  }
+  return {
+    procsFiles: [join(dir, 'cgroup.procs')],
+    async finish() {
+      const memoryEvents = tryRead(join(dir, 'memory.events'))
+      const pidEvents = tryRead(join(dir, 'pids.events'))
+      const hit = (/oom_kill (\d+)/.exec(memoryEvents)?.[1] ?? '0') !== '0' ? 'memory' : (/max (\d+)/.exec(pidEvents)?.[1] ?? '0') !== '0' ? 'pids' : undefined
+      await sweep([dir])
+      return hit
+    }
+  }
+}
+
+/** Kills every process left in the cgroups and removes them. */
+async function sweep(dirs: string[]): Promise<void> {
+  for (const dir of dirs) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const pids = tryRead(join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number)
+      if (pids.length === 0) break
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {
+          // already gone
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    try {
+      rmdirSync(dir)
+    } catch {
+      // A zombie may hold it briefly; the parent directory is reused, so a leftover is harmless.
+    }
+  }
+}
+
+function tryRead(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+function tryWrite(path: string, value: string): void {
+  try {
+    writeFileSync(path, value)
+  } catch {
+    // optional knob (e.g. swap accounting off)
+  }
+}

@@ -1,0 +1,83 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { dirname, isAbsolute, join, normalize } from 'node:path'
+import Database from 'better-sqlite3'
+import { z } from 'zod'
+import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourcePolicy, ResourceStatus } from '../../core'
+import { isInside, realRoots } from '../process/workspace-paths'
+import { SqliteConnection } from './sqlite-connection'
+
+/** The sqlite provider's config: a workspace-relative database path (or `:memory:`). */
+export const sqliteConfigSchema = z
+  .object({
+    database: z
+      .string()
+      .min(1)
+      .max(1024)
+      .refine((p) => p === ':memory:' || (!isAbsolute(p) && !normalize(p).startsWith('..') && !p.includes('\0')), 'must be a path inside the workspace (relative, no ..) or :memory:'),
+    maxRows: z.number().int().min(1).max(100_000).optional()
+  })
+  .strict()
+
+/** True when the policy lets this handle write. */
+export function allowsWrites(policy: ResourcePolicy): boolean {
+  return policy.readOnly === false || policy.allowCreate === true || policy.allowUpdate === true || policy.allowDelete === true
+}
+
+/**
+ * `sqlite`: a better-sqlite3 connection to a database inside the workspace (SPEC §4). The path is
+ * checked on its real location (symlinks followed); read-only unless the policy allows writes;
+ * health is `select 1`; release closes.
+ */
+export class SqliteProvider implements ExecutionResourceProvider {
+  readonly providerId = 'sqlite'
+  readonly supportedKinds = ['sqlite'] as const
+
+  async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
+    const config = sqliteConfigSchema.safeParse(requirement.config ?? {})
+    if (!config.success) return { available: false, reason: `invalid sqlite config: ${config.error.issues.map((i) => `${i.path.join('.') || 'config'} ${i.message}`).join('; ')}` }
+    try {
+      this.locate(config.data.database, policy, allowsWrites(policy))
+    } catch (error) {
+      return { available: false, reason: (error as Error).message }
+    }
+    return { available: true, capabilities: { writable: allowsWrites(policy), engine: 'sqlite' } }
+  }
+
+  async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
+    const config = sqliteConfigSchema.parse(requirement.config ?? {})
+    const writable = allowsWrites(policy)
+    const file = this.locate(config.database, policy, writable)
+    const db = new Database(file, { readonly: !writable && file !== ':memory:', fileMustExist: !writable && file !== ':memory:' })
+    db.pragma('trusted_schema = OFF')
+    return { resource: new SqliteConnection(db, writable, config.maxRows ?? 1000), meta: { database: config.database, writable } }
+  }
+
+  async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
+    const connection = handle.resource as SqliteConnection
+    try {
+      return connection.open && connection.ping() ? 'ready' : 'unhealthy'
+    } catch {
+      return 'unhealthy'
+    }
+  }
+
+  async release(handle: ResourceHandle): Promise<void> {
+    ;(handle.resource as SqliteConnection).close()
+  }
+
+  /** The database file's real path inside the first workspace root, or `:memory:`. */
+  private locate(database: string, policy: ResourcePolicy, writable: boolean): string {
+    if (database === ':memory:') return database
+    const [root] = realRoots(policy.workspaceRoots)
+    const wanted = join(root!, database)
+    if (existsSync(wanted)) {
+      const real = realpathSync(wanted)
+      if (!isInside(root!, real)) throw new Error(`the database ${database} resolves outside the workspace`)
+      return real
+    }
+    if (!writable) throw new Error(`the database ${database} does not exist (a read-only connection does not create it)`)
+    const parent = dirname(wanted)
+    if (!existsSync(parent) || !isInside(root!, realpathSync(parent))) throw new Error(`the folder of ${database} does not exist inside the workspace`)
+    return join(realpathSync(parent), wanted.slice(parent.length + 1))
+  }
+}

@@ -8,6 +8,7 @@ import {
   createContractHandlers,
   type CallDispatcher
 } from '../ipc'
+import { createBuiltinProviders } from '../providers'
 import { openStore, type Store } from '../store'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
@@ -70,6 +71,7 @@ export function createHost(config: HostConfig = {}): Host {
       }
     }
     const resources = new ExecutionResourceManager({ approval: new PolicyApproval(), settings, handleStore })
+    for (const provider of createBuiltinProviders({ home: paths.home, settings })) resources.registerProvider(provider)
     disposers.push(
       resources.events.on('*', (event) => {
         store.events.append(event.type, event.payload, event.at)

@@ -1,0 +1,29 @@
+import type { ExecutionResourceProvider, SettingsReader } from '../core'
+import { BashProvider } from './bash/bash-provider'
+import { BrowserProvider } from './browser/browser-provider'
+import { BubblewrapProvider } from './bubblewrap/bubblewrap-provider'
+import { McpProvider } from './mcp/mcp-provider'
+import { SqliteProvider } from './sqlite/sqlite-provider'
+import { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
+
+export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from '../core'
+export { BashProvider } from './bash/bash-provider'
+export { CommandRefusedError } from './bash/command-line'
+export { BrowserProvider } from './browser/browser-provider'
+export { BrowserSession, NavigationBlockedError, type BrowserVisit } from './browser/browser-session'
+export { BubblewrapProvider } from './bubblewrap/bubblewrap-provider'
+export { deniedSyscalls } from './bubblewrap/seccomp-filter'
+export { McpProvider } from './mcp/mcp-provider'
+export { McpConnection, type UpstreamTool } from './mcp/mcp-connection'
+export { SqliteProvider } from './sqlite/sqlite-provider'
+export { SqliteConnection, type SqliteQueryResult } from './sqlite/sqlite-connection'
+export { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
+export { WorkspaceBoundaryError } from './process/workspace-paths'
+
+/**
+ * Every built-in provider that runs on the local host, in the order used when no provider order
+ * is configured for a kind (SPEC §4.1). The Docker provider joins with its own issue.
+ */
+export function createBuiltinProviders(_options: { home: string; settings?: SettingsReader }): ExecutionResourceProvider[] {
+  return [new BubblewrapProvider(), new TrustedLocalProvider(), new BashProvider(), new SqliteProvider(), new BrowserProvider(), new McpProvider()]
+}

@@ -1,0 +1,53 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+
+/** A tool an upstream server offers, as listed. */
+export type UpstreamTool = { name: string; description?: string; inputSchema: Record<string, unknown> }
+
+/**
+ * The `mcp` provider's live resource: a connected client to one upstream MCP server. The
+ * transport's headers and environment stay inside it; nothing here exposes them.
+ */
+export class McpConnection {
+  constructor(
+    private readonly client: Client,
+    /** The upstream child process (stdio), for release checks; undefined over HTTP. */
+    readonly pid: number | undefined
+  ) {}
+
+  /** The upstream server's name and version, as it announced them. */
+  get serverInfo(): { name: string; version: string } | undefined {
+    return this.client.getServerVersion()
+  }
+
+  /** Every tool the upstream offers (following pagination). */
+  async listTools(): Promise<UpstreamTool[]> {
+    const tools: UpstreamTool[] = []
+    let cursor: string | undefined
+    do {
+      const page = await this.client.listTools(cursor ? { cursor } : {})
+      tools.push(...page.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown> })))
+      cursor = page.nextCursor
+    } while (cursor)
+    return tools
+  }
+
+  /** Calls one upstream tool and returns its result as the server sent it. */
+  callTool(name: string, args: Record<string, unknown>, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+    return this.client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs ?? 60_000, signal: options.signal })
+  }
+
+  /** Pings the upstream: true when it answers in time. */
+  async ping(timeoutMs = 5000): Promise<boolean> {
+    try {
+      await this.client.ping({ timeout: timeoutMs })
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /** Closes the transport (and so ends a stdio child). */
+  close(): Promise<void> {
+    return this.client.close()
+  }
+}

@@ -1,9 +1,10 @@
 import { accessSync, constants, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { CommandResult } from '../../core'
 import { runBounded } from '../process/bounded-process'
 import { systemPath } from '../process/run-limits'
-import { sandboxArgv } from './sandbox-command'
 import { buildSeccompFilter, seccompArch } from './seccomp-filter'
+import { spawnLauncher } from './warm-sandbox'
 
 /** What the host check found: a working bwrap (path, version) or the reason and the fix. */
 export type BubblewrapHost = { ok: true; bwrap: string; version: string; filter: Buffer } | { ok: false; reason: string }
@@ -36,16 +37,21 @@ export async function checkBubblewrapHost(configured?: string): Promise<Bubblewr
   const env = { PATH: systemPath, LANG: 'C.UTF-8' }
   const version = await runBounded({ argv: [bwrap, '--version'], cwd: '/', env, timeoutMs: 5000, maxOutputBytes: 1024 })
   const filter = buildSeccompFilter(arch)
-  const trial = await runBounded({
-    argv: sandboxArgv({ bwrap, writable: [], readOnly: [], cwd: '/', network: 'none', cgroupProcs: [] }, ['/bin/true']),
-    cwd: '/',
-    env,
-    timeoutMs: 10_000,
-    maxOutputBytes: 8192,
-    fd3: filter
-  })
+  const trial = await runSandboxedOnce(bwrap, filter, ['/bin/true'])
   if (trial.exitCode !== 0) return { ok: false, reason: explainFailure(trial.stderr.trim()) }
   return { ok: true, bwrap, version: version.stdout.trim().replace(/^bubblewrap\s*/, ''), filter }
+}
+
+/** Runs one program in a bare sandbox (no workspace, no network, no limits): probes and toolchain checks. */
+export function runSandboxedOnce(bwrap: string, filter: Buffer, program: string[]): Promise<CommandResult> {
+  const launcher = spawnLauncher({ bwrap, filter, limits: {} }, undefined)
+  return runBounded({
+    prepared: launcher.prepared({ writable: [], readOnly: [], cwd: '/', network: 'none', env: { PATH: systemPath, LANG: 'C.UTF-8' } }, program),
+    cwd: '/',
+    env: {},
+    timeoutMs: 10_000,
+    maxOutputBytes: 8192
+  })
 }
 
 function explainFailure(stderr: string): string {

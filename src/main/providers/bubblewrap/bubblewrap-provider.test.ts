@@ -60,6 +60,12 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
     expect((probe.capabilities?.limits as Record<string, string>).pids).toMatch(/cgroup|not enforced/)
   })
 
+  it('passes every argument through to the program exactly (quotes, newlines, $, backticks)', async () => {
+    const words = ['a b', "it's", 'two\nlines', '$HOME', '`id`', '', "'\"'", '\\n']
+    const result = await (await sandbox()).exec({ argv: ['python3', '-c', 'import sys, json; print(json.dumps(sys.argv[1:]))', ...words] })
+    expect(JSON.parse(result.stdout)).toEqual(words)
+  })
+
   it('writes inside the grant succeed and land in the workspace', async () => {
     const runner = await sandbox()
     const result = await python(runner, "open('made-inside.txt','w').write('hello')")

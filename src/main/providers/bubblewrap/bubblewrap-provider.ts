@@ -9,12 +9,12 @@ import {
   type ResourceStatus
 } from '../../core'
 import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
-import { LocalProgramRunner, type Launcher } from '../process/local-program-runner'
+import { LocalProgramRunner } from '../process/local-program-runner'
 import { systemPath } from '../process/run-limits'
 import { cached, languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
-import { checkBubblewrapHost, type BubblewrapHost } from './bubblewrap-probe'
-import { sandboxArgv } from './sandbox-command'
+import { checkBubblewrapHost, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
+import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 
 /** bubblewrap's own config keys (other providers' keys in a shared config pass through). */
 const bubblewrapConfigSchema = z.looseObject({
@@ -70,12 +70,26 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     if (!host.ok) throw new ExecutionResourceError('bubblewrap_unavailable', host.reason, { providerId: this.providerId })
     const roots = realRoots(policy.workspaceRoots)
     const readOnly = config.readOnlyBinds ? realRoots(config.readOnlyBinds) : []
+    const launchers = this.launchers(host, policy)
     const runner = new LocalProgramRunner(
       roots,
       policy,
       { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
-      this.launcher(host, roots, readOnly, policy)
+      async ({ argv, cwd, env, writableRoots }) => {
+        const launcher = launchers.take()
+        const network = policy.networkMode === 'full' ? 'full' : 'none'
+        return {
+          prepared: launcher.prepared({ writable: [...roots, ...writableRoots], readOnly, cwd, network, env }, argv),
+          finish: async (exitCode) => {
+            const verdict = await limitVerdict(launcher, exitCode)
+            // Spawning is synchronous work: do it after the result is handed back.
+            setImmediate(() => launchers.replenish())
+            return verdict
+          }
+        }
+      }
     )
+    runner.onClose = () => launchers.close()
     return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version } }
   }
 
@@ -87,30 +101,15 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     ;(handle.resource as LocalProgramRunner).close()
   }
 
-  private launcher(host: Extract<BubblewrapHost, { ok: true }>, roots: string[], readOnly: string[], policy: ResourcePolicy): Launcher {
+  /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */
+  private launchers(host: Extract<BubblewrapHost, { ok: true }>, policy: ResourcePolicy): WarmLaunchers {
     const limits = { ...defaultLimits, ...policy.limits }
     const cgroups = this.cgroups()
-    return async ({ argv, cwd, writableRoots }) => {
-      const cgroup = cgroups.create({ pids: limits.pids, memoryBytes: Math.round(limits.memoryMb * mib) })
-      return {
-        argv: sandboxArgv(
-          {
-            bwrap: host.bwrap,
-            writable: [...roots, ...writableRoots],
-            readOnly,
-            cwd,
-            network: policy.networkMode === 'full' ? 'full' : 'none',
-            cgroupProcs: cgroup?.procsFiles ?? [],
-            cpuSeconds: limits.cpuSeconds,
-            addressSpaceBytes: cgroups.memory ? undefined : Math.round(limits.memoryMb * mib)
-          },
-          argv
-        ),
-        fd3: host.filter,
-        // SIGXCPU (128 + 24) is the CPU-seconds rlimit; the cgroup says whether pids or memory ended it.
-        finish: async (exitCode) => (await cgroup?.finish()) ?? (exitCode === 128 + 24 ? 'cpu' : undefined)
-      }
-    }
+    const memoryBytes = Math.round(limits.memoryMb * mib)
+    return new WarmLaunchers(
+      { bwrap: host.bwrap, filter: host.filter, pids: limits.pids, memoryBytes, limits: { cpuSeconds: limits.cpuSeconds, addressSpaceBytes: cgroups.memory ? undefined : memoryBytes } },
+      cgroups
+    )
   }
 
   private cgroups(): CgroupSupport {
@@ -124,10 +123,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       load = cached(60_000, async () => {
         const host = await checkBubblewrapHost(bwrapPath)
         const toolchains = host.ok
-          ? await observeToolchains((argv) => ({
-              argv: sandboxArgv({ bwrap: host.bwrap, writable: [], readOnly: [], cwd: '/', network: 'none', cgroupProcs: [] }, argv),
-              fd3: host.filter
-            }))
+          ? await observeToolchains((argv) => runSandboxedOnce(host.bwrap, host.filter, argv))
           : {}
         return { host, toolchains }
       })

@@ -1,10 +1,35 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import type { CommandResult } from '../../core'
 import { OutputCap } from './output-cap'
 
+/**
+ * A process spawned ahead of time (its own group, stdout/stderr piped) that waits until `begin`
+ * is called: the sandbox spawns it early so joining a cgroup happens off the critical path.
+ */
+export type PreparedProcess = { child: ChildProcess; begin(): void }
+
+/** Spawns argv as the leader of a new process group with piped stdout/stderr and extra pipes from fd 3 on. */
+export function spawnGroup(argv: string[], options: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; extraPipes?: number }): ChildProcess {
+  return spawn(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: [options.stdin, 'pipe', 'pipe', ...Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const)]
+  })
+}
+
+/** Writes `data` to one of a child's extra pipes and closes it. */
+export function feedPipe(child: ChildProcess, fd: number, data: Buffer): void {
+  const pipe = child.stdio[fd] as NodeJS.WritableStream
+  pipe.on('error', () => undefined)
+  pipe.end(data)
+}
+
 /** One bounded run: argv only, in its own process group, with a deadline and an output cap. */
 export type BoundedRun = {
-  argv: string[]
+  /** The program; or `prepared` for a process spawned earlier. */
+  argv?: string[]
+  prepared?: PreparedProcess
   cwd: string
   env: Record<string, string>
   timeoutMs: number
@@ -35,12 +60,7 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       resolve({ ...emptyResult(started), exitCode: 130, cancelled: true })
       return
     }
-    const child = spawn(run.argv[0]!, run.argv.slice(1), {
-      cwd: run.cwd,
-      env: run.env,
-      detached: true,
-      stdio: [run.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(run.fd3 ? (['pipe'] as const) : [])]
-    })
+    const child = run.prepared?.child ?? spawnGroup(run.argv!, { cwd: run.cwd, env: run.env, stdin: run.stdin === undefined ? 'ignore' : 'pipe', extraPipes: run.fd3 ? 1 : 0 })
     let timedOut = false
     let cancelled = false
     let killTimer: NodeJS.Timeout | undefined
@@ -68,12 +88,12 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
 
     child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk))
     child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk))
-    if (run.stdin !== undefined) child.stdin!.end(run.stdin)
-    if (run.fd3) {
-      const fd3 = child.stdio[3] as NodeJS.WritableStream
-      fd3.on('error', () => undefined)
-      fd3.end(run.fd3)
+    if (child.stdin) {
+      child.stdin.on('error', () => undefined)
+      child.stdin.end(run.stdin ?? '')
     }
+    if (run.fd3) feedPipe(child, 3, run.fd3)
+    run.prepared?.begin()
 
     let spawnError: Error | undefined
     child.on('error', (error) => {
@@ -86,7 +106,7 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       // Anything the program left behind in its group (backgrounded children) ends with it.
       killGroup('SIGKILL')
       const exitCode = timedOut ? timeoutExitCode : cancelled ? 130 : code ?? 128 + signalNumber(signal)
-      const errorText = spawnError ? `could not start ${run.argv[0]}: ${spawnError.message}\n` : ''
+      const errorText = spawnError ? `could not start ${run.argv?.[0] ?? 'the program'}: ${spawnError.message}\n` : ''
       resolve({
         stdout: stdout.text(),
         stderr: errorText + stderr.text(),

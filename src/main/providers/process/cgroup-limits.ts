@@ -137,7 +137,8 @@ function createV2(parent: string, available: { pids: boolean; memory: boolean },
 /** Kills every process left in the cgroups and removes them. */
 async function sweep(dirs: string[]): Promise<void> {
   for (const dir of dirs) {
-    for (let attempt = 0; attempt < 50; attempt++) {
+    // Exiting processes linger in cgroup.procs for a moment: poll briefly, backing off to 20 ms.
+    for (let attempt = 0; attempt < 80; attempt++) {
       const pids = tryRead(join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number)
       if (pids.length === 0) break
       for (const pid of pids) {
@@ -147,7 +148,7 @@ async function sweep(dirs: string[]): Promise<void> {
           // already gone
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await new Promise((resolve) => setTimeout(resolve, Math.min(20, 1 + attempt * 2)))
     }
     try {
       rmdirSync(dir)

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs'
 import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy } from '../../core'
-import { runBounded } from './bounded-process'
+import { runBounded, type PreparedProcess } from './bounded-process'
 import { childEnv, eitherSignal, outputCapFor, timeoutMsFor } from './run-limits'
 import { realRoots, resolveCwd } from './workspace-paths'
 
 /** How a provider turns one program run into a process: identity on the host, bwrap for the sandbox. */
 export type Launch = {
-  argv: string[]
-  fd3?: Buffer
+  /** The program to spawn now, or a process spawned ahead that starts on `begin`. */
+  argv?: string[]
+  prepared?: PreparedProcess
   /** Runs after the process is gone (e.g. sweeps and removes a cgroup); may say which limit ended it. */
   finish?: (exitCode: number) => Promise<CommandResult['limitHit'] | undefined>
 }
@@ -48,13 +49,13 @@ export class LocalProgramRunner implements ProgramRunner {
     const launch = await this.launcher({ argv: input.argv, cwd, env, writableRoots, timeoutMs })
     const result = await runBounded({
       argv: launch.argv,
+      prepared: launch.prepared,
       cwd,
       env,
       timeoutMs,
       maxOutputBytes: outputCapFor(this.policy),
       signal: eitherSignal(input.signal, this.released.signal),
-      stdin: input.stdin,
-      fd3: launch.fd3
+      stdin: input.stdin
     })
     const limitHit = await launch.finish?.(result.exitCode)
     return limitHit ? { ...result, limitHit, stderr: `${result.stderr}${result.stderr.endsWith('\n') || !result.stderr ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` } : result
@@ -65,8 +66,12 @@ export class LocalProgramRunner implements ProgramRunner {
     return !this.released.signal.aborted && this.roots.every((root) => existsSync(root))
   }
 
-  /** Ends every run still going and refuses new ones. */
+  /** Ends every run still going and refuses new ones; `onClose` ends what the launcher keeps. */
   close(): void {
     this.released.abort()
+    void this.onClose?.()
   }
+
+  /** Set by a provider whose launcher keeps something between runs (warm sandbox launchers). */
+  onClose?: () => Promise<void>
 }

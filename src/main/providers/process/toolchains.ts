@@ -1,3 +1,4 @@
+import type { CommandResult } from '../../core'
 import { runBounded } from './bounded-process'
 import { systemPath } from './run-limits'
 
@@ -13,16 +14,17 @@ const versionCommands: Record<string, { argv: string[]; pattern: RegExp }> = {
   bash: { argv: ['bash', '--version'], pattern: /version (\d+\.\d+(?:\.\d+)?)/ }
 }
 
+/** Runs a version command on the host. */
+const onHost = (argv: string[]) => runBounded({ argv, cwd: '/', env: { PATH: systemPath, LANG: 'C.UTF-8' }, timeoutMs: 10_000, maxOutputBytes: 4096 })
+
 /**
- * Runs each toolchain's version command through `wrap` (identity on the host; a sandbox prefix
- * for bubblewrap) and reports what was observed, never what was assumed.
+ * Runs each toolchain's version command through `run` (on the host, or inside the sandbox for
+ * bubblewrap) and reports what was observed, never what was assumed.
  */
-export async function observeToolchains(
-  wrap: (argv: string[]) => { argv: string[]; fd3?: Buffer } = (argv) => ({ argv })
-): Promise<Record<string, ToolchainFact>> {
+export async function observeToolchains(run: (argv: string[]) => Promise<CommandResult> = onHost): Promise<Record<string, ToolchainFact>> {
   const entries = await Promise.all(
     Object.entries(versionCommands).map(async ([name, { argv, pattern }]) => {
-      const result = await runBounded({ ...wrap(argv), cwd: '/', env: { PATH: systemPath, LANG: 'C.UTF-8' }, timeoutMs: 10_000, maxOutputBytes: 4096 })
+      const result = await run(argv)
       const version = result.exitCode === 0 ? pattern.exec(result.stdout + result.stderr)?.[1] : undefined
       return [name, version ? { available: true, version } : { available: false }] as const
     })

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { it } from 'vitest'
+import { ExecutionResourceManager, type ProgramRunner } from '../src/main/core'
+import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
+import { BubblewrapProvider } from '../src/main/providers'
+import { makeTempDir } from '../test/support/temp-home'
+import { compare, record } from './support/measure'
+
+const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8' }
+
+function bareSpawn(cwd: string, argv = ['python3', '-c', 'print(1)']): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    child.stdout.resume()
+    child.on('error', reject)
+    child.on('close', () => resolve())
+  })
+}
+
+it('bubblewrap: python3 -c print(1) through the provider vs a bare spawn', async () => {
+  const host = await checkBubblewrapHost()
+  if (!host.ok) {
+    record('bubblewrap', [{ name: 'bubblewrap.provider_exec_python.ratio_vs_bare', unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${host.reason}` }])
+    return
+  }
+  const dir = makeTempDir('airlock-bench-', { outsideTmp: true })
+  const workspace = join(dir.path, 'ws')
+  mkdirSync(workspace)
+  const manager = new ExecutionResourceManager().registerProvider(new BubblewrapProvider())
+  const handle = await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [workspace] } })
+  const runner = handle.resource as ProgramRunner
+  const result = await compare({
+    name: 'bubblewrap.provider_exec_python.ratio_vs_bare',
+    samples: 60,
+    pipeline: () => runner.exec({ argv: ['python3', '-c', 'print(1)'] }),
+    baseline: () => bareSpawn(workspace),
+    note: 'provider exec (bwrap sandbox, seccomp, per-run cgroup) vs bare spawn; run_code through the dispatcher arrives with the actions'
+  })
+  // For reference: bubblewrap alone (all namespaces, no seccomp, no cgroup) against the same bare spawn.
+  const bwrapAlone = await compare({
+    name: 'bubblewrap.bare_bwrap_python.ratio_vs_bare',
+    samples: 60,
+    pipeline: () => bareSpawn(workspace, ['bwrap', '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'python3', '-c', 'print(1)']),
+    baseline: () => bareSpawn(workspace),
+    note: 'reference: what bwrap itself costs on this machine'
+  })
+  await manager.releaseAll()
+  dir.remove()
+  record('bubblewrap', [result, bwrapAlone])
+})

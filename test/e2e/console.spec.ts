@@ -14,10 +14,14 @@ test('every view opens from the navigation and says why it is empty', async ({ s
     await expect(page.getByTestId(`nav-${view}`)).toHaveAttribute('aria-current', 'page')
     if (view === 'settings') {
       await expect(page.getByTestId('setting-code_execution.providers')).toBeVisible()
+    } else if (view === 'providers') {
+      await expect(page.getByTestId('provider-bubblewrap')).toContainText(/available|unavailable/)
+      await expect(page.getByTestId('provider-docker')).toContainText('not installed')
+      await expect(page.getByTestId('provider-trusted_local')).toContainText('not authorised')
     } else {
       await expect(page.getByTestId(`empty-${view}`)).toContainText(/appears? here/)
     }
-    await page.screenshot({ path: test.info().outputPath(`${view}.png`) })
+    await page.screenshot({ path: test.info().outputPath(`${view}.png`), fullPage: true })
   }
   await page.close()
 })

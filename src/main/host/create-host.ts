@@ -1,5 +1,6 @@
 import { airlockContract, type AirlockContract } from '@shared/ipc'
 import { version as appVersion } from '../../../package.json'
+import { ProviderCatalog } from '../console/provider-catalog'
 import { SettingsService } from '../console/settings-service'
 import { ExecutionResourceManager, PolicyApproval, type HandleStore } from '../core'
 import {
@@ -85,6 +86,7 @@ export function createHost(config: HostConfig = {}): Host {
       createContractHandlers({
         settings,
         resources,
+        providers: new ProviderCatalog(resources, paths.workspaces),
         audit: store.events,
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),

@@ -25,6 +25,9 @@ function recordingDispatcher() {
       release: () => (reached.push('resources.release'), { released: false }),
       checkHealth: () => (reached.push('resources.checkHealth'), { status: 'ready' as const }),
       recentEvents: () => (reached.push('resources.recentEvents'), [])
+    },
+    providers: {
+      list: () => (reached.push('providers.list'), { providers: [], codeExecutionOrder: [] })
     }
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }

@@ -1,5 +1,6 @@
 import type { AirlockContract } from '@shared/ipc'
 import type { ExecutionResourceManager } from '../core'
+import type { ProviderCatalog } from '../console/provider-catalog'
 import type { SettingsService } from '../console/settings-service'
 import type { EventRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
@@ -8,6 +9,7 @@ import type { ContractHandlers } from './call-dispatcher'
 export type HandlerServices = {
   settings: SettingsService
   resources: ExecutionResourceManager
+  providers: ProviderCatalog
   audit: EventRepository
   system: { appVersion: string; home: string; databasePath: string }
 }
@@ -43,6 +45,12 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       },
       recentEvents: ({ limit }) =>
         services.audit.recent({ limit: limit ?? 100, prefixes: ['execution_resource.', 'policy.approval.'] }).map(({ type, payload, at }) => ({ type, payload, at }))
+    },
+    providers: {
+      list: async () => ({
+        providers: await services.providers.describe(),
+        codeExecutionOrder: services.settings.get('code_execution.providers').map((c) => (typeof c === 'string' ? c : c.providerId))
+      })
     }
   }
 }

@@ -1,3 +1,4 @@
+import { providersContract } from './providers'
 import { resourcesContract } from './resources'
 import { settingsContract } from './settings'
 import { systemContract } from './system'
@@ -5,6 +6,7 @@ import type { ContractApi } from './contract'
 
 export * from './contract'
 export * from './wire'
+export { providersContract, type ProviderView } from './providers'
 export { resourcesContract, resourceEventSchema, type ResourceEventView } from './resources'
 export { settingsContract } from './settings'
 export { systemContract, transportSchema, type SystemInfo } from './system'
@@ -13,7 +15,8 @@ export { systemContract, transportSchema, type SystemInfo } from './system'
 export const airlockContract = {
   system: systemContract,
   settings: settingsContract,
-  resources: resourcesContract
+  resources: resourcesContract,
+  providers: providersContract
 }
 
 /** The contract's type. */

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { homedir, tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 /**
  * A fresh temporary directory for one test (an AIRLOCK_HOME or a scratch folder). Sandbox tests
@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
  * would sit inside that throwaway tmpfs and hide what really happens to paths next to it.
  */
 export function makeTempDir(prefix = 'airlock-test-', options: { outsideTmp?: boolean } = {}): { path: string; remove(): void } {
-  const base = options.outsideTmp ? resolve(__dirname, '../../.airlock-test') : tmpdir()
+  const base = options.outsideTmp ? join(homedir(), '.cache', 'airlock-test') : tmpdir()
   mkdirSync(base, { recursive: true })
   const path = mkdtempSync(join(base, prefix))
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) }

@@ -28,3 +28,4 @@ export type {
   SettingsReader
 } from './types'
 export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from './live-resources'
+export * from './code-execution'

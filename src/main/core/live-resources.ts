@@ -42,6 +42,8 @@ export type ProgramRunInput = {
   signal?: AbortSignal
   /** Extra writable roots for this run (a task workspace's execution area). */
   writableRoots?: string[]
+  /** Extra roots the run may read but not write (a read-only workspace grant). */
+  readOnlyRoots?: string[]
 }
 
 /** The live resource of `code_execution` handles: runs programs inside the provider's boundary. */

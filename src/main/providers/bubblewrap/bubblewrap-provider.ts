@@ -75,11 +75,11 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       roots,
       policy,
       { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
-      async ({ argv, cwd, env, writableRoots }) => {
+      async ({ argv, cwd, env, writableRoots, readOnlyRoots }) => {
         const launcher = launchers.take()
         const network = policy.networkMode === 'full' ? 'full' : 'none'
         return {
-          prepared: launcher.prepared({ writable: [...roots, ...writableRoots], readOnly, cwd, network, env }, argv),
+          prepared: launcher.prepared({ writable: [...roots, ...writableRoots], readOnly: [...readOnly, ...readOnlyRoots], cwd, network, env }, argv),
           finish: async (exitCode) => {
             const verdict = await limitVerdict(launcher, exitCode)
             // Spawning is synchronous work: do it after the result is handed back.

@@ -14,7 +14,7 @@ export type Launch = {
 }
 
 /** What a launcher is asked to prepare. */
-export type LaunchRequest = { argv: string[]; cwd: string; env: Record<string, string>; writableRoots: string[]; timeoutMs: number }
+export type LaunchRequest = { argv: string[]; cwd: string; env: Record<string, string>; writableRoots: string[]; readOnlyRoots: string[]; timeoutMs: number }
 
 /** Builds the launch of one run. */
 export type Launcher = (request: LaunchRequest) => Promise<Launch>
@@ -43,10 +43,11 @@ export class LocalProgramRunner implements ProgramRunner {
     if (this.released.signal.aborted) throw new Error('this runner was released')
     if (input.argv.length === 0) throw new Error('argv is empty')
     const writableRoots = realRoots([...this.roots, ...(input.writableRoots ?? [])]).slice(this.roots.length)
-    const cwd = resolveCwd([...this.roots, ...writableRoots], input.cwd === undefined && writableRoots[0] ? writableRoots[0] : input.cwd)
+    const readOnlyRoots = input.readOnlyRoots?.length ? realRoots(input.readOnlyRoots) : []
+    const cwd = resolveCwd([...this.roots, ...writableRoots, ...readOnlyRoots], input.cwd === undefined && writableRoots[0] ? writableRoots[0] : input.cwd)
     const env = childEnv(this.baseEnv, input.env)
     const timeoutMs = timeoutMsFor(this.policy, input.timeoutSeconds)
-    const launch = await this.launcher({ argv: input.argv, cwd, env, writableRoots, timeoutMs })
+    const launch = await this.launcher({ argv: input.argv, cwd, env, writableRoots, readOnlyRoots, timeoutMs })
     const result = await runBounded({
       argv: launch.argv,
       prepared: launch.prepared,

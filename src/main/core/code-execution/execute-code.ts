@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ExecutionResourceManager } from '../manager'
+import type { CommandResult, ProgramRunner } from '../live-resources'
+import type { ResourceHandle } from '../types'
+import { createCodeBundle, type CodeBundle } from './code-bundle'
+import { codeExecutionRequirement, type CodeExecutionTarget } from './code-requirement'
+import { adapterFor } from './language-adapters'
+import { TaskWorkspaceGrant, type CollectedOutput } from './task-workspace'
+
+/** How one code execution ended, with everything a result or history row needs. */
+export type CodeExecutionOutcome = {
+  status: 'success' | 'error' | 'timed_out' | 'cancelled'
+  /** The last step's result (the run, or the build/install that failed). */
+  result: CommandResult
+  steps: { name: string; exitCode: number; durationMs: number }[]
+  outputs: CollectedOutput[]
+  bundleDigest: string
+  executionArea: string
+  provider: { providerId: string; isolation?: unknown; preferenceFallback: boolean; probes: unknown }
+  error?: { code: string; message: string }
+}
+
+/** Inputs of `executeCode`: the request (validated here), where it runs, and under which policy. */
+export type ExecuteCodeInput = Omit<CodeExecutionTarget, 'language' | 'actionCallId'> & {
+  manager: ExecutionResourceManager
+  request: unknown
+  workspace: string
+  actionCallId: string
+  /** Whether the runtime profile lets declared dependencies install (docker `developer`/`ci`). */
+  installDependencies?: boolean
+  signal?: AbortSignal
+}
+
+/**
+ * The provider-neutral code-execution path (SPEC §5.1–5.2) that `run_code` and `run_skill` use:
+ * validate and bundle → ensure a `code_execution` handle through the ordered providers →
+ * materialise the bundle in the grant's execution area → build/run steps → collect the declared
+ * outputs → release the handle and close the grant.
+ */
+export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutionOutcome> {
+  const bundle = createCodeBundle(input.request)
+  const executions = join(input.workspace, '.airlock', 'executions')
+  mkdirSync(executions, { recursive: true })
+  const requirement = codeExecutionRequirement({
+    ...input,
+    language: bundle.manifest.language,
+    actionCallId: input.actionCallId,
+    policy: { ...input.policy, workspaceRoots: [executions] }
+  })
+  const handle = await input.manager.ensure(requirement, { signal: input.signal })
+  const grant = new TaskWorkspaceGrant(input.workspace, input.actionCallId, input.mode)
+  let outcome: CodeExecutionOutcome | undefined
+  try {
+    grant.materialise(bundle)
+    outcome = await runSteps(input, handle, grant, bundle)
+    return outcome
+  } finally {
+    if (!grant.closed) grant.close()
+    try {
+      await input.manager.release(handle)
+    } catch (error) {
+      if (outcome) {
+        outcome.status = 'error'
+        outcome.error = { code: 'execution_resource.release_failed', message: `completed, but its execution resource could not be released safely: ${(error as Error).message}` }
+      }
+    }
+  }
+}
+
+async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: TaskWorkspaceGrant, bundle: CodeBundle): Promise<CodeExecutionOutcome> {
+  const runner = handle.resource as ProgramRunner
+  const bundleSteps = adapterFor(bundle.manifest.language).steps(bundle.manifest, { installDependencies: input.installDependencies === true })
+  const steps: CodeExecutionOutcome['steps'] = []
+  const deadline = performance.now() + (input.policy.timeoutSeconds ?? 120) * 1000
+  const provider = {
+    providerId: handle.providerId,
+    isolation: handle.meta.isolation,
+    preferenceFallback: handle.meta.preferenceFallback === true,
+    probes: handle.meta.providerProbes
+  }
+  let result: CommandResult | undefined
+  for (const step of bundleSteps) {
+    result = await runner.exec({
+      argv: step.argv,
+      cwd: grant.area.source,
+      env: { AIRLOCK_OUTPUT_DIR: grant.area.output, ...step.env },
+      writableRoots: [grant.area.root, ...(grant.mode === 'read_write' ? [grant.workspace] : [])],
+      readOnlyRoots: grant.mode === 'read_only' ? [grant.workspace] : [],
+      timeoutSeconds: Math.max(0.1, (deadline - performance.now()) / 1000),
+      signal: input.signal
+    })
+    steps.push({ name: step.name, exitCode: result.exitCode, durationMs: result.durationMs })
+    if (result.timedOut || result.cancelled || result.exitCode !== 0) break
+  }
+  const base = { result: result!, steps, outputs: [] as CollectedOutput[], bundleDigest: bundle.digest, executionArea: grant.area.root, provider }
+  if (result!.timedOut) return { ...base, status: 'timed_out' }
+  if (result!.cancelled) return { ...base, status: 'cancelled' }
+  if (result!.exitCode !== 0) return { ...base, status: 'error', error: { code: 'exit_code', message: `${steps.at(-1)!.name} exited with ${result!.exitCode}` } }
+  try {
+    return { ...base, status: 'success', outputs: grant.collect(bundle.manifest.expectedOutputs) }
+  } catch (error) {
+    return { ...base, status: 'error', error: { code: (error as { code?: string }).code ?? 'collect_failed', message: (error as Error).message } }
+  }
+}

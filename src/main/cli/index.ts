@@ -1,12 +1,13 @@
 import { join } from 'node:path'
 import type { Command, CommandIo } from './command'
 import { globalOptions } from './command'
+import { imagesCommand } from './commands/images'
 import { serveCommand } from './commands/serve'
 import { parseArgs } from './parse-args'
 import { UsageError } from './usage-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand]
+export const commands: readonly Command[] = [serveCommand, imagesCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

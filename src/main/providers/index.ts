@@ -1,7 +1,9 @@
 import type { ExecutionResourceProvider, SettingsReader } from '../core'
+import type { ImageProgress } from './docker/docker-images'
 import { BashProvider } from './bash/bash-provider'
 import { BrowserProvider } from './browser/browser-provider'
 import { BubblewrapProvider } from './bubblewrap/bubblewrap-provider'
+import { DockerProvider } from './docker/docker-provider'
 import { McpProvider } from './mcp/mcp-provider'
 import { SqliteProvider } from './sqlite/sqlite-provider'
 import { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
@@ -13,6 +15,10 @@ export { BrowserProvider } from './browser/browser-provider'
 export { BrowserSession, NavigationBlockedError, type BrowserVisit } from './browser/browser-session'
 export { BubblewrapProvider } from './bubblewrap/bubblewrap-provider'
 export { deniedSyscalls } from './bubblewrap/seccomp-filter'
+export { DockerProvider, type DockerProviderOptions } from './docker/docker-provider'
+export { checkEngine, createDockerClient, sweepLeftoverContainers } from './docker/docker-engine'
+export { airlockImage, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker/docker-images'
+export { provisionImages, languagePackages } from './docker/offline-provisioning'
 export { McpProvider } from './mcp/mcp-provider'
 export { McpConnection, type UpstreamTool } from './mcp/mcp-connection'
 export { SqliteProvider } from './sqlite/sqlite-provider'
@@ -21,9 +27,17 @@ export { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
 export { WorkspaceBoundaryError } from './process/workspace-paths'
 
 /**
- * Every built-in provider that runs on the local host, in the order used when no provider order
- * is configured for a kind (SPEC §4.1). The Docker provider joins with its own issue.
+ * Every built-in provider, in the order used when no provider order is configured for a kind
+ * (SPEC §4.1). The Docker provider follows DOCKER_HOST like the docker CLI.
  */
-export function createBuiltinProviders(_options: { home: string; settings?: SettingsReader }): ExecutionResourceProvider[] {
-  return [new BubblewrapProvider(), new TrustedLocalProvider(), new BashProvider(), new SqliteProvider(), new BrowserProvider(), new McpProvider()]
+export function createBuiltinProviders(options: { home: string; settings?: SettingsReader; onImageProgress?: (progress: ImageProgress) => void }): ExecutionResourceProvider[] {
+  return [
+    new BubblewrapProvider(),
+    new DockerProvider({ home: options.home, onImageProgress: options.onImageProgress }),
+    new TrustedLocalProvider(),
+    new BashProvider(),
+    new SqliteProvider(),
+    new BrowserProvider(),
+    new McpProvider()
+  ]
 }

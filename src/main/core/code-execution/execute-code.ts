@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { ExecutionResourceManager } from '../manager'
 import type { CommandResult, ProgramRunner } from '../live-resources'
 import type { ResourceHandle } from '../types'
+import type { CodeLanguage } from '@shared/code-execution'
 import { createCodeBundle, type CodeBundle } from './code-bundle'
 import { codeExecutionRequirement, type CodeExecutionTarget } from './code-requirement'
 import { adapterFor } from './language-adapters'
@@ -40,15 +41,7 @@ export type ExecuteCodeInput = Omit<CodeExecutionTarget, 'language' | 'actionCal
  */
 export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutionOutcome> {
   const bundle = createCodeBundle(input.request)
-  const executions = join(input.workspace, '.airlock', 'executions')
-  mkdirSync(executions, { recursive: true })
-  const requirement = codeExecutionRequirement({
-    ...input,
-    language: bundle.manifest.language,
-    actionCallId: input.actionCallId,
-    policy: { ...input.policy, workspaceRoots: [executions] }
-  })
-  const handle = await input.manager.ensure(requirement, { signal: input.signal })
+  const handle = await input.manager.ensure(executionRequirement(input, bundle.manifest.language), { signal: input.signal })
   const grant = new TaskWorkspaceGrant(input.workspace, input.actionCallId, input.mode)
   let outcome: CodeExecutionOutcome | undefined
   try {
@@ -66,6 +59,17 @@ export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutio
       }
     }
   }
+}
+
+/**
+ * The `code_execution` requirement of a run in a workspace: the execution areas' folder is the
+ * handle's root. A session that ensures the same requirement and holds it keeps the resource (a
+ * warm container) alive across its calls; each call then only adds a reference.
+ */
+export function executionRequirement(input: Omit<ExecuteCodeInput, 'manager' | 'request' | 'actionCallId'>, language: CodeLanguage) {
+  const executions = join(input.workspace, '.airlock', 'executions')
+  mkdirSync(executions, { recursive: true })
+  return codeExecutionRequirement({ ...input, language, policy: { ...input.policy, workspaceRoots: [executions] } })
 }
 
 async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: TaskWorkspaceGrant, bundle: CodeBundle): Promise<CodeExecutionOutcome> {

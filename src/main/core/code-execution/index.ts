@@ -2,4 +2,4 @@ export { createCodeBundle, digestOf, type BundleFile, type BundleManifest, type 
 export { adapterFor, type ExecutionStep, type LanguageAdapter } from './language-adapters'
 export { TaskWorkspaceGrant, type CollectedOutput, type ExecutionArea, type GrantMode } from './task-workspace'
 export { codeExecutionRequirement, fullIsolation, type CodeExecutionTarget } from './code-requirement'
-export { executeCode, type CodeExecutionOutcome, type ExecuteCodeInput } from './execute-code'
+export { executeCode, executionRequirement, type CodeExecutionOutcome, type ExecuteCodeInput } from './execute-code'

@@ -1,0 +1,47 @@
+import { join } from 'node:path'
+import { airlockImage, checkEngine, createDockerClient, listAirlockImages, provisionImages, resolveImage, languagePackages } from '../../providers'
+import { resolveHome } from '../../host'
+import type { Command } from '../command'
+import { UsageError } from '../usage-error'
+
+/** `airlock images list|provision`: prepare images before agents need them (SPEC §8.1). */
+export const imagesCommand: Command = {
+  name: 'images',
+  summary: 'List Airlock images, or provision one for a language (--offline builds it without a registry)',
+  usage: 'airlock images list [--json] | airlock images provision <language> [--offline] [--rootfs FILE.tar] [--home DIR]',
+  options: { offline: 'flag', rootfs: 'text' },
+  async run({ options, positionals }, io) {
+    const [action, language, ...rest] = positionals
+    if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
+    if (action !== 'list' && action !== 'provision') throw new UsageError('images takes list or provision <language>')
+    const docker = createDockerClient()
+    const engine = await checkEngine(docker)
+    if (!engine.ok) throw new Error(engine.reason)
+    if (action === 'list') {
+      if (language) throw new UsageError('images list takes no language')
+      const images = await listAirlockImages(docker)
+      if (options.json) io.out(JSON.stringify(images, null, 2))
+      else if (images.length === 0) io.out('No Airlock images yet. Provision one: airlock images provision python --offline')
+      else for (const image of images) io.out(`${image.tags.join(', ') || image.id}  ${image.languages.join(',')}  ${Math.round(image.sizeBytes / 1e6)} MB  ${image.created}`)
+      return 0
+    }
+    if (!language) throw new UsageError('images provision needs a language')
+    if (!(language in languagePackages)) throw new UsageError(`unknown language ${language} (known: ${Object.keys(languagePackages).join(', ')})`)
+    const progress = ({ stage, percent }: { stage: string; percent?: number }) => io.err(`provisioning ${language}: ${stage}${percent === undefined ? '' : ` (${percent}%)`}`)
+    if (options.offline || options.rootfs) {
+      const home = resolveHome(options.home as string | undefined)
+      const tags = await provisionImages({ docker, languages: [language], workDir: join(home, 'images'), rootfsTarball: options.rootfs as string | undefined, onProgress: progress })
+      io.out(tags.join('\n'))
+      return 0
+    }
+    try {
+      const image = await resolveImage(docker, { language, profile: 'developer', pullApproved: true, onProgress: progress })
+      const [repo, tag] = airlockImage(language).split(':')
+      if (image !== airlockImage(language)) await docker.getImage(image).tag({ repo: repo!, tag: tag! })
+      io.out(airlockImage(language))
+      return 0
+    } catch (error) {
+      throw new Error(`${(error as Error).message} (no registry reachable? build it here instead: airlock images provision ${language} --offline)`)
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ExecutionResourceManager, executeCode, type ExecuteCodeInput, type ExecutionResourceError } from '../src/main/core'
+import { BubblewrapProvider, DockerProvider, TrustedLocalProvider, checkEngine, createDockerClient } from '../src/main/providers'
+import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
+import { skipReasonFor } from './support/components'
+import { ensureTestImages } from './support/docker-images'
+import { makeTempDir } from './support/temp-home'
+
+const docker = createDockerClient()
+const [bwrap, engine] = await Promise.all([checkBubblewrapHost(), checkEngine(docker)])
+const skip =
+  skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason }) ??
+  skipReasonFor('Docker engine', { available: engine.ok, reason: engine.ok ? '' : engine.reason })
+
+const noBwrap = { providerId: 'bubblewrap', config: { bwrapPath: '/nonexistent/bwrap' } }
+
+describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewrap, then docker${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let dir: ReturnType<typeof makeTempDir>
+  let seq = 0
+  const home = '/tmp/airlock-order-test-home'
+  const managerWith = (dockerClient = docker) =>
+    new ExecutionResourceManager()
+      .registerProvider(new BubblewrapProvider())
+      .registerProvider(new DockerProvider({ home, docker: dockerClient }))
+      .registerProvider(new TrustedLocalProvider())
+
+  beforeAll(async () => {
+    await ensureTestImages(docker)
+    dir = makeTempDir('airlock-order-', { outsideTmp: true })
+    mkdirSync(join(dir.path, 'ws'))
+  }, 600_000)
+  afterAll(() => dir.remove())
+
+  const run = (manager: ExecutionResourceManager, overrides: Partial<ExecuteCodeInput>) =>
+    executeCode({
+      manager,
+      request: { language: 'python', sourceCode: "import os\nprint('ran')" },
+      workspace: join(dir.path, 'ws'),
+      actionCallId: `order-${++seq}`,
+      mode: 'snapshot',
+      isolation: { isolation: 'required' },
+      providers: ['bubblewrap', 'docker'],
+      scope: 'session',
+      ownerId: `s-${seq}`,
+      policy: { timeoutSeconds: 30 },
+      ...overrides
+    })
+
+  it('isolation required uses bubblewrap when it can', async () => {
+    const outcome = await run(managerWith(), {})
+    expect(outcome).toMatchObject({ status: 'success', provider: { providerId: 'bubblewrap', preferenceFallback: false } })
+    expect(outcome.result.stdout).toBe('ran\n')
+  })
+
+  it('isolation required uses docker when bubblewrap is unavailable, and records why', async () => {
+    const outcome = await run(managerWith(), { providers: [noBwrap, 'docker'] })
+    expect(outcome).toMatchObject({ status: 'success', provider: { providerId: 'docker', isolation: { mechanism: 'container' } } })
+    const probes = outcome.provider.probes as { providerId: string; eligible: boolean; reason?: string }[]
+    expect(probes[0]).toMatchObject({ providerId: 'bubblewrap', eligible: false, reason: expect.stringMatching(/bwrap not found/) })
+  })
+
+  it('neither available → provider_unavailable listing both probes', async () => {
+    const manager = managerWith(createDockerClient({ socketPath: '/nonexistent/docker.sock' }))
+    const error = (await run(manager, { providers: [noBwrap, 'docker'] }).catch((e: unknown) => e)) as ExecutionResourceError
+    expect(error.code).toBe('execution_resource.provider_unavailable')
+    const probes = error.payload.probes as { providerId: string; reason: string }[]
+    expect(probes.map((p) => p.providerId)).toEqual(['bubblewrap', 'docker'])
+    expect(probes[1]!.reason).toMatch(/not reachable/)
+  })
+
+  it('isolation required never falls back to trusted_local, even when it is listed', async () => {
+    const manager = managerWith(createDockerClient({ socketPath: '/nonexistent/docker.sock' }))
+    const error = (await run(manager, { providers: [noBwrap, 'docker', { providerId: 'trusted_local', config: { allowUnsafeLocal: true } }] }).catch(
+      (e: unknown) => e
+    )) as ExecutionResourceError
+    expect(error.code).toBe('execution_resource.provider_unavailable')
+  })
+
+  it('unsafeFallback with isolation required is an error', async () => {
+    const error = (await run(managerWith(), { isolation: { isolation: 'required', unsafeFallback: true } }).catch((e: unknown) => e)) as ExecutionResourceError
+    expect(error.code).toBe('execution_resource.invalid_requirement')
+    expect(error.message).toMatch(/unsafeFallback is only valid with isolation preferred or none/)
+  })
+
+  it('preferred + unsafeFallback with neither available → trusted_local, with the fallback recorded', async () => {
+    const manager = managerWith(createDockerClient({ socketPath: '/nonexistent/docker.sock' }))
+    const outcome = await run(manager, { providers: [noBwrap, 'docker'], isolation: { isolation: 'preferred', unsafeFallback: true } })
+    expect(outcome).toMatchObject({ status: 'success', provider: { providerId: 'trusted_local', preferenceFallback: true, isolation: { mechanism: 'trusted_local' } } })
+    expect(outcome.result.stdout).toBe('ran\n')
+  })
+})

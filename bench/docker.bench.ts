@@ -30,7 +30,8 @@ it('docker: warm run_code vs direct exec, and cold vs warm', async () => {
   mkdirSync(workspace)
   const manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home: dir.path, docker }))
   const target = { workspace, mode: 'snapshot' as const, isolation: { isolation: 'required' as const }, providers: ['docker'], scope: 'session' as const, ownerId: 'bench', policy: { timeoutSeconds: 60 } }
-  const session = await manager.ensure(executionRequirement(target, 'python'))
+  // The session holds its container, as an agent session does; each run_code adds a reference.
+  await manager.ensure(executionRequirement(target, 'python'))
   const bare = await docker.createContainer({ Image: 'airlock/python:latest', Cmd: ['sleep', 'infinity'], HostConfig: { NetworkMode: 'none' } })
   await bare.start()
   let seq = 0

@@ -117,3 +117,20 @@ describe('airlock serve', () => {
     }
   })
 })
+
+describe('airlock images', () => {
+  const imagesUsage: [string[], RegExp][] = [
+    [['images'], /images takes list or provision/],
+    [['images', 'burn'], /images takes list or provision/],
+    [['images', 'provision'], /needs a language/],
+    [['images', 'provision', 'cobol'], /unknown language cobol/],
+    [['images', 'list', 'python'], /takes no language/]
+  ]
+  for (const [args, message] of imagesUsage) {
+    it(`refuses ${args.join(' ')}: exit 2, one line`, () => {
+      const result = runAirlock(args)
+      expect(result.code).toBe(2)
+      expect(lines(result.stderr)).toEqual([expect.stringMatching(message)])
+    })
+  }
+})

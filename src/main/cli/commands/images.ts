@@ -14,11 +14,13 @@ export const imagesCommand: Command = {
     const [action, language, ...rest] = positionals
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
     if (action !== 'list' && action !== 'provision') throw new UsageError('images takes list or provision <language>')
+    if (action === 'list' && language) throw new UsageError('images list takes no language')
+    if (action === 'provision' && !language) throw new UsageError('images provision needs a language')
+    if (language && !(language in languagePackages)) throw new UsageError(`unknown language ${language} (known: ${Object.keys(languagePackages).join(', ')})`)
     const docker = createDockerClient()
     const engine = await checkEngine(docker)
     if (!engine.ok) throw new Error(engine.reason)
     if (action === 'list') {
-      if (language) throw new UsageError('images list takes no language')
       const images = await listAirlockImages(docker)
       if (options.json) io.out(JSON.stringify(images, null, 2))
       else if (images.length === 0) io.out('No Airlock images yet. Provision one: airlock images provision python --offline')
@@ -26,7 +28,6 @@ export const imagesCommand: Command = {
       return 0
     }
     if (!language) throw new UsageError('images provision needs a language')
-    if (!(language in languagePackages)) throw new UsageError(`unknown language ${language} (known: ${Object.keys(languagePackages).join(', ')})`)
     const progress = ({ stage, percent }: { stage: string; percent?: number }) => io.err(`provisioning ${language}: ${stage}${percent === undefined ? '' : ` (${percent}%)`}`)
     if (options.offline || options.rootfs) {
       const home = resolveHome(options.home as string | undefined)

@@ -84,9 +84,12 @@ async function pullImage(docker: Docker, image: string, onProgress?: (progress: 
 /** The images Airlock made or uses (labelled `airlock.managed`). */
 export async function listAirlockImages(docker: Docker): Promise<ImageSummary[]> {
   const images = await docker.listImages({ filters: { label: [`${labels.managed}=true`] } })
-  return images.map((image) => ({
+  return images
+    .map((image) => ({ ...image, tags: (image.RepoTags ?? []).filter((tag) => tag !== '<none>:<none>') }))
+    .filter((image) => image.tags.length > 0)
+    .map((image) => ({
     id: image.Id.replace(/^sha256:/, '').slice(0, 12),
-    tags: image.RepoTags ?? [],
+    tags: image.tags,
     languages: (image.Labels?.[labels.languages] ?? '').split(',').filter(Boolean),
     sizeBytes: image.Size,
     created: new Date(image.Created * 1000).toISOString()

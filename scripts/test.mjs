@@ -51,7 +51,8 @@ const skips = []
 const vitest = readJson(vitestJson)
 if (vitest) {
   totals.passed += vitest.numPassedTests
-  totals.failed += vitest.numFailedTests
+  // A file that fails to load counts as a failure even though none of its tests ran.
+  totals.failed += vitest.numFailedTests + (vitest.numFailedTestSuites ?? 0)
   totals.skipped += vitest.numPendingTests + vitest.numTodoTests
 } else if (!vitestOk) totals.failed += 1
 const playwright = readJson(playwrightJson)

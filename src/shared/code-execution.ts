@@ -13,7 +13,15 @@ export const bundleLimits = {
   maxExpectedOutputs: 128
 } as const
 
-const utf8Length = (text: string) => new TextEncoder().encode(text).length
+/** UTF-8 byte length of a string (no TextEncoder: src/shared runs without DOM or node types). */
+function utf8Length(text: string): number {
+  let bytes = 0
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+  }
+  return bytes
+}
 
 /**
  * A path inside a bundle: relative, NFC-normalised, no `..`, no absolute path, no backslash or

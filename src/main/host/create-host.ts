@@ -9,7 +9,7 @@ import {
   createContractHandlers,
   type CallDispatcher
 } from '../ipc'
-import { createBuiltinProviders, createDockerClient, sweepLeftoverContainers } from '../providers'
+import { createBuiltinProviders, createDockerClient, sweepLeftoverContainers, type ImageProgress } from '../providers'
 import { openStore, type Store } from '../store'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
@@ -72,7 +72,8 @@ export function createHost(config: HostConfig = {}): Host {
       }
     }
     const resources = new ExecutionResourceManager({ approval: new PolicyApproval(), settings, handleStore })
-    for (const provider of createBuiltinProviders({ home: paths.home, settings })) resources.registerProvider(provider)
+    const onImageProgress = (progress: ImageProgress) => events.publish('providers', 'imageProgress', progress)
+    for (const provider of createBuiltinProviders({ home: paths.home, settings, onImageProgress })) resources.registerProvider(provider)
     // Containers a crashed run of this home left behind are removed (SPEC §10); an absent engine is fine.
     void sweepLeftoverContainers(createDockerClient(), paths.home).catch(() => undefined)
     disposers.push(

@@ -32,5 +32,8 @@ export const providersContract = {
       output: z.object({ providers: z.array(providerViewSchema), codeExecutionOrder: z.array(z.string()) })
     }
   },
-  events: {}
+  events: {
+    /** Progress of an image pull or offline provisioning (the view shows a progress bar). */
+    imageProgress: { payload: z.object({ image: z.string(), stage: z.string(), percent: z.number().min(0).max(100).optional() }) }
+  }
 } satisfies NamespaceSpec

@@ -5,7 +5,7 @@ import { CardProvider } from './card-provider'
 
 /** The Providers view: the ordered code-execution providers first, then every other provider, with their probes. */
 export function ProvidersView() {
-  const { providers, order, status, error, probe } = useProvidersStore()
+  const { providers, order, status, error, probe, imageProgress } = useProvidersStore()
   useEffect(() => {
     if (status === 'idle') void probe()
   }, [status, probe])
@@ -25,6 +25,14 @@ export function ProvidersView() {
           {error}
         </div>
       )}
+      {imageProgress && (
+        <div className="image-progress" data-testid="image-progress">
+          <span>
+            {imageProgress.image}: {imageProgress.stage}
+          </span>
+          <progress max={100} value={imageProgress.percent} />
+        </div>
+      )}
       <h2 className="section-title">Code execution, in the order tried</h2>
       <div className="provider-list" data-testid="provider-order">
         {ordered.map(({ id, provider }, index) =>
@@ -37,7 +45,7 @@ export function ProvidersView() {
                 <h3>{id}</h3>
                 <span className="status status-failed">not installed</span>
               </header>
-              <p className="muted">No provider with this id is registered in this build{id === 'docker' ? ' (the Docker provider is not built yet)' : ''}.</p>
+              <p className="muted">No provider with this id is registered in this build; it is skipped.</p>
             </article>
           )
         )}

@@ -8,6 +8,8 @@ export type ProvidersState = {
   order: string[]
   status: 'idle' | 'probing' | 'ready' | 'error'
   error?: string
+  /** The latest progress of an image pull or provisioning, while one runs. */
+  imageProgress?: { image: string; stage: string; percent?: number }
   probe(): Promise<void>
 }
 
@@ -26,6 +28,8 @@ export const useProvidersStore = create<ProvidersState>((set) => ({
     }
   }
 }))
+
+airlock.providers.onImageProgress((progress) => useProvidersStore.setState({ imageProgress: progress.percent === 100 ? undefined : progress }))
 
 airlock.settings.onChanged((view) => {
   if (view.key === 'code_execution.providers') void useProvidersStore.getState().probe()

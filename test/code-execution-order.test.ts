@@ -91,3 +91,33 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
     expect(outcome.result.stdout).toBe('ran\n')
   })
 })
+
+describe.skipIf(skip !== undefined)(`compiled languages: build step then run step${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  it('compiles and runs a C++ bundle in the bubblewrap sandbox, writing a declared output', async () => {
+    const dir = makeTempDir('airlock-cpp-', { outsideTmp: true })
+    try {
+      const manager = new ExecutionResourceManager().registerProvider(new BubblewrapProvider())
+      const outcome = await executeCode({
+        manager,
+        request: {
+          language: 'cpp',
+          sourceCode: '#include <cstdio>\n#include <cstdlib>\nint main(int argc, char** argv) { FILE* f = fopen("../output/sum.txt", "w"); fprintf(f, "%d", atoi(argv[1]) + atoi(argv[2])); fclose(f); puts("done"); }',
+          args: ['40', '2'],
+          expectedOutputs: ['output/sum.txt']
+        },
+        workspace: dir.path,
+        actionCallId: 'cpp-1',
+        mode: 'snapshot',
+        isolation: { isolation: 'required' },
+        providers: ['bubblewrap'],
+        scope: 'action_call',
+        ownerId: 'cpp',
+        policy: { timeoutSeconds: 120 }
+      })
+      expect(outcome.steps.map((s) => [s.name, s.exitCode])).toEqual([['build', 0], ['run', 0]])
+      expect(outcome).toMatchObject({ status: 'success', result: { stdout: 'done\n' }, outputs: [{ path: 'output/sum.txt', bytes: 2 }] })
+    } finally {
+      dir.remove()
+    }
+  }, 120_000)
+})

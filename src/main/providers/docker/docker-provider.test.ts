@@ -102,6 +102,15 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     expect(await new DockerProvider({ home, docker }).healthCheck(handle)).toBe('ready')
   })
 
+  it('cancellation ends the exec and reports cancelled', async () => {
+    await holdSession('cancels')
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 800)
+    const outcome = await executeCode({ ...target('cancels'), manager, request: { language: 'python', sourceCode: 'import time\ntime.sleep(60)' }, actionCallId: `call-${++callSeq}`, signal: controller.signal })
+    expect(outcome).toMatchObject({ status: 'cancelled', result: { cancelled: true, exitCode: 130 } })
+    expect(outcome.result.durationMs).toBeLessThan(20_000)
+  })
+
   it('release removes the container', async () => {
     const handle = await manager.ensure({ kind: 'code_execution', providerId: 'docker', scope: 'session', ownerId: 'to-release', requiredCapabilities: { languages: ['python'] }, policy: { workspaceRoots: [workspace] } })
     const id = handle.meta.containerId as string

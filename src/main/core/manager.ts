@@ -130,7 +130,7 @@ export class ExecutionResourceManager {
     if (!entry) return
     await this.withKeyLock(entry.key, async () => {
       if (this.entries.get(entry.handle.handleId) !== entry) return
-      if (entry.handle.status === 'failed') return this.retryQuarantined(entry)
+      if (entry.handle.status === 'failed') return this.releaseThroughProvider(entry)
       this.mutable(entry).refCount = Math.max(0, entry.handle.refCount - 1)
       if (entry.handle.refCount > 0) return this.persist(entry)
       await this.releaseNow(entry)
@@ -159,7 +159,7 @@ export class ExecutionResourceManager {
       try {
         await this.withKeyLock(entry.key, async () => {
           if (this.entries.get(entry.handle.handleId) !== entry) return
-          if (entry.handle.status === 'failed') return this.retryQuarantined(entry)
+          if (entry.handle.status === 'failed') return this.releaseThroughProvider(entry)
           this.mutable(entry).refCount = 0
           await this.releaseNow(entry)
         })
@@ -239,7 +239,7 @@ export class ExecutionResourceManager {
       const failed = this.lastFailedStart.get(key)
       if (failed && failed.seq !== failuresBefore) throw failed.error
       const quarantined = this.quarantineByKey.get(key)
-      if (quarantined) await this.retryQuarantined(quarantined)
+      if (quarantined) await this.releaseThroughProvider(quarantined)
       const existing = this.liveByKey.get(key)
       if (existing) {
         if ((await this.health(existing)) === 'ready') return this.retain(existing)
@@ -330,16 +330,11 @@ export class ExecutionResourceManager {
     handle.status = 'releasing'
     this.persist(entry)
     this.emit('execution_resource.releasing', { handle })
-    try {
-      await entry.provider.release(entry.handle)
-    } catch (error) {
-      this.quarantine(entry, error)
-      throw this.releaseFailed(entry, error)
-    }
-    this.forget(entry)
+    await this.releaseThroughProvider(entry)
   }
 
-  private async retryQuarantined(entry: Entry): Promise<void> {
+  /** Asks the provider to release; success forgets the handle, failure quarantines it (or keeps it quarantined). */
+  private async releaseThroughProvider(entry: Entry): Promise<void> {
     try {
       await entry.provider.release(entry.handle)
     } catch (error) {

@@ -3,6 +3,7 @@ import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, Resource
 import { realRoots } from '../process/workspace-paths'
 import { defaultAllowedPrefixes } from './command-allowlist'
 import { HostCommandRunner } from './host-command-runner'
+import { invalidConfig } from '../process/provider-helpers'
 
 /** The `bash` provider has no config of its own (its bounds come from the policy); other providers' keys pass. */
 const bashConfigSchema = z.looseObject({})
@@ -28,7 +29,7 @@ export class BashProvider implements ExecutionResourceProvider {
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = bashConfigSchema.safeParse(requirement.config ?? {})
-    if (!config.success) return { available: false, reason: `invalid bash config: ${config.error.issues.map((i) => i.path.join('.') || i.message).join(', ')} not accepted` }
+    if (!config.success) return invalidConfig('bash', config.error)
     if (!policy.workspaceRoots?.length) return { available: false, reason: 'the host runner needs policy.workspaceRoots (it only runs inside a workspace)' }
     return {
       available: true,

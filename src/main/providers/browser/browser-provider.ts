@@ -6,6 +6,7 @@ import { systemPath } from '../process/run-limits'
 import { cached } from '../process/toolchains'
 import { BrowserSession } from './browser-session'
 import { chromiumArgs, findChromium } from './chromium'
+import { invalidConfig } from '../process/provider-helpers'
 
 /** The browser provider's config. */
 export const browserConfigSchema = z
@@ -28,7 +29,7 @@ export class BrowserProvider implements ExecutionResourceProvider {
 
   async probe({ requirement }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = browserConfigSchema.safeParse(requirement.config ?? {})
-    if (!config.success) return { available: false, reason: `invalid browser config: ${config.error.issues.map((i) => `${i.path.join('.') || 'config'} ${i.message}`).join('; ')}` }
+    if (!config.success) return invalidConfig('browser', config.error)
     const executable = findChromium(config.data.executablePath)
     if (!executable) {
       return {

@@ -1,20 +1,11 @@
-import { accessSync, constants } from 'node:fs'
+import { findExecutable } from '../process/provider-helpers'
 
 /** Where a system Chromium usually is (Playwright drives it; Airlock never downloads one). */
 const knownPaths = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome', '/Applications/Chromium.app/Contents/MacOS/Chromium']
 
 /** Finds the Chromium executable: configured, else `AIRLOCK_CHROMIUM`, else a known system path. */
 export function findChromium(configured?: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const candidates = configured ? [configured] : [env.AIRLOCK_CHROMIUM, ...knownPaths]
-  return candidates.find((path): path is string => {
-    if (!path) return false
-    try {
-      accessSync(path, constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
+  return findExecutable(configured ? [configured] : [env.AIRLOCK_CHROMIUM, ...knownPaths])
 }
 
 /** Flags for a headless, quiet Chromium that makes no connections of its own. */

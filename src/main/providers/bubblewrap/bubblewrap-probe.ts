@@ -1,4 +1,5 @@
-import { accessSync, constants, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
+import { findExecutable } from '../process/provider-helpers'
 import { join } from 'node:path'
 import type { CommandResult } from '../../core'
 import { runBounded } from '../process/bounded-process'
@@ -11,15 +12,7 @@ export type BubblewrapHost = { ok: true; bwrap: string; version: string; filter:
 
 /** Finds bwrap: the configured path, else the system PATH. */
 export function findBwrap(configured?: string): string | undefined {
-  const candidates = configured ? [configured] : systemPath.split(':').map((dir) => join(dir, 'bwrap'))
-  return candidates.find((path) => {
-    try {
-      accessSync(path, constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
+  return findExecutable(configured ? [configured] : systemPath.split(':').map((dir) => join(dir, 'bwrap')))
 }
 
 /**

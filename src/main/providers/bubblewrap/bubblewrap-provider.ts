@@ -15,6 +15,7 @@ import { cached, languagesOf, observeToolchains, type ToolchainFact } from '../p
 import { realRoots } from '../process/workspace-paths'
 import { checkBubblewrapHost, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
+import { invalidConfig } from '../process/provider-helpers'
 
 /** bubblewrap's own config keys (other providers' keys in a shared config pass through). */
 const bubblewrapConfigSchema = z.looseObject({
@@ -42,7 +43,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = bubblewrapConfigSchema.safeParse(requirement.config ?? {})
-    if (!config.success) return { available: false, reason: `invalid bubblewrap config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` }
+    if (!config.success) return invalidConfig('bubblewrap', config.error)
     const { host, toolchains } = await this.hostFacts(config.data.bwrapPath)
     if (!host.ok) return { available: false, reason: host.reason }
     if (!policy.workspaceRoots?.length) return { available: false, reason: 'the sandbox needs policy.workspaceRoots (the directories it may write)' }

@@ -13,6 +13,7 @@ import { ContainerRunner } from './container-runner'
 import { containerIsolation, dockerConfigSchema, parseExtraArgs, runtimeProfiles, type DockerConfig, type RuntimeProfile } from './docker-config'
 import { checkEngine, createDockerClient, homeLabel, labels } from './docker-engine'
 import { airlockImage, imageExists, resolveImage, type ImageProgress } from './docker-images'
+import { invalidConfig } from '../process/provider-helpers'
 
 /** Defaults for limits the policy does not set (SPEC §6.1 agent defaults). */
 const defaultLimits = { cpuSeconds: 60, memoryMb: 1024, pids: 256 }
@@ -43,7 +44,7 @@ export class DockerProvider implements ExecutionResourceProvider {
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const parsed = dockerConfigSchema.safeParse(requirement.config ?? {})
-    if (!parsed.success) return { available: false, reason: `invalid docker config: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` }
+    if (!parsed.success) return invalidConfig('docker', parsed.error)
     let effect
     try {
       effect = parseExtraArgs(parsed.data.extraArgs ?? [])

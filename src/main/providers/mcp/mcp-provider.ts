@@ -1,4 +1,3 @@
-import { accessSync, constants } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -8,6 +7,7 @@ import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, Resource
 import { systemPath } from '../process/run-limits'
 import { isLoopbackUrl } from '../browser/chromium'
 import { McpConnection } from './mcp-connection'
+import { findExecutable, invalidConfig } from '../process/provider-helpers'
 
 const stdioConfig = z
   .object({
@@ -47,7 +47,7 @@ export class McpProvider implements ExecutionResourceProvider {
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const parsed = mcpConfigSchema.safeParse(requirement.config ?? {})
-    if (!parsed.success) return { available: false, reason: `invalid mcp config: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'config'} ${i.message}`).join('; ')}` }
+    if (!parsed.success) return invalidConfig('mcp', parsed.error)
     const config = parsed.data
     if (config.transport === 'stdio') {
       const command = resolveCommand(config.command)
@@ -106,13 +106,5 @@ function networkAllows(policy: ResourcePolicy, url: string): boolean {
 
 /** An executable path for a command: absolute as given, else looked up on the system PATH and node's own folder. */
 function resolveCommand(command: string): string | undefined {
-  const candidates = isAbsolute(command) ? [command] : [...systemPath.split(':'), dirname(process.execPath)].map((dir) => join(dir, command))
-  return candidates.find((path) => {
-    try {
-      accessSync(path, constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
+  return findExecutable(isAbsolute(command) ? [command] : [...systemPath.split(':'), dirname(process.execPath)].map((dir) => join(dir, command)))
 }

@@ -5,6 +5,7 @@ import { z } from 'zod'
 import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourcePolicy, ResourceStatus } from '../../core'
 import { isInside, realRoots } from '../process/workspace-paths'
 import { SqliteConnection } from './sqlite-connection'
+import { invalidConfig } from '../process/provider-helpers'
 
 /** The sqlite provider's config: a workspace-relative database path (or `:memory:`). */
 export const sqliteConfigSchema = z
@@ -34,7 +35,7 @@ export class SqliteProvider implements ExecutionResourceProvider {
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = sqliteConfigSchema.safeParse(requirement.config ?? {})
-    if (!config.success) return { available: false, reason: `invalid sqlite config: ${config.error.issues.map((i) => `${i.path.join('.') || 'config'} ${i.message}`).join('; ')}` }
+    if (!config.success) return invalidConfig('sqlite', config.error)
     try {
       this.locate(config.data.database, policy, allowsWrites(policy))
     } catch (error) {

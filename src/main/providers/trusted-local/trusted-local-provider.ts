@@ -4,6 +4,7 @@ import { LocalProgramRunner } from '../process/local-program-runner'
 import { systemPath } from '../process/run-limits'
 import { cached, languagesOf, observeToolchains } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
+import { invalidConfig } from '../process/provider-helpers'
 
 /** trusted_local reads only its authorisation flag; other providers' keys in a shared config pass. */
 const trustedLocalConfigSchema = z.looseObject({ allowUnsafeLocal: z.boolean().optional() })
@@ -30,7 +31,7 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
 
   async probe({ requirement }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = trustedLocalConfigSchema.safeParse(requirement.config ?? {})
-    if (!config.success) return { available: false, reason: `invalid trusted_local config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` }
+    if (!config.success) return invalidConfig('trusted_local', config.error)
     const toolchains = await this.toolchains()
     return {
       available: true,

@@ -1,0 +1,21 @@
+import { accessSync, constants } from 'node:fs'
+import type { z } from 'zod'
+import type { ProviderProbe } from '../../core'
+
+/** The first of `candidates` that is an executable file. */
+export function findExecutable(candidates: readonly (string | undefined)[]): string | undefined {
+  return candidates.find((path): path is string => {
+    if (!path) return false
+    try {
+      accessSync(path, constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
+/** A probe answer for config its schema refused, naming every field and why. */
+export function invalidConfig(providerId: string, error: z.ZodError): ProviderProbe {
+  return { available: false, reason: `invalid ${providerId} config: ${error.issues.map((i) => `${i.path.join('.') || 'config'} ${i.message}`).join('; ')}` }
+}

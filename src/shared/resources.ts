@@ -1,8 +1,5 @@
 import { z } from 'zod'
 
-/** Kinds of live resource the built-in providers offer; custom providers may use any other name. */
-export const builtinResourceKinds = ['mcp', 'bash', 'code_execution', 'docker', 'browser', 'sqlite', 'vector_store'] as const
-
 /** A resource kind: a built-in one or any other non-empty name (custom providers). */
 export const resourceKindSchema = z.string().min(1).max(100)
 

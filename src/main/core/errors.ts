@@ -40,8 +40,4 @@ export class ExecutionResourceError extends Error {
     this.code = `execution_resource.${code}`
   }
 
-  /** True when `error` is an ExecutionResourceError with this short code. */
-  static is(error: unknown, code?: ExecutionResourceErrorCode): error is ExecutionResourceError {
-    return error instanceof ExecutionResourceError && (code === undefined || error.code === `execution_resource.${code}`)
-  }
 }

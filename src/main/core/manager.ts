@@ -4,6 +4,7 @@ import { ExecutionResourceError } from './errors'
 import { PolicyApproval, type ApprovalDecision } from './policy-approval'
 import { noEligibleProvider, planCandidates, probeCandidate, type EligibleCandidate, type ProbeRecord } from './provider-selection'
 import { ResourceEventBus, type ResourceEventType } from './resource-events'
+import { KeyedLock } from './keyed-lock'
 import { finalReuseKey } from './reuse-key'
 import type {
   ExecutionResourceProvider,
@@ -44,7 +45,7 @@ export class ExecutionResourceManager {
   private readonly liveByKey = new Map<string, Entry>()
   private readonly quarantineByKey = new Map<string, Entry>()
   private readonly starting = new Map<string, Promise<Entry>>()
-  private readonly locks = new Map<string, Promise<unknown>>()
+  private readonly locks = new KeyedLock()
   private readonly lastFailedStart = new Map<string, { seq: number; error: unknown }>()
   private failedStarts = 0
 
@@ -128,7 +129,7 @@ export class ExecutionResourceManager {
   async release(handleOrId: ResourceHandle | string): Promise<void> {
     const entry = this.entries.get(typeof handleOrId === 'string' ? handleOrId : handleOrId.handleId)
     if (!entry) return
-    await this.withKeyLock(entry.key, async () => {
+    await this.locks.run(entry.key, async () => {
       if (this.entries.get(entry.handle.handleId) !== entry) return
       if (entry.handle.status === 'failed') return this.releaseThroughProvider(entry)
       this.mutable(entry).refCount = Math.max(0, entry.handle.refCount - 1)
@@ -157,7 +158,7 @@ export class ExecutionResourceManager {
     const failures: { handleId: string; providerId: string; error: string }[] = []
     for (const entry of matching) {
       try {
-        await this.withKeyLock(entry.key, async () => {
+        await this.locks.run(entry.key, async () => {
           if (this.entries.get(entry.handle.handleId) !== entry) return
           if (entry.handle.status === 'failed') return this.releaseThroughProvider(entry)
           this.mutable(entry).refCount = 0
@@ -234,7 +235,7 @@ export class ExecutionResourceManager {
     const joining = this.starting.get(key)
     if (joining) return this.retain(await joining)
     const failuresBefore = this.lastFailedStart.get(key)?.seq
-    return this.withKeyLock(key, async () => {
+    return this.locks.run(key, async () => {
       // A start of this key failed while we waited: we were concurrent with it, so we fail with it.
       const failed = this.lastFailedStart.get(key)
       if (failed && failed.seq !== failuresBefore) throw failed.error
@@ -381,21 +382,6 @@ export class ExecutionResourceManager {
 
   private mutable(entry: Entry): MutableHandle {
     return entry.handle as MutableHandle
-  }
-
-  /** Runs `task` after every earlier task of the same key (ensure/release of one key never interleave). */
-  private withKeyLock<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(key) ?? Promise.resolve()
-    const run = previous.then(task, task)
-    const settled = run.then(
-      () => undefined,
-      () => undefined
-    )
-    this.locks.set(key, settled)
-    void settled.then(() => {
-      if (this.locks.get(key) === settled) this.locks.delete(key)
-    })
-    return run
   }
 
   private emit(type: ResourceEventType, facts: Parameters<ResourceEventBus['emit']>[1]): void {

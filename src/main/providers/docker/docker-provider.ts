@@ -150,11 +150,11 @@ function profileOf(config: DockerConfig): RuntimeProfile {
   return config.profile ?? 'strict'
 }
 
-/** The language to run: configured, else the one the requirement asks for. */
+/** The language to run: configured, else the one the requirement asks for; a `bash` handle runs the bash image. */
 function languageOf(requirement: ResourceRequirement, config: DockerConfig): string | undefined {
   const asked = (requirement.requiredCapabilities as { languages?: unknown; language?: unknown } | undefined) ?? {}
   const fromRequirement = Array.isArray(asked.languages) ? asked.languages[0] : asked.language
-  return config.language ?? (typeof fromRequirement === 'string' ? fromRequirement : undefined)
+  return config.language ?? (typeof fromRequirement === 'string' ? fromRequirement : requirement.kind === 'bash' ? 'bash' : undefined)
 }
 
 function parseUser(label: string | undefined): { uid: number; gid: number } | undefined {

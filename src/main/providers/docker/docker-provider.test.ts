@@ -59,6 +59,16 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     expect(outcome.provider).toMatchObject({ providerId: 'docker', isolation: { mechanism: 'container', processContained: true, networkMode: 'none' } })
   })
 
+  it('ptrace, unshare, mount and io_uring fail with EPERM inside the container (seccomp profile)', async () => {
+    const call = (expression: string) =>
+      `import ctypes, errno\nlibc = ctypes.CDLL(None, use_errno=True)\nr = ${expression}\nprint(r, errno.errorcode.get(ctypes.get_errno(), 'OK'))`
+    const results: string[] = []
+    for (const expression of ['libc.ptrace(16, 1, 0, 0)', 'libc.unshare(0x10000000)', "libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)", 'libc.syscall(425, 8, 0)']) {
+      results.push((await run({ language: 'python', sourceCode: call(expression) })).result.stdout.trim())
+    }
+    expect(results).toEqual(['-1 EPERM', '-1 EPERM', '-1 EPERM', '-1 EPERM'])
+  })
+
   it('runs a nodejs bundle with files and args', async () => {
     const outcome = await run({
       language: 'nodejs',

@@ -13,6 +13,7 @@ import { ContainerRunner } from './container-runner'
 import { containerIsolation, dockerConfigSchema, parseExtraArgs, runtimeProfiles, type DockerConfig, type RuntimeProfile } from './docker-config'
 import { checkEngine, createDockerClient, homeLabel, labels } from './docker-engine'
 import { airlockImage, imageExists, resolveImage, type ImageProgress } from './docker-images'
+import { containerSeccompProfile } from './seccomp-profile'
 import { invalidConfig } from '../process/provider-helpers'
 
 /** Defaults for limits the policy does not set (SPEC §6.1 agent defaults). */
@@ -29,7 +30,7 @@ export type DockerProviderOptions = {
 /**
  * `docker` (SPEC §4): a warm container per (agent session, runtime profile) through dockerode,
  * created on ensure, reused while healthy, removed on release; commands run with exec. Hardened:
- * all capabilities dropped, no-new-privileges, Docker's default seccomp profile, pids/cpu/memory
+ * all capabilities dropped, no-new-privileges, a seccomp profile with the sandbox deny list, pids/cpu/memory
  * limits, no network unless the policy allows it, read-only root with a /tmp tmpfs, the image's
  * unprivileged user; labelled `airlock.*` so a restart removes leftovers.
  */
@@ -83,6 +84,7 @@ export class DockerProvider implements ExecutionResourceProvider {
     const roots = realRoots(policy.workspaceRoots)
     const limits = { ...defaultLimits, ...policy.limits }
     const network = policy.networkMode === 'full' ? 'full' : 'none'
+    const hardening = ['no-new-privileges:true', `seccomp=${containerSeccompProfile()}`]
     const container = await this.docker.createContainer({
       Image: image,
       Cmd: ['sleep', 'infinity'],
@@ -96,7 +98,7 @@ export class DockerProvider implements ExecutionResourceProvider {
       },
       HostConfig: {
         CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges:true'],
+        SecurityOpt: hardening,
         PidsLimit: limits.pids,
         Memory: Math.round(limits.memoryMb * 1024 * 1024),
         MemorySwap: Math.round(limits.memoryMb * 1024 * 1024),
@@ -109,7 +111,7 @@ export class DockerProvider implements ExecutionResourceProvider {
         Ulimits: [{ Name: 'cpu', Soft: limits.cpuSeconds, Hard: limits.cpuSeconds + 1 }],
         ...effect.hostConfig,
         ...(effect.hostConfig.Binds ? { Binds: [...roots.map((root) => `${root}:${root}:rw`), ...(effect.hostConfig.Binds as string[])] } : {}),
-        ...(effect.hostConfig.SecurityOpt ? { SecurityOpt: ['no-new-privileges:true', ...(effect.hostConfig.SecurityOpt as string[])] } : {})
+        ...(effect.hostConfig.SecurityOpt ? { SecurityOpt: [...hardening.filter((opt) => !effect.weakened.syscallsRestricted || !opt.startsWith('seccomp=')), ...(effect.hostConfig.SecurityOpt as string[])] } : {})
       }
     })
     try {

@@ -64,3 +64,36 @@ describe('the host wires the resource manager to the store and the console', () 
     host = createHost({ home: dir.path })
   })
 })
+
+describe('start-up recovery', () => {
+  it('clears handles a crashed run left in the store and records it in the audit log', async () => {
+    const dir2 = makeTempDir()
+    const first = createHost({ home: dir2.path })
+    first.store.handles.save({
+      handleId: 'left-behind',
+      requirementId: 'r',
+      kind: 'code_execution',
+      scope: 'session',
+      ownerId: 's-crashed',
+      resourceKey: 'code_execution',
+      providerId: 'bubblewrap',
+      status: 'ready',
+      refCount: 1,
+      policy: {},
+      meta: {},
+      createdAt: new Date().toISOString()
+    })
+    // Simulate a crash: the store closes without the manager releasing anything.
+    first.store.close()
+    const second = createHost({ home: dir2.path })
+    try {
+      expect(second.store.handles.list()).toEqual([])
+      expect(second.store.events.recent({ prefixes: ['execution_resource.recovered'] })).toMatchObject([
+        { payload: { handles: [{ handleId: 'left-behind', providerId: 'bubblewrap', ownerId: 's-crashed' }] } }
+      ])
+    } finally {
+      await second.dispose()
+      dir2.remove()
+    }
+  })
+})

@@ -9,7 +9,8 @@ import {
   createContractHandlers,
   type CallDispatcher
 } from '../ipc'
-import { createBuiltinProviders, createDockerClient, sweepLeftoverContainers, type ImageProgress } from '../providers'
+import { createBuiltinProviders, type ImageProgress } from '../providers'
+import { recoverLeftoverHandles } from './recover-handles'
 import { openStore, type Store } from '../store'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
@@ -74,8 +75,7 @@ export function createHost(config: HostConfig = {}): Host {
     const resources = new ExecutionResourceManager({ approval: new PolicyApproval(), settings, handleStore })
     const onImageProgress = (progress: ImageProgress) => events.publish('providers', 'imageProgress', progress)
     for (const provider of createBuiltinProviders({ home: paths.home, settings, onImageProgress })) resources.registerProvider(provider)
-    // Containers a crashed run of this home left behind are removed (SPEC §10); an absent engine is fine.
-    void sweepLeftoverContainers(createDockerClient(), paths.home).catch(() => undefined)
+    recoverLeftoverHandles(store, paths.home)
     disposers.push(
       resources.events.on('*', (event) => {
         store.events.append(event.type, event.payload, event.at)

@@ -22,7 +22,7 @@ export const registryImages: Record<string, string> = {
 export type ImageProgress = { image: string; stage: string; percent?: number }
 
 /** An image as `airlock images list` shows it. */
-export type ImageSummary = { id: string; tags: string[]; languages: string[]; sizeBytes: number; created: string }
+export type ImageSummary = { id: string; tags: string[]; languages: string[]; toolchains: Record<string, string>; sizeBytes: number; created: string }
 
 /** Whether an image exists on the engine. */
 export async function imageExists(docker: Docker, image: string): Promise<boolean> {
@@ -91,6 +91,11 @@ export async function listAirlockImages(docker: Docker): Promise<ImageSummary[]>
     id: image.Id.replace(/^sha256:/, '').slice(0, 12),
     tags: image.tags,
     languages: (image.Labels?.[labels.languages] ?? '').split(',').filter(Boolean),
+    toolchains: Object.fromEntries(
+      Object.entries(image.Labels ?? {})
+        .filter(([key]) => key.startsWith('airlock.toolchain.'))
+        .map(([key, version]) => [key.slice('airlock.toolchain.'.length), version])
+    ),
     sizeBytes: image.Size,
     created: new Date(image.Created * 1000).toISOString()
   }))

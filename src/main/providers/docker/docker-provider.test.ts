@@ -181,6 +181,12 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     expect(await probe(['--rm-everything'])).toMatchObject({ available: false, reason: expect.stringMatching(/not a supported extra argument/) })
   })
 
+  it('without a language asked for, the probe reports the provisioned images and their toolchain versions', async () => {
+    const probe = await new DockerProvider({ home, docker }).probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' }, policy: {} })
+    expect(probe.capabilities?.languages).toEqual(expect.arrayContaining(['python', 'nodejs']))
+    expect(probe.capabilities?.toolchains).toMatchObject({ python: { available: true, version: expect.stringMatching(/^3\./) }, nodejs: { available: true } })
+  })
+
   it('an unreachable engine makes the probe unavailable with the reason and the fix', async () => {
     const provider = new DockerProvider({ home, docker: createDockerClient({ socketPath: '/nonexistent/docker.sock' }) })
     const probe = await provider.probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' }, policy: {} })

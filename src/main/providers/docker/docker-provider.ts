@@ -12,7 +12,7 @@ import { realRoots } from '../process/workspace-paths'
 import { ContainerRunner } from './container-runner'
 import { containerIsolation, dockerConfigSchema, parseExtraArgs, runtimeProfiles, type DockerConfig, type RuntimeProfile } from './docker-config'
 import { checkEngine, createDockerClient, homeLabel, labels } from './docker-engine'
-import { airlockImage, imageExists, resolveImage, type ImageProgress } from './docker-images'
+import { airlockImage, imageExists, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker-images'
 import { containerSeccompProfile } from './seccomp-profile'
 import { invalidConfig } from '../process/provider-helpers'
 
@@ -57,11 +57,14 @@ export class DockerProvider implements ExecutionResourceProvider {
     const language = languageOf(requirement, parsed.data)
     const image = parsed.data.image ?? (language ? airlockImage(language) : undefined)
     const present = image ? await imageExists(this.docker, image) : false
+    // Without a language asked for, report what the provisioned images offer.
+    const provisioned = language ? [] : await listAirlockImages(this.docker)
     return {
       available: true,
       capabilities: {
         isolation: containerIsolation(effect, policy.networkMode === 'full' ? 'full' : 'none'),
-        languages: language ? [language] : [],
+        languages: language ? [language] : [...new Set(provisioned.flatMap((i) => i.languages))],
+        ...(provisioned.length ? { toolchains: toolchainsOf(provisioned) } : {}),
         image,
         imagePresent: present,
         profile: profileOf(parsed.data),
@@ -146,6 +149,16 @@ export class DockerProvider implements ExecutionResourceProvider {
       if ((error as { statusCode?: number }).statusCode !== 404) throw error
     }
   }
+}
+
+/** Toolchain versions the provisioned images recorded when they were built. */
+function toolchainsOf(images: ImageSummary[]): Record<string, { available: boolean; version?: string }> {
+  const toolchains: Record<string, { available: boolean; version?: string }> = {}
+  for (const image of images) {
+    for (const language of image.languages) toolchains[language] ??= { available: true }
+    for (const [name, version] of Object.entries(image.toolchains)) toolchains[name] = { available: true, version }
+  }
+  return toolchains
 }
 
 function profileOf(config: DockerConfig): RuntimeProfile {

@@ -19,3 +19,16 @@ export function findExecutable(candidates: readonly (string | undefined)[]): str
 export function invalidConfig(providerId: string, error: z.ZodError): ProviderProbe {
   return { available: false, reason: `invalid ${providerId} config: ${error.issues.map((i) => `${i.path.join('.') || 'config'} ${i.message}`).join('; ')}` }
 }
+
+/** Caches an async probe result for a while (probes run before every ensure). */
+export function cached<T>(ttlMs: number, load: () => Promise<T>): () => Promise<T> {
+  let value: { at: number; promise: Promise<T> } | undefined
+  return () => {
+    if (!value || performance.now() - value.at > ttlMs) {
+      const promise = load()
+      value = { at: performance.now(), promise }
+      promise.catch(() => (value = undefined))
+    }
+    return value.promise
+  }
+}

@@ -38,16 +38,3 @@ export function languagesOf(toolchains: Record<string, ToolchainFact>): string[]
     .filter(([, fact]) => fact.available)
     .map(([name]) => name)
 }
-
-/** Caches an async probe result for a while (probes run before every ensure). */
-export function cached<T>(ttlMs: number, load: () => Promise<T>): () => Promise<T> {
-  let value: { at: number; promise: Promise<T> } | undefined
-  return () => {
-    if (!value || performance.now() - value.at > ttlMs) {
-      const promise = load()
-      value = { at: performance.now(), promise }
-      promise.catch(() => (value = undefined))
-    }
-    return value.promise
-  }
-}

@@ -29,3 +29,4 @@ export type {
 } from './types'
 export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from './live-resources'
 export * from './code-execution'
+export * from './sandbox'

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { ExecutionResourceManager } from '../manager'
 import type { CommandResult, ProgramRunner } from '../live-resources'
 import type { ResourceHandle } from '../types'
@@ -7,7 +5,7 @@ import type { CodeLanguage } from '@shared/code-execution'
 import { createCodeBundle, type CodeBundle } from './code-bundle'
 import { codeExecutionRequirement, type CodeExecutionTarget } from './code-requirement'
 import { adapterFor } from './language-adapters'
-import { TaskWorkspaceGrant, type CollectedOutput } from './task-workspace'
+import { ensureExecutionsFolder, TaskWorkspaceGrant, type CollectedOutput } from './task-workspace'
 
 /** How one code execution ended, with everything a result or history row needs. */
 export type CodeExecutionOutcome = {
@@ -67,8 +65,7 @@ export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutio
  * warm container) alive across its calls; each call then only adds a reference.
  */
 export function executionRequirement(input: Omit<ExecuteCodeInput, 'manager' | 'request' | 'actionCallId'>, language: CodeLanguage) {
-  const executions = join(input.workspace, '.airlock', 'executions')
-  mkdirSync(executions, { recursive: true })
+  const executions = ensureExecutionsFolder(input.workspace)
   return codeExecutionRequirement({ ...input, language, policy: { ...input.policy, workspaceRoots: [executions] } })
 }
 

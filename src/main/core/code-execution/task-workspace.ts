@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { closeSync, readFileSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
 import { ExecutionResourceError } from '../errors'
+import { descriptorPath, makeDirectoryExclusive, NoFollowError, openBeneath, openDirectoryNoFollow, openHostDirectory, openRegularFile, relativeComponents, sandboxIdentity, writeNewFile, type SandboxIdentity } from '../sandbox'
 import { digestOf, type CodeBundle } from './code-bundle'
 
 /** How a task sees the agent's workspace: a snapshot (inputs copied; writes to the area), read-only, or read-write. */
@@ -13,10 +14,41 @@ export type ExecutionArea = { root: string; source: string; build: string; outpu
 /** A collected output: a regular file the program declared and produced. */
 export type CollectedOutput = { path: string; absolutePath: string; bytes: number; sha256: string }
 
+/** A declared output that was not produced (or is not a regular file inside `output/`). */
+export class ExpectedOutputMissingError extends Error {
+  override readonly name = 'ExpectedOutputMissingError'
+  readonly code = 'expected_output_missing'
+  constructor(readonly missing: string[]) {
+    super(`declared outputs were not produced: ${missing.join(', ')}`)
+  }
+}
+
+/**
+ * The folder of a workspace's execution areas (`.airlock/executions`), created without following
+ * any link a sandbox planted in the workspace, and given to the sandbox identity.
+ */
+export function ensureExecutionsFolder(workspace: string, owner: SandboxIdentity = sandboxIdentity()): string {
+  const real = realpathSync(workspace)
+  const root = openDirectoryNoFollow(real)
+  try {
+    const dotAirlock = openHostDirectory(root, '.airlock', owner)
+    try {
+      closeSync(openHostDirectory(dotAirlock, 'executions', owner))
+    } finally {
+      closeSync(dotAirlock)
+    }
+  } finally {
+    closeSync(root)
+  }
+  return join(real, '.airlock', 'executions')
+}
+
 /**
  * A TaskWorkspace access grant (SPEC §5.2): materialised once (exclusive create, digest verified
  * after write), collected once (declared outputs only, regular files, no symlinks), closed once;
- * a closed grant cannot be used.
+ * a closed grant cannot be used. The workspace is writable by sandboxed code, so every step goes
+ * through directory descriptors and never follows a link (see `core/sandbox/no-follow.ts`); what
+ * it creates belongs to the sandbox identity.
  */
 export class TaskWorkspaceGrant {
   readonly area: ExecutionArea
@@ -35,20 +67,37 @@ export class TaskWorkspaceGrant {
   /** Writes the bundle into `source/` of a new execution area and checks the digest of what landed. */
   materialise(bundle: CodeBundle): void {
     this.expect('new', 'materialised')
-    mkdirSync(dirname(this.area.root), { recursive: true })
+    const owner = sandboxIdentity()
+    const executions = openDirectoryNoFollow(ensureExecutionsFolder(this.workspace, owner))
+    let area: number
     try {
-      mkdirSync(this.area.root) // exclusive: an existing area is never reused
+      area = makeDirectoryExclusive(executions, this.actionCallId, owner) // an existing area is never reused
     } catch (error) {
-      throw new ExecutionResourceError('workspace_grant_required', `The execution area ${this.area.root} already exists.`, { cause: String(error) })
+      throw new ExecutionResourceError('workspace_grant_required', `The execution area ${this.area.root} could not be created fresh.`, { cause: String(error) })
+    } finally {
+      closeSync(executions)
     }
-    for (const dir of [this.area.source, this.area.build, this.area.output, this.area.logs]) mkdirSync(dir)
-    for (const file of bundle.files) {
-      const target = join(this.area.source, file.path)
-      mkdirSync(dirname(target), { recursive: true })
-      writeFileSync(target, file.bytes, { flag: 'wx' })
+    try {
+      for (const name of ['build', 'output', 'logs']) closeSync(makeDirectoryExclusive(area, name, owner))
+      const source = makeDirectoryExclusive(area, 'source', owner)
+      try {
+        for (const file of bundle.files) {
+          const parts = relativeComponents(file.path)
+          const parent = openBeneath(source, parts.slice(0, -1).join('/'), { create: owner })
+          try {
+            writeNewFile(parent, parts.at(-1)!, file.bytes, owner)
+          } finally {
+            closeSync(parent)
+          }
+        }
+        const landed = bundle.files.map((file) => ({ path: file.path, bytes: readFileSync(`${descriptorPath(source)}/${file.path}`) }))
+        if (digestOf(landed) !== bundle.digest) throw new Error(`the bundle in ${this.area.source} does not match ${bundle.digest}`)
+      } finally {
+        closeSync(source)
+      }
+    } finally {
+      closeSync(area)
     }
-    const landed = bundle.files.map((file) => ({ path: file.path, bytes: readFileSync(join(this.area.source, file.path)) }))
-    if (digestOf(landed) !== bundle.digest) throw new Error(`the bundle in ${this.area.source} does not match ${bundle.digest}`)
     this.state = 'materialised'
   }
 
@@ -56,29 +105,43 @@ export class TaskWorkspaceGrant {
   collect(expectedOutputs: readonly string[]): CollectedOutput[] {
     this.expect('materialised', 'collected')
     this.state = 'collected'
-    const outputRoot = realpathSync(this.area.output)
     const collected: CollectedOutput[] = []
     const missing: string[] = []
-    for (const declared of expectedOutputs) {
-      const absolutePath = join(this.area.root, declared)
-      let stat
-      try {
-        stat = lstatSync(absolutePath)
-      } catch {
-        missing.push(declared)
-        continue
+    const areaFd = openDirectoryNoFollow(this.area.root)
+    try {
+      for (const declared of expectedOutputs) {
+        const output = this.readOutput(areaFd, declared)
+        if (typeof output === 'string') missing.push(output)
+        else collected.push({ path: declared, absolutePath: join(this.area.root, declared), bytes: output.length, sha256: createHash('sha256').update(output).digest('hex') })
       }
-      if (!stat.isFile() || relative(outputRoot, realpathSync(absolutePath)).startsWith('..')) {
-        missing.push(`${declared} (not a regular file)`)
-        continue
-      }
-      const bytes = readFileSync(absolutePath)
-      collected.push({ path: declared, absolutePath, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') })
+    } finally {
+      closeSync(areaFd)
     }
-    if (missing.length > 0) {
-      throw Object.assign(new Error(`declared outputs were not produced: ${missing.join(', ')}`), { code: 'expected_output_missing', missing })
-    }
+    if (missing.length > 0) throw new ExpectedOutputMissingError(missing)
     return collected
+  }
+
+  /** One declared output's bytes, read through descriptors (a link the program left is not followed); else why not. */
+  private readOutput(areaFd: number, declared: string): Buffer | string {
+    const parts = relativeComponents(declared)
+    let parent: number
+    try {
+      parent = openBeneath(areaFd, parts.slice(0, -1).join('/'))
+    } catch (error) {
+      return error instanceof NoFollowError ? `${declared} (not a regular file)` : declared
+    }
+    try {
+      const { fd } = openRegularFile(parent, parts.at(-1)!)
+      try {
+        return readFileSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+    } catch (error) {
+      return error instanceof NoFollowError ? `${declared} (not a regular file)` : declared
+    } finally {
+      closeSync(parent)
+    }
   }
 
   /** Ends the grant; it cannot be used again. The area stays for history and artifacts. */

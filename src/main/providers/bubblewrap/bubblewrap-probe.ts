@@ -1,50 +1,80 @@
 import { readFileSync } from 'node:fs'
 import { findExecutable } from '../process/provider-helpers'
 import { join } from 'node:path'
-import type { CommandResult } from '../../core'
+import { sandboxIdentity, type CommandResult } from '../../core'
 import { runBounded } from '../process/bounded-process'
+import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
 import { systemPath } from '../process/run-limits'
+import type { LauncherPrograms } from './sandbox-command'
 import { buildSeccompFilter, seccompArch } from './seccomp-filter'
-import { spawnLauncher } from './warm-sandbox'
+import { spawnLauncher, type LauncherSpec } from './warm-sandbox'
 
-/** What the host check found: a working bwrap (path, version) or the reason and the fix. */
-export type BubblewrapHost = { ok: true; bwrap: string; version: string; filter: Buffer } | { ok: false; reason: string }
+/** What the host check found: a working bwrap (its programs, version) or the reason and the fix. */
+export type BubblewrapHost =
+  | { ok: true; bwrap: string; version: string; filter: Buffer; programs: LauncherPrograms; identity: { uid: number; gid: number; dedicated: boolean } }
+  | { ok: false; reason: string }
 
-/** Finds bwrap: the configured path, else the system PATH. */
-export function findBwrap(configured?: string): string | undefined {
-  return findExecutable(configured ? [configured] : systemPath.split(':').map((dir) => join(dir, 'bwrap')))
+/** A program from the system directories (never a caller's PATH). */
+function systemProgram(name: string): string | undefined {
+  return findExecutable(systemPath.split(':').map((dir) => join(dir, name)))
 }
+
+/** Finds bwrap: the configured path, else the system directories. */
+export function findBwrap(configured?: string): string | undefined {
+  return configured ? findExecutable([configured]) : systemProgram('bwrap')
+}
+
+/** The launch of a run with these limits, as the sandbox identity: what a probe tries and a run uses. */
+export function launcherSpec(host: Extract<BubblewrapHost, { ok: true }>, limits: Omit<LauncherSpec, 'programs' | 'filter' | 'identity'>): LauncherSpec {
+  return { programs: host.programs, filter: host.filter, identity: host.identity.dedicated ? host.identity : undefined, ...limits }
+}
+
+/** The limits of the trial run: small, and of every kind a run uses, so the trial exercises each mechanism. */
+const trialLimits = { limits: { cpuSeconds: 10 }, pids: 64, memoryBytes: 256 * 1024 * 1024, cpuBudgetSeconds: 10 }
 
 /**
  * Checks that bubblewrap really works here: the binary exists, and a sandbox with every namespace
  * and the seccomp filter can start. On failure the reason says what blocked it and how to fix it
  * (AppArmor's restriction of unprivileged user namespaces is the usual one on Ubuntu).
  */
-export async function checkBubblewrapHost(configured?: string): Promise<BubblewrapHost> {
+export async function checkBubblewrapHost(configured?: string, cgroups: CgroupSupport | undefined = detectCgroupSupport()): Promise<BubblewrapHost> {
   const arch = seccompArch()
   if (!arch) return { ok: false, reason: `no seccomp filter is known for ${process.arch}; the sandbox does not run without one` }
   const bwrap = findBwrap(configured)
   if (!bwrap) {
     return { ok: false, reason: `bwrap not found${configured ? ` at ${configured}` : ' on the PATH'}. Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)` }
   }
+  const bash = systemProgram('bash')
+  if (!bash) return { ok: false, reason: `bash not found in ${systemPath}; the sandbox launcher needs it` }
   const env = { PATH: systemPath, LANG: 'C.UTF-8' }
   const version = await runBounded({ argv: [bwrap, '--version'], cwd: '/', env, timeoutMs: 5000, maxOutputBytes: 1024 })
-  const filter = buildSeccompFilter(arch)
-  const trial = await runSandboxedOnce(bwrap, filter, ['/bin/true'])
+  const host = {
+    ok: true as const,
+    bwrap,
+    version: version.stdout.trim().replace(/^bubblewrap\s*/, ''),
+    filter: buildSeccompFilter(arch),
+    programs: { bash, bwrap, prlimit: systemProgram('prlimit') },
+    identity: sandboxIdentity()
+  }
+  if (!host.programs.prlimit) return { ok: false, reason: `prlimit not found in ${systemPath}; install util-linux` }
+  // The trial takes exactly the path of a run: the sandbox identity, a cgroup, rlimits, the filter.
+  const trial = await runSandboxedOnce(host, cgroups, ['/bin/true'])
   if (trial.exitCode !== 0) return { ok: false, reason: explainFailure(trial.stderr.trim()) }
-  return { ok: true, bwrap, version: version.stdout.trim().replace(/^bubblewrap\s*/, ''), filter }
+  return host
 }
 
-/** Runs one program in a bare sandbox (no workspace, no network, no limits): probes and toolchain checks. */
-export function runSandboxedOnce(bwrap: string, filter: Buffer, program: string[]): Promise<CommandResult> {
-  const launcher = spawnLauncher({ bwrap, filter, limits: {} }, undefined)
-  return runBounded({
-    prepared: launcher.prepared({ writable: [], readOnly: [], cwd: '/', network: 'none', env: { PATH: systemPath, LANG: 'C.UTF-8' } }, program),
+/** Runs one program in a sandbox without a workspace or network, through a run's own launch path: probes and toolchain checks. */
+export async function runSandboxedOnce(host: Extract<BubblewrapHost, { ok: true }>, cgroups: CgroupSupport | undefined, program: string[]): Promise<CommandResult> {
+  const launcher = spawnLauncher(launcherSpec(host, trialLimits), cgroups, [])
+  const result = await runBounded({
+    prepared: launcher.prepared({ readOnly: [], cwd: '/', network: 'none', env: { PATH: systemPath, LANG: 'C.UTF-8' } }, program),
     cwd: '/',
     env: {},
     timeoutMs: 10_000,
     maxOutputBytes: 8192
   })
+  await launcher.cgroup?.finish()
+  return result
 }
 
 function explainFailure(stderr: string): string {

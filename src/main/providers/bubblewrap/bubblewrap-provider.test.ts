@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../../../../test/support/components'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { ExecutionResourceManager, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../core'
+import { claimWorkspace, ExecutionResourceManager, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../core'
 import { checkBubblewrapHost } from './bubblewrap-probe'
 import { BubblewrapProvider } from './bubblewrap-provider'
 
@@ -36,8 +36,8 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
     dir = makeTempDir('airlock-bwrap-', { outsideTmp: true })
     workspace = join(dir.path, 'agent-a')
     neighbour = join(dir.path, 'agent-b')
-    mkdirSync(workspace)
-    mkdirSync(neighbour)
+    claimWorkspace(workspace)
+    claimWorkspace(neighbour)
     writeFileSync(join(neighbour, 'private.txt'), 'agent b private data')
     writeFileSync(join(dir.path, 'host-file.txt'), 'host original')
     symlinkSync(join(dir.path, 'host-file.txt'), join(workspace, 'link-to-host-file'))
@@ -73,14 +73,18 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
     expect(readFileSync(join(workspace, 'made-inside.txt'), 'utf8')).toBe('hello')
   })
 
-  it('an extra writable root (an execution area) is writable for that run only', async () => {
-    const area = join(dir.path, 'area')
-    mkdirSync(area)
+  it('an extra writable root (an execution area) is writable for that run only; one outside the workspace is refused', async () => {
+    const area = join(workspace, 'area')
+    claimWorkspace(area)
     const runner = await sandbox()
-    expect((await python(runner, `open('${area}/out.txt','w').write('x')`)).exitCode).not.toBe(0)
+    const readOnlyRunner = (await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [join(workspace, 'area')], timeoutSeconds: 20 } })).resource as ProgramRunner
+    expect((await python(readOnlyRunner, `open('${workspace}/out.txt','w').write('x')`)).exitCode).not.toBe(0)
     const result = await runner.exec({ argv: ['python3', '-c', "open('out.txt','w').write('x')"], writableRoots: [area] })
     expect(result.exitCode).toBe(0)
     expect(existsSync(join(area, 'out.txt'))).toBe(true)
+    const outside = join(dir.path, 'outside-area')
+    mkdirSync(outside)
+    await expect(runner.exec({ argv: ['true'], writableRoots: [outside] })).rejects.toThrow(/outside this sandbox's workspace/)
   })
 
   const escapes: [string, () => string][] = [

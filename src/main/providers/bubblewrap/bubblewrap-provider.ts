@@ -1,5 +1,8 @@
+import { closeSync } from 'node:fs'
 import { z } from 'zod'
 import {
+  assertReachableBySandbox,
+  assertWritableBySandbox,
   ExecutionResourceError,
   type ExecutionResourceProvider,
   type IsolationFacts,
@@ -14,7 +17,8 @@ import { systemPath } from '../process/run-limits'
 import { cached } from '../process/provider-helpers'
 import { languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
-import { checkBubblewrapHost, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
+import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
+import { openRunBinds, openHandleRoots } from './sandbox-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 import { invalidConfig } from '../process/provider-helpers'
 
@@ -56,13 +60,18 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         toolchains,
         languages: languagesOf(toolchains),
         limits: {
-          cpuSeconds: 'rlimit',
+          cpuSeconds: cgroups.cpu ? 'cgroup (per run)' : 'rlimit (per process only, not per run)',
           pids: cgroups.pids ? 'cgroup' : 'not enforced',
           memory: cgroups.memory ? 'cgroup' : 'rlimit (address space)'
         },
+        sandboxUid: host.identity.uid,
         bwrapVersion: host.version
       },
-      diagnostics: [`bwrap ${host.version} at ${host.bwrap}`, `limits via ${cgroups.description}`]
+      diagnostics: [
+        `bwrap ${host.version} at ${host.bwrap}`,
+        `limits via ${cgroups.description}`,
+        `sandboxed code runs as host uid ${host.identity.uid}${host.identity.dedicated ? ' (Airlock runs as root; sandboxes get their own unprivileged uid)' : ''}`
+      ]
     }
   }
 
@@ -72,16 +81,31 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     if (!host.ok) throw new ExecutionResourceError('bubblewrap_unavailable', host.reason, { providerId: this.providerId })
     const roots = realRoots(policy.workspaceRoots)
     const readOnly = config.readOnlyBinds ? realRoots(config.readOnlyBinds) : []
-    const launchers = this.launchers(host, policy)
+    for (const root of roots) assertReachableBySandbox(root, host.identity)
+    const handleBinds = openHandleRoots(roots)
+    try {
+      for (const bind of handleBinds) assertWritableBySandbox(bind.fd, bind.dest, host.identity)
+    } catch (error) {
+      for (const bind of handleBinds) closeSync(bind.fd)
+      throw error
+    }
+    const launchers = this.launchers(host, policy, handleBinds)
     const runner = new LocalProgramRunner(
       roots,
       policy,
       { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
       async ({ argv, cwd, env, writableRoots, readOnlyRoots }) => {
-        const launcher = launchers.take()
+        const extra = openRunBinds(roots, writableRoots, readOnlyRoots)
+        let launcher
+        try {
+          launcher = launchers.take(extra)
+        } finally {
+          // The launcher holds its own copies now (or never started).
+          for (const bind of extra) closeSync(bind.fd)
+        }
         const network = policy.networkMode === 'full' ? 'full' : 'none'
         return {
-          prepared: launcher.prepared({ writable: [...roots, ...writableRoots], readOnly: [...readOnly, ...readOnlyRoots], cwd, network, env }, argv),
+          prepared: launcher.prepared({ readOnly, cwd, network, env }, argv),
           finish: async (exitCode) => {
             const verdict = await limitVerdict(launcher, exitCode)
             // Spawning is synchronous work: do it after the result is handed back.
@@ -91,7 +115,10 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         }
       }
     )
-    runner.onClose = () => launchers.close()
+    runner.onClose = async () => {
+      await launchers.close()
+      for (const bind of handleBinds) closeSync(bind.fd)
+    }
     return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version } }
   }
 
@@ -104,14 +131,18 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
   }
 
   /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */
-  private launchers(host: Extract<BubblewrapHost, { ok: true }>, policy: ResourcePolicy): WarmLaunchers {
+  private launchers(host: Extract<BubblewrapHost, { ok: true }>, policy: ResourcePolicy, handleBinds: { fd: number; dest: string; writable: boolean }[]): WarmLaunchers {
     const limits = { ...defaultLimits, ...policy.limits }
     const cgroups = this.cgroups()
     const memoryBytes = Math.round(limits.memoryMb * mib)
-    return new WarmLaunchers(
-      { bwrap: host.bwrap, filter: host.filter, pids: limits.pids, memoryBytes, limits: { cpuSeconds: limits.cpuSeconds, addressSpaceBytes: cgroups.memory ? undefined : memoryBytes } },
-      cgroups
-    )
+    const spec = launcherSpec(host, {
+      pids: limits.pids,
+      memoryBytes,
+      // The rlimit stays as a per-process backstop; the cgroup budget counts every process of the run.
+      cpuBudgetSeconds: cgroups.cpu ? limits.cpuSeconds : undefined,
+      limits: { cpuSeconds: limits.cpuSeconds, addressSpaceBytes: cgroups.memory ? undefined : memoryBytes }
+    })
+    return new WarmLaunchers(spec, cgroups, handleBinds)
   }
 
   private cgroups(): CgroupSupport {
@@ -123,10 +154,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     let load = this.facts.get(key)
     if (!load) {
       load = cached(60_000, async () => {
-        const host = await checkBubblewrapHost(bwrapPath)
-        const toolchains = host.ok
-          ? await observeToolchains((argv) => runSandboxedOnce(host.bwrap, host.filter, argv))
-          : {}
+        const host = await checkBubblewrapHost(bwrapPath, this.cgroups())
+        const toolchains = host.ok ? await observeToolchains((argv) => runSandboxedOnce(host, this.cgroups(), argv)) : {}
         return { host, toolchains }
       })
       this.facts.set(key, load)

@@ -14,11 +14,17 @@ const etcFiles = ['/etc/ld.so.cache', '/etc/alternatives', '/etc/localtime', '/e
 /** What programs need for the network when the policy allows it: DNS and the trust store. */
 const networkEtcFiles = ['/etc/resolv.conf', '/etc/ssl', '/etc/ca-certificates']
 
+/**
+ * A directory bound into the sandbox from an open descriptor (bwrap's `--bind-fd`): the very
+ * directory Airlock opened and checked, never a path the sandbox could have swapped since.
+ */
+export type SandboxBind = { dest: string; writable: boolean }
+
 /** What one sandboxed run is given (bwrap's own arguments, sent on fd 4). */
 export type SandboxPlan = {
-  /** Writable roots, bound at the same path inside. */
-  writable: string[]
-  /** Extra read-only paths (toolchains outside /usr). */
+  /** Directories bound at their host paths, from the launcher's descriptors `firstBindFd`, `firstBindFd + 1`, ... */
+  binds: SandboxBind[]
+  /** Operator-configured read-only paths (toolchains outside /usr), bound by path. */
   readOnly: string[]
   cwd: string
   network: NetworkMode
@@ -26,59 +32,73 @@ export type SandboxPlan = {
   env: Record<string, string>
 }
 
-/** Limits applied before bwrap starts: the run's cgroups and rlimits. */
+/** Limits applied before bwrap starts (rlimits; the cgroup is joined by the host). */
 export type SandboxLimits = {
-  /** The process joins these cgroups first (empty: none). */
-  cgroupProcs: string[]
   cpuSeconds?: number
   /** RLIMIT_AS in bytes, only where no memory cgroup enforces memory. */
   addressSpaceBytes?: number
 }
 
-/** The file descriptors the sandbox launcher reads: the seccomp program, bwrap's options, the program. */
+/** The file descriptors the sandbox launcher reads: the seccomp program, bwrap's options, the program, then bind sources. */
 export const seccompFd = 3
 export const bwrapArgsFd = 4
 export const programFd = 5
+export const firstBindFd = 6
 
 /**
- * bwrap takes its options from a file descriptor but its command only from the command line, so
- * the command is this fixed trampoline: inside the sandbox it reads the program (one line of
- * shell-quoted words; newlines inside words arrive as $nl) from fd 5 and execs it, with no fork.
+ * Closes every descriptor above `keep` (bash: dash cannot name descriptors above 9). Whatever the
+ * Airlock process holds without close-on-exec (or inherited) must never reach bwrap or the program.
  */
-const trampoline = "nl='\n'; IFS= read -r cmd <&5 || exit 126; exec 5<&-; eval \"exec $cmd\""
-
-/** Encodes argv for the trampoline: one line, each word single-quoted, newlines spliced in from $nl. */
-export function encodeProgram(argv: string[]): Buffer {
-  if (argv.some((word) => word.includes('\0'))) throw new Error('a program argument contains NUL')
-  const quote = (word: string) => `'${word.replace(/'/g, `'\\''`).replace(/\n/g, `'"$nl"'`)}'`
-  return Buffer.from(`${argv.map(quote).join(' ')}\n`)
+function closeDescriptorsAbove(keep: number): string {
+  // No redirection on the loop: bash would park the redirected descriptor above 9 and lose it here.
+  return `for f in /proc/self/fd/*; do n=\${f##*/}; [ "$n" -gt ${keep} ] && eval "exec $n>&-"; done`
 }
 
 /**
- * The launcher's argv: a tiny `sh` prologue joins the run's cgroups, `prlimit` applies the CPU
- * (and, without a memory cgroup, address-space) rlimits, then bwrap waits for its arguments on
- * fd 4. Spawned ahead of a run, it has already paid for joining the cgroup when the run begins.
+ * bwrap takes its options from a file descriptor but its command only from the command line, so
+ * the command is this fixed trampoline: inside the sandbox it reads one line from fd 5 (built by
+ * `encodeRun`) and evaluates it, with no fork.
  */
-export function sandboxLauncherArgv(bwrap: string, limits: SandboxLimits): string[] {
+const trampoline = `nl='\n'; IFS= read -r cmd <&5 || exit 126; exec 5<&-; eval "$cmd"`
+
+/**
+ * The trampoline's line for one run: close every descriptor but stdio (a descriptor of a host
+ * directory would lead out of the sandbox), then exec the program. Newlines inside words arrive
+ * as $nl. (That each bind is the directory Airlock opened is bwrap's check: `--bind-fd` compares
+ * the mount with the descriptor and refuses a swap — "Race condition binding dirfd".)
+ */
+export function encodeRun(argv: string[]): Buffer {
+  if (argv.some((word) => word.includes('\0'))) throw new Error('a program argument contains NUL')
+  const quote = (word: string) => `'${word.replace(/'/g, `'\\''`).replace(/\n/g, `'"$nl"'`)}'`
+  return Buffer.from(`${closeDescriptorsAbove(2)}; exec ${argv.map(quote).join(' ')}\n`)
+}
+
+/** The host programs a launch uses, resolved once from the system directories (never a caller's PATH). */
+export type LauncherPrograms = { bash: string; bwrap: string; prlimit?: string }
+
+/**
+ * The launcher's argv: bash closes every descriptor but its pipes and bind sources, `prlimit`
+ * applies the CPU (and, without a memory cgroup, address-space) rlimits, then bwrap waits for its
+ * arguments on fd 4. The host places the launcher in the run's cgroup before the run begins.
+ */
+export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxLimits, bindCount: number): string[] {
   const rlimits = [
     // Soft limit → SIGXCPU (exit 152, reported as the cpu limit); hard limit a second later → SIGKILL.
     ...(limits.cpuSeconds ? [`--cpu=${Math.ceil(limits.cpuSeconds)}:${Math.ceil(limits.cpuSeconds) + 1}`] : []),
     ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : [])
   ]
-  const joinCgroups = 'while [ "$1" != "--" ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+  if (rlimits.length && !programs.prlimit) throw new Error('prlimit (util-linux) is needed to apply rlimits and was not found')
   return [
-    '/bin/sh',
+    programs.bash,
     '-c',
-    joinCgroups,
+    `${closeDescriptorsAbove(firstBindFd + bindCount - 1)}; exec "$@"`,
     'airlock-sandbox',
-    ...limits.cgroupProcs,
-    '--',
-    ...(rlimits.length ? ['/usr/bin/prlimit', ...rlimits, '--'] : []),
-    bwrap,
+    ...(rlimits.length ? [programs.prlimit!, ...rlimits, '--'] : []),
+    programs.bwrap,
     '--args',
     String(bwrapArgsFd),
     '--',
-    '/bin/sh',
+    programs.bash,
     '-c',
     trampoline,
     'airlock-run'
@@ -86,14 +106,24 @@ export function sandboxLauncherArgv(bwrap: string, limits: SandboxLimits): strin
 }
 
 /**
+ * Kernel knobs a sandbox never writes and host facts it never reads (Docker masks the same list).
+ * bwrap already binds /proc/sys, sysrq-trigger, irq and bus read-only; these are covered with an
+ * empty read-only file or directory on top.
+ */
+const maskedProcFiles = ['/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/proc/sysrq-trigger']
+const maskedProcDirs = ['/proc/acpi', '/proc/scsi', '/proc/fs', '/proc/irq', '/proc/bus']
+
+/**
  * bwrap's options for one run (sent on fd 4): user, pid, ipc, uts, cgroup (and, unless the policy allows
- * network, net) namespaces, read-only system binds, only the given roots writable, fresh /tmp
- * /proc /dev, a read-only root, every capability dropped, `--die-with-parent`, `--new-session`,
- * a clean environment, and the seccomp filter on fd 3.
+ * network, net) namespaces, no nested user namespaces, read-only system binds, only the given
+ * directories writable (bound from descriptors; bwrap binds are always nosuid and nodev), fresh
+ * /tmp /proc /dev with kernel knobs masked, a read-only root, every capability dropped,
+ * `--die-with-parent`, `--new-session`, a clean environment, and the seccomp filter on fd 3.
  */
 export function sandboxArgs(plan: SandboxPlan): string[] {
   const args = [
     '--unshare-user',
+    '--disable-userns',
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
@@ -113,7 +143,11 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
   if (plan.network === 'full') for (const path of networkEtcFiles) args.push('--ro-bind-try', path, path)
   for (const path of plan.readOnly) args.push('--ro-bind', path, path)
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--symlink', '../tmp', '/var/tmp')
-  for (const path of plan.writable) args.push('--bind', path, path)
+  for (const path of maskedProcFiles) if (existsSync(path)) args.push('--ro-bind', '/dev/null', path)
+  for (const path of maskedProcDirs) if (existsSync(path)) args.push('--tmpfs', path, '--remount-ro', path)
+  // Outer directories first, so a writable area inside a read-only workspace stays writable.
+  const ordered = plan.binds.map((bind, index) => ({ ...bind, fd: firstBindFd + index })).sort((a, b) => a.dest.split('/').length - b.dest.split('/').length)
+  for (const bind of ordered) args.push(bind.writable ? '--bind-fd' : '--ro-bind-fd', String(bind.fd), bind.dest)
   args.push('--remount-ro', '/', '--chdir', plan.cwd, '--seccomp', String(seccompFd))
   return args
 }

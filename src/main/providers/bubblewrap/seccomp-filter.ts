@@ -1,17 +1,18 @@
-import { syscallNumbers } from '../process/syscall-denylist'
+import { allowedSocketFamilies, syscallNumbers } from '../process/syscall-denylist'
 
 /**
  * The sandbox's seccomp filter, generated as a classic BPF program for `bwrap --seccomp FD`.
  * It denies (EPERM) what a program never needs and a sandbox escape usually does: ptrace and
  * cross-process memory, every mount API, namespaces (unshare, setns, clone with namespace flags;
  * clone3 → ENOSYS so libc falls back to clone), kexec, module loading, bpf, keyrings, io_uring,
- * perf, reboot/swap, handle-based file opens, userfaultfd and clock/log changes. A syscall from
+ * perf, reboot/swap, handle-based file opens, userfaultfd and clock/log changes; sockets only of
+ * the families in `allowedSocketFamilies` (EAFNOSUPPORT otherwise). A syscall from
  * another ABI (i386 or x32 on x86_64) kills the process.
  */
 
 const architectures = {
-  x64: { audit: 0xc000003e, clone: 56, clone3: 435, x32Bit: 0x40000000 },
-  arm64: { audit: 0xc00000b7, clone: 220, clone3: 435, x32Bit: undefined }
+  x64: { audit: 0xc000003e, clone: 56, clone3: 435, socket: 41, socketpair: 53, x32Bit: 0x40000000 },
+  arm64: { audit: 0xc00000b7, clone: 220, clone3: 435, socket: 198, socketpair: 199, x32Bit: undefined }
 } as const
 
 /** The architectures the filter can be generated for. */
@@ -32,6 +33,8 @@ const RET_KILL_PROCESS = 0x80000000
 const RET_ERRNO = 0x00050000
 const EPERM = 1
 const ENOSYS = 38
+const EAFNOSUPPORT = 97
+
 const namespaceFlags = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00000080
 
 type Instruction = [code: number, jt: number, jf: number, k: number]
@@ -51,6 +54,12 @@ export function buildSeccompFilter(arch: SeccompArch): Buffer {
     if (nr !== undefined) program.push([JEQ_K, 0, 1, nr], [RET_K, 0, 0, RET_ERRNO | EPERM])
   }
   program.push([JEQ_K, 0, 1, table.clone3], [RET_K, 0, 0, RET_ERRNO | ENOSYS])
+  for (const nr of [table.socket, table.socketpair]) {
+    program.push([JEQ_K, 0, allowedSocketFamilies.length + 3, nr], [LD_W_ABS, 0, 0, 16]) // args[0] (family), low 32 bits
+    // A match jumps over the remaining checks and the refusal to the allow.
+    allowedSocketFamilies.forEach((family, index) => program.push([JEQ_K, allowedSocketFamilies.length - index, 0, family]))
+    program.push([RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT], [RET_K, 0, 0, RET_ALLOW])
+  }
   program.push(
     [JEQ_K, 0, 4, table.clone],
     [LD_W_ABS, 0, 0, 16], // args[0] (flags), low 32 bits

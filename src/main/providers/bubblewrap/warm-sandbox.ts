@@ -2,51 +2,99 @@ import type { ChildProcess } from 'node:child_process'
 import type { CommandResult } from '../../core'
 import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-process'
 import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
-import { bwrapArgsFd, encodeProgram, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type SandboxLimits, type SandboxPlan } from './sandbox-command'
+import { bwrapArgsFd, encodeRun, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
 
 /** A sandbox launcher spawned ahead of its run, already inside its own cgroup, waiting for bwrap's arguments. */
 export type WarmLauncher = {
   child: ChildProcess
   cgroup?: RunCgroup
   /** Starts the run: sends bwrap its options and the program (the child then sets up the sandbox and execs). */
-  prepared(plan: SandboxPlan, program: string[]): PreparedProcess
+  prepared(plan: Omit<SandboxPlan, 'binds'>, program: string[]): PreparedProcess
   /** Ends it unused (release). */
   discard(): Promise<void>
+  /** True when the run used up its CPU budget and was ended for it. */
+  readonly cpuExceeded: boolean
 }
 
 /** What the launchers of one handle share. */
-export type LauncherSpec = { bwrap: string; filter: Buffer; limits: Omit<SandboxLimits, 'cgroupProcs'>; pids?: number; memoryBytes?: number }
+export type LauncherSpec = {
+  programs: LauncherPrograms
+  filter: Buffer
+  limits: SandboxLimits
+  pids?: number
+  memoryBytes?: number
+  /** CPU seconds all processes of one run may use together (enforced where the cgroup accounts CPU). */
+  cpuBudgetSeconds?: number
+  /** The host uid/gid the launcher (and so the sandbox) runs as; undefined: Airlock's own (not root). */
+  identity?: { uid: number; gid: number }
+}
 
-/** Spawns one launcher: its cgroup first, then the process that joins it and waits on fd 4. */
-export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined): WarmLauncher {
+/** How often a run's CPU use is read against its budget. */
+const cpuWatchMs = 100
+
+/**
+ * Spawns one launcher: the process (as the sandbox identity, with the bind sources as descriptors
+ * 6, 7, ...), placed by the host in a fresh cgroup before it can run anything of the program.
+ */
+export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: { fd: number; dest: string; writable: boolean }[]): WarmLauncher {
   const cgroup = cgroups?.create({ pids: spec.pids, memoryBytes: spec.memoryBytes })
-  const child = spawnGroup(sandboxLauncherArgv(spec.bwrap, { ...spec.limits, cgroupProcs: cgroup?.procsFiles ?? [] }), {
+  const child = spawnGroup(sandboxLauncherArgv(spec.programs, spec.limits, binds.length), {
     cwd: '/',
     env: {},
     stdin: 'pipe',
-    extraPipes: 3
+    extraPipes: 3,
+    passFds: binds.map((bind) => bind.fd),
+    identity: spec.identity
   })
   child.on('error', () => undefined)
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+  try {
+    if (cgroup && child.pid !== undefined) cgroup.join(child.pid)
+  } catch (error) {
+    // A run outside its cgroup would have no pids or memory limit: never start it.
+    kill()
+    void cgroup?.finish()
+    throw new Error(`could not place the sandbox in its cgroup: ${(error as Error).message}`)
+  }
   feedPipe(child, seccompFd, spec.filter)
+  let watch: NodeJS.Timeout | undefined
+  let cpuExceeded = false
+  const stopWatch = () => clearInterval(watch)
+  child.on('exit', stopWatch)
   return {
     child,
     cgroup,
+    get cpuExceeded() {
+      return cpuExceeded
+    },
     prepared: (plan, program) => {
-      const encoded = encodeProgram(program)
+      const encoded = encodeRun(program)
       return {
         child,
         begin: () => {
-          feedPipe(child, bwrapArgsFd, Buffer.from(`${sandboxArgs(plan).join('\0')}\0`))
+          feedPipe(child, bwrapArgsFd, Buffer.from(`${sandboxArgs({ ...plan, binds: binds.map(({ dest, writable }) => ({ dest, writable })) }).join('\0')}\0`))
           feedPipe(child, programFd, encoded)
+          const budget = spec.cpuBudgetSeconds
+          if (budget !== undefined && cgroup?.cpuSeconds() !== undefined) {
+            watch = setInterval(() => {
+              if ((cgroup.cpuSeconds() ?? 0) <= budget) return
+              cpuExceeded = true
+              stopWatch()
+              kill()
+            }, cpuWatchMs)
+          }
         }
       }
     },
     async discard() {
-      try {
-        process.kill(-child.pid!, 'SIGKILL')
-      } catch {
-        // already gone
-      }
+      stopWatch()
+      kill()
       await cgroup?.finish()
     }
   }
@@ -58,7 +106,8 @@ export const spareLaunchers = 2
 /**
  * Keeps launchers of a handle spawned ahead, so that a run takes a process that has already
  * joined its cgroup (on cgroup v1 joining costs a kernel RCU sync, ~15 ms, during which forks
- * wait) and the next ones are prepared after the run, off its path.
+ * wait) and the next ones are prepared after the run, off its path. Spares carry the handle's own
+ * binds; a run with extra binds (an execution area) gets a launcher of its own.
  */
 export class WarmLaunchers {
   private readonly spares: WarmLauncher[] = []
@@ -66,22 +115,24 @@ export class WarmLaunchers {
 
   constructor(
     private readonly spec: LauncherSpec,
-    private readonly cgroups: CgroupSupport | undefined
+    private readonly cgroups: CgroupSupport | undefined,
+    private readonly handleBinds: { fd: number; dest: string; writable: boolean }[]
   ) {}
 
-  /** A ready launcher: a spare that is still waiting, else a fresh one. */
-  take(): WarmLauncher {
+  /** A ready launcher for the handle's binds plus `extra`: a waiting spare when there are no extras, else a fresh one. */
+  take(extra: { fd: number; dest: string; writable: boolean }[] = []): WarmLauncher {
     if (this.closed) throw new Error('this sandbox was released')
+    if (extra.length > 0) return spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...extra])
     for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
       if (spare.child.exitCode === null && spare.child.signalCode === null) return spare
       void spare.discard()
     }
-    return spawnLauncher(this.spec, this.cgroups)
+    return spawnLauncher(this.spec, this.cgroups, this.handleBinds)
   }
 
   /** Tops the spares up once a run is over. */
   replenish(): void {
-    while (!this.closed && this.spares.length < spareLaunchers) this.spares.push(spawnLauncher(this.spec, this.cgroups))
+    while (!this.closed && this.spares.length < spareLaunchers) this.spares.push(spawnLauncher(this.spec, this.cgroups, this.handleBinds))
   }
 
   /** Ends the spares; no more launchers. */
@@ -91,7 +142,9 @@ export class WarmLaunchers {
   }
 }
 
-/** What a finished run's launcher says: the cgroup's verdict, or the CPU rlimit (SIGXCPU, exit 152). */
+/** What a finished run's launcher says: the CPU budget, the cgroup's verdict, or the CPU rlimit (SIGXCPU, exit 152). */
 export async function limitVerdict(launcher: WarmLauncher, exitCode: number): Promise<CommandResult['limitHit']> {
-  return (await launcher.cgroup?.finish()) ?? (exitCode === 128 + 24 ? 'cpu' : undefined)
+  const cgroupVerdict = await launcher.cgroup?.finish()
+  if (launcher.cpuExceeded) return 'cpu'
+  return cgroupVerdict ?? (exitCode === 128 + 24 ? 'cpu' : undefined)
 }

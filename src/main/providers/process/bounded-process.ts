@@ -8,13 +8,26 @@ import { OutputCap } from './output-cap'
  */
 export type PreparedProcess = { child: ChildProcess; begin(): void }
 
+/** How a process group is spawned: pipes from fd 3 on, then open descriptors passed on (e.g. bind sources). */
+export type GroupSpawnOptions = {
+  cwd: string
+  env: Record<string, string>
+  stdin: 'pipe' | 'ignore'
+  extraPipes?: number
+  /** Descriptors of this process that the child gets right after the extra pipes, in order. */
+  passFds?: number[]
+  /** Runs the child as this uid/gid (supplementary groups dropped): how a sandbox leaves root behind. */
+  identity?: { uid: number; gid: number }
+}
+
 /** Spawns argv as the leader of a new process group with piped stdout/stderr and extra pipes from fd 3 on. */
-export function spawnGroup(argv: string[], options: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; extraPipes?: number }): ChildProcess {
+export function spawnGroup(argv: string[], options: GroupSpawnOptions): ChildProcess {
   return spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: [options.stdin, 'pipe', 'pipe', ...Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const)]
+    stdio: [options.stdin, 'pipe', 'pipe', ...Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const), ...(options.passFds ?? [])],
+    ...(options.identity ? { uid: options.identity.uid, gid: options.identity.gid } : {})
   })
 }
 

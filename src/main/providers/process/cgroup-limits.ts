@@ -5,9 +5,13 @@ import { join } from 'node:path'
 /** The limits a run asks for (bytes and counts). */
 export type CgroupLimits = { pids?: number; memoryBytes?: number }
 
-/** One run's cgroup: the files its first process writes its pid into, and the sweep afterwards. */
+/** One run's cgroup: where its first process is placed, its CPU use, and the sweep afterwards. */
 export type RunCgroup = {
   procsFiles: string[]
+  /** Places a process (and so everything it forks later) in the cgroup; throws if the kernel refuses. */
+  join(pid: number): void
+  /** CPU seconds used so far by every process of the run together, where the host accounts it. */
+  cpuSeconds(): number | undefined
   /** Kills whatever is left, removes the cgroup, and says which limit was hit, if one was. */
   finish(): Promise<'pids' | 'memory' | undefined>
 }
@@ -16,6 +20,8 @@ export type RunCgroup = {
 export type CgroupSupport = {
   pids: boolean
   memory: boolean
+  /** Whether a run's CPU time is accounted across all its processes (a per-run CPU budget). */
+  cpu: boolean
   /** e.g. `cgroup v1 (/sys/fs/cgroup/pids, /sys/fs/cgroup/memory)` or why nothing is enforced. */
   description: string
   create(limits: CgroupLimits): RunCgroup | undefined
@@ -28,19 +34,22 @@ export type CgroupSupport = {
  * bomb run as root, so the probe must say so rather than pretend.
  */
 export function detectCgroupSupport(root = '/sys/fs/cgroup'): CgroupSupport {
-  const v1 = { pids: join(root, 'pids'), memory: join(root, 'memory') }
+  const v1 = { pids: join(root, 'pids'), memory: join(root, 'memory'), cpu: join(root, 'cpuacct') }
   if (existsSync(join(v1.pids, 'cgroup.procs')) || existsSync(join(v1.memory, 'cgroup.procs'))) {
     const pids = prepareParent(join(v1.pids, 'airlock'))
     const memory = prepareParent(join(v1.memory, 'airlock'))
+    const cpu = existsSync(join(v1.cpu, 'cpuacct.usage')) && prepareParent(join(v1.cpu, 'airlock'))
     return {
       pids,
       memory,
-      description: `cgroup v1 (${[pids && 'pids', memory && 'memory'].filter(Boolean).join(', ') || 'not writable'})`,
-      create: (limits) => createV1(pids ? join(v1.pids, 'airlock') : undefined, memory ? join(v1.memory, 'airlock') : undefined, limits)
+      cpu,
+      description: `cgroup v1 (${[pids && 'pids', memory && 'memory', cpu && 'cpuacct'].filter(Boolean).join(', ') || 'not writable'})`,
+      create: (limits) =>
+        createV1({ pids: pids ? join(v1.pids, 'airlock') : undefined, memory: memory ? join(v1.memory, 'airlock') : undefined, cpu: cpu ? join(v1.cpu, 'airlock') : undefined }, limits)
     }
   }
   if (existsSync(join(root, 'cgroup.controllers'))) return detectV2(root)
-  return { pids: false, memory: false, description: 'no cgroup filesystem', create: () => undefined }
+  return { pids: false, memory: false, cpu: false, description: 'no cgroup filesystem', create: () => undefined }
 }
 
 function detectV2(root: string): CgroupSupport {
@@ -56,11 +65,13 @@ function detectV2(root: string): CgroupSupport {
     return {
       pids,
       memory,
+      // cpu.stat (usage_usec) exists in every v2 cgroup, whatever controllers are delegated.
+      cpu: true,
       description: pids || memory ? `cgroup v2 (${parent})` : `cgroup v2 without delegated pids/memory controllers at ${parent}`,
       create: (limits) => createV2(parent, { pids, memory }, limits)
     }
   } catch {
-    return { pids: false, memory: false, description: `cgroup v2, but ${parent} is not writable (no delegated subtree)`, create: () => undefined }
+    return { pids: false, memory: false, cpu: false, description: `cgroup v2, but ${parent} is not writable (no delegated subtree)`, create: () => undefined }
   }
 }
 
@@ -73,10 +84,16 @@ function prepareParent(dir: string): boolean {
   }
 }
 
-function createV1(pidsParent: string | undefined, memoryParent: string | undefined, limits: CgroupLimits): RunCgroup | undefined {
+function createV1(parents: { pids?: string; memory?: string; cpu?: string }, limits: CgroupLimits): RunCgroup | undefined {
+  const { pids: pidsParent, memory: memoryParent, cpu: cpuParent } = parents
   const id = randomUUID()
-  const dirs: { dir: string; kind: 'pids' | 'memory' }[] = []
+  const dirs: { dir: string; kind: 'pids' | 'memory' | 'cpu' }[] = []
   try {
+    if (cpuParent) {
+      const dir = join(cpuParent, id)
+      mkdirSync(dir)
+      dirs.push({ dir, kind: 'cpu' })
+    }
     if (pidsParent && limits.pids) {
       const dir = join(pidsParent, id)
       mkdirSync(dir)
@@ -95,8 +112,12 @@ function createV1(pidsParent: string | undefined, memoryParent: string | undefin
     return undefined
   }
   if (dirs.length === 0) return undefined
+  const procsFiles = dirs.map((d) => join(d.dir, 'cgroup.procs'))
+  const cpuDir = dirs.find((d) => d.kind === 'cpu')?.dir
   return {
-    procsFiles: dirs.map((d) => join(d.dir, 'cgroup.procs')),
+    procsFiles,
+    join: (pid) => joinAll(procsFiles, pid),
+    cpuSeconds: () => (cpuDir ? Number(tryRead(join(cpuDir, 'cpuacct.usage')) || 0) / 1e9 : undefined),
     async finish() {
       let hit: 'pids' | 'memory' | undefined
       for (const { dir, kind } of dirs) {
@@ -122,8 +143,11 @@ function createV2(parent: string, available: { pids: boolean; memory: boolean },
     void sweep([dir])
     return undefined
   }
+  const procsFiles = [join(dir, 'cgroup.procs')]
   return {
-    procsFiles: [join(dir, 'cgroup.procs')],
+    procsFiles,
+    join: (pid) => joinAll(procsFiles, pid),
+    cpuSeconds: () => Number(/usage_usec (\d+)/.exec(tryRead(join(dir, 'cpu.stat')))?.[1] ?? 0) / 1e6,
     async finish() {
       const memoryEvents = tryRead(join(dir, 'memory.events'))
       const pidEvents = tryRead(join(dir, 'pids.events'))
@@ -132,6 +156,11 @@ function createV2(parent: string, available: { pids: boolean; memory: boolean },
       return hit
     }
   }
+}
+
+/** Writes a pid into every cgroup of the run; a refusal is an error (the run must not go unlimited). */
+function joinAll(procsFiles: string[], pid: number): void {
+  for (const file of procsFiles) writeFileSync(file, String(pid))
 }
 
 /** Kills every process left in the cgroups and removes them. */

@@ -55,3 +55,11 @@ export const syscallNumbers: Record<string, { x64?: number; arm64?: number }> = 
 
 /** The denied syscalls by name (for the doctor, the docs and Docker's profile). */
 export const deniedSyscalls = Object.keys(syscallNumbers)
+
+/**
+ * The socket families a sandboxed run may open (socket/socketpair's first argument): unix, and
+ * inet/inet6 (inside its own empty network namespace unless the policy gives it the host's).
+ * Everything else is refused: AF_VSOCK reaches the host's vsock namespace whatever the network
+ * namespace, and netlink, packet, bluetooth, alg, ... are not what a program run needs.
+ */
+export const allowedSocketFamilies = [1, 2, 10]

@@ -2,7 +2,8 @@
 // handle's CommandRunner/ProgramRunner), as root the way CI runs it. Each case is data: the
 // attack, the exact outcome, and what on the host must be unchanged. Cases that escaped before
 // (issue "Hardening") are marked `regression`.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../support/components'
@@ -11,6 +12,7 @@ import { claimWorkspace, ExecutionResourceManager, sandboxIdentity, type Command
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
 import { BubblewrapProvider } from '../../src/main/providers/bubblewrap/bubblewrap-provider'
 
+const repoRoot = join(__dirname, '..', '..')
 const host = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: host.ok, reason: host.ok ? '' : host.reason })
 
@@ -191,6 +193,30 @@ describe.skipIf(skip !== undefined)(`bubblewrap escape corpus${skip ? ` (skipped
       expect(readdirSync(ctx.outside)).toEqual(['secret.txt'])
     })
   }
+
+  it('leaked-descriptors: descriptors the Airlock process holds without close-on-exec never reach the program (escaped before)', () => {
+    // A separate vitest process holds fd 200 (a host secret) and fd 201 (a host file) open without close-on-exec.
+    const secret = openSync(join(ctx.outside, 'secret.txt'), 'r')
+    const target = join(dir.path, 'written-through-fd.txt')
+    writeFileSync(target, 'original')
+    const writable = openSync(target, 'r+')
+    const stdio: (number | 'pipe' | 'ignore')[] = ['ignore', 'pipe', 'pipe', ...Array.from({ length: 197 }, () => 'ignore' as const), secret, writable]
+    const child = spawnSync(join(repoRoot, 'node_modules/.bin/vitest'), ['run', '--config', 'test/security/fixtures/vitest.fixtures.config.ts', 'leaked-descriptors'], {
+      cwd: repoRoot,
+      stdio,
+      env: { ...process.env, AIRLOCK_FIXTURE_DIR: dir.path },
+      timeout: 60_000
+    })
+    closeSync(secret)
+    closeSync(writable)
+    const line = child.stdout.toString().split('\n').find((l) => l.startsWith('AIRLOCK_FIXTURE_RESULT '))
+    expect(line, child.stdout.toString() + child.stderr.toString()).toBeDefined()
+    const result = JSON.parse(line!.slice('AIRLOCK_FIXTURE_RESULT '.length)) as CommandResult
+    expect(result.stdout).not.toContain('host secret')
+    expect(result.stderr).toMatch(/200: Bad file descriptor/)
+    expect(result.stdout.trim()).toBe('0 1 2 3')
+    expect(readFileSync(target, 'utf8')).toBe('original')
+  })
 
   describe('bind roots of a run (the caller names them; the workspace is hostile)', () => {
     const bindAttempts: { id: string; attack: string; plant: (ctx: Context) => string }[] = [

@@ -27,7 +27,7 @@ export function allowsWrites(policy: ResourcePolicy): boolean {
 /**
  * `sqlite`: a better-sqlite3 connection to a database inside the workspace (SPEC §4). The path is
  * checked on its real location (symlinks followed); read-only unless the policy allows writes;
- * health is `select 1`; release closes.
+ * statements are judged by SQLite's compiled program (SqliteConnection); health is `select 1`.
  */
 export class SqliteProvider implements ExecutionResourceProvider {
   readonly providerId = 'sqlite'
@@ -49,7 +49,14 @@ export class SqliteProvider implements ExecutionResourceProvider {
     const writable = allowsWrites(policy)
     const file = this.locate(config.database, policy, writable)
     const db = new Database(file, { readonly: !writable && file !== ':memory:', fileMustExist: !writable && file !== ':memory:' })
+    // The connection's settings are Airlock's, not the agent's (the agent cannot set PRAGMAs):
+    // schema objects may not call side-effecting functions, temp tables and sorts stay in memory
+    // instead of files under the host's temp folder, and a read-only handle is read-only in SQLite
+    // too (`query_only` also covers :memory:, which cannot be opened read-only). better-sqlite3
+    // keeps SQLITE_DBCONFIG_DEFENSIVE on unless `unsafeMode()` is called, which it never is here.
     db.pragma('trusted_schema = OFF')
+    db.pragma('temp_store = MEMORY')
+    if (!writable) db.pragma('query_only = ON')
     return { resource: new SqliteConnection(db, writable, config.maxRows ?? 1000), meta: { database: config.database, writable } }
   }
 

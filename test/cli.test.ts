@@ -35,14 +35,21 @@ describe('airlock CLI usage', () => {
     ['a port that is not a number', ['serve', '--port', 'eighty'], /--port must be a port number/],
     ['a port out of range', ['serve', '--port', '70000'], /--port must be a port number/],
     ['an option missing its value', ['serve', '--home'], /--home needs a value/],
+    ['an option followed by another option instead of its value', ['serve', '--home', '--no-open'], /^airlock: --home needs a value$/],
+    ['an empty home', ['serve', '--home='], /^airlock: --home needs a value$/],
+    ['a flag given a value', ['serve', '--no-open=yes'], /^airlock: --no-open takes no value$/],
+    ['an unknown option of another command', ['serve', '--offline'], /^airlock: unknown option --offline$/],
+    ['an unknown option on images', ['images', 'list', '--frobnicate'], /^airlock: unknown option --frobnicate$/],
+    ['a gateway port that is not a number', ['serve', '--gateway-port', 'mcp'], /^airlock: --gateway-port must be a port number \(0-65535\), got "mcp"$/],
+    ['a gateway port out of range', ['serve', '--gateway-port=65536'], /^airlock: --gateway-port must be a port number \(0-65535\), got "65536"$/],
+    ['a gateway port missing its value', ['serve', '--gateway-port'], /^airlock: --gateway-port needs a value$/],
     ['a stray argument', ['serve', 'now'], /serve takes no arguments/]
   ]
   for (const [name, args, message] of badUsage) {
     it(`refuses ${name}: exit 2, one line on stderr`, () => {
       const result = runAirlock(args, { AIRLOCK_HOME: join(dir.path, 'home') })
       expect(result.code).toBe(2)
-      expect(lines(result.stderr)).toHaveLength(1)
-      expect(result.stderr).toMatch(message)
+      expect(lines(result.stderr)).toEqual([expect.stringMatching(message)])
       expect(result.stdout).toBe('')
       expect(existsSync(join(dir.path, 'home'))).toBe(false)
     })
@@ -94,7 +101,8 @@ describe('airlock CLI failures of the thing asked', () => {
     try {
       const result = runAirlock(['serve', '--port', String(port), '--home', dir.path])
       expect(result.code).toBe(1)
-      expect(result.stderr).toMatch(new RegExp(`Port ${port} .* in use.*--port`))
+      expect(lines(result.stderr)).toEqual([`airlock: Port ${port} on 127.0.0.1 is in use; choose another with --port.`])
+      expect(result.stdout).toBe('')
     } finally {
       blocker.close()
     }
@@ -102,8 +110,15 @@ describe('airlock CLI failures of the thing asked', () => {
 })
 
 describe('airlock serve', () => {
+  it('--help prints its usage, naming --gateway-port, and exits 0', () => {
+    const result = runAirlock(['serve', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Usage: airlock serve \[--home DIR\] \[--port 7410\] \[--gateway-port 7411\] \[--no-open\]$/m)
+    expect(result.stderr).toBe('')
+  })
+
   it('prints the console URL as its first line, serves it, and stops cleanly on SIGTERM', async () => {
-    const served = await startServe(['--port', '0', '--home', dir.path])
+    const served = await startServe(['--port', '0', '--gateway-port', '7411', '--home', dir.path])
     try {
       expect(served.firstLine).toMatch(/^Airlock console: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{20,}$/)
       const url = served.firstLine.replace('Airlock console: ', '')
@@ -116,6 +131,19 @@ describe('airlock serve', () => {
       expect(await served.stop()).toBe(0)
     }
   })
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`on ${signal} disposes the host before it exits: exit 0, the database closed cleanly`, async () => {
+      const served = await startServe(['--port', '0', '--home', dir.path])
+      // SQLite removes the write-ahead log when the last connection closes, so a -wal file
+      // left behind means the process ended without the host closing its store.
+      expect(existsSync(join(dir.path, 'airlock.db-wal'))).toBe(true)
+      const exited = new Promise<number | null>((resolveExit) => served.child.once('exit', (code) => resolveExit(code)))
+      served.child.kill(signal)
+      expect(await exited).toBe(0)
+      expect(readdirSync(dir.path).filter((name) => name.startsWith('airlock.db'))).toEqual(['airlock.db'])
+    })
+  }
 })
 
 describe('airlock images', () => {

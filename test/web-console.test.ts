@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -78,12 +79,26 @@ describe('web console HTTP guard', () => {
     expect((await get(`/?token=${token}`, { origin: 'http://evil.example' })).status).toBe(403)
   })
 
-  it('never serves files outside the built renderer', async () => {
-    for (const path of ['/../../../../etc/passwd', '/..%2f..%2f..%2f..%2fetc%2fpasswd', '/%2e%2e/%2e%2e/package.json']) {
+  // A path that climbs out of the renderer folder is read inside it instead: an extensionless
+  // one gets the app's index.html (the app routes itself), a file name is 404. Both real files
+  // named here exist (out/main/cli.js next to out/renderer, and the checkout's package.json).
+  const escapes: [string, 200 | 404][] = [
+    ['/../../../../etc/passwd', 200],
+    ['/..%2f..%2f..%2f..%2fetc%2fpasswd', 200],
+    ['/%2e%2e/%2e%2e/package.json', 404],
+    ['/..%2f..%2fpackage.json', 404],
+    ['/..%2fmain%2fcli.js', 404],
+    ['/%2e%2e%5cmain%5ccli.js', 404],
+    ['/index.html%00.js', 404]
+  ]
+  for (const [path, status] of escapes) {
+    it(`never serves a file outside the built renderer: ${path} is ${status === 200 ? 'the app' : '404'}`, async () => {
+      const index = readFileSync(resolve(__dirname, '../out/renderer/index.html'), 'utf8')
       const response = await get(`${path}?token=${token}`)
-      expect(response.body).not.toMatch(/root:x:0|"name": "airlock"/)
-    }
-  })
+      expect(response.status).toBe(status)
+      expect(response.body).toBe(status === 200 ? index : 'Not found\n')
+    })
+  }
 })
 
 describe('web console WebSocket transport', () => {
@@ -116,12 +131,39 @@ describe('web console WebSocket transport', () => {
         channel: 'airlock:settings:changed',
         payload: expect.objectContaining({ key: 'console.port', value: 7999 })
       })
-      ws.send('not json')
-      ws.send(JSON.stringify({ type: 'call', id: 9, channel: 'airlock:system:info', input: {}, extra: true }))
-      expect(await call(ws, 10, 'airlock:system:info', {})).toMatchObject({ ok: true })
     } finally {
       ws.close()
       watcher.close()
+    }
+  })
+
+  it('answers malformed frames with validation_failed (id -1 when none can be read) and keeps serving', async () => {
+    const ws = await connect(`?token=${token}`)
+    const frames: { type: string; id: number; result: { ok: boolean; error?: { code: string } } }[] = []
+    ws.on('message', (data) => frames.push(JSON.parse(data.toString())))
+    try {
+      ws.send('not json')
+      await expect.poll(() => frames).toEqual([{ type: 'result', id: -1, result: { ok: false, error: { code: 'validation_failed', message: expect.any(String) } } }])
+      ws.send(JSON.stringify({ type: 'call', id: 9, channel: 'airlock:system:info', input: {}, extra: true }))
+      await expect.poll(() => frames[1]).toEqual({ type: 'result', id: 9, result: { ok: false, error: { code: 'validation_failed', message: expect.stringMatching(/extra/) } } })
+      ws.send(Buffer.from([0xff, 0x00]), { binary: true })
+      await expect.poll(() => frames[2]).toMatchObject({ type: 'result', id: -1, result: { ok: false, error: { code: 'validation_failed' } } })
+      expect(await call(ws, 10, 'airlock:system:info', {})).toMatchObject({ ok: true, value: { transport: 'websocket' } })
+    } finally {
+      ws.close()
+    }
+  })
+
+  it('refuses channels named after Object.prototype members as unknown_call and keeps serving', async () => {
+    const ws = await connect(`?token=${token}`)
+    try {
+      let id = 1
+      for (const channel of ['airlock:constructor:get', 'airlock:toString:get', 'airlock:settings:toString', 'airlock:settings:constructor']) {
+        expect(await call(ws, id++, channel, {})).toEqual({ ok: false, error: { code: 'unknown_call', message: `Unknown call ${JSON.stringify(channel)}.` } })
+      }
+      expect(await call(ws, id, 'airlock:system:info', {})).toMatchObject({ ok: true, value: { transport: 'websocket' } })
+    } finally {
+      ws.close()
     }
   })
 })

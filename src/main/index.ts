@@ -4,6 +4,7 @@ import { airlockContract } from '@shared/ipc'
 import { createHost, type Host } from './host'
 import { registerElectronIpc } from './app/electron-ipc'
 import { createMainWindow, rendererEntry } from './app/main-window'
+import { holdQuitUntilDisposed } from './app/shutdown'
 
 // The desktop shell: one host, one secure window, IPC from the contract. Wiring only.
 const buildDir = join(__dirname, '..')
@@ -39,7 +40,10 @@ app
 
 app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus())
 app.on('window-all-closed', () => app.quit())
-app.on('will-quit', () => {
-  disposeIpc?.()
-  void host?.dispose()
+holdQuitUntilDisposed(app, {
+  dispose: async () => {
+    disposeIpc?.()
+    await host?.dispose()
+  },
+  log: (message, error) => console.error(message, error ?? '')
 })

@@ -1,4 +1,26 @@
+import type { ProviderView } from '@shared/ipc'
+import WebSocket from 'ws'
 import { expect, test } from './fixtures'
+
+/** The providers as main probes them on this machine, asked over the console's own WebSocket. */
+async function probedProviders(served: { port: number; token: string }): Promise<ProviderView[]> {
+  const ws = new WebSocket(`ws://127.0.0.1:${served.port}/ws?token=${served.token}`)
+  try {
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+    const answer = new Promise<{ ok: true; value: { providers: ProviderView[] } }>((resolve) =>
+      ws.on('message', (data) => {
+        const frame = JSON.parse(data.toString())
+        if (frame.type === 'result' && frame.id === 1) resolve(frame.result)
+      })
+    )
+    ws.send(JSON.stringify({ type: 'call', id: 1, channel: 'airlock:providers:list', input: {} }))
+    const result = await answer
+    expect(result.ok).toBe(true)
+    return result.value.providers
+  } finally {
+    ws.close()
+  }
+}
 
 const views = ['agents', 'approvals', 'history', 'providers', 'resources', 'settings'] as const
 
@@ -15,8 +37,18 @@ test('every view opens from the navigation and says why it is empty', async ({ s
     if (view === 'settings') {
       await expect(page.getByTestId('setting-code_execution.providers')).toBeVisible()
     } else if (view === 'providers') {
-      await expect(page.getByTestId('provider-bubblewrap')).toContainText(/available|unavailable/)
-      await expect(page.getByTestId('provider-docker')).toContainText(/available|unavailable/)
+      // Each kind shows exactly what main's probe found on this machine, and why.
+      const providers = await probedProviders(served)
+      for (const providerId of ['bubblewrap', 'docker']) {
+        const probes = providers.find((p) => p.providerId === providerId)!.probes
+        expect(probes.length).toBeGreaterThan(0)
+        for (const probe of probes) {
+          await expect(page.getByTestId(`probe-status-${providerId}-${probe.kind}`)).toHaveText(
+            probe.probed ? (probe.available ? 'available' : 'unavailable') : 'per agent'
+          )
+          if (probe.reason) await expect(page.getByTestId(`provider-${providerId}`)).toContainText(probe.reason)
+        }
+      }
       await expect(page.getByTestId('provider-trusted_local')).toContainText('not authorised')
     } else {
       await expect(page.getByTestId(`empty-${view}`)).toContainText(/appears? here/)

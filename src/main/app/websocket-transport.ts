@@ -59,7 +59,11 @@ function serveConnection(ws: WebSocket, options: WebSocketTransportOptions): voi
       send({ type: 'result', id, result: fail(contractErrorCodes.validation, formatIssues(call.error.issues)) })
       return
     }
-    const result = await options.dispatch(call.data.channel, call.data.input, { transport: 'websocket' })
+    // The dispatcher never throws by contract; a bug there must still not become an unhandled
+    // rejection, which would end the whole console process.
+    const result = await options
+      .dispatch(call.data.channel, call.data.input, { transport: 'websocket' })
+      .catch((error: unknown) => fail(contractErrorCodes.internal, error instanceof Error ? error.message : String(error)))
     send({ type: 'result', id: call.data.id, result })
   })
 }

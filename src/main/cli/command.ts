@@ -1,4 +1,4 @@
-import type { OptionKind, ParsedArgs } from './parse-args'
+import type { OptionKinds, ParsedArgs } from './parse-args'
 
 /** What a command gets to do its work and report. */
 export type CommandIo = {
@@ -8,15 +8,23 @@ export type CommandIo = {
   buildDir: string
 }
 
+/** Options every command accepts (SPEC §8.1). */
+export const globalOptions = { home: 'text', json: 'flag', help: 'flag' } as const satisfies OptionKinds
+
+/** The options a command's `run` sees: its own, typed, plus the global ones. */
+export type CommandArgs<O extends OptionKinds> = ParsedArgs<O & typeof globalOptions>
+
 /** One `airlock` subcommand: its words for `--help`, its options, and what it does. */
-export type Command = {
+export type Command<O extends OptionKinds = OptionKinds> = {
   name: string
   summary: string
   usage: string
-  options: Record<string, OptionKind>
+  options: O
   /** Resolves to the exit code; a command that keeps running (serve) resolves when it stops. */
-  run(args: ParsedArgs, io: CommandIo): Promise<number>
+  run(args: CommandArgs<O>, io: CommandIo): Promise<number>
 }
 
-/** Options every command accepts (SPEC §8.1). */
-export const globalOptions: Record<string, OptionKind> = { home: 'text', json: 'flag', help: 'flag' }
+/** Declares a command so `run` gets option values typed from the command's own `options`. */
+export function defineCommand<const O extends OptionKinds>(command: Command<O>): Command<O> {
+  return command
+}

@@ -3,8 +3,8 @@ import type { Command, CommandIo } from './command'
 import { globalOptions } from './command'
 import { imagesCommand } from './commands/images'
 import { serveCommand } from './commands/serve'
-import { parseArgs } from './parse-args'
-import { UsageError } from './usage-error'
+import { parseCommandLine } from './parse-args'
+import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
 export const commands: readonly Command[] = [serveCommand, imagesCommand]
@@ -36,7 +36,7 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
   const command = commands.find((c) => c.name === name)
   try {
     if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)} (see airlock --help)`)
-    const args = parseArgs(rest, { ...globalOptions, ...command.options })
+    const args = parseCommandLine(rest, { ...globalOptions, ...command.options })
     if (args.options.help) {
       io.out(`Usage: ${command.usage}\n\n${command.summary}.`)
       return 0
@@ -56,6 +56,9 @@ export function main(): void {
     buildDir: join(__dirname, '..')
   }).then((code) => {
     process.exitCode = code
+    // A finished command exits when nothing is left to do; a handle a provider leaked (a socket,
+    // a timer) must not keep it alive, so exit anyway shortly after (unref: never delays).
+    setTimeout(() => process.exit(code), 2000).unref()
   })
 }
 

@@ -1,53 +1,91 @@
-import { UsageError } from './usage-error'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { UsageError } from './cli-error'
 
 /** How one option is read: a flag, free text, or a TCP port (0 = any free port). */
 export type OptionKind = 'flag' | 'text' | 'port'
 
-/** Parsed command line: option values by name and the positional words. */
-export type ParsedArgs = { options: Record<string, string | number | boolean>; positionals: string[] }
+/** The options one command accepts, by long name (without `--`). */
+export type OptionKinds = Record<string, OptionKind>
 
-/**
- * Reads `argv` against the options a command accepts. Unknown options, missing values and bad
- * ports are usage errors. `--no-x` is accepted only where `no-x` is declared as a flag.
- */
-export function parseArgs(argv: readonly string[], accepted: Record<string, OptionKind>): ParsedArgs {
-  const options: ParsedArgs['options'] = {}
-  const positionals: string[] = []
-  for (let index = 0; index < argv.length; index++) {
-    const word = argv[index]!
-    if (word === '--') {
-      positionals.push(...argv.slice(index + 1))
-      break
-    }
-    if (!word.startsWith('--')) {
-      if (word.startsWith('-') && word.length > 1) throw new UsageError(`unknown option ${word}`)
-      positionals.push(word)
-      continue
-    }
-    const [name, inlineValue] = splitOnce(word.slice(2))
-    const kind = accepted[name]
-    if (!kind) throw new UsageError(`unknown option --${name}`)
-    if (kind === 'flag') {
-      if (inlineValue !== undefined) throw new UsageError(`--${name} takes no value`)
-      options[name] = true
-      continue
-    }
-    const value = inlineValue ?? argv[++index]
-    if (value === undefined || (inlineValue === undefined && value.startsWith('--'))) {
-      throw new UsageError(`--${name} needs a value`)
-    }
-    options[name] = kind === 'port' ? parsePort(name, value) : value
-  }
-  return { options, positionals }
+/** The value an option of each kind parses to. */
+type ValueOf<K extends OptionKind> = K extends 'flag' ? boolean : K extends 'port' ? number : string
+
+/** Parsed command line, typed by the options the command declared; absent options are undefined. */
+export type ParsedArgs<O extends OptionKinds = OptionKinds> = {
+  options: { [N in keyof O]?: ValueOf<O[N]> }
+  positionals: string[]
 }
 
-function splitOnce(text: string): [string, string | undefined] {
-  const at = text.indexOf('=')
-  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)]
+/** Short aliases (only `-h`); everything else is a long option, so argv reads the same in scripts. */
+const shortNames: Record<string, string> = { help: 'h' }
+
+/**
+ * Reads `argv` with `node:util` `parseArgs` in strict mode against the options a command accepts.
+ * Unknown options, missing or stray values, empty text and bad ports are `UsageError`s with one
+ * line for the operator; words after `--` are positionals whatever they look like.
+ */
+export function parseCommandLine<O extends OptionKinds>(argv: readonly string[], accepted: O): ParsedArgs<O> {
+  const config = {
+    args: [...argv],
+    options: nodeOptionsOf(accepted),
+    strict: true,
+    allowPositionals: true
+  } satisfies ParseArgsConfig
+  let parsed: ReturnType<typeof parseArgs<typeof config>>
+  try {
+    parsed = parseArgs(config)
+  } catch (error) {
+    if (!isParseArgsError(error)) throw error
+    throw new UsageError(diagnose(config))
+  }
+  const options: Record<string, string | number | boolean> = {}
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === undefined) continue
+    const kind = accepted[name]!
+    if (kind === 'flag') options[name] = value === true
+    else if (kind === 'port') options[name] = parsePort(name, String(value))
+    else if (value === '') throw new UsageError(`--${name} needs a value`)
+    else options[name] = String(value)
+  }
+  return { options: options as ParsedArgs<O>['options'], positionals: parsed.positionals }
+}
+
+function nodeOptionsOf(accepted: OptionKinds): NonNullable<ParseArgsConfig['options']> {
+  return Object.fromEntries(
+    Object.entries(accepted).map(([name, kind]) => [
+      name,
+      { type: kind === 'flag' ? ('boolean' as const) : ('string' as const), ...(shortNames[name] ? { short: shortNames[name] } : {}) }
+    ])
+  )
+}
+
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')
+}
+
+/**
+ * Node's messages span several lines and suggest `--` tricks; the tokens of a lenient parse say
+ * exactly which word was wrong, so the operator gets one line naming it.
+ */
+function diagnose(config: ParseArgsConfig & { options: NonNullable<ParseArgsConfig['options']> }): string {
+  const { tokens } = parseArgs({ ...config, strict: false, tokens: true })
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue
+    const spec = config.options[token.name]
+    if (!spec) return `unknown option ${token.rawName}`
+    if (spec.type === 'boolean' && token.value !== undefined) return `${token.rawName} takes no value`
+    if (spec.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))) {
+      return `${token.rawName} needs a value`
+    }
+  }
+  return 'the command line could not be read (see airlock --help)'
 }
 
 function parsePort(name: string, value: string): number {
   const port = Number(value)
-  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`--${name} must be a port number (0-65535), got ${value}`)
+  if (!/^\d{1,5}$/.test(value) || port > 65535) {
+    throw new UsageError(`--${name} must be a port number (0-65535), got ${JSON.stringify(value)}`)
+  }
   return port
 }

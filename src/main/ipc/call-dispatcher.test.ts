@@ -2,6 +2,8 @@ import { airlockContract } from '@shared/ipc'
 import { describe, expect, it } from 'vitest'
 import { createCallDispatcher, maxInputBytes, type ContractHandlers } from './call-dispatcher'
 import type { AirlockContract } from '@shared/ipc'
+import { StoreError } from '../store/store-error'
+import { IpcError } from './ipc-error'
 
 /** Handlers that only record that they were reached: the dispatcher is what is under test. */
 function recordingDispatcher() {
@@ -79,7 +81,21 @@ describe('contract dispatcher validation', () => {
     expect(!result.ok && result.error.message).toMatch(/^input\.value: /)
   })
 
-  for (const channel of ['settings:get', 'airlock:settings:nope', 'airlock:nope:get', 'ipc:airlock:settings:get', '', 'airlock:settings:get:extra']) {
+  const unknownChannels = [
+    'settings:get',
+    'airlock:settings:nope',
+    'airlock:nope:get',
+    'ipc:airlock:settings:get',
+    '',
+    'airlock:settings:get:extra',
+    // Names that exist on Object.prototype: they once reached it and threw.
+    'airlock:constructor:get',
+    'airlock:toString:get',
+    'airlock:settings:toString',
+    'airlock:settings:constructor',
+    'airlock:settings:hasOwnProperty'
+  ]
+  for (const channel of unknownChannels) {
     it(`refuses the channel ${JSON.stringify(channel)} as unknown_call`, async () => {
       const { reached, dispatch } = recordingDispatcher()
       const result = await dispatch(channel, { key: 'console.port' }, ctx)
@@ -88,10 +104,10 @@ describe('contract dispatcher validation', () => {
     })
   }
 
-  it('turns a thrown handler error into {ok:false} with its code, never a throw', async () => {
+  it('turns a thrown typed error into {ok:false} with its code and message, never a throw', async () => {
     const handlers = {
-      system: { info: () => { throw Object.assign(new Error('disk gone'), { code: 'store_unavailable' }) } },
-      settings: { list: () => { throw new TypeError('boom') }, get: () => undefined, set: () => undefined, reset: () => undefined }
+      system: { info: () => { throw new StoreError('store_unavailable', 'disk gone') } },
+      resources: { checkHealth: () => { throw new IpcError('not_found', 'No live handle h-1.', { handleId: 'h-1' }) } }
     } as unknown as ContractHandlers<AirlockContract>
     const internal: string[] = []
     const dispatch = createCallDispatcher(airlockContract, handlers, { onInternalError: (_e, channel) => internal.push(channel) })
@@ -99,7 +115,21 @@ describe('contract dispatcher validation', () => {
       ok: false,
       error: { code: 'store_unavailable', message: 'disk gone' }
     })
-    await expect(dispatch('airlock:settings:list', {}, ctx)).resolves.toMatchObject({ ok: false, error: { code: 'internal_error' } })
+    // The payload is for machines in main; only code and message cross the boundary.
+    await expect(dispatch('airlock:resources:checkHealth', { handleId: 'h-1' }, ctx)).resolves.toEqual({
+      ok: false,
+      error: { code: 'not_found', message: 'No live handle h-1.' }
+    })
+    expect(internal).toEqual([])
+  })
+
+  it('reports an untyped handler error as internal_error (and to the operator log), never a throw', async () => {
+    const handlers = {
+      settings: { list: () => { throw new TypeError('boom') } }
+    } as unknown as ContractHandlers<AirlockContract>
+    const internal: string[] = []
+    const dispatch = createCallDispatcher(airlockContract, handlers, { onInternalError: (_e, channel) => internal.push(channel) })
+    await expect(dispatch('airlock:settings:list', {}, ctx)).resolves.toEqual({ ok: false, error: { code: 'internal_error', message: 'boom' } })
     expect(internal).toEqual(['airlock:settings:list'])
   })
 })

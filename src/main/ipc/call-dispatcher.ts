@@ -34,9 +34,11 @@ export function createCallDispatcher<C extends Record<string, NamespaceSpec>>(
 ): CallDispatcher {
   return async (channel, input, context) => {
     const parsedChannel = typeof channel === 'string' ? parseChannel(channel) : undefined
-    const spec = parsedChannel ? contract[parsedChannel.namespace]?.calls[parsedChannel.name] : undefined
+    // Own keys only: `airlock:constructor:get` or `airlock:settings:toString` must not reach
+    // Object.prototype (that threw here, and a rejected dispatch would end the web console).
+    const spec = parsedChannel ? ownEntry(ownEntry(contract, parsedChannel.namespace)?.calls, parsedChannel.name) : undefined
     const handler = parsedChannel
-      ? (handlers[parsedChannel.namespace] as Record<string, unknown> | undefined)?.[parsedChannel.name]
+      ? ownEntry(ownEntry(handlers as Record<string, Record<string, unknown>>, parsedChannel.namespace), parsedChannel.name)
       : undefined
     if (!parsedChannel || !spec || typeof handler !== 'function') {
       return fail(contractErrorCodes.unknownCall, `Unknown call ${JSON.stringify(String(channel)).slice(0, 120)}.`)
@@ -63,6 +65,10 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
     .slice(0, 5)
     .map((issue) => `${['input', ...issue.path.map(String)].join('.')}: ${issue.message}`)
     .join('; ')
+}
+
+function ownEntry<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined
 }
 
 function jsonSize(input: unknown): number | undefined {

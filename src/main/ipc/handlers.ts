@@ -4,6 +4,7 @@ import type { ProviderCatalog } from '../console/provider-catalog'
 import type { SettingsService } from '../console/settings-service'
 import type { EventRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
+import { IpcError } from './ipc-error'
 
 /** What the handlers need from the host. */
 export type HandlerServices = {
@@ -40,7 +41,7 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       },
       checkHealth: async ({ handleId }) => {
         const status = await services.resources.checkHealth(handleId)
-        if (!status) throw Object.assign(new Error(`No live handle ${handleId}.`), { code: 'not_found' })
+        if (!status) throw new IpcError('not_found', `No live handle ${handleId}.`, { handleId })
         return { status }
       },
       recentEvents: ({ limit }) =>

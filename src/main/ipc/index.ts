@@ -8,3 +8,4 @@ export {
 } from './call-dispatcher'
 export { ContractEventHub, type ContractEventListener } from './contract-events'
 export { createContractHandlers, type HandlerServices } from './handlers'
+export { IpcError, type IpcErrorCode } from './ipc-error'

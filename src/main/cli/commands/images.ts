@@ -1,11 +1,11 @@
 import { join } from 'node:path'
 import { airlockImage, checkEngine, createDockerClient, listAirlockImages, provisionImages, resolveImage, languagePackages } from '../../providers'
 import { resolveHome } from '../../host'
-import type { Command } from '../command'
-import { UsageError } from '../usage-error'
+import { defineCommand } from '../command'
+import { CliError, UsageError } from '../cli-error'
 
 /** `airlock images list|provision`: prepare images before agents need them (SPEC §8.1). */
-export const imagesCommand: Command = {
+export const imagesCommand = defineCommand({
   name: 'images',
   summary: 'List Airlock images, or provision one for a language (--offline builds it without a registry)',
   usage: 'airlock images list [--json] | airlock images provision <language> [--offline] [--rootfs FILE.tar] [--home DIR]',
@@ -19,7 +19,7 @@ export const imagesCommand: Command = {
     if (language && !(language in languagePackages)) throw new UsageError(`unknown language ${language} (known: ${Object.keys(languagePackages).join(', ')})`)
     const docker = createDockerClient()
     const engine = await checkEngine(docker)
-    if (!engine.ok) throw new Error(engine.reason)
+    if (!engine.ok) throw new CliError('engine_unavailable', engine.reason)
     if (action === 'list') {
       const images = await listAirlockImages(docker)
       if (options.json) io.out(JSON.stringify(images, null, 2))
@@ -30,8 +30,8 @@ export const imagesCommand: Command = {
     if (!language) throw new UsageError('images provision needs a language')
     const progress = ({ stage, percent }: { stage: string; percent?: number }) => io.err(`provisioning ${language}: ${stage}${percent === undefined ? '' : ` (${percent}%)`}`)
     if (options.offline || options.rootfs) {
-      const home = resolveHome(options.home as string | undefined)
-      const tags = await provisionImages({ docker, languages: [language], workDir: join(home, 'images'), rootfsTarball: options.rootfs as string | undefined, onProgress: progress })
+      const home = resolveHome(options.home)
+      const tags = await provisionImages({ docker, languages: [language], workDir: join(home, 'images'), rootfsTarball: options.rootfs, onProgress: progress })
       io.out(tags.join('\n'))
       return 0
     }
@@ -42,7 +42,11 @@ export const imagesCommand: Command = {
       io.out(airlockImage(language))
       return 0
     } catch (error) {
-      throw new Error(`${(error as Error).message} (no registry reachable? build it here instead: airlock images provision ${language} --offline)`)
+      throw new CliError(
+        'image_unavailable',
+        `${(error as Error).message} (no registry reachable? build it here instead: airlock images provision ${language} --offline)`,
+        { cause: error }
+      )
     }
   }
-}
+})

@@ -1,29 +1,47 @@
 import { join } from 'node:path'
+import { hostDisposeTimeoutMs, settleWithin } from '../../app/shutdown'
 import { serve } from '../../serve'
-import type { Command } from '../command'
-import { UsageError } from '../usage-error'
+import { defineCommand } from '../command'
+import { UsageError } from '../cli-error'
 
 /** `airlock serve`: the headless web console (and, once it exists, the agent gateway). */
-export const serveCommand: Command = {
+export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'Run the web console on 127.0.0.1 (prints its URL first)',
   usage: 'airlock serve [--home DIR] [--port 7410] [--gateway-port 7411] [--no-open]',
+  // The agent gateway arrives with its own issue; until then --gateway-port is validated only.
   options: { port: 'port', 'gateway-port': 'port', 'no-open': 'flag' },
   async run({ options, positionals }, io) {
     if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got ${positionals[0]}`)
-    const running = await serve({
-      home: options.home as string | undefined,
-      port: options.port as number | undefined,
-      rendererDir: join(io.buildDir, 'renderer'),
-      open: options['no-open'] !== true,
-      print: io.out
-    })
-    // The agent gateway arrives with its own issue; until then --gateway-port is validated only.
-    await new Promise<void>((resolve) => {
-      const stop = () => void running.stop().then(resolve)
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-    })
-    return 0
+    // Listen before starting, so Ctrl-C during start-up still releases what the host started.
+    const stopSignal = untilSignal(['SIGINT', 'SIGTERM'])
+    try {
+      const running = await serve({
+        home: options.home,
+        port: options.port,
+        rendererDir: join(io.buildDir, 'renderer'),
+        open: options['no-open'] !== true,
+        print: io.out
+      })
+      await stopSignal.received
+      const settled = await settleWithin(running.stop(), hostDisposeTimeoutMs)
+      if (settled.status === 'done') return 0
+      io.err(
+        settled.status === 'timed_out'
+          ? `airlock: stopped before every resource was released (waited ${hostDisposeTimeoutMs / 1000} s); some may still be running`
+          : `airlock: stopping failed: ${settled.error instanceof Error ? settled.error.message : String(settled.error)}`
+      )
+      return 1
+    } finally {
+      stopSignal.dispose()
+    }
   }
+})
+
+/** Resolves on the first of `signals`; `dispose` removes the listeners (restoring the default). */
+function untilSignal(signals: NodeJS.Signals[]): { received: Promise<NodeJS.Signals>; dispose(): void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined
+  const received = new Promise<NodeJS.Signals>((resolve) => (onSignal = resolve))
+  for (const signal of signals) process.on(signal, onSignal)
+  return { received, dispose: () => signals.forEach((signal) => process.off(signal, onSignal)) }
 }

@@ -1,7 +1,7 @@
 import { airlockContract, buildContractApi, type AirlockApi } from '@shared/ipc'
 import type { AppError, Result } from '@shared/result'
 import { create } from 'zustand'
-import { createWebSocketTransport } from './websocket-transport'
+import { consoleSocketUrl, createWebSocketTransport } from './websocket-transport'
 
 /** Connection facts the shell shows (the desktop app is always connected). */
 export const useConnection = create<{ connected: boolean }>(() => ({ connected: true }))
@@ -14,7 +14,11 @@ export const airlock: AirlockApi =
   window.airlock ??
   buildContractApi(
     airlockContract,
-    createWebSocketTransport(window.location, (connected) => useConnection.setState({ connected }))
+    createWebSocketTransport({
+      url: consoleSocketUrl(window.location),
+      contract: airlockContract,
+      onStatus: (connected) => useConnection.setState({ connected })
+    })
   )
 
 /** A failed contract call, thrown by `unwrap` so stores can show its message. */

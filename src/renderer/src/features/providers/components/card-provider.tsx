@@ -20,11 +20,12 @@ export function CardProvider({ provider, position }: { provider: ProviderView; p
         <section key={probe.kind} className="provider-probe">
           <div className="probe-line">
             <code>{probe.kind}</code>
-            {probe.probed ? (
-              <span className={`status ${probe.available ? 'status-ready' : 'status-failed'}`}>{probe.available ? 'available' : 'unavailable'}</span>
-            ) : (
-              <span className="status">per agent</span>
-            )}
+            <span
+              className={`status ${probe.probed ? (probe.available ? 'status-ready' : 'status-failed') : ''}`}
+              data-testid={`probe-status-${provider.providerId}-${probe.kind}`}
+            >
+              {probe.probed ? (probe.available ? 'available' : 'unavailable') : 'per agent'}
+            </span>
             {probe.reason && <span className={probe.probed && !probe.available ? 'field-error' : 'muted'}>{probe.reason}</span>}
           </div>
           {probe.isolation && (

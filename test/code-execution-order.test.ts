@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ExecutionResourceManager, executeCode, type ExecuteCodeInput, type ExecutionResourceError } from '../src/main/core'
+import { claimWorkspace, ExecutionResourceManager, executeCode, type ExecuteCodeInput, type ExecutionResourceError } from '../src/main/core'
 import { BubblewrapProvider, DockerProvider, TrustedLocalProvider, checkEngine, createDockerClient } from '../src/main/providers'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
@@ -29,7 +28,7 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
   beforeAll(async () => {
     await ensureTestImages(docker)
     dir = makeTempDir('airlock-order-', { outsideTmp: true })
-    mkdirSync(join(dir.path, 'ws'))
+    claimWorkspace(join(dir.path, 'ws'))
   }, 600_000)
   afterAll(() => dir.remove())
 
@@ -95,6 +94,7 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
 describe.skipIf(skip !== undefined)(`compiled languages: build step then run step${skip ? ` (skipped: ${skip})` : ''}`, () => {
   it('compiles and runs a C++ bundle in the bubblewrap sandbox, writing a declared output', async () => {
     const dir = makeTempDir('airlock-cpp-', { outsideTmp: true })
+    claimWorkspace(dir.path)
     try {
       const manager = new ExecutionResourceManager().registerProvider(new BubblewrapProvider())
       const outcome = await executeCode({

@@ -35,6 +35,13 @@ describe('the host wires the resource manager to the store and the console', () 
     ])
   })
 
+  it('approvals fail closed: with no console queue yet, a requirement that needs approval stays pending and nothing starts', async () => {
+    const error = await host.resources.ensure({ kind: 'scratch_directory', approvalRequired: true }).catch((e: { code?: string }) => e)
+    expect(error).toMatchObject({ code: 'execution_resource.approval_required' })
+    expect(host.resources.approval.defaultHandlerName).toBe('fail_closed')
+    expect(host.resources.list()).toEqual([])
+  })
+
   it('serves live handles, health and release over the contract, never the live resource', async () => {
     const pushed: string[] = []
     host.events.subscribe((channel, payload) => pushed.push(`${channel}:${(payload as { type: string }).type}`))
@@ -87,6 +94,7 @@ describe('start-up recovery', () => {
     first.store.close()
     const second = createHost({ home: dir2.path })
     try {
+      await second.recovered
       expect(second.store.handles.list()).toEqual([])
       expect(second.store.events.recent({ prefixes: ['execution_resource.recovered'] })).toMatchObject([
         { payload: { handles: [{ handleId: 'left-behind', providerId: 'bubblewrap', ownerId: 's-crashed' }] } }

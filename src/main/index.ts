@@ -13,8 +13,9 @@ let disposeIpc: (() => void) | undefined
 
 if (!app.requestSingleInstanceLock()) app.quit()
 
-function start(): void {
+async function start(): Promise<void> {
     host = createHost({ sqliteBinding: process.env.AIRLOCK_SQLITE_BINDING || undefined })
+    await host.recovered
     const trustedUrl = rendererEntry(buildDir).url
     disposeIpc = registerElectronIpc({
       ipcMain,

@@ -23,6 +23,7 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
   const host = createHost(options)
   let webConsole: WebConsole
   try {
+    await host.recovered
     webConsole = await startWebConsole({
       host,
       rendererDir: options.rendererDir,

@@ -22,7 +22,10 @@ export type CommandResult = {
 export type CommandRunInput = {
   command: string
   cwd?: string
+  /** This run's deadline (never past the handle policy's `timeoutSeconds`). */
   timeoutSeconds?: number
+  /** This run's output cap per stream (never past the handle policy's `maxOutputBytes`). */
+  maxOutputBytes?: number
   env?: Record<string, string>
   signal?: AbortSignal
 }
@@ -36,7 +39,10 @@ export interface CommandRunner {
 export type ProgramRunInput = {
   argv: string[]
   cwd?: string
+  /** This run's deadline (never past the handle policy's `timeoutSeconds`). */
   timeoutSeconds?: number
+  /** This run's output cap per stream (never past the handle policy's `maxOutputBytes`). */
+  maxOutputBytes?: number
   env?: Record<string, string>
   stdin?: string
   signal?: AbortSignal

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { FakeProvider, fullIsolation } from '../../../test/support/fake-provider'
 import { ExecutionResourceError, ExecutionResourceManager, type ResourceEvent, type ResourceHandleRecord } from './index'
+import { retainedRequirements } from './manager'
 
 function setup(...providers: FakeProvider[]) {
   const manager = new ExecutionResourceManager()
@@ -51,6 +52,16 @@ describe('ExecutionResourceManager: declare and inspect', () => {
     const { manager } = setup()
     expect(() => manager.declare({ kind: 'sqlite', policy: { netwrokMode: 'full' } } as never)).toThrow(/policy: .*netwrokMode/)
     expect(() => manager.declare({ kind: '' })).toThrow(/kind/)
+  })
+
+  it('keeps declared requirements bounded: the oldest without a handle go, those behind a live handle stay', async () => {
+    const { manager } = setup(new FakeProvider('fake'))
+    const held = await manager.ensure({ kind: 'code_execution', config: { token: 'secret' } })
+    const first = manager.declare({ kind: 'code_execution' })
+    const declared = Array.from({ length: retainedRequirements + 10 }, () => manager.declare({ kind: 'code_execution' }))
+    expect(manager.inspect(first.requirementId)).toBeUndefined()
+    expect(manager.inspect(declared.at(-1)!.requirementId)).toMatchObject({ kind: 'code_execution' })
+    expect(manager.inspect(held.requirementId)).toMatchObject({ config: { token: 'secret' } })
   })
 
   it('ensure of an undeclared requirement id is requirement_unknown', async () => {
@@ -116,6 +127,18 @@ describe('ExecutionResourceManager: reuse and release', () => {
     await rejection(manager.release(handle))
     expect((await rejection(manager.ensure({ kind: 'code_execution', reuseKey: 'k' }))).code).toBe('execution_resource.release_failed')
     expect(provider.ensures).toBe(1)
+  })
+
+  it('per-run bounds (timeoutSeconds, maxOutputBytes) are not resource identity; limits and the network are', async () => {
+    const provider = new FakeProvider('fake')
+    const { manager } = setup(provider)
+    const a = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { timeoutSeconds: 5, maxOutputBytes: 100 } })
+    const b = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { timeoutSeconds: 60 } })
+    expect(b.handleId).toBe(a.handleId)
+    const c = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { limits: { memoryMb: 64 } } })
+    const d = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { networkMode: 'full' } })
+    expect(new Set([a.handleId, c.handleId, d.handleId]).size).toBe(3)
+    expect(provider.ensures).toBe(3)
   })
 
   it('unhealthy on reuse → a new handle, the old one released once', async () => {

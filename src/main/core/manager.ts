@@ -7,6 +7,7 @@ import { ResourceEventBus, type ResourceEventType } from './resource-events'
 import { KeyedLock } from './keyed-lock'
 import { finalReuseKey } from './reuse-key'
 import type {
+  ResourceHandleRecord,
   ExecutionResourceProvider,
   HandleStore,
   ResourceHandle,
@@ -20,6 +21,9 @@ import type {
 
 /** What the manager is built with; all optional (SPEC §3.7). */
 export type ExecutionResourceManagerOptions = { approval?: PolicyApproval; settings?: SettingsReader; handleStore?: HandleStore }
+
+/** How many declared requirements without a handle the manager keeps for `inspect` (oldest dropped first). */
+export const retainedRequirements = 256
 
 /** Options of one `ensure`: scope/owner overrides and cancellation of the provider start. */
 export type EnsureOptions = { scope?: ResourceScope; ownerId?: string; signal?: AbortSignal }
@@ -47,6 +51,8 @@ export class ExecutionResourceManager {
   private readonly starting = new Map<string, Promise<Entry>>()
   private readonly locks = new KeyedLock()
   private readonly lastFailedStart = new Map<string, { seq: number; error: unknown }>()
+  /** Ensures queued or running per final key: a failed start is remembered only while someone may still join it. */
+  private readonly waiting = new Map<string, number>()
   private failedStarts = 0
 
   constructor(options: ExecutionResourceManagerOptions = {}) {
@@ -97,8 +103,42 @@ export class ExecutionResourceManager {
       resourceKey: parsed.data.resourceKey ?? parsed.data.kind
     }
     this.requirements.set(requirement.requirementId, requirement)
+    this.pruneRequirements()
     this.emit('execution_resource.declared', { requirement })
     return requirement
+  }
+
+  /**
+   * Keeps declared requirements bounded: those behind a live or quarantined handle stay, and of
+   * the rest only the most recent `retainedRequirements` (enough to inspect recent failures). A
+   * requirement's config may hold secrets; a long-running console must not keep every one it saw.
+   */
+  private pruneRequirements(): void {
+    if (this.requirements.size <= retainedRequirements) return
+    const held = new Set([...this.entries.values()].map((entry) => entry.handle.requirementId))
+    for (const id of this.requirements.keys()) {
+      if (this.requirements.size <= retainedRequirements) return
+      if (!held.has(id)) this.requirements.delete(id)
+    }
+  }
+
+  /**
+   * Start-up recovery (SPEC §10) through the provider contract: every provider with `recover`
+   * ends what a crashed process on this home left (its leftover handle records are passed along).
+   * One provider's failure is reported, never stops the others.
+   */
+  async recoverLeftovers(leftovers: readonly ResourceHandleRecord[]): Promise<{ providerId: string; ended: string[]; error?: string }[]> {
+    return Promise.all(
+      [...this.providers.values()]
+        .filter((provider) => typeof provider.recover === 'function')
+        .map(async (provider) => {
+          try {
+            return { providerId: provider.providerId, ended: await provider.recover!({ leftovers: leftovers.filter((h) => h.providerId === provider.providerId) }) }
+          } catch (error) {
+            return { providerId: provider.providerId, ended: [], error: error instanceof Error ? error.message : String(error) }
+          }
+        })
+    )
   }
 
   /** Resolves a requirement to a ready handle: policy, approval, selection, reuse or start. */
@@ -235,37 +275,56 @@ export class ExecutionResourceManager {
     const joining = this.starting.get(key)
     if (joining) return this.retain(await joining)
     const failuresBefore = this.lastFailedStart.get(key)?.seq
-    return this.locks.run(key, async () => {
-      // A start of this key failed while we waited: we were concurrent with it, so we fail with it.
-      const failed = this.lastFailedStart.get(key)
-      if (failed && failed.seq !== failuresBefore) throw failed.error
-      const quarantined = this.quarantineByKey.get(key)
-      if (quarantined) await this.releaseThroughProvider(quarantined)
-      const existing = this.liveByKey.get(key)
-      if (existing) {
-        if ((await this.health(existing)) === 'ready') return this.retain(existing)
-        this.mutable(existing).status = 'unhealthy'
-        this.emit('execution_resource.unhealthy', { handle: existing.handle })
-        await this.releaseNow(existing)
-      }
-      const reprobe = await probeCandidate(candidate.provider, candidate.requirement, policy, 'reprobe')
-      if (!reprobe.eligible) {
-        probes.push(reprobe)
-        return undefined
-      }
-      const start = this.start(key, candidate, policy, probes, signal)
-      this.starting.set(key, start)
-      try {
-        const entry = await start
+    this.waiting.set(key, (this.waiting.get(key) ?? 0) + 1)
+    try {
+      return await this.locks.run(key, () => this.acquireLocked(key, candidate, policy, probes, failuresBefore, signal))
+    } finally {
+      const left = (this.waiting.get(key) ?? 1) - 1
+      if (left > 0) this.waiting.set(key, left)
+      else {
+        this.waiting.delete(key)
         this.lastFailedStart.delete(key)
-        return entry.handle
-      } catch (error) {
-        this.lastFailedStart.set(key, { seq: ++this.failedStarts, error })
-        throw error
-      } finally {
-        this.starting.delete(key)
       }
-    })
+    }
+  }
+
+  private async acquireLocked(
+    key: string,
+    candidate: EligibleCandidate,
+    policy: ResourcePolicy,
+    probes: ProbeRecord[],
+    failuresBefore: number | undefined,
+    signal?: AbortSignal
+  ): Promise<ResourceHandle | undefined> {
+    // A start of this key failed while we waited: we were concurrent with it, so we fail with it.
+    const failed = this.lastFailedStart.get(key)
+    if (failed && failed.seq !== failuresBefore) throw failed.error
+    const quarantined = this.quarantineByKey.get(key)
+    if (quarantined) await this.releaseThroughProvider(quarantined)
+    const existing = this.liveByKey.get(key)
+    if (existing) {
+      if ((await this.health(existing)) === 'ready') return this.retain(existing)
+      this.mutable(existing).status = 'unhealthy'
+      this.emit('execution_resource.unhealthy', { handle: existing.handle })
+      await this.releaseNow(existing)
+    }
+    const reprobe = await probeCandidate(candidate.provider, candidate.requirement, policy, 'reprobe')
+    if (!reprobe.eligible) {
+      probes.push(reprobe)
+      return undefined
+    }
+    const start = this.start(key, candidate, policy, probes, signal)
+    this.starting.set(key, start)
+    try {
+      const entry = await start
+      this.lastFailedStart.delete(key)
+      return entry.handle
+    } catch (error) {
+      this.lastFailedStart.set(key, { seq: ++this.failedStarts, error })
+      throw error
+    } finally {
+      this.starting.delete(key)
+    }
   }
 
   private async start(key: string, candidate: EligibleCandidate, policy: ResourcePolicy, probes: ProbeRecord[], signal?: AbortSignal): Promise<Entry> {

@@ -11,11 +11,24 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * Policy fields that bound one run, not the resource: a run passes its own timeout and output cap
+ * (`CommandRunInput`), so a per-call timeout does not make a new sandbox or container.
+ */
+const perRunPolicyFields = ['timeoutSeconds', 'maxOutputBytes'] as const
+
+/** The policy as resource identity: without the per-run bounds. */
+function resourcePolicy(policy: ResourceRequirement['policy']): Record<string, unknown> {
+  const identity: Record<string, unknown> = { ...policy }
+  for (const field of perRunPolicyFields) delete identity[field]
+  return identity
+}
+
+/**
  * The final reuse key of a requirement on one provider, as a sha256 hex digest: (scope, owner,
  * the requirement's reuse key — or, without one, what it asks for: kind, resource key, config for
- * this candidate, policy, capabilities — and the provider). Only the digest is ever shown; the
- * material may hold secrets. Scope and owner are always part of it: one owner's resource is never
- * handed to another.
+ * this candidate, policy without its per-run bounds, capabilities — and the provider). Only the
+ * digest is ever shown; the material may hold secrets. Scope and owner are always part of it: one
+ * owner's resource is never handed to another.
  */
 export function finalReuseKey(requirement: ResourceRequirement, providerId: string, candidateConfig: Record<string, unknown> | undefined): string {
   const reuse =
@@ -24,7 +37,7 @@ export function finalReuseKey(requirement: ResourceRequirement, providerId: stri
       kind: requirement.kind,
       resourceKey: requirement.resourceKey,
       config: candidateConfig ?? {},
-      policy: requirement.policy ?? {},
+      policy: resourcePolicy(requirement.policy),
       requiredCapabilities: requirement.requiredCapabilities ?? {},
       workspaceAccess: requirement.workspaceAccess ?? null
     })

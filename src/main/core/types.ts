@@ -65,6 +65,12 @@ export interface ExecutionResourceProvider {
   healthCheck(handle: ResourceHandle): Promise<ResourceStatus>
   /** May throw: the manager quarantines the handle and retries later. */
   release(handle: ResourceHandle): Promise<void>
+  /**
+   * Optional: ends what an earlier process on this home left running when it died (containers by
+   * label, recorded process groups and cgroups), given the handle records the store still held for
+   * this provider. Called once at start, before the host serves; returns what it ended.
+   */
+  recover?(input: { leftovers: ResourceHandleRecord[] }): Promise<string[]>
 }
 
 /** Read access to the application's settings (`access_control_policy.auto_allow`, `code_execution.providers`). */

@@ -10,7 +10,7 @@ import {
   type CallDispatcher
 } from '../ipc'
 import { createBuiltinProviders, type ImageProgress } from '../providers'
-import { recoverLeftoverHandles } from './recover-handles'
+import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
 import { openStore, type Store } from '../store'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
@@ -36,6 +36,8 @@ export type Host = {
   readonly events: ContractEventHub<AirlockContract>
   /** The one entry point of contract calls for every transport. */
   readonly dispatch: CallDispatcher
+  /** Start-up recovery of what a crashed run left; shells await it before they serve. */
+  readonly recovered: Promise<RecoveryOutcome>
   /** Stops everything the host started, in reverse order. Safe to call twice. */
   dispose(): Promise<void>
 }
@@ -72,10 +74,16 @@ export function createHost(config: HostConfig = {}): Host {
         events.publish('resources', 'changed', { handleId })
       }
     }
-    const resources = new ExecutionResourceManager({ approval: new PolicyApproval(), settings, handleStore })
+    // No one answers the host's own terminal, and the console queue comes with the gateway: until
+    // then every approval a requirement asks for stays pending (fail closed), never a prompt.
+    const approval = new PolicyApproval().setDefaultHandler('fail_closed')
+    const resources = new ExecutionResourceManager({ approval, settings, handleStore })
     const onImageProgress = (progress: ImageProgress) => events.publish('providers', 'imageProgress', progress)
-    for (const provider of createBuiltinProviders({ home: paths.home, settings, onImageProgress })) resources.registerProvider(provider)
-    recoverLeftoverHandles(store, paths.home)
+    for (const provider of createBuiltinProviders({ home: paths.home, onImageProgress })) resources.registerProvider(provider)
+    const recovered = recoverLeftoverHandles(store, resources).catch((error: unknown): RecoveryOutcome => {
+      logError('Airlock: start-up recovery failed', error)
+      return { handles: 0, providers: [] }
+    })
     disposers.push(
       resources.events.on('*', (event) => {
         store.events.append(event.type, event.payload, event.at)
@@ -104,9 +112,11 @@ export function createHost(config: HostConfig = {}): Host {
       resources,
       events,
       dispatch,
+      recovered,
       async dispose() {
         if (disposed) return
         disposed = true
+        await recovered.catch(() => undefined)
         for (const dispose of disposers.reverse()) await dispose()
       }
     }

@@ -9,6 +9,8 @@ export type AirlockPaths = {
   workspaces: string
   logs: string
   images: string
+  /** Records of process groups runs started on the host, ended at the next start after a crash. */
+  runs: string
 }
 
 /** Picks the home: an explicit value, else `AIRLOCK_HOME`, else `~/.airlock`. */
@@ -24,7 +26,8 @@ export function airlockPaths(home: string): AirlockPaths {
     database: join(home, 'airlock.db'),
     workspaces: join(home, 'workspaces'),
     logs: join(home, 'logs'),
-    images: join(home, 'images')
+    images: join(home, 'images'),
+    runs: join(home, 'runs')
   }
 }
 
@@ -34,10 +37,16 @@ export class HomeUnavailableError extends Error {
   readonly code = 'home_unavailable'
 }
 
-/** Creates the home itself (owner-only); subfolders are created once the database opened. */
+/**
+ * Home and workspaces are searchable (0711, not listable) by other uids: sandboxes run as their own
+ * unprivileged uid when Airlock is root and must reach their workspace; everything else is owner-only.
+ */
+const searchableMode = 0o711
+
+/** Creates the home itself (owner-only but searchable); subfolders are created once the database opened. */
 export function createHomeDirectory(home: string): void {
   try {
-    mkdirSync(home, { recursive: true, mode: 0o700 })
+    mkdirSync(home, { recursive: true, mode: searchableMode })
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error)
     throw new HomeUnavailableError(
@@ -49,5 +58,6 @@ export function createHomeDirectory(home: string): void {
 
 /** Creates the data folders under an opened home. */
 export function createDataDirectories(paths: AirlockPaths): void {
-  for (const dir of [paths.workspaces, paths.logs, paths.images]) mkdirSync(dir, { recursive: true, mode: 0o700 })
+  mkdirSync(paths.workspaces, { recursive: true, mode: searchableMode })
+  for (const dir of [paths.logs, paths.images, paths.runs]) mkdirSync(dir, { recursive: true, mode: 0o700 })
 }

@@ -1,4 +1,6 @@
+import { join } from 'node:path'
 import type { ExecutionResourceProvider, SettingsReader } from '../core'
+import { RunLedger } from './process/run-ledger'
 import type { ImageProgress } from './docker/docker-images'
 import { BashProvider } from './bash/bash-provider'
 import { BrowserProvider } from './browser/browser-provider'
@@ -28,13 +30,17 @@ export { WorkspaceBoundaryError } from './process/workspace-paths'
 
 /**
  * Every built-in provider, in the order used when no provider order is configured for a kind
- * (SPEC §4.1). The Docker provider follows DOCKER_HOST like the docker CLI.
+ * (SPEC §4.1). The Docker provider follows DOCKER_HOST like the docker CLI. Host runs record their
+ * process groups under `<home>/runs` so that start-up recovery can end what a crash left.
+ * `settings` is part of the SPEC §4.1 signature; no built-in provider reads settings (their
+ * config comes with each requirement; the manager reads `code_execution.providers`).
  */
 export function createBuiltinProviders(options: { home: string; settings?: SettingsReader; onImageProgress?: (progress: ImageProgress) => void }): ExecutionResourceProvider[] {
+  const runLedger = new RunLedger(join(options.home, 'runs'))
   return [
-    new BubblewrapProvider(),
+    new BubblewrapProvider({ runLedger }),
     new DockerProvider({ home: options.home, onImageProgress: options.onImageProgress }),
-    new TrustedLocalProvider(),
+    new TrustedLocalProvider({ runLedger }),
     new BashProvider(),
     new SqliteProvider(),
     new BrowserProvider(),

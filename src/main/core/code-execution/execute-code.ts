@@ -89,6 +89,7 @@ async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: 
       writableRoots: [grant.area.root, ...(grant.mode === 'read_write' ? [grant.workspace] : [])],
       readOnlyRoots: grant.mode === 'read_only' ? [grant.workspace] : [],
       timeoutSeconds: Math.max(0.1, (deadline - performance.now()) / 1000),
+      maxOutputBytes: input.policy.maxOutputBytes,
       signal: input.signal
     })
     steps.push({ name: step.name, exitCode: result.exitCode, durationMs: result.durationMs })

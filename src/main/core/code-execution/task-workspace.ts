@@ -73,7 +73,8 @@ export class TaskWorkspaceGrant {
     try {
       area = makeDirectoryExclusive(executions, this.actionCallId, owner) // an existing area is never reused
     } catch (error) {
-      throw new ExecutionResourceError('workspace_grant_required', `The execution area ${this.area.root} could not be created fresh.`, { cause: String(error) })
+      const why = (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'already exists' : `could not be created (${(error as Error).message})`
+      throw new ExecutionResourceError('workspace_grant_required', `The execution area ${this.area.root} ${why}.`, { cause: String(error) })
     } finally {
       closeSync(executions)
     }

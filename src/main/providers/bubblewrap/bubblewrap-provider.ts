@@ -1,4 +1,5 @@
 import { closeSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { z } from 'zod'
 import {
   assertReachableBySandbox,
@@ -12,13 +13,14 @@ import {
   type ResourceStatus
 } from '../../core'
 import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
+import type { RunLedger } from '../process/run-ledger'
 import { LocalProgramRunner } from '../process/local-program-runner'
 import { systemPath } from '../process/run-limits'
 import { cached } from '../process/provider-helpers'
 import { languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
 import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
-import { openRunBinds, openHandleRoots } from './sandbox-binds'
+import { isExecutionsFolder, openRunBinds, openHandleRoots } from './sandbox-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 import { invalidConfig } from '../process/provider-helpers'
 
@@ -45,6 +47,9 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
   readonly supportedKinds = ['code_execution', 'bash'] as const
   private readonly facts = new Map<string, () => Promise<HostFacts>>()
   private cgroupSupport?: CgroupSupport
+
+  /** `runLedger` records each run's launcher and cgroups, so a crash leaves none behind. */
+  constructor(private readonly options: { runLedger?: RunLedger } = {}) {}
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = bubblewrapConfigSchema.safeParse(requirement.config ?? {})
@@ -84,7 +89,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     for (const root of roots) assertReachableBySandbox(root, host.identity)
     const handleBinds = openHandleRoots(roots)
     try {
-      for (const bind of handleBinds) assertWritableBySandbox(bind.fd, bind.dest, host.identity)
+      // A workspace root must be the sandbox's to write; an executions folder is the host's (its areas are the sandbox's).
+      for (const bind of handleBinds) if (!isExecutionsFolder(bind.dest)) assertWritableBySandbox(bind.fd, bind.dest, host.identity)
     } catch (error) {
       for (const bind of handleBinds) closeSync(bind.fd)
       throw error
@@ -106,6 +112,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         const network = policy.networkMode === 'full' ? 'full' : 'none'
         return {
           prepared: launcher.prepared({ readOnly, cwd, network, env }, argv),
+          cgroupDirs: launcher.cgroup?.procsFiles.map((file) => dirname(file)),
           finish: async (exitCode) => {
             const verdict = await limitVerdict(launcher, exitCode)
             // Spawning is synchronous work: do it after the result is handed back.
@@ -113,7 +120,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
             return verdict
           }
         }
-      }
+      },
+      this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
     )
     runner.onClose = async () => {
       await launchers.close()
@@ -128,6 +136,14 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
 
   async release(handle: ResourceHandle): Promise<void> {
     ;(handle.resource as LocalProgramRunner).close()
+  }
+
+  /**
+   * After a crash: sandboxes die with Airlock (`--die-with-parent`), but a launcher caught between
+   * spawn and bwrap, and the per-run cgroups, are only known from the ledger.
+   */
+  async recover(): Promise<string[]> {
+    return this.options.runLedger?.recover(this.providerId) ?? []
   }
 
   /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */

@@ -28,8 +28,12 @@ export function openHandleRoots(roots: readonly string[]): OpenBind[] {
  * `.airlock/executions`. Nothing else: a caller cannot widen the sandbox past its handle.
  */
 function anchorsOf(roots: readonly string[]): { inside: readonly string[]; workspaces: string[] } {
-  const workspaces = roots.filter((root) => basename(root) === 'executions' && basename(dirname(root)) === '.airlock').map((root) => dirname(dirname(root)))
-  return { inside: roots, workspaces }
+  return { inside: roots, workspaces: roots.filter(isExecutionsFolder).map((root) => dirname(dirname(root))) }
+}
+
+/** True for a workspace's `.airlock/executions`: kept by the host (its areas are the sandbox's). */
+export function isExecutionsFolder(root: string): boolean {
+  return basename(root) === 'executions' && basename(dirname(root)) === '.airlock'
 }
 
 /**

@@ -51,6 +51,8 @@ export type BoundedRun = {
   stdin?: string
   /** Extra data for file descriptor 3 (e.g. a seccomp program for bwrap). */
   fd3?: Buffer
+  /** Told the group's pid once it runs (e.g. to record it for crash recovery); its result is called when the group is gone. */
+  onStart?: (pid: number) => () => void
 }
 
 /** Exit code reported for a run ended by its deadline (as `timeout(1)` does). */
@@ -106,6 +108,7 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       child.stdin.end(run.stdin ?? '')
     }
     if (run.fd3) feedPipe(child, 3, run.fd3)
+    const untrack = child.pid !== undefined ? run.onStart?.(child.pid) : undefined
     run.prepared?.begin()
 
     let spawnError: Error | undefined
@@ -118,6 +121,7 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       run.signal?.removeEventListener('abort', onAbort)
       // Anything the program left behind in its group (backgrounded children) ends with it.
       killGroup('SIGKILL')
+      untrack?.()
       const exitCode = timedOut ? timeoutExitCode : cancelled ? 130 : code ?? 128 + signalNumber(signal)
       const errorText = spawnError ? `could not start ${run.argv?.[0] ?? 'the program'}: ${spawnError.message}\n` : ''
       resolve({

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy } from '../../core'
 import { runBounded, type PreparedProcess } from './bounded-process'
+import type { RunLedger } from './run-ledger'
 import { childEnv, eitherSignal, outputCapFor, timeoutMsFor } from './run-limits'
 import { realRoots, resolveCwd } from './workspace-paths'
 
@@ -11,7 +12,12 @@ export type Launch = {
   prepared?: PreparedProcess
   /** Runs after the process is gone (e.g. sweeps and removes a cgroup); may say which limit ended it. */
   finish?: (exitCode: number) => Promise<CommandResult['limitHit'] | undefined>
+  /** The run's cgroup directories, recorded with its process group for crash recovery. */
+  cgroupDirs?: string[]
 }
+
+/** Where a runner records its process groups for crash recovery, and under which provider. */
+export type RunRecording = { ledger: RunLedger; providerId: string }
 
 /** What a launcher is asked to prepare. */
 export type LaunchRequest = { argv: string[]; cwd: string; env: Record<string, string>; writableRoots: string[]; readOnlyRoots: string[]; timeoutMs: number }
@@ -31,12 +37,13 @@ export class LocalProgramRunner implements ProgramRunner {
     private readonly roots: string[],
     private readonly policy: ResourcePolicy,
     private readonly baseEnv: Record<string, string>,
-    private readonly launcher: Launcher
+    private readonly launcher: Launcher,
+    private readonly recording?: RunRecording
   ) {}
 
   /** A shell command line (the action is a shell command): `bash -c` inside the boundary. */
   run(input: CommandRunInput): Promise<CommandResult> {
-    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, env: input.env, signal: input.signal })
+    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, maxOutputBytes: input.maxOutputBytes, env: input.env, signal: input.signal })
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {
@@ -54,9 +61,10 @@ export class LocalProgramRunner implements ProgramRunner {
       cwd,
       env,
       timeoutMs,
-      maxOutputBytes: outputCapFor(this.policy),
+      maxOutputBytes: outputCapFor(this.policy, input.maxOutputBytes),
       signal: eitherSignal(input.signal, this.released.signal),
-      stdin: input.stdin
+      stdin: input.stdin,
+      onStart: this.recording ? (pid) => this.recording!.ledger.record(this.recording!.providerId, pid, launch.cgroupDirs) : undefined
     })
     const limitHit = await launch.finish?.(result.exitCode)
     return limitHit ? { ...result, limitHit, stderr: `${result.stderr}${result.stderr.endsWith('\n') || !result.stderr ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` } : result

@@ -14,9 +14,10 @@ export function timeoutMsFor(policy: ResourcePolicy, requestedSeconds: number | 
   return Math.round(seconds * 1000)
 }
 
-/** The output cap per stream. */
-export function outputCapFor(policy: ResourcePolicy): number {
-  return policy.maxOutputBytes ?? defaultMaxOutputBytes
+/** The output cap per stream: what the run asks, never more than the policy allows. */
+export function outputCapFor(policy: ResourcePolicy, requestedBytes?: number): number {
+  const ceiling = policy.maxOutputBytes ?? defaultMaxOutputBytes
+  return requestedBytes === undefined ? ceiling : Math.min(Math.max(Math.floor(requestedBytes), 0), ceiling)
 }
 
 /** A variable name a runner accepts from a caller. */

@@ -31,7 +31,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 
 describe('trusted_local provider', () => {
   it('probe reports observed toolchain versions and all four isolation axes false', async () => {
-    const probe = await new TrustedLocalProvider().probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' }, policy: {} })
+    const probe = await new TrustedLocalProvider().probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k', providerId: 'trusted_local' }, policy: {} })
     expect(probe.available).toBe(true)
     expect(probe.capabilities?.isolation).toMatchObject({ processContained: false, hostFilesystemRestricted: false, privilegeEscalationBlocked: false, syscallsRestricted: false })
     const toolchains = probe.capabilities?.toolchains as Record<string, { available: boolean; version?: string }>
@@ -47,6 +47,18 @@ describe('trusted_local provider', () => {
     expect(await codeOf(manager.ensure({ kind: 'bash', providerId: 'trusted_local', config: { allowUnsafeLocal: 'yes' }, policy: { workspaceRoots: [workspace] } }))).toBe(
       'execution_resource.provider_unavailable'
     )
+  })
+
+  it('in an ordered list an unauthorised trusted_local is skipped with its reason, never selected and thrown', async () => {
+    const local = new ExecutionResourceManager().registerProvider(new TrustedLocalProvider())
+    const error = (await local.ensure({ kind: 'bash', providerCandidates: ['trusted_local'], policy: { workspaceRoots: [workspace] } }).catch((e: unknown) => e)) as ExecutionResourceError
+    expect(error.code).toBe('execution_resource.provider_unavailable')
+    expect(error.payload.probes).toEqual([expect.objectContaining({ providerId: 'trusted_local', available: false, reason: expect.stringMatching(/not authorised/) })])
+    const unsnapshotted = (await local
+      .ensure({ kind: 'code_execution', providerCandidates: [{ providerId: 'trusted_local', config: { allowUnsafeLocal: true } }], policy: { workspaceRoots: [workspace] } })
+      .catch((e: unknown) => e)) as ExecutionResourceError
+    expect(unsnapshotted.code).toBe('execution_resource.provider_unavailable')
+    expect(JSON.stringify(unsnapshotted.payload.probes)).toMatch(/snapshot/)
   })
 
   it('runs code only on a snapshot grant: trusted_local_snapshot_required otherwise', async () => {

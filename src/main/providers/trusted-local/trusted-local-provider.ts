@@ -1,10 +1,11 @@
 import { z } from 'zod'
-import { ExecutionResourceError, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceStatus } from '../../core'
+import { ExecutionResourceError, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceRequirement, type ResourceStatus } from '../../core'
 import { LocalProgramRunner } from '../process/local-program-runner'
 import { systemPath } from '../process/run-limits'
 import { cached } from '../process/provider-helpers'
 import { languagesOf, observeToolchains } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
+import type { RunLedger } from '../process/run-ledger'
 import { invalidConfig } from '../process/provider-helpers'
 
 /** trusted_local reads only its authorisation flag; other providers' keys in a shared config pass. */
@@ -30,15 +31,20 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
   readonly supportedKinds = ['code_execution', 'bash'] as const
   private readonly toolchains = cached(60_000, () => observeToolchains())
 
+  /** `runLedger` records each run's process group (detached from Airlock's) so a crash leaves none behind. */
+  constructor(private readonly options: { runLedger?: RunLedger } = {}) {}
+
   async probe({ requirement }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = trustedLocalConfigSchema.safeParse(requirement.config ?? {})
     if (!config.success) return invalidConfig('trusted_local', config.error)
     const toolchains = await this.toolchains()
-    return {
-      available: true,
-      capabilities: { isolation: trustedLocalIsolation, toolchains, languages: languagesOf(toolchains), authorised: config.data.allowUnsafeLocal === true },
-      ...(config.data.allowUnsafeLocal === true ? {} : { reason: 'not authorised: set allowUnsafeLocal for this agent to use it' })
-    }
+    const capabilities = { isolation: trustedLocalIsolation, toolchains, languages: languagesOf(toolchains), authorised: config.data.allowUnsafeLocal === true }
+    // In an ordered list an unauthorised trusted_local is skipped with its reason; asked for by
+    // name, it stays available so that ensure fails with the precise code (trusted_local_not_allowed).
+    const named = requirement.providerId === this.providerId
+    const refusal = refusalOf(requirement, config.data)
+    if (refusal && !named) return { available: false, reason: refusal, capabilities }
+    return { available: true, capabilities, ...(refusal ? { reason: refusal } : {}) }
   }
 
   async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
@@ -55,7 +61,8 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
       })
     }
     const roots = realRoots(policy.workspaceRoots)
-    const runner = new LocalProgramRunner(roots, policy, { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb' }, async ({ argv }) => ({ argv }))
+    const recording = this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
+    const runner = new LocalProgramRunner(roots, policy, { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb' }, async ({ argv }) => ({ argv }), recording)
     return { resource: runner, meta: { isolation: trustedLocalIsolation } }
   }
 
@@ -66,4 +73,16 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
   async release(handle: ResourceHandle): Promise<void> {
     ;(handle.resource as LocalProgramRunner).close()
   }
+
+  /** Ends the process groups of runs a crashed Airlock left running (they outlive it: no sandbox ties them to it). */
+  async recover(): Promise<string[]> {
+    return this.options.runLedger?.recover(this.providerId) ?? []
+  }
+}
+
+/** Why trusted_local would refuse this requirement (not authorised, or not a snapshot grant), if it would. */
+function refusalOf(requirement: ResourceRequirement, config: { allowUnsafeLocal?: boolean }): string | undefined {
+  if (config.allowUnsafeLocal !== true) return 'not authorised: set allowUnsafeLocal for this agent to use it'
+  if (requirement.kind === 'code_execution' && requirement.workspaceAccess?.mode !== 'snapshot') return 'runs code only on a snapshot workspace grant'
+  return undefined
 }

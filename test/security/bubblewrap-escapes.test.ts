@@ -42,7 +42,7 @@ export const cases: Case[] = [
     attack: 'write a pipe handler to /proc/sys/kernel/core_pattern, then crash: host root code execution',
     regression: true,
     command: (ctx) => `printf '#!/bin/sh\\ntouch ${ctx.outside}/pwned\\n' > h.sh; chmod +x h.sh; echo "|${ctx.workspace}/h.sh" > /proc/sys/kernel/core_pattern; sh -c 'kill -SEGV $$'; echo done`,
-    expect: (result) => expect(result.stderr).toMatch(/core_pattern: (Permission denied|Read-only file system)/),
+    expect: (result) => expect(result.stderr).toContain('/proc/sys/kernel/core_pattern: Permission denied'),
     hostUnchanged: (ctx) => {
       expect(sysctl('kernel/core_pattern')).toBe(before.corePattern)
       expect(readdirSync(ctx.outside)).not.toContain('pwned')

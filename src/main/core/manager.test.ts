@@ -129,15 +129,15 @@ describe('ExecutionResourceManager: reuse and release', () => {
     expect(provider.ensures).toBe(1)
   })
 
-  it('per-run bounds (timeoutSeconds, maxOutputBytes) are not resource identity; limits and the network are', async () => {
+  it('policy ceilings are resource identity: reuse never hands a call a resource with looser ceilings than its own policy', async () => {
     const provider = new FakeProvider('fake')
     const { manager } = setup(provider)
-    const a = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { timeoutSeconds: 5, maxOutputBytes: 100 } })
-    const b = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { timeoutSeconds: 60 } })
+    const a = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { timeoutSeconds: 60, maxOutputBytes: 1000 } })
+    const b = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { maxOutputBytes: 1000, timeoutSeconds: 60 } })
     expect(b.handleId).toBe(a.handleId)
-    const c = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { limits: { memoryMb: 64 } } })
-    const d = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { networkMode: 'full' } })
-    expect(new Set([a.handleId, c.handleId, d.handleId]).size).toBe(3)
+    const tighter = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { timeoutSeconds: 60, maxOutputBytes: 128 } })
+    const network = await manager.ensure({ kind: 'code_execution', ownerId: 's', policy: { timeoutSeconds: 60, maxOutputBytes: 1000, networkMode: 'full' } })
+    expect(new Set([a.handleId, tighter.handleId, network.handleId]).size).toBe(3)
     expect(provider.ensures).toBe(3)
   })
 

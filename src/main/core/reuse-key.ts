@@ -11,24 +11,14 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * Policy fields that bound one run, not the resource: a run passes its own timeout and output cap
- * (`CommandRunInput`), so a per-call timeout does not make a new sandbox or container.
- */
-const perRunPolicyFields = ['timeoutSeconds', 'maxOutputBytes'] as const
-
-/** The policy as resource identity: without the per-run bounds. */
-function resourcePolicy(policy: ResourceRequirement['policy']): Record<string, unknown> {
-  const identity: Record<string, unknown> = { ...policy }
-  for (const field of perRunPolicyFields) delete identity[field]
-  return identity
-}
-
-/**
  * The final reuse key of a requirement on one provider, as a sha256 hex digest: (scope, owner,
  * the requirement's reuse key — or, without one, what it asks for: kind, resource key, config for
- * this candidate, policy without its per-run bounds, capabilities — and the provider). Only the
- * digest is ever shown; the material may hold secrets. Scope and owner are always part of it: one
- * owner's resource is never handed to another.
+ * this candidate, policy, capabilities — and the provider). Only the digest is ever shown; the
+ * material may hold secrets. Scope and owner are always part of it: one owner's resource is never
+ * handed to another. The policy's `timeoutSeconds` and `maxOutputBytes` are ceilings and part of
+ * the identity, so reuse never runs a call past the ceilings its own policy states; a call's own
+ * deadline and output cap travel with the run (`CommandRunInput`), never with the requirement, so
+ * they do not make a new sandbox or container.
  */
 export function finalReuseKey(requirement: ResourceRequirement, providerId: string, candidateConfig: Record<string, unknown> | undefined): string {
   const reuse =
@@ -37,7 +27,7 @@ export function finalReuseKey(requirement: ResourceRequirement, providerId: stri
       kind: requirement.kind,
       resourceKey: requirement.resourceKey,
       config: candidateConfig ?? {},
-      policy: resourcePolicy(requirement.policy),
+      policy: requirement.policy ?? {},
       requiredCapabilities: requirement.requiredCapabilities ?? {},
       workspaceAccess: requirement.workspaceAccess ?? null
     })

@@ -27,6 +27,7 @@ export { SqliteProvider } from './sqlite/sqlite-provider'
 export { SqliteConnection, type SqliteQueryResult } from './sqlite/sqlite-connection'
 export { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
 export { WorkspaceBoundaryError } from './process/workspace-paths'
+export { ProviderError, type ProviderErrorCode } from './process/provider-error'
 
 /**
  * Every built-in provider, in the order used when no provider order is configured for a kind

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../../../../test/support/temp-home'
@@ -55,7 +56,7 @@ describe('bash provider (host runner)', () => {
     ['cat ../outside.txt', /outside the workspace/],
     ['cat link-out', /outside the workspace/],
     ['cat ~/.ssh/id_rsa', /home-relative/],
-    ['grep -f/etc/shadow x', /outside the workspace/],
+    ['grep -f/etc/shadow x', /grep -f is not allowed/],
     ['find . -delete', /-delete is not allowed/],
     ['find . -exec rm {} +', /shell syntax|-exec is not allowed/],
     ['find . -execdir touch x ;', /shell syntax|-execdir is not allowed/],
@@ -77,6 +78,13 @@ describe('bash provider (host runner)', () => {
     git('-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-qm', 'first')
     expect((await runner.run({ command: 'git log --oneline' })).stdout).toMatch(/first/)
     expect((await runner.run({ command: 'git status --short' })).exitCode).toBe(0)
+    writeFileSync(join(workspace, 'src', 'app.ts'), 'export const answer = 43\n')
+    expect(await runner.run({ command: 'git status --short -uno', cwd: 'src' })).toMatchObject({ stdout: ' M app.ts\n', exitCode: 0 })
+    expect((await runner.run({ command: 'git diff -- app.ts', cwd: 'src' })).stdout).toContain('+export const answer = 43')
+    expect((await runner.run({ command: 'git show HEAD:src/app.ts' })).stdout).toBe('export const answer = 42\n')
+    expect((await runner.run({ command: 'git log -1 --format=%s -- src' })).stdout).toBe('first\n')
+    // Each git run reads a private copy of the checked config; none is left behind.
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('airlock-git-'))).toEqual([])
     writeFileSync(join(workspace, '.git', 'config'), '[core]\n\tfsmonitor = ./evil.sh\n', { flag: 'a' })
     await expect(runner.run({ command: 'git status' })).rejects.toThrow(/repository config can make git run programs/)
   })
@@ -91,9 +99,10 @@ describe('bash provider (host runner)', () => {
     const custom = handle.resource as CommandRunner
     expect(await custom.run({ command: 'sleep 5', timeoutSeconds: 0.3 })).toMatchObject({ exitCode: 124, timedOut: true })
     process.env.AIRLOCK_PARENT_SECRET = 'must-not-leak'
-    const env = await custom.run({ command: 'env', env: { GREETING: 'hello' } })
-    expect(env.stdout).toContain('GREETING=hello')
+    const env = await custom.run({ command: 'env', env: { TZ: 'Europe/Paris' } })
+    expect(env.stdout).toContain('TZ=Europe/Paris')
     expect(env.stdout).not.toContain('must-not-leak')
+    await expect(custom.run({ command: 'env', env: { GREETING: 'hello' } })).rejects.toThrow(/environment variable GREETING is not accepted/)
     await expect(custom.run({ command: 'env', env: { 'BAD NAME': 'x' } })).rejects.toThrow(/not a valid name/)
     await policyCustom.releaseAll()
   })

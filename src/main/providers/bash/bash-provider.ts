@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourceStatus } from '../../core'
 import { realRoots } from '../process/workspace-paths'
+import { acceptedCallerVariables } from './caller-env'
 import { defaultAllowedPrefixes } from './command-allowlist'
 import { HostCommandRunner } from './host-command-runner'
 import { invalidConfig } from '../process/provider-helpers'
@@ -21,7 +22,8 @@ export const hostIsolation = {
 /**
  * `bash`: the host command runner for read-only inspection (SPEC §4): bound to the policy's
  * workspace roots, runs only commands whose prefix is on the allowlist (the policy's
- * `allowedCommandPrefixes`, else `pwd ls cat head tail wc find grep rg git status/diff/log/show`).
+ * `allowedCommandPrefixes`, else `pwd ls cat head tail wc find grep rg git status/diff/log/show`),
+ * programs from the system directories, caller variables from a short presentation allowlist.
  */
 export class BashProvider implements ExecutionResourceProvider {
   readonly providerId = 'bash'
@@ -33,7 +35,12 @@ export class BashProvider implements ExecutionResourceProvider {
     if (!policy.workspaceRoots?.length) return { available: false, reason: 'the host runner needs policy.workspaceRoots (it only runs inside a workspace)' }
     return {
       available: true,
-      capabilities: { isolation: hostIsolation, allowedCommandPrefixes: policy.allowedCommandPrefixes ?? defaultAllowedPrefixes, shell: false }
+      capabilities: {
+        isolation: hostIsolation,
+        allowedCommandPrefixes: policy.allowedCommandPrefixes ?? defaultAllowedPrefixes,
+        callerEnv: acceptedCallerVariables,
+        shell: false
+      }
     }
   }
 

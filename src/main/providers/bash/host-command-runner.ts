@@ -1,14 +1,24 @@
 import { existsSync } from 'node:fs'
 import type { CommandResult, CommandRunInput, CommandRunner, ResourcePolicy } from '../../core'
 import { runBounded } from '../process/bounded-process'
-import { childEnv, eitherSignal, outputCapFor, systemPath, timeoutMsFor } from '../process/run-limits'
+import { eitherSignal, outputCapFor, timeoutMsFor } from '../process/run-limits'
 import { resolveCwd } from '../process/workspace-paths'
+import { admitCallerEnv } from './caller-env'
 import { admitCommand } from './command-allowlist'
-import { splitCommandLine } from './command-line'
+import { CommandRefusedError, splitCommandLine } from './command-line'
+import { hostProgramPath } from './host-programs'
+
+/**
+ * The environment every host command starts from. HOME is /dev/null, where nothing can be put:
+ * a home inside the workspace would let it hand gpg, git or rg their own configuration.
+ */
+const baseEnv = { PATH: hostProgramPath, HOME: '/dev/null', LANG: 'C.UTF-8', TERM: 'dumb' }
 
 /**
  * The `bash` provider's live resource: runs one allowlisted, read-only command at a time on the
- * host, without a shell, inside the workspace roots, bounded in time and output.
+ * host, without a shell, inside the workspace roots, bounded in time and output. It is not a
+ * sandbox: its checks run before the program starts, so a process writing the workspace at the
+ * same moment could still swap a checked path; hostile workspaces belong in a sandbox.
  */
 export class HostCommandRunner implements CommandRunner {
   private readonly released = new AbortController()
@@ -29,18 +39,24 @@ export class HostCommandRunner implements CommandRunner {
     this.released.abort()
   }
 
+  /** Admits and runs one command; a refusal throws `CommandRefusedError` before anything starts. */
   async run(input: CommandRunInput): Promise<CommandResult> {
-    if (this.released.signal.aborted) throw new Error('this runner was released')
+    if (this.released.signal.aborted) throw new CommandRefusedError('this runner was released')
+    const callerEnv = admitCallerEnv(input.env)
     const cwd = resolveCwd(this.roots, input.cwd)
-    const admitted = admitCommand(splitCommandLine(input.command), { allowedPrefixes: this.allowedPrefixes, cwd, roots: this.roots })
-    const env = childEnv({ PATH: systemPath, HOME: this.roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb', ...admitted.env }, input.env)
-    return runBounded({
-      argv: admitted.argv,
-      cwd,
-      env,
-      timeoutMs: timeoutMsFor(this.policy, input.timeoutSeconds),
-      maxOutputBytes: outputCapFor(this.policy),
-      signal: eitherSignal(input.signal, this.released.signal)
-    })
+    const admitted = await admitCommand(splitCommandLine(input.command), { allowedPrefixes: this.allowedPrefixes, cwd, roots: this.roots })
+    try {
+      return await runBounded({
+        argv: admitted.argv,
+        cwd,
+        // The runner's own settings come last: no caller variable can replace them.
+        env: { ...baseEnv, ...callerEnv, ...admitted.env },
+        timeoutMs: timeoutMsFor(this.policy, input.timeoutSeconds),
+        maxOutputBytes: outputCapFor(this.policy),
+        signal: eitherSignal(input.signal, this.released.signal)
+      })
+    } finally {
+      admitted.release?.()
+    }
   }
 }

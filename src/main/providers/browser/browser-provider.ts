@@ -7,6 +7,7 @@ import { cached } from '../process/provider-helpers'
 import { BrowserSession } from './browser-session'
 import { chromiumArgs, findChromium } from './chromium'
 import { invalidConfig } from '../process/provider-helpers'
+import { ProviderError } from '../process/provider-error'
 
 /** The browser provider's config. */
 export const browserConfigSchema = z
@@ -45,7 +46,7 @@ export class BrowserProvider implements ExecutionResourceProvider {
   async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
     const config = browserConfigSchema.parse(requirement.config ?? {})
     const executablePath = findChromium(config.executablePath)
-    if (!executablePath) throw new Error('Chromium not found')
+    if (!executablePath) throw new ProviderError('host_tool_missing', 'Chromium not found')
     const loopbackOnly = policy.networkMode !== 'full'
     const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs({ loopbackOnly }) })
     try {

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs'
 import type { NetworkMode } from '../../core'
+import { ProviderError } from '../process/provider-error'
 
 /**
  * Host directories a sandbox sees read-only: the system (toolchains elsewhere, e.g. under /opt,
@@ -68,7 +69,7 @@ const trampoline = `nl='\n'; IFS= read -r cmd <&5 || exit 126; exec 5<&-; eval "
  * the mount with the descriptor and refuses a swap — "Race condition binding dirfd".)
  */
 export function encodeRun(argv: string[]): Buffer {
-  if (argv.some((word) => word.includes('\0'))) throw new Error('a program argument contains NUL')
+  if (argv.some((word) => word.includes('\0'))) throw new ProviderError('invalid_program', 'a program argument contains NUL')
   const quote = (word: string) => `'${word.replace(/'/g, `'\\''`).replace(/\n/g, `'"$nl"'`)}'`
   return Buffer.from(`${closeDescriptorsAbove(2)}; exec ${argv.map(quote).join(' ')}\n`)
 }
@@ -87,7 +88,7 @@ export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxL
     ...(limits.cpuSeconds ? [`--cpu=${Math.ceil(limits.cpuSeconds)}:${Math.ceil(limits.cpuSeconds) + 1}`] : []),
     ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : [])
   ]
-  if (rlimits.length && !programs.prlimit) throw new Error('prlimit (util-linux) is needed to apply rlimits and was not found')
+  if (rlimits.length && !programs.prlimit) throw new ProviderError('host_tool_missing', 'prlimit (util-linux) is needed to apply rlimits and was not found')
   return [
     programs.bash,
     '-c',

@@ -3,6 +3,7 @@ import type { CommandResult } from '../../core'
 import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-process'
 import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
 import { bwrapArgsFd, encodeRun, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
+import { ProviderError } from '../process/provider-error'
 
 /** A sandbox launcher spawned ahead of its run, already inside its own cgroup, waiting for bwrap's arguments. */
 export type WarmLauncher = {
@@ -60,7 +61,7 @@ export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undef
     // A run outside its cgroup would have no pids or memory limit: never start it.
     kill()
     void cgroup?.finish()
-    throw new Error(`could not place the sandbox in its cgroup: ${(error as Error).message}`)
+    throw new ProviderError('cgroup_unavailable', `could not place the sandbox in its cgroup: ${(error as Error).message}`, { cause: error })
   }
   feedPipe(child, seccompFd, spec.filter)
   let watch: NodeJS.Timeout | undefined
@@ -121,7 +122,7 @@ export class WarmLaunchers {
 
   /** A ready launcher for the handle's binds plus `extra`: a waiting spare when there are no extras, else a fresh one. */
   take(extra: { fd: number; dest: string; writable: boolean }[] = []): WarmLauncher {
-    if (this.closed) throw new Error('this sandbox was released')
+    if (this.closed) throw new ProviderError('runner_released', 'this sandbox was released')
     if (extra.length > 0) return spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...extra])
     for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
       if (spare.child.exitCode === null && spare.child.signalCode === null) return spare

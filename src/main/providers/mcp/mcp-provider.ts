@@ -8,6 +8,7 @@ import { systemPath } from '../process/run-limits'
 import { isLoopbackUrl } from '../browser/chromium'
 import { McpConnection } from './mcp-connection'
 import { findExecutable, invalidConfig } from '../process/provider-helpers'
+import { ProviderError } from '../process/provider-error'
 
 const stdioConfig = z
   .object({
@@ -64,7 +65,7 @@ export class McpProvider implements ExecutionResourceProvider {
     const timeout = config.connectTimeoutMs ?? 20_000
     if (config.transport === 'stdio') {
       const command = resolveCommand(config.command)
-      if (!command) throw new Error(`the upstream command ${config.command} was not found`)
+      if (!command) throw new ProviderError('host_tool_missing', `the upstream command ${config.command} was not found`)
       const transport = new StdioClientTransport({
         command,
         args: config.args ?? [],
@@ -75,7 +76,7 @@ export class McpProvider implements ExecutionResourceProvider {
       await connect(client, transport, timeout)
       return { resource: new McpConnection(client, transport.pid ?? undefined), meta: { transport: 'stdio', server: client.getServerVersion() } }
     }
-    if (!networkAllows(policy, config.url)) throw new Error(`${new URL(config.url).origin} is outside the network policy`)
+    if (!networkAllows(policy, config.url)) throw new ProviderError('network_refused', `${new URL(config.url).origin} is outside the network policy`)
     const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } })
     await connect(client, transport, timeout)
     return { resource: new McpConnection(client, undefined), meta: { transport: 'http', origin: new URL(config.url).origin, server: client.getServerVersion() } }
@@ -96,7 +97,7 @@ async function connect(client: Client, transport: StdioClientTransport | Streama
   } catch (error) {
     await client.close().catch(() => undefined)
     // The SDK's message names the failure; the config (env, headers) is never part of it here.
-    throw new Error(`could not connect to the upstream MCP server: ${error instanceof Error ? error.message : String(error)}`)
+    throw new ProviderError('upstream_unavailable', `could not connect to the upstream MCP server: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
 }
 

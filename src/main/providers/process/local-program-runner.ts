@@ -4,6 +4,7 @@ import { runBounded, type PreparedProcess } from './bounded-process'
 import type { RunLedger } from './run-ledger'
 import { childEnv, eitherSignal, outputCapFor, timeoutMsFor } from './run-limits'
 import { realRoots, resolveCwd } from './workspace-paths'
+import { ProviderError } from './provider-error'
 
 /** How a provider turns one program run into a process: identity on the host, bwrap for the sandbox. */
 export type Launch = {
@@ -47,8 +48,8 @@ export class LocalProgramRunner implements ProgramRunner {
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {
-    if (this.released.signal.aborted) throw new Error('this runner was released')
-    if (input.argv.length === 0) throw new Error('argv is empty')
+    if (this.released.signal.aborted) throw new ProviderError('runner_released', 'this runner was released')
+    if (input.argv.length === 0) throw new ProviderError('invalid_program', 'argv is empty')
     const writableRoots = realRoots([...this.roots, ...(input.writableRoots ?? [])]).slice(this.roots.length)
     const readOnlyRoots = input.readOnlyRoots?.length ? realRoots(input.readOnlyRoots) : []
     const cwd = resolveCwd([...this.roots, ...writableRoots, ...readOnlyRoots], input.cwd === undefined && writableRoots[0] ? writableRoots[0] : input.cwd)

@@ -1,4 +1,5 @@
 import type { ResourcePolicy } from '../../core'
+import { ProviderError } from './provider-error'
 
 /** Defaults when a policy does not say (SPEC §6.1 agent defaults). */
 export const defaultTimeoutSeconds = 120
@@ -31,7 +32,7 @@ export function childEnv(base: Record<string, string>, extra: Record<string, str
   const env = { ...base }
   for (const [name, value] of Object.entries(extra ?? {})) {
     if (!envName.test(name) || typeof value !== 'string' || value.includes('\0')) {
-      throw new Error(`environment variable ${JSON.stringify(name).slice(0, 60)} is not a valid name/value`)
+      throw new ProviderError('invalid_environment', `environment variable ${JSON.stringify(name).slice(0, 60)} is not a valid name/value`)
     }
     env[name] = value
   }

@@ -1,10 +1,14 @@
+import { ProviderError } from './provider-error'
 import { realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 
 /** A path outside the roots a resource is bound to, or a root that is not usable. */
-export class WorkspaceBoundaryError extends Error {
+export class WorkspaceBoundaryError extends ProviderError {
   override readonly name = 'WorkspaceBoundaryError'
-  readonly code = 'workspace_boundary'
+
+  constructor(message: string) {
+    super('workspace_boundary', message)
+  }
 }
 
 /** True when `path` (already real) is `root` or inside it. */

@@ -42,7 +42,7 @@ export function createBuiltinProviders(options: { home: string; settings?: Setti
     new BubblewrapProvider({ runLedger }),
     new DockerProvider({ home: options.home, onImageProgress: options.onImageProgress }),
     new TrustedLocalProvider({ runLedger }),
-    new BashProvider(),
+    new BashProvider({ runLedger }),
     new SqliteProvider(),
     new BrowserProvider(),
     new McpProvider()

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { ExecutionResourceManager, type CommandRunner } from '../../core'
+import { ExecutionResourceManager, sandboxIdentity, type CommandRunner } from '../../core'
 import { BashProvider } from './bash-provider'
 
 let dir: ReturnType<typeof makeTempDir>
@@ -13,7 +13,7 @@ let manager: ExecutionResourceManager
 let runner: CommandRunner
 
 beforeEach(async () => {
-  dir = makeTempDir()
+  dir = makeTempDir('airlock-host-runner-', { outsideTmp: true })
   workspace = join(dir.path, 'workspace')
   mkdirSync(join(workspace, 'src'), { recursive: true })
   writeFileSync(join(workspace, 'src', 'app.ts'), 'export const answer = 42\n')
@@ -105,6 +105,15 @@ describe('bash provider (host runner)', () => {
     await expect(custom.run({ command: 'env', env: { GREETING: 'hello' } })).rejects.toThrow(/environment variable GREETING is not accepted/)
     await expect(custom.run({ command: 'env', env: { 'BAD NAME': 'x' } })).rejects.toThrow(/not a valid name/)
     await policyCustom.releaseAll()
+  })
+
+  it('never runs a program as root: commands hold the sandbox identity (an unprivileged uid when Airlock is root)', async () => {
+    const local = new ExecutionResourceManager().registerProvider(new BashProvider())
+    const handle = await local.ensure({ kind: 'bash', providerId: 'bash', policy: { workspaceRoots: [workspace], allowedCommandPrefixes: ['id'] } })
+    const result = await (handle.resource as CommandRunner).run({ command: 'id' })
+    expect(result.stdout).toMatch(new RegExp(`^uid=${sandboxIdentity().uid}\\b`))
+    if (process.getuid?.() === 0) expect(result.stdout).not.toMatch(/^uid=0\b/)
+    await local.releaseAll()
   })
 
   it('release ends a running command and refuses new ones', async () => {

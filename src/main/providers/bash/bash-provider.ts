@@ -5,6 +5,8 @@ import { acceptedCallerVariables } from './caller-env'
 import { defaultAllowedPrefixes } from './command-allowlist'
 import { HostCommandRunner } from './host-command-runner'
 import { invalidConfig } from '../process/provider-helpers'
+import { assertReachableBySandbox, sandboxIdentity } from '../../core'
+import type { RunLedger } from '../process/run-ledger'
 
 /** The `bash` provider has no config of its own (its bounds come from the policy); other providers' keys pass. */
 const bashConfigSchema = z.looseObject({})
@@ -29,6 +31,9 @@ export class BashProvider implements ExecutionResourceProvider {
   readonly providerId = 'bash'
   readonly supportedKinds = ['bash'] as const
 
+  /** `runLedger` records each command's process group (detached from Airlock's) so a crash leaves none behind. */
+  constructor(private readonly options: { runLedger?: RunLedger } = {}) {}
+
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = bashConfigSchema.safeParse(requirement.config ?? {})
     if (!config.success) return invalidConfig('bash', config.error)
@@ -39,6 +44,7 @@ export class BashProvider implements ExecutionResourceProvider {
         isolation: hostIsolation,
         allowedCommandPrefixes: policy.allowedCommandPrefixes ?? defaultAllowedPrefixes,
         callerEnv: acceptedCallerVariables,
+        runsAsUid: sandboxIdentity().uid,
         shell: false
       }
     }
@@ -46,7 +52,10 @@ export class BashProvider implements ExecutionResourceProvider {
 
   async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
     bashConfigSchema.parse(requirement.config ?? {})
-    const runner = new HostCommandRunner(realRoots(policy.workspaceRoots), policy, policy.allowedCommandPrefixes ?? defaultAllowedPrefixes)
+    const roots = realRoots(policy.workspaceRoots)
+    for (const root of roots) assertReachableBySandbox(root)
+    const recording = this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
+    const runner = new HostCommandRunner(roots, policy, policy.allowedCommandPrefixes ?? defaultAllowedPrefixes, recording)
     return { resource: runner, meta: { isolation: hostIsolation } }
   }
 
@@ -57,5 +66,10 @@ export class BashProvider implements ExecutionResourceProvider {
   /** Ends any command still running for this handle. */
   async release(handle: ResourceHandle): Promise<void> {
     ;(handle.resource as HostCommandRunner).close()
+  }
+
+  /** Ends the process groups of commands a crashed Airlock left running. */
+  async recover(): Promise<string[]> {
+    return this.options.runLedger?.recover(this.providerId) ?? []
   }
 }

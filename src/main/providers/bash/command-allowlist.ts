@@ -72,6 +72,8 @@ function optionPaths(parsed: ParsedArguments): string[] {
 /** Settings given to every git run: nothing the repository or the caller says can start a program. */
 function gitSafetyConfig(falseProgram: string): string[] {
   const settings = [
+    // The repository may belong to another uid than the one git runs as (the sandbox identity).
+    'safe.directory=*',
     'core.fsmonitor=false',
     'core.hooksPath=/dev/null',
     'core.pager=cat',

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { giveTo, openDirectoryNoFollow, sandboxIdentity, writeNewFile } from '../../core'
 import { CommandRefusedError } from './command-line'
 
 /** A private git directory for one run, and how to remove it afterwards. */
@@ -25,9 +26,17 @@ export function snapshotGitDir(gitDir: string): GitDirSnapshot {
   const remove = () => rmSync(path, { recursive: true, force: true })
   try {
     for (const name of readdirSync(gitDir)) if (!notLinked.has(name)) symlinkSync(join(gitDir, name), join(path, name))
-    for (const name of ['config', 'HEAD']) {
-      const content = readRegularFile(join(gitDir, name), `.git/${name}`)
-      if (content !== undefined) writeFileSync(join(path, name), content, { mode: 0o600 })
+    // git runs as the sandbox identity (when Airlock is root): the private directory is given to it.
+    const identity = sandboxIdentity()
+    const dir = openDirectoryNoFollow(path)
+    try {
+      giveTo(dir, identity)
+      for (const name of ['config', 'HEAD']) {
+        const content = readRegularFile(join(gitDir, name), `.git/${name}`)
+        if (content !== undefined) writeNewFile(dir, name, content, identity)
+      }
+    } finally {
+      closeSync(dir)
     }
     return { path, remove }
   } catch (error) {

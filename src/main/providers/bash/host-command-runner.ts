@@ -7,6 +7,8 @@ import { admitCallerEnv } from './caller-env'
 import { admitCommand } from './command-allowlist'
 import { CommandRefusedError, splitCommandLine } from './command-line'
 import { hostProgramPath } from './host-programs'
+import { sandboxIdentity } from '../../core'
+import type { RunRecording } from '../process/local-program-runner'
 
 /**
  * The environment every host command starts from. HOME is /dev/null, where nothing can be put:
@@ -22,11 +24,13 @@ const baseEnv = { PATH: hostProgramPath, HOME: '/dev/null', LANG: 'C.UTF-8', TER
  */
 export class HostCommandRunner implements CommandRunner {
   private readonly released = new AbortController()
+  private readonly identity = sandboxIdentity()
 
   constructor(
     private readonly roots: string[],
     private readonly policy: ResourcePolicy,
-    private readonly allowedPrefixes: readonly string[]
+    private readonly allowedPrefixes: readonly string[],
+    private readonly recording?: RunRecording
   ) {}
 
   /** True while the runner is open and its workspace roots still exist. */
@@ -52,8 +56,12 @@ export class HostCommandRunner implements CommandRunner {
         // The runner's own settings come last: no caller variable can replace them.
         env: { ...baseEnv, ...callerEnv, ...admitted.env },
         timeoutMs: timeoutMsFor(this.policy, input.timeoutSeconds),
-        maxOutputBytes: outputCapFor(this.policy),
-        signal: eitherSignal(input.signal, this.released.signal)
+        maxOutputBytes: outputCapFor(this.policy, input.maxOutputBytes),
+        signal: eitherSignal(input.signal, this.released.signal),
+        // Never as root: the kernel, not only the checks above, keeps the program to what the
+        // sandbox identity may read, even if a path was swapped after it was checked.
+        identity: this.identity.dedicated ? this.identity : undefined,
+        onStart: this.recording ? (pid) => this.recording!.ledger.record(this.recording!.providerId, pid) : undefined
       })
     } finally {
       admitted.release?.()

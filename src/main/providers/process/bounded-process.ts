@@ -53,6 +53,8 @@ export type BoundedRun = {
   fd3?: Buffer
   /** Told the group's pid once it runs (e.g. to record it for crash recovery); its result is called when the group is gone. */
   onStart?: (pid: number) => () => void
+  /** Runs the program as this uid/gid (the sandbox identity when Airlock is root). */
+  identity?: { uid: number; gid: number }
 }
 
 /** Exit code reported for a run ended by its deadline (as `timeout(1)` does). */
@@ -75,7 +77,7 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       resolve({ ...emptyResult(started), exitCode: 130, cancelled: true })
       return
     }
-    const child = run.prepared?.child ?? spawnGroup(run.argv!, { cwd: run.cwd, env: run.env, stdin: run.stdin === undefined ? 'ignore' : 'pipe', extraPipes: run.fd3 ? 1 : 0 })
+    const child = run.prepared?.child ?? spawnGroup(run.argv!, { cwd: run.cwd, env: run.env, stdin: run.stdin === undefined ? 'ignore' : 'pipe', extraPipes: run.fd3 ? 1 : 0, identity: run.identity })
     let timedOut = false
     let cancelled = false
     let killTimer: NodeJS.Timeout | undefined

@@ -4,12 +4,10 @@ import type { BundleManifest } from './code-bundle'
 /** One step of running a bundle, run in `source/` with `../build` and `../output` beside it. */
 export type ExecutionStep = { name: 'install' | 'build' | 'run'; argv: string[]; env?: Record<string, string> }
 
-/** How a language turns a manifest into steps, and which toolchain it needs. */
+/** How a language turns a manifest into steps. */
 export type LanguageAdapter = {
   language: CodeLanguage
   defaultEntrypoint: string
-  /** The toolchain name in probe capabilities (`toolchains.<name>`). */
-  toolchain: string
   steps(manifest: BundleManifest, options: { installDependencies: boolean }): ExecutionStep[]
 }
 
@@ -17,7 +15,6 @@ const adapters: Record<CodeLanguage, LanguageAdapter> = {
   python: {
     language: 'python',
     defaultEntrypoint: 'main.py',
-    toolchain: 'python',
     steps: (m, { installDependencies }) => [
       ...(installDependencies && m.dependencies?.kind === 'requirements.txt'
         ? [{ name: 'install' as const, argv: ['python3', '-m', 'pip', 'install', '--no-input', '--target', '../build/deps', '-r', m.dependencies.path] }]
@@ -28,7 +25,6 @@ const adapters: Record<CodeLanguage, LanguageAdapter> = {
   nodejs: {
     language: 'nodejs',
     defaultEntrypoint: 'main.js',
-    toolchain: 'nodejs',
     steps: (m, { installDependencies }) => [
       ...(installDependencies && m.dependencies?.kind === 'package.json'
         ? [{ name: 'install' as const, argv: ['sh', '-c', 'cp package.json ../build/ && cd ../build && npm install --no-audit --no-fund --ignore-scripts'] }]
@@ -39,13 +35,11 @@ const adapters: Record<CodeLanguage, LanguageAdapter> = {
   bash: {
     language: 'bash',
     defaultEntrypoint: 'main.sh',
-    toolchain: 'bash',
     steps: (m) => [{ name: 'run', argv: ['bash', m.entrypoint, ...m.args] }]
   },
   go: {
     language: 'go',
     defaultEntrypoint: 'main.go',
-    toolchain: 'go',
     steps: (m) => [
       { name: 'build', argv: ['go', 'build', '-o', '../build/program', m.entrypoint], env: { GOCACHE: '/tmp/go-cache', GOPATH: '/tmp/go', GOFLAGS: '-mod=mod' } },
       { name: 'run', argv: ['../build/program', ...m.args] }
@@ -54,7 +48,6 @@ const adapters: Record<CodeLanguage, LanguageAdapter> = {
   cpp: {
     language: 'cpp',
     defaultEntrypoint: 'main.cpp',
-    toolchain: 'cpp',
     steps: (m) => [
       { name: 'build', argv: ['g++', '-O2', '-std=c++17', '-o', '../build/program', m.entrypoint] },
       { name: 'run', argv: ['../build/program', ...m.args] }

@@ -154,6 +154,29 @@ export const cases: Case[] = [
       for (const line of init) expect(line).toMatch(/ -> (socket|pipe|anon_inode|\/dev\/null)/)
     }
   },
+  ...(
+    [
+      ['setsid', 'a setsid background process', (m: string) => `setsid sleep ${m} > /dev/null 2>&1 < /dev/null & echo started`],
+      ['double-fork', 'a double-forked orphan', (m: string) => `(sh -c "sleep ${m} &" &) ; sleep 0.2; echo started`],
+      ['nohup', 'a nohup background process', (m: string) => `nohup sleep ${m} > /dev/null 2>&1 & echo started`]
+    ] as const
+  ).map(
+    ([id, what, command]): Case => ({
+      id: `survivor-${id}`,
+      attack: `${what} outlives its call`,
+      command: () => command(survivorMarker(id)),
+      expect: (result) => expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n' }),
+      hostUnchanged: () => expect(processesMatching(survivorMarker(id))).toEqual([])
+    })
+  ),
+  {
+    id: 'survivor-term-ignored-at-timeout',
+    attack: 'a process that ignores SIGTERM outlives its timeout',
+    policy: { timeoutSeconds: 1 },
+    command: () => `trap '' TERM; sleep ${survivorMarker('term')} & trap '' TERM; wait`,
+    expect: (result) => expect(result).toMatchObject({ timedOut: true, exitCode: 124 }),
+    hostUnchanged: () => expect(processesMatching(survivorMarker('term'))).toEqual([])
+  },
   {
     id: 'cpu-budget-per-run',
     attack: 'four spinning processes share a 2 CPU-second budget (rlimits are per process)',
@@ -265,6 +288,24 @@ while time.time() < end:
     })
   })
 })
+
+/** A sleep duration no other process on the host uses, so its survivors can be found by command line. */
+function survivorMarker(id: string): string {
+  return `${4000 + [...id].reduce((sum, char) => sum + char.charCodeAt(0), 0)}.${process.pid % 1000}`
+}
+
+/** Live (non-zombie) host processes whose command line contains `marker`, found after the call returned. */
+function processesMatching(marker: string): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+      } catch {
+        return false
+      }
+    })
+}
 
 function link(ctx: Context, name: string, target: string): string {
   const path = join(ctx.workspace, name)

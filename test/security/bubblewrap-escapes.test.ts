@@ -276,7 +276,7 @@ while time.time() < end:
         try {
           const result = await victim.exec({ argv: ['sh', '-c', 'touch raced-$$'], writableRoots: [area] })
           outcomes.add(result.exitCode === 0 ? 'ran in the real area' : `refused inside (${result.exitCode})`)
-          if (result.exitCode !== 0) expect(result.stderr).toMatch(/Race condition binding dirfd|No such file/)
+          if (result.exitCode !== 0) expect(result.stderr).toMatch(/bwrap: (Race condition binding dirfd|Can't bind mount)|No such file/)
         } catch (error) {
           expect((error as Error).message).toMatch(/outside this sandbox's workspace|outside the workspace|symbolic link|not a directory|does not exist/)
           outcomes.add('refused before the run')

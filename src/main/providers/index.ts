@@ -18,7 +18,7 @@ export { BrowserSession, NavigationBlockedError, type BrowserVisit } from './bro
 export { BubblewrapProvider } from './bubblewrap/bubblewrap-provider'
 export { deniedSyscalls } from './process/syscall-denylist'
 export { DockerProvider, type DockerProviderOptions } from './docker/docker-provider'
-export { checkEngine, createDockerClient, sweepLeftoverContainers } from './docker/docker-engine'
+export { checkEngine, createDockerClient } from './docker/docker-engine'
 export { airlockImage, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker/docker-images'
 export { provisionImages, languagePackages } from './docker/offline-provisioning'
 export { McpProvider } from './mcp/mcp-provider'

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { airlockImage, checkEngine, createDockerClient, listAirlockImages, provisionImages, resolveImage, languagePackages } from '../../providers'
+import { checkEngine, createDockerClient, listAirlockImages, provisionImages, languagePackages } from '../../providers'
 import { resolveHome } from '../../host'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
@@ -36,10 +36,8 @@ export const imagesCommand = defineCommand({
       return 0
     }
     try {
-      const image = await resolveImage(docker, { language, profile: 'developer', pullApproved: true, onProgress: progress })
-      const [repo, tag] = airlockImage(language).split(':')
-      if (image !== airlockImage(language)) await docker.getImage(image).tag({ repo: repo!, tag: tag! })
-      io.out(airlockImage(language))
+      const tags = await provisionImages({ docker, languages: [language], workDir: join(resolveHome(options.home), 'images'), fromRegistry: true, onProgress: progress })
+      io.out(tags.join('\n'))
       return 0
     } catch (error) {
       throw new CliError(

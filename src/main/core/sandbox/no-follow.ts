@@ -1,4 +1,4 @@
-import { closeSync, constants, fchownSync, fstatSync, mkdirSync, openSync, writeSync, type Stats } from 'node:fs'
+import { closeSync, constants, fchownSync, fstatSync, lstatSync, mkdirSync, openSync, writeSync, type Stats } from 'node:fs'
 import { isAbsolute, normalize, sep } from 'node:path'
 import type { SandboxIdentity } from './sandbox-identity'
 
@@ -15,6 +15,13 @@ import type { SandboxIdentity } from './sandbox-identity'
  */
 
 const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
+/**
+ * O_PATH (Linux; Node does not export the constant): a descriptor that names a directory without
+ * opening it for reading, so a walk needs only search permission on the directories above, as a
+ * path lookup does (e.g. through a 0711 home).
+ */
+const O_PATH = 0o10000000
+const pathOnlyFlags = O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW
 
 /** A path that crossed a symlink or left its root: refused, with the component that did it. */
 export class NoFollowError extends Error {
@@ -35,12 +42,16 @@ export function relativeComponents(relativePath: string): string[] {
   return parts
 }
 
-/** Opens `name` inside the open directory `dirFd` as a directory, refusing a symlink. */
-export function openChildDirectory(dirFd: number, name: string): number {
+/**
+ * Opens `name` inside the open directory `dirFd` as a directory, refusing a symlink. `pathOnly`
+ * gives an O_PATH descriptor (enough to walk on, to stat, or to bind), which needs no read permission.
+ */
+export function openChildDirectory(dirFd: number, name: string, options: { pathOnly?: boolean } = {}): number {
+  const path = `${descriptorPath(dirFd)}/${name}`
   try {
-    return openSync(`${descriptorPath(dirFd)}/${name}`, directoryFlags)
+    return openSync(path, options.pathOnly ? pathOnlyFlags : directoryFlags)
   } catch (error) {
-    throw refusal(error, name)
+    throw refusal(error, name, path)
   }
 }
 
@@ -50,7 +61,7 @@ export function openChildDirectory(dirFd: number, name: string): number {
  */
 export function openDirectoryNoFollow(absolutePath: string): number {
   if (!isAbsolute(absolutePath)) throw new NoFollowError(`${absolutePath} is not an absolute path`)
-  return openBeneath(openSync('/', directoryFlags), relativeComponents(absolutePath.slice(1)).join(sep), { closeBase: true })
+  return openBeneath(openSync('/', pathOnlyFlags), relativeComponents(absolutePath.slice(1)).join(sep), { closeBase: true })
 }
 
 /**
@@ -60,15 +71,21 @@ export function openDirectoryNoFollow(absolutePath: string): number {
 export function openBeneath(baseFd: number, relativePath: string, options: { closeBase?: boolean; create?: SandboxIdentity | 'host' } = {}): number {
   let current = baseFd
   let owned = options.closeBase === true
+  const parts = relativeComponents(relativePath)
   try {
-    for (const part of relativeComponents(relativePath)) {
+    for (const [index, part] of parts.entries()) {
       if (options.create) makeDirectory(current, part, options.create)
-      const next = openChildDirectory(current, part)
+      // Directories on the way are only walked through; the last is opened for real (fchown, fstat, bind).
+      const next = openChildDirectory(current, part, { pathOnly: index < parts.length - 1 })
       if (owned) closeSync(current)
       current = next
       owned = true
     }
-    if (!owned) return openChildDirectory(current, '.')
+    if (!owned || parts.length === 0) {
+      const self = openChildDirectory(current, '.')
+      if (owned) closeSync(current)
+      return self
+    }
     return current
   } catch (error) {
     if (owned) closeSync(current)
@@ -134,9 +151,19 @@ export function giveTo(fd: number, owner: SandboxIdentity): void {
   if (owner.dedicated) fchownSync(fd, owner.uid, owner.gid)
 }
 
-function refusal(error: unknown, name: string): Error {
+function refusal(error: unknown, name: string, path?: string): Error {
   const code = (error as NodeJS.ErrnoException).code
-  if (code === 'ELOOP') return new NoFollowError(`${name} is a symbolic link; Airlock does not follow links the workspace can plant`)
+  // With O_DIRECTORY the kernel reports a final symlink as ENOTDIR: look before saying which.
+  const isLink = code === 'ELOOP' || (code === 'ENOTDIR' && path !== undefined && isSymbolicLink(path))
+  if (isLink) return new NoFollowError(`${name} is a symbolic link; Airlock does not follow links the workspace can plant`)
   if (code === 'ENOTDIR') return new NoFollowError(`${name} is not a directory`)
   return error as Error
+}
+
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
 }

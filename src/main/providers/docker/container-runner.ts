@@ -1,105 +1,75 @@
-import { randomUUID } from 'node:crypto'
-import { chownSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { PassThrough } from 'node:stream'
+import { resolve } from 'node:path'
 import type Docker from 'dockerode'
-import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy } from '../../core'
+import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy, SandboxIdentity } from '../../core'
 import { killGraceMs, timeoutExitCode } from '../process/bounded-process'
-import { OutputCap } from '../process/output-cap'
 import { childEnv, outputCapFor, timeoutMsFor } from '../process/run-limits'
-import { isInside, realRoots, resolveCwd } from '../process/workspace-paths'
+import type { ContainerAccounting } from './container-accounting'
+import { runHelper, startExec, type StartedExec } from './container-exec'
+import { containerBaseEnv, runUser } from './container-spec'
+import { DockerProviderError } from './docker-errors'
+import { closeRoots, isLexicallyInside, proveRunRoot, type MountedRoot } from './mounted-roots'
+import { RunQueue } from './run-queue'
 
 /**
- * Each command runs as its own session inside the container (setsid), so its whole process group
- * can be ended: after it exits (leftover background children) or on timeout/cancel.
+ * Every run goes through this wrapper: the program runs in the foreground, and when it ends the
+ * wrapper ends every other process of the run user in the container (`kill -KILL -1` spares only
+ * the caller and processes of other uids, such as the container's init, which runs as its own uid).
  */
-const wrapper = (pidFile: string) => `setsid "$@" & p=$!; echo $p > ${pidFile}; wait $p; rc=$?; kill -KILL -$p 2>/dev/null; rm -f ${pidFile}; exit $rc`
+const wrapper = '"$@"; rc=$?; kill -KILL -1 2>/dev/null; exit $rc'
+
+/** How often a run's CPU use is sampled against its budget (local cgroup files are cheap; the engine API is not). */
+const cpuSampleMs = { 'cgroup files': 250, 'engine API': 1000 }
 
 /**
  * The docker provider's live resource: a warm, hardened container (one per agent session and
- * runtime profile) in which each program runs through `exec`. The execution roots are mounted at
- * the same paths, so paths mean the same inside and out.
+ * runtime profile) in which programs run one at a time through `exec`, as the host's sandbox
+ * identity. Workspace roots are bound at their own paths, so paths mean the same inside and out.
+ * Nothing a run starts outlives it: after every run (exit, timeout, cancel, CPU budget) no
+ * process of the run user is left, or the container is killed.
  */
 export class ContainerRunner implements ProgramRunner {
   private broken = false
+  private sampling = false
   private readonly released = new AbortController()
+  private readonly queue = new RunQueue()
+  private readonly user: string
 
   constructor(
     private readonly docker: Docker,
     readonly container: Docker.Container,
-    private readonly roots: string[],
+    private readonly roots: MountedRoot[],
     private readonly policy: ResourcePolicy,
-    private readonly user: { uid: number; gid: number } | undefined,
-    private readonly baseEnv: Record<string, string>
-  ) {}
+    private readonly identity: SandboxIdentity,
+    private readonly accounting: ContainerAccounting,
+    private readonly cpuBudgetSeconds: number
+  ) {
+    this.user = runUser(identity)
+  }
 
+  /** A shell command line (the action is a shell command): `bash -c` in the container. */
   run(input: CommandRunInput): Promise<CommandResult> {
     return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, env: input.env, signal: input.signal })
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {
-    if (this.released.signal.aborted) throw new Error('this container was released')
-    const extra = input.writableRoots?.length ? realRoots(input.writableRoots) : []
-    if (extra.some((root) => !this.roots.some((mounted) => isInside(mounted, root)))) throw new Error('a writable root of this run is not mounted in the container')
-    if (input.readOnlyRoots?.length) throw new Error('the docker provider runs code on snapshot grants; read-only workspace mounts are not supported yet')
-    const cwd = resolveCwd([...this.roots, ...extra], input.cwd === undefined && extra[0] ? extra[0] : input.cwd)
-    if (this.user && process.getuid?.() === 0) for (const root of extra) chownTree(root, this.user)
-    const env = childEnv(this.baseEnv, input.env)
-    const pidFile = `/tmp/.airlock-${randomUUID()}.pid`
-    const started = performance.now()
-    const exec = await this.container.exec({
-      Cmd: ['sh', '-c', wrapper(pidFile), 'airlock', ...input.argv],
-      WorkingDir: cwd,
-      Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      AttachStdout: true,
-      AttachStderr: true,
-      AttachStdin: input.stdin !== undefined,
-      ...(this.user ? { User: `${this.user.uid}:${this.user.gid}` } : {})
-    })
-    const stream = await exec.start({ hijack: true, stdin: input.stdin !== undefined })
-    const maxBytes = outputCapFor(this.policy)
-    const stdout = new OutputCap(maxBytes)
-    const stderr = new OutputCap(maxBytes)
-    const out = new PassThrough()
-    const err = new PassThrough()
-    out.on('data', (chunk: Buffer) => stdout.push(chunk))
-    err.on('data', (chunk: Buffer) => stderr.push(chunk))
-    this.docker.modem.demuxStream(stream, out, err)
-    if (input.stdin !== undefined) stream.end(input.stdin)
-
-    let timedOut = false
-    let cancelled = false
-    let ended = false
-    const stop = () => void this.killGroup(pidFile, stream, () => ended)
-    const timer = setTimeout(() => {
-      timedOut = true
-      stop()
-    }, timeoutMsFor(this.policy, input.timeoutSeconds))
-    const onAbort = () => {
-      cancelled = true
-      stop()
+    if (this.released.signal.aborted) throw new DockerProviderError('docker.runner_released', 'This container was released; ensure a new handle.')
+    if (input.argv.length === 0) throw new DockerProviderError('docker.invalid_run', 'argv is empty.')
+    if (input.readOnlyRoots?.length) {
+      throw new DockerProviderError('docker.grant_unsupported', 'The docker provider runs code on snapshot grants only; read-only workspace mounts are not supported.')
     }
-    const signals = [input.signal, this.released.signal].filter((s): s is AbortSignal => s !== undefined)
-    for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true })
-    await new Promise<void>((resolve) => {
-      stream.on('end', resolve)
-      stream.on('close', resolve)
-      stream.on('error', resolve)
-    })
-    ended = true
-    clearTimeout(timer)
-    for (const signal of signals) signal.removeEventListener('abort', onAbort)
-    const inspected = await exec.inspect().catch(() => undefined)
-    return {
-      stdout: stdout.text(),
-      stderr: stderr.text(),
-      exitCode: timedOut ? timeoutExitCode : cancelled ? 130 : (inspected?.ExitCode ?? 1),
-      durationMs: Math.round(performance.now() - started),
-      stdoutTruncated: stdout.truncated,
-      stderrTruncated: stderr.truncated,
-      timedOut,
-      ...(cancelled ? { cancelled } : {})
+    let env: Record<string, string>
+    try {
+      env = childEnv(containerBaseEnv, input.env)
+    } catch (error) {
+      throw new DockerProviderError('docker.invalid_run', (error as Error).message)
     }
+    const signal = AbortSignal.any([this.released.signal, ...(input.signal ? [input.signal] : [])])
+    return this.queue.exclusive(signal, cancelledBeforeStart, () => {
+      // Proven inside the queue: no other run of this container is going on while the host looks.
+      const extra = (input.writableRoots ?? []).map((root) => proveRunRoot(this.roots, root, this.identity))
+      const cwd = this.containerCwd(extra, input.cwd)
+      return this.runAlone(input, cwd, env, signal)
+    })
   }
 
   /** True while the container should be reused. */
@@ -107,37 +77,126 @@ export class ContainerRunner implements ProgramRunner {
     return !this.broken && !this.released.signal.aborted
   }
 
-  /** Ends running commands and refuses new ones (the provider removes the container). */
+  /** Ends running commands, refuses new ones and lets go of the roots (the provider removes the container). */
   close(): void {
     this.released.abort()
+    closeRoots(this.roots)
   }
 
-  /** SIGTERM to the command's group, SIGKILL after the grace; a container that does not comply is killed. */
-  private async killGroup(pidFile: string, stream: NodeJS.ReadWriteStream, ended: () => boolean): Promise<void> {
-    const script = `p=$(cat ${pidFile} 2>/dev/null) || exit 0; kill -TERM -$p 2>/dev/null; sleep ${killGraceMs / 1000}; kill -KILL -$p 2>/dev/null; true`
-    try {
-      // Same user as the command: with every capability dropped, root in the container cannot signal it.
-      const killer = await this.container.exec({ Cmd: ['sh', '-c', script], AttachStdout: true, AttachStderr: true, ...(this.user ? { User: `${this.user.uid}:${this.user.gid}` } : {}) })
-      const killStream = await killer.start({ hijack: true, stdin: false })
-      killStream.resume()
-    } catch {
-      this.broken = true
+  private async runAlone(input: ProgramRunInput, cwd: string, env: Record<string, string>, signal: AbortSignal): Promise<CommandResult> {
+    const started = performance.now()
+    // Not awaited: through a remote engine a sample takes up to a second, which the run should not wait for.
+    const cpuAtStart = this.accounting.cpuNanos().catch(() => undefined)
+    const run = await startExec(this.docker, this.container, { argv: ['sh', '-c', wrapper, 'airlock', ...input.argv], user: this.user, cwd, env, stdin: input.stdin, maxBytes: outputCapFor(this.policy) }).catch(
+      (error: Error) => {
+        throw new DockerProviderError('docker.invalid_run', `The program could not be started in the container: ${error.message}`, {}, { cause: error })
+      }
+    )
+    let ending: 'timeout' | 'cancel' | 'cpu' | undefined
+    let terminating: Promise<void> | undefined
+    let over = false
+    const stop = (why: 'timeout' | 'cancel' | 'cpu') => {
+      // Once the run is over its clean-up must not start: `kill -1` would hit the next run.
+      if (ending || over) return
+      ending = why
+      terminating = this.terminate(run, why === 'cpu' ? 0 : killGraceMs)
     }
-    // A command that still holds its stream 3 s later has a container that no longer obeys: kill it.
-    setTimeout(() => {
-      if (ended()) return
-      this.broken = true
-      void this.container.kill().catch(() => undefined)
-      ;(stream as unknown as { destroy(): void }).destroy()
-    }, killGraceMs + 3000).unref()
+    const timer = setTimeout(() => stop('timeout'), timeoutMsFor(this.policy, input.timeoutSeconds))
+    const onAbort = () => stop('cancel')
+    signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) onAbort()
+    const meter = setInterval(() => void this.checkCpu(cpuAtStart, () => stop('cpu')), cpuSampleMs[this.accounting.source])
+    await run.ended
+    over = true
+    clearTimeout(timer)
+    clearInterval(meter)
+    signal.removeEventListener('abort', onAbort)
+    await terminating
+    await this.endSurvivors()
+    const exitCode = (await run.exec.inspect().catch(() => undefined))?.ExitCode ?? 1
+    const limitHit = ending === 'cpu' || (ending === undefined && exitCode === 128 + 24) ? ('cpu' as const) : undefined
+    const stderr = run.stderr.text()
+    return {
+      stdout: run.stdout.text(),
+      stderr: limitHit ? `${stderr}${stderr === '' || stderr.endsWith('\n') ? '' : '\n'}airlock: ended by the cpu limit\n` : stderr,
+      exitCode: ending === 'timeout' ? timeoutExitCode : ending === 'cancel' ? 130 : exitCode,
+      durationMs: Math.round(performance.now() - started),
+      stdoutTruncated: run.stdout.truncated,
+      stderrTruncated: run.stderr.truncated,
+      timedOut: ending === 'timeout',
+      ...(ending === 'cancel' ? { cancelled: true } : {}),
+      ...(limitHit ? { limitHit } : {})
+    }
+  }
+
+  /** Ends a run's budget when the container's CPU time since the run started passes it. */
+  private async checkCpu(baseline: Promise<number | undefined>, exceeded: () => void): Promise<void> {
+    if (this.sampling) return // a slow engine answers later than the next tick: no pile-up
+    this.sampling = true
+    try {
+      const atStart = await baseline
+      const now = await this.accounting.cpuNanos().catch(() => undefined)
+      if (atStart !== undefined && now !== undefined && now - atStart >= this.cpuBudgetSeconds * 1e9) exceeded()
+    } finally {
+      this.sampling = false
+    }
+  }
+
+  /**
+   * SIGTERM to every process of the run user, SIGKILL after the grace (a fresh exec as that user:
+   * with every capability dropped nobody else may signal them). A container that does not let go
+   * of the run's stream 3 s later no longer obeys: it is killed.
+   */
+  private async terminate(run: StartedExec, graceMs: number): Promise<void> {
+    const script = graceMs > 0 ? `kill -TERM -1 2>/dev/null; sleep ${graceMs / 1000}; kill -KILL -1 2>/dev/null; true` : 'kill -KILL -1 2>/dev/null; true'
+    const killed = runHelper(this.docker, this.container, ['sh', '-c', script], this.user, graceMs + 5000).catch(() => undefined)
+    const gone = await Promise.race([run.ended.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs + 3000).unref())])
+    if (!gone) {
+      await this.kill()
+      run.destroy()
+    }
+    await killed
+  }
+
+  /**
+   * Makes sure no process of the run user is left after a run: the wrapper already ended them
+   * unless the program killed the wrapper first; then a fresh exec does (`kill -KILL -1`). If
+   * some still remain after that, the container is killed rather than trusted.
+   */
+  private async endSurvivors(): Promise<void> {
+    const uid = this.identity.uid
+    for (let attempt = 0; attempt < 40; attempt++) {
+      if (this.broken) return // already killed: nothing of it runs any more
+      const left = await this.accounting.processesOf(uid).catch(() => undefined)
+      if (left?.length === 0) return
+      if (attempt === 0) await pause(20)
+      else if (attempt % 10 === 1) await runHelper(this.docker, this.container, ['sh', '-c', 'kill -KILL -1 2>/dev/null; true'], this.user, 5000).catch(() => undefined)
+      else await pause(50)
+    }
+    await this.kill()
+  }
+
+  /** Kills the container: it no longer obeys, or something of a run could not be ended. */
+  private async kill(): Promise<void> {
+    this.broken = true
+    await this.container.kill().catch(() => undefined)
+  }
+
+  /** The working directory: inside a mounted root or a run root, compared as paths (the container resolves it in its own mounts). */
+  private containerCwd(extra: string[], cwd: string | undefined): string {
+    const base = cwd === undefined && extra[0] ? extra[0] : this.roots[0]!.path
+    const wanted = cwd === undefined || cwd === '' ? base : resolve(this.roots[0]!.path, cwd)
+    if (wanted.includes('\0') || ![...this.roots.map((root) => root.path), ...extra].some((root) => isLexicallyInside(root, wanted))) {
+      throw new DockerProviderError('docker.workspace_refused', `The working directory ${cwd} is outside the workspace.`, { cwd })
+    }
+    return wanted
   }
 }
 
-/** Gives a run's execution area to the container user (Airlock runs as root, the image's user does not). */
-function chownTree(path: string, user: { uid: number; gid: number }): void {
-  chownSync(path, user.uid, user.gid)
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    if (entry.isDirectory()) chownTree(join(path, entry.name), user)
-    else if (!entry.isSymbolicLink()) chownSync(join(path, entry.name), user.uid, user.gid)
-  }
+function cancelledBeforeStart(): CommandResult {
+  return { stdout: '', stderr: '', exitCode: 130, durationMs: 0, stdoutTruncated: false, stderrTruncated: false, timedOut: false, cancelled: true }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
 }

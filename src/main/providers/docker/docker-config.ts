@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { IsolationFacts } from '../../core'
+import { DockerProviderError } from './docker-errors'
 
 /** Runtime profiles (SPEC §4): strict never pulls or installs; developer and ci may, with network while installing. */
 export const runtimeProfiles = {
@@ -39,6 +40,7 @@ export function parseExtraArgs(args: readonly string[]): ExtraArgsEffect {
   const effect: ExtraArgsEffect = { hostConfig: {}, weakened: {} }
   const capAdd: string[] = []
   const binds: string[] = []
+  const mounts: MountSpec[] = []
   const devices: { PathOnHost: string; PathInContainer: string; CgroupPermissions: string }[] = []
   const securityOpt: string[] = []
   for (let index = 0; index < args.length; index++) {
@@ -78,11 +80,18 @@ export function parseExtraArgs(args: readonly string[]): ExtraArgsEffect {
         break
       }
       case '-v':
-      case '--volume':
-      case '--mount':
-        binds.push(value())
-        effect.weakened.hostFilesystemRestricted = true
+      case '--volume': {
+        const bind = value()
+        binds.push(bind)
+        weakenForMount(effect, bind.split(':')[0]!)
         break
+      }
+      case '--mount': {
+        const mount = parseMount(value())
+        mounts.push(mount)
+        weakenForMount(effect, mount.Source)
+        break
+      }
       case '--security-opt': {
         const option = value()
         securityOpt.push(option)
@@ -97,6 +106,7 @@ export function parseExtraArgs(args: readonly string[]): ExtraArgsEffect {
   }
   if (capAdd.length) effect.hostConfig.CapAdd = capAdd
   if (binds.length) effect.hostConfig.Binds = binds
+  if (mounts.length) effect.hostConfig.Mounts = mounts
   if (devices.length) effect.hostConfig.Devices = devices
   if (securityOpt.length) effect.hostConfig.SecurityOpt = securityOpt
   return effect
@@ -114,6 +124,37 @@ export function containerIsolation(effect: ExtraArgsEffect, networkMode: 'none' 
   }
 }
 
+/** One `--mount` as the engine's `HostConfig.Mounts` takes it. */
+export type MountSpec = { Type: 'bind' | 'volume' | 'tmpfs'; Source?: string; Target: string; ReadOnly: boolean }
+
+/**
+ * Parses `--mount type=bind,source=/a,target=/b,readonly` (docker's keys and aliases: src,
+ * dst/destination, ro, readonly=true|false). Options Airlock does not apply are refused.
+ */
+export function parseMount(spec: string): MountSpec {
+  const fields: Record<string, string> = {}
+  for (const part of spec.split(',')) {
+    const [key, ...rest] = part.split('=')
+    const name = { src: 'source', dst: 'target', destination: 'target', ro: 'readonly' }[key!] ?? key!
+    if (!['type', 'source', 'target', 'readonly'].includes(name)) refuse(`--mount option ${JSON.stringify(key)} is not supported (type, source, target, readonly)`)
+    fields[name] = rest.length ? rest.join('=') : name === 'readonly' ? 'true' : refuse(`--mount ${key} needs a value`)
+  }
+  const type = fields.type ?? 'volume'
+  if (type !== 'bind' && type !== 'volume' && type !== 'tmpfs') refuse(`--mount type ${type} is not supported (bind, volume, tmpfs)`)
+  if (!fields.target?.startsWith('/')) refuse(`--mount needs an absolute target`)
+  if (type !== 'tmpfs' && !fields.source) refuse(`--mount type=${type} needs a source`)
+  if (fields.readonly !== undefined && !['true', '1', 'false', '0'].includes(fields.readonly)) refuse(`--mount readonly=${fields.readonly} is not true or false`)
+  return { Type: type, ...(fields.source ? { Source: fields.source } : {}), Target: fields.target, ReadOnly: fields.readonly === 'true' || fields.readonly === '1' }
+}
+
+/** Any extra mount opens the host filesystem; the engine's own socket hands over the host entirely. */
+function weakenForMount(effect: ExtraArgsEffect, source: string | undefined): void {
+  effect.weakened.hostFilesystemRestricted = true
+  if (source && /(^|\/)(docker|containerd|podman)\.sock$/.test(source)) {
+    Object.assign(effect.weakened, { processContained: true, privilegeEscalationBlocked: true, syscallsRestricted: true })
+  }
+}
+
 function refuse(message: string): never {
-  throw new Error(`docker extraArgs: ${message}`)
+  throw new DockerProviderError('docker.extra_args_refused', `docker extraArgs: ${message}`)
 }

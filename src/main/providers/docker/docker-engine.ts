@@ -9,8 +9,7 @@ export const labels = {
   owner: 'airlock.owner',
   profile: 'airlock.profile',
   language: 'airlock.language',
-  languages: 'airlock.languages',
-  user: 'airlock.user'
+  languages: 'airlock.languages'
 } as const
 
 /**

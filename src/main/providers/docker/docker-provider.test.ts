@@ -1,12 +1,12 @@
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../../../../test/support/components'
 import { ensureTestImages } from '../../../../test/support/docker-images'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { ExecutionResourceManager, executeCode, executionRequirement, type ExecutionResourceError, type ProgramRunner } from '../../core'
+import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement, sandboxIdentity, type ExecutionResourceError, type ProgramRunner } from '../../core'
 import type { ContainerRunner } from './container-runner'
-import { checkEngine, createDockerClient, homeLabel, labels, sweepLeftoverContainers } from './docker-engine'
+import { checkEngine, createDockerClient, homeLabel, labels } from './docker-engine'
 import { DockerProvider } from './docker-provider'
 
 const docker = createDockerClient()
@@ -24,7 +24,7 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     await ensureTestImages(docker)
     dir = makeTempDir('airlock-docker-', { outsideTmp: true })
     workspace = join(dir.path, 'agent')
-    mkdirSync(workspace)
+    claimWorkspace(workspace)
     manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home, docker }))
   }, 600_000)
   afterAll(async () => {
@@ -47,15 +47,17 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
   const holdSession = (session: string, timeoutSeconds = 30) =>
     manager.ensure(executionRequirement({ ...target(session), policy: { timeoutSeconds } }, 'python'))
 
-  it('runs a python bundle that produces its declared outputs', async () => {
+  it('runs a python bundle as the sandbox identity; its outputs belong to that identity', async () => {
     const outcome = await run({
       language: 'python',
-      sourceCode: "import os, getpass\nopen(os.environ['AIRLOCK_OUTPUT_DIR'] + '/report.txt', 'w').write('ok')\nprint('user', os.getuid())",
+      sourceCode: "import os, getpass\nopen(os.environ['AIRLOCK_OUTPUT_DIR'] + '/report.txt', 'w').write('ok')\nprint('user', os.getuid(), os.getgid())",
       expectedOutputs: ['output/report.txt']
     })
+    const identity = sandboxIdentity()
     expect(outcome).toMatchObject({ status: 'success', outputs: [{ path: 'output/report.txt', bytes: 2 }] })
-    expect(outcome.result.stdout).toBe('user 1000\n')
+    expect(outcome.result.stdout).toBe(`user ${identity.uid} ${identity.gid}\n`)
     expect(readFileSync(join(outcome.executionArea, 'output', 'report.txt'), 'utf8')).toBe('ok')
+    expect(statSync(join(outcome.executionArea, 'output', 'report.txt')).uid).toBe(identity.uid)
     expect(outcome.provider).toMatchObject({ providerId: 'docker', isolation: { mechanism: 'container', processContained: true, networkMode: 'none' } })
   })
 
@@ -129,11 +131,20 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     await expect(docker.getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 })
   })
 
+  it('a workspace root the sandbox identity cannot write (made by root, not claimed) is refused at ensure with the fix', async () => {
+    const unclaimed = join(dir.path, 'unclaimed')
+    mkdirSync(unclaimed, { mode: 0o755 })
+    const ensured = manager.ensure({ kind: 'code_execution', providerId: 'docker', requiredCapabilities: { languages: ['python'] }, policy: { workspaceRoots: [unclaimed] } })
+    if (process.getuid?.() !== 0) return void (await manager.release(await ensured)) // the operator's own directory: writable
+    await expect(ensured).rejects.toMatchObject({ code: 'docker.workspace_refused', message: expect.stringMatching(/belongs to uid 0.*claimWorkspace/) })
+  })
+
   it('the startup sweep removes a labelled container a crashed run left behind', async () => {
     const leftover = await docker.createContainer({ Image: 'airlock/python:latest', Cmd: ['sleep', 'infinity'], Labels: { [labels.managed]: 'true', [labels.home]: homeLabel('/crashed-home') } })
     await leftover.start()
     const other = await docker.createContainer({ Image: 'airlock/python:latest', Cmd: ['sleep', 'infinity'], Labels: { [labels.managed]: 'true', [labels.home]: homeLabel('/another-home') } })
-    expect(await sweepLeftoverContainers(docker, '/crashed-home')).toEqual([leftover.id])
+    // Through the provider contract, as the host's start-up recovery calls it.
+    expect(await new DockerProvider({ home: '/crashed-home', docker }).recover()).toEqual([`container ${leftover.id.slice(0, 12)}`])
     await expect(leftover.inspect()).rejects.toMatchObject({ statusCode: 404 })
     expect((await other.inspect()).Id).toBe(other.id)
     await other.remove({ force: true })
@@ -175,10 +186,21 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     expect(await axes(['--network=host'])).toMatchObject({ processContained: false, networkMode: 'full' })
     expect(await axes(['--cap-add', 'SYS_ADMIN'])).toMatchObject({ privilegeEscalationBlocked: false, processContained: true })
     expect(await axes(['-v', '/:/host'])).toMatchObject({ hostFilesystemRestricted: false })
+    expect(await axes(['--mount', 'type=bind,source=/,target=/host'])).toMatchObject({ hostFilesystemRestricted: false, processContained: true })
     expect(await axes(['--device=/dev/kmsg'])).toMatchObject({ hostFilesystemRestricted: false })
     expect(await axes(['--security-opt', 'seccomp=unconfined'])).toMatchObject({ syscallsRestricted: false, privilegeEscalationBlocked: true })
     expect(await axes(['--userns=host'])).toMatchObject({ privilegeEscalationBlocked: false })
     expect(await probe(['--rm-everything'])).toMatchObject({ available: false, reason: expect.stringMatching(/not a supported extra argument/) })
+  })
+
+  it('read_only/read_write grants are refused by the probe with the reason (snapshot only); the probe says how limits are enforced', async () => {
+    const probe = (mode: 'snapshot' | 'read_only' | 'read_write') =>
+      new DockerProvider({ home, docker }).probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k', config: { language: 'python' }, workspaceAccess: { mode } }, policy: {} })
+    expect(await probe('read_write')).toMatchObject({ available: false, reason: expect.stringMatching(/only snapshot workspace grants \(asked: read_write\)/) })
+    expect(await probe('read_only')).toMatchObject({ available: false, reason: expect.stringMatching(/asked: read_only/) })
+    expect(await probe('snapshot')).toMatchObject({ available: true, capabilities: { workspaceGrants: ['snapshot'], limits: { cpuSeconds: expect.stringMatching(/^per run/) }, runsAs: { uid: sandboxIdentity().uid } } })
+    const refused = await executeCode({ ...target('grants'), mode: 'read_only', manager, request: { language: 'python', sourceCode: 'print(1)' }, actionCallId: `call-${++callSeq}` }).catch((e: ExecutionResourceError) => e)
+    expect(refused).toMatchObject({ code: 'execution_resource.provider_unavailable' })
   })
 
   it('without a language asked for, the probe reports the provisioned images and their toolchain versions', async () => {

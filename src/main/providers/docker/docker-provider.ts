@@ -1,23 +1,23 @@
 import type Docker from 'dockerode'
 import {
   ExecutionResourceError,
+  sandboxIdentity,
   type ExecutionResourceProvider,
   type ProviderProbe,
   type ResourceHandle,
   type ResourceRequirement,
   type ResourceStatus
 } from '../../core'
-import { systemPath } from '../process/run-limits'
+import { invalidConfig } from '../process/provider-helpers'
 import { realRoots } from '../process/workspace-paths'
 import { ContainerRunner } from './container-runner'
+import { startSessionContainer } from './container-setup'
+import { defaultLimits } from './container-spec'
 import { containerIsolation, dockerConfigSchema, parseExtraArgs, runtimeProfiles, type DockerConfig, type RuntimeProfile } from './docker-config'
-import { checkEngine, createDockerClient, homeLabel, labels } from './docker-engine'
+import { checkEngine, createDockerClient, homeLabel, labels, sweepLeftoverContainers } from './docker-engine'
+import { DockerProviderError } from './docker-errors'
 import { airlockImage, imageExists, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker-images'
-import { containerSeccompProfile } from './seccomp-profile'
-import { invalidConfig } from '../process/provider-helpers'
-
-/** Defaults for limits the policy does not set (SPEC §6.1 agent defaults). */
-const defaultLimits = { cpuSeconds: 60, memoryMb: 1024, pids: 256 }
+import { closeRoots, openMountedRoots } from './mounted-roots'
 
 /** What the docker provider is built with. */
 export type DockerProviderOptions = {
@@ -27,12 +27,21 @@ export type DockerProviderOptions = {
   onImageProgress?: (progress: ImageProgress) => void
 }
 
+/** How each limit is enforced, as the probe reports it (SPEC §4.1: the probe says what is really enforced). */
+const enforcedLimits = {
+  cpuSeconds: 'per run: CPU time of all the run\'s processes together (container cgroup, sampled every 250 ms, or every second through a remote engine); per process also as an rlimit',
+  pids: 'cgroup (per container)',
+  memory: 'cgroup (per container, no swap)'
+}
+
 /**
  * `docker` (SPEC §4): a warm container per (agent session, runtime profile) through dockerode,
- * created on ensure, reused while healthy, removed on release; commands run with exec. Hardened:
- * all capabilities dropped, no-new-privileges, a seccomp profile with the sandbox deny list, pids/cpu/memory
- * limits, no network unless the policy allows it, read-only root with a /tmp tmpfs, the image's
- * unprivileged user; labelled `airlock.*` so a restart removes leftovers.
+ * created on ensure, reused while healthy, removed on release; programs run one at a time with
+ * exec as the host's sandbox identity (`sandboxIdentity()`), while the idle init runs under a uid
+ * of its own so a run can neither signal nor outlive into it. Hardened: all capabilities dropped, no-new-privileges, an
+ * allowlist seccomp profile, pids/memory limits and a per-run CPU budget, no network unless the
+ * policy allows it, read-only root with a /tmp tmpfs; labelled `airlock.*` so a restart removes leftovers.
+ * Workspace grants: snapshot only (read_only/read_write are refused by the probe, see `grantRefusal`).
  */
 export class DockerProvider implements ExecutionResourceProvider {
   readonly providerId = 'docker'
@@ -52,6 +61,8 @@ export class DockerProvider implements ExecutionResourceProvider {
     } catch (error) {
       return { available: false, reason: (error as Error).message }
     }
+    const refusal = grantRefusal(requirement)
+    if (refusal) return { available: false, reason: refusal }
     const engine = await checkEngine(this.docker)
     if (!engine.ok) return { available: false, reason: engine.reason }
     const language = languageOf(requirement, parsed.data)
@@ -59,6 +70,7 @@ export class DockerProvider implements ExecutionResourceProvider {
     const present = image ? await imageExists(this.docker, image) : false
     // Without a language asked for, report what the provisioned images offer.
     const provisioned = language ? [] : await listAirlockImages(this.docker)
+    const identity = sandboxIdentity()
     return {
       available: true,
       capabilities: {
@@ -68,65 +80,59 @@ export class DockerProvider implements ExecutionResourceProvider {
         image,
         imagePresent: present,
         profile: profileOf(parsed.data),
+        workspaceGrants: ['snapshot'],
+        limits: enforcedLimits,
+        runsAs: { uid: identity.uid, gid: identity.gid },
         engine: { version: engine.version, apiVersion: engine.apiVersion }
       },
-      diagnostics: [`docker engine ${engine.version}`, ...(image && !present ? [`image ${image} is not on this engine yet`] : [])]
+      diagnostics: [
+        `docker engine ${engine.version}`,
+        `code runs as uid ${identity.uid}${identity.dedicated ? ' (the dedicated sandbox uid: Airlock runs as root)' : ''}`,
+        ...(image && !present ? [`image ${image} is not on this engine yet`] : [])
+      ]
     }
   }
 
   async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
-    const config = dockerConfigSchema.parse(requirement.config ?? {})
+    const parsed = dockerConfigSchema.safeParse(requirement.config ?? {})
+    if (!parsed.success) throw new ExecutionResourceError('invalid_requirement', invalidConfig('docker', parsed.error).reason!, { providerId: this.providerId })
+    const config = parsed.data
     const effect = parseExtraArgs(config.extraArgs ?? [])
+    const refusal = grantRefusal(requirement)
+    if (refusal) throw new DockerProviderError('docker.grant_unsupported', refusal, { mode: requirement.workspaceAccess?.mode })
     const engine = await checkEngine(this.docker)
     if (!engine.ok) throw new ExecutionResourceError('docker_unavailable', engine.reason, { providerId: this.providerId })
     const profile = profileOf(config)
     const language = languageOf(requirement, config)
     const image = await resolveImage(this.docker, { language, image: config.image, profile, pullApproved: config.pullApproved, onProgress: this.options.onImageProgress })
-    const imageLabels = (await this.docker.getImage(image).inspect()).Config?.Labels ?? {}
-    const user = parseUser(imageLabels[labels.user])
-    const roots = realRoots(policy.workspaceRoots)
+    const identity = sandboxIdentity()
+    const roots = openMountedRoots(realRoots(policy.workspaceRoots), identity)
     const limits = { ...defaultLimits, ...policy.limits }
     const network = policy.networkMode === 'full' ? 'full' : 'none'
-    const hardening = ['no-new-privileges:true', `seccomp=${containerSeccompProfile()}`]
-    const container = await this.docker.createContainer({
-      Image: image,
-      Cmd: ['sleep', 'infinity'],
-      WorkingDir: roots[0],
-      Labels: {
-        [labels.managed]: 'true',
-        [labels.home]: homeLabel(this.options.home),
-        [labels.owner]: requirement.ownerId ?? '',
-        [labels.profile]: profile,
-        ...(language ? { [labels.language]: language } : {})
-      },
-      HostConfig: {
-        CapDrop: ['ALL'],
-        SecurityOpt: hardening,
-        PidsLimit: limits.pids,
-        Memory: Math.round(limits.memoryMb * 1024 * 1024),
-        MemorySwap: Math.round(limits.memoryMb * 1024 * 1024),
-        NanoCpus: 1_000_000_000,
-        NetworkMode: network === 'full' ? 'bridge' : 'none',
-        ReadonlyRootfs: true,
-        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=512m', '/run': 'rw,nosuid,nodev,size=16m' },
-        Binds: roots.map((root) => `${root}:${root}:rw`),
-        Init: true,
-        Ulimits: [{ Name: 'cpu', Soft: limits.cpuSeconds, Hard: limits.cpuSeconds + 1 }],
-        ...effect.hostConfig,
-        ...(effect.hostConfig.Binds ? { Binds: [...roots.map((root) => `${root}:${root}:rw`), ...(effect.hostConfig.Binds as string[])] } : {}),
-        ...(effect.hostConfig.SecurityOpt ? { SecurityOpt: [...hardening.filter((opt) => !effect.weakened.syscallsRestricted || !opt.startsWith('seccomp=')), ...(effect.hostConfig.SecurityOpt as string[])] } : {})
-      }
-    })
     try {
-      await container.start()
+      const { container, accounting } = await startSessionContainer(this.docker, {
+        image,
+        identity,
+        roots,
+        limits,
+        network,
+        effect,
+        labels: {
+          [labels.managed]: 'true',
+          [labels.home]: homeLabel(this.options.home),
+          [labels.owner]: requirement.ownerId ?? '',
+          [labels.profile]: profile,
+          ...(language ? { [labels.language]: language } : {})
+        }
+      })
+      const runner = new ContainerRunner(this.docker, container, roots, policy, identity, accounting, limits.cpuSeconds)
+      return {
+        resource: runner,
+        meta: { containerId: container.id, image, profile, runsAs: identity.uid, isolation: containerIsolation(effect, network), installDependencies: runtimeProfiles[profile].installDependencies }
+      }
     } catch (error) {
-      await container.remove({ force: true }).catch(() => undefined)
+      closeRoots(roots)
       throw error
-    }
-    const runner = new ContainerRunner(this.docker, container, roots, policy, user, { PATH: systemPath, HOME: '/tmp', LANG: 'C.UTF-8', TERM: 'dumb' })
-    return {
-      resource: runner,
-      meta: { containerId: container.id, image, profile, isolation: containerIsolation(effect, network), installDependencies: runtimeProfiles[profile].installDependencies }
     }
   }
 
@@ -146,8 +152,18 @@ export class DockerProvider implements ExecutionResourceProvider {
     try {
       await runner.container.remove({ force: true })
     } catch (error) {
-      if ((error as { statusCode?: number }).statusCode !== 404) throw error
+      if ((error as { statusCode?: number }).statusCode === 404) return
+      throw new ExecutionResourceError('release_failed', `The container ${runner.container.id} could not be removed: ${(error as Error).message}`, { containerId: runner.container.id }, { cause: error })
     }
+  }
+
+  /**
+   * After a crash: removes every container labelled with this home (warm containers outlive the
+   * process that made them; another Airlock home's containers are left alone). No engine, nothing to do.
+   */
+  async recover(): Promise<string[]> {
+    if (!(await checkEngine(this.docker)).ok) return []
+    return (await sweepLeftoverContainers(this.docker, this.options.home)).map((id) => `container ${id.slice(0, 12)}`)
   }
 }
 
@@ -172,7 +188,16 @@ function languageOf(requirement: ResourceRequirement, config: DockerConfig): str
   return config.language ?? (typeof fromRequirement === 'string' ? fromRequirement : requirement.kind === 'bash' ? 'bash' : undefined)
 }
 
-function parseUser(label: string | undefined): { uid: number; gid: number } | undefined {
-  const match = /^(\d+):(\d+)$/.exec(label ?? '')
-  return match && match[1] !== '0' ? { uid: Number(match[1]), gid: Number(match[2]) } : undefined
+/**
+ * Why this provider cannot serve the requirement's workspace grant, if it cannot. Decision: the
+ * container mounts only the execution areas (snapshot grants); binding the agent's workspace
+ * read-only or read-write per call into a warm container shared by a session is not supported,
+ * so the probe says so and selection moves on instead of failing at run time.
+ */
+function grantRefusal(requirement: ResourceRequirement): string | undefined {
+  const mode = requirement.workspaceAccess?.mode
+  if (mode === 'read_only' || mode === 'read_write') {
+    return `the docker provider supports only snapshot workspace grants (asked: ${mode}); use snapshot, or a provider that binds the workspace (bubblewrap)`
+  }
+  return undefined
 }

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type Docker from 'dockerode'
+import { dedicatedSandboxUid } from '../../core'
 import { runBounded } from '../process/bounded-process'
 import { systemPath } from '../process/run-limits'
+import { DockerProviderError } from './docker-errors'
 import { airlockImage, type ImageProgress } from './docker-images'
 import { labels } from './docker-engine'
+import { verifyImage } from './image-verification'
+import { provisionFromRegistry } from './registry-provisioning'
 
 /** Debian packages that bring each language's toolchain into a minimal root filesystem. */
 export const languagePackages: Record<string, string[]> = {
@@ -16,12 +20,16 @@ export const languagePackages: Record<string, string[]> = {
   cpp: ['g++']
 }
 
-/** Bumped when provisioned images change shape; older ones are provisioned again by tests. */
+/** The label that records the shape of a provisioned image. */
 export const imageFormatLabel = 'airlock.format'
-export const imageFormat = '1'
+/** Bumped when provisioned images change shape; older ones are provisioned again by tests (2: `/` is 0755, verified as the sandbox uid). */
+export const imageFormat = '2'
 
-/** The unprivileged user the provisioned images run code as. */
-export const imageUser = { name: 'airlock', uid: 1000, gid: 1000 }
+/** A name for the dedicated sandbox uid in the image (tools that look the user up find one); containers set the uid explicitly. */
+const sandboxUser = { name: 'airlock', uid: dedicatedSandboxUid, gid: dedicatedSandboxUid }
+
+/** Directories every user must be able to search in the image (a root filesystem built in a 0700 scratch dir keeps that mode for `/`). */
+const searchableDirs = ['', 'bin', 'etc', 'lib', 'lib64', 'root', 'sbin', 'usr', 'usr/bin', 'usr/lib', 'usr/local', 'usr/local/bin', 'usr/share', 'var', 'home', 'opt', 'srv']
 
 /** Where and how to provision. */
 export type ProvisionOptions = {
@@ -33,16 +41,23 @@ export type ProvisionOptions = {
   rootfsTarball?: string
   mirror?: string
   suite?: string
+  /** The tag of the images (default `latest`); tests provision into a fresh one. */
+  tag?: string
+  /** Pull the languages' registry images instead of building (needs a registry); verified the same way. */
+  fromRegistry?: boolean
   onProgress?: (progress: ImageProgress) => void
 }
 
 /**
  * Builds images without a registry (SPEC §4): debootstrap a minimal Debian with the languages'
- * runtimes (or take the operator's rootfs tarball), add an unprivileged user, then `docker import`
- * it, labelled so Airlock can list and reuse it. The one image is tagged for every language given.
+ * runtimes (or take the operator's rootfs tarball), make it searchable by every user, `docker
+ * import` it labelled so Airlock can list and reuse it, then run each toolchain in it as the
+ * sandbox uid; an image that fails that check is removed and the error says why. With
+ * `fromRegistry`, the registry image is pulled and checked instead (`provisionFromRegistry`).
  */
 export async function provisionImages(options: ProvisionOptions): Promise<string[]> {
-  const tags = options.languages.map(airlockImage)
+  if (options.fromRegistry) return provisionFromRegistry(options)
+  const tags = options.languages.map((language) => airlockImage(language).replace(/:latest$/, `:${options.tag ?? 'latest'}`))
   const report = (stage: string, percent?: number) => options.onProgress?.({ image: tags.join(', '), stage, percent })
   mkdirSync(options.workDir, { recursive: true })
   const scratch = mkdtempSync(join(options.workDir, 'rootfs-'))
@@ -55,7 +70,7 @@ export async function provisionImages(options: ProvisionOptions): Promise<string
     } else {
       const packages = [...new Set(options.languages.flatMap((language) => languagePackages[language] ?? unknownLanguage(language)))]
       await debootstrap({ dir: scratch, packages, suite: options.suite ?? 'bookworm', mirror: options.mirror ?? aptMirror(), report })
-      addUser(scratch)
+      prepareRootfs(scratch)
       rmSync(join(scratch, 'var/cache/apt/archives'), { recursive: true, force: true })
       Object.assign(versions, await observeVersions(scratch))
       source = scratch
@@ -66,14 +81,21 @@ export async function provisionImages(options: ProvisionOptions): Promise<string
     const changes = [
       `LABEL ${labels.managed}=true`,
       `LABEL ${labels.languages}=${options.languages.join(',')}`,
-      `LABEL ${labels.user}=${imageUser.uid}:${imageUser.gid}`,
       `LABEL ${imageFormatLabel}=${imageFormat}`,
       ...Object.entries(versions).map(([name, version]) => `LABEL airlock.toolchain.${name}=${version}`)
     ]
-    await importTar(options.docker, source, { repo: repo!, tag: tag!, changes })
-    for (const other of rest) {
-      const [otherRepo, otherTag] = other.split(':')
-      await options.docker.getImage(first!).tag({ repo: otherRepo!, tag: otherTag! })
+    try {
+      await importTar(options.docker, source, { repo: repo!, tag: tag!, changes })
+      for (const other of rest) {
+        const [otherRepo, otherTag] = other.split(':')
+        await options.docker.getImage(first!).tag({ repo: otherRepo!, tag: otherTag! })
+      }
+      report('checking the toolchains as the sandbox user', 95)
+      await verifyImage(options.docker, first!, options.languages)
+    } catch (error) {
+      for (const tag of tags) await options.docker.getImage(tag).remove({ force: true }).catch(() => undefined)
+      if (error instanceof DockerProviderError) throw error
+      throw new DockerProviderError('docker.provisioning_failed', `Importing the root filesystem into the engine failed: ${(error as Error).message}`, { image: first }, { cause: error })
     }
     report('done', 100)
     return tags
@@ -110,18 +132,27 @@ async function debootstrap(options: { dir: string; packages: string[]; suite: st
     }
     child.stdout.on('data', onLine)
     child.stderr.on('data', onLine)
-    child.on('error', (error) => reject(new Error(`debootstrap could not start (${error.message}); install it: apt install debootstrap`)))
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`debootstrap failed (exit ${code}): ${tail.trim().split('\n').slice(-3).join(' | ')}`))))
+    child.on('error', (error) => reject(new DockerProviderError('docker.provisioning_failed', `debootstrap could not start (${error.message}); install it: apt install debootstrap`)))
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new DockerProviderError('docker.provisioning_failed', `debootstrap failed (exit ${code}): ${tail.trim().split('\n').slice(-3).join(' | ')}`, { exitCode: code }))
+    )
   })
 }
 
-function addUser(root: string): void {
-  appendFileSync(join(root, 'etc/passwd'), `${imageUser.name}:x:${imageUser.uid}:${imageUser.gid}::/home/${imageUser.name}:/bin/bash\n`)
-  appendFileSync(join(root, 'etc/group'), `${imageUser.name}:x:${imageUser.gid}:\n`)
-  mkdirSync(join(root, 'home', imageUser.name), { recursive: true })
-  // Execution roots are mounted at their host paths; when Airlock runs as root those sit under
-  // /root, which the image's user must be able to traverse (nothing else of /root is in the image).
-  chmodSync(join(root, 'root'), 0o755)
+/**
+ * Makes the new root filesystem usable by an unprivileged uid: `/` came from a 0700 scratch
+ * directory and `/root` is 0700 in Debian, yet execution roots are mounted at their host paths
+ * (under /root when Airlock runs as root). Only directories of the image change, never links.
+ */
+function prepareRootfs(root: string): void {
+  for (const dir of searchableDirs) {
+    const path = join(root, dir)
+    const stat = existsSync(path) ? lstatSync(path) : undefined
+    if (stat?.isDirectory()) chmodSync(path, (stat.mode & 0o7777) | 0o755)
+  }
+  chmodSync(join(root, 'tmp'), 0o1777)
+  appendFileSync(join(root, 'etc/passwd'), `${sandboxUser.name}:x:${sandboxUser.uid}:${sandboxUser.gid}::/tmp:/bin/bash\n`)
+  appendFileSync(join(root, 'etc/group'), `${sandboxUser.name}:x:${sandboxUser.gid}:\n`)
 }
 
 /** Toolchain versions observed in the new root filesystem (chroot, as root). */
@@ -163,7 +194,7 @@ export function aptMirror(): string {
 }
 
 function unknownLanguage(language: string): never {
-  throw new Error(`no packages are known for ${language}; known: ${Object.keys(languagePackages).join(', ')}`)
+  throw new DockerProviderError('docker.provisioning_failed', `no packages are known for ${language}; known: ${Object.keys(languagePackages).join(', ')}`)
 }
 
 function listDir(dir: string): string[] {

@@ -1,0 +1,51 @@
+import type Docker from 'dockerode'
+import { ExecutionResourceError, type SandboxIdentity } from '../../core'
+import { accountingFor, type ContainerAccounting } from './container-accounting'
+import { runHelper } from './container-exec'
+import { containerBaseEnv, hardenedHostConfig, keeperUser, runUser, type ContainerLimits } from './container-spec'
+import type { ExtraArgsEffect } from './docker-config'
+import { DockerProviderError } from './docker-errors'
+import { assertSameDirectories, identityProbeArgv, type MountedRoot } from './mounted-roots'
+
+/** What a session's container is made of. */
+export type ContainerPlan = {
+  image: string
+  labels: Record<string, string>
+  roots: MountedRoot[]
+  identity: SandboxIdentity
+  limits: ContainerLimits
+  network: 'none' | 'full'
+  effect: ExtraArgsEffect
+}
+
+/**
+ * Creates and starts a session's container: hardened, idle under its own unprivileged uid (the
+ * keeper), the opened roots bound at their paths. Before anything runs in it, the container must
+ * see at each root the very directory that was opened and checked (device and inode); otherwise
+ * it is removed and `docker.mount_mismatch` thrown.
+ */
+export async function startSessionContainer(docker: Docker, plan: ContainerPlan): Promise<{ container: Docker.Container; accounting: ContainerAccounting }> {
+  let container: Docker.Container
+  try {
+    container = await docker.createContainer({
+      Image: plan.image,
+      Cmd: ['sleep', 'infinity'],
+      User: keeperUser(plan.identity),
+      WorkingDir: '/',
+      Env: Object.entries(containerBaseEnv).map(([k, v]) => `${k}=${v}`),
+      Labels: plan.labels,
+      HostConfig: hardenedHostConfig({ limits: plan.limits, network: plan.network, binds: plan.roots.map((root) => `${root.path}:${root.path}:rw`), effect: plan.effect })
+    })
+  } catch (error) {
+    throw new ExecutionResourceError('docker_unavailable', `The engine refused to create the container: ${(error as Error).message}`, { image: plan.image }, { cause: error })
+  }
+  try {
+    await container.start()
+    assertSameDirectories(plan.roots, await runHelper(docker, container, identityProbeArgv(plan.roots), runUser(plan.identity)))
+    return { container, accounting: await accountingFor(docker, container) }
+  } catch (error) {
+    await container.remove({ force: true }).catch(() => undefined)
+    if (error instanceof DockerProviderError) throw error
+    throw new ExecutionResourceError('docker_unavailable', `The container could not start: ${(error as Error).message}`, { image: plan.image }, { cause: error })
+  }
+}

@@ -1,0 +1,27 @@
+/** The docker provider's own error codes (the core's `ExecutionResourceError` covers engine and image availability). */
+export type DockerProviderErrorCode =
+  | 'docker.extra_args_refused'
+  | 'docker.provisioning_failed'
+  | 'docker.workspace_refused'
+  | 'docker.mount_mismatch'
+  | 'docker.runner_released'
+  | 'docker.grant_unsupported'
+  | 'docker.invalid_run'
+  | 'docker.container_unresponsive'
+
+/**
+ * An error of the docker provider with a stable `code` and a JSON `payload` for machines; the
+ * message says what happened and what to do.
+ */
+export class DockerProviderError extends Error {
+  override readonly name = 'DockerProviderError'
+
+  constructor(
+    readonly code: DockerProviderErrorCode,
+    message: string,
+    readonly payload: Record<string, unknown> = {},
+    options?: { cause?: unknown }
+  ) {
+    super(message, options)
+  }
+}

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimWorkspace, ExecutionResourceManager, executeCode, type ExecuteCodeInput, type ExecutionResourceError } from '../src/main/core'
+import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement, type ExecuteCodeInput, type ExecutionResourceError } from '../src/main/core'
 import { BubblewrapProvider, DockerProvider, TrustedLocalProvider, checkEngine, createDockerClient } from '../src/main/providers'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
@@ -81,6 +82,27 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
     const error = (await run(managerWith(), { isolation: { isolation: 'required', unsafeFallback: true } }).catch((e: unknown) => e)) as ExecutionResourceError
     expect(error.code).toBe('execution_resource.invalid_requirement')
     expect(error.message).toMatch(/unsafeFallback is only valid with isolation preferred or none/)
+  })
+
+  it("a run never sees another run's execution area, even in the session's warm container (bubblewrap and docker)", async () => {
+    for (const providers of [['bubblewrap'], ['docker']]) {
+      const manager = managerWith()
+      const session = { providers, ownerId: `shared-${providers[0]}` }
+      // The session holds its code-execution resource, as an agent session does: both runs share it.
+      const held = await manager.ensure(
+        executionRequirement({ workspace: join(dir.path, 'ws'), mode: 'snapshot', isolation: { isolation: 'required' }, scope: 'session', policy: { timeoutSeconds: 30 }, ...session }, 'python')
+      )
+      const write = "import os\nopen(os.environ['AIRLOCK_OUTPUT_DIR'] + '/p.txt', 'w').write('PRIVATE\\n')"
+      const first = await run(manager, { ...session, request: { language: 'python', sourceCode: write, expectedOutputs: ['output/p.txt'] } })
+      expect(first.status).toBe('success')
+      const victim = `../../${first.executionArea.split('/').at(-1)!}/output/p.txt`
+      const attack = `for mode in ('r', 'w'):\n    try:\n        f = open('${victim}', mode)\n        print(mode, f.read() if mode == 'r' else f.write('EVIL'))\n    except OSError as e:\n        print(mode, type(e).__name__)`
+      const attacker = await run(manager, { ...session, request: { language: 'python', sourceCode: attack } })
+      // bubblewrap: the other area is not in the sandbox at all; docker: the host took it back (root, 0700).
+      expect(attacker.result.stdout).toMatch(providers[0] === 'bubblewrap' ? /^r FileNotFoundError\nw FileNotFoundError\n$/ : /^r PermissionError\nw PermissionError\n$/)
+      expect(readFileSync(join(first.executionArea, 'output', 'p.txt'), 'utf8')).toBe('PRIVATE\n')
+      await manager.release(held)
+    }
   })
 
   it('preferred + unsafeFallback with neither available → trusted_local, with the fallback recorded', async () => {

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { commitRepo, evilFilter, evilScript, evilSharedObject, filteredChange, put, secretText, signedCommitRepo, submoduleWithFilter, type Scene } from './host-runner-fixtures'
+import { commitRepo, indexEntryOutside, evilFilter, evilScript, evilSharedObject, filteredChange, put, secretText, signedCommitRepo, submoduleWithFilter, type Scene } from './host-runner-fixtures'
 
 /** What a case must end in: refused before anything runs, or run with this exit code and output. */
 export type HostRunnerExpectation = { refused: RegExp } | { exitCode: number; stdoutContains?: string[]; stdoutNotContains?: string[] }
@@ -13,6 +13,8 @@ export type HostRunnerCase = {
   env?: (scene: Scene) => Record<string, string>
   setup?: (scene: Scene) => void
   expect: HostRunnerExpectation
+  /** Held only by the read-only sandbox the runner uses where bubblewrap works (path checks cannot see it). */
+  needsSandbox?: true
 }
 
 const linkToSecret = (name: string) => (s: Scene) => symlinkSync(s.secretFile, join(s.ws, name))
@@ -20,6 +22,12 @@ const linkToOutside = (name: string) => (s: Scene) => symlinkSync(s.outside, joi
 
 /** The corpus (SPEC testing §security corpus: the host runner's rows), one case per known hole. */
 export const cases: HostRunnerCase[] = [
+  // Found by an attack run after the argument checks landed: what a program opens on its own.
+  {
+    id: 'repo-index-dotdot-path', attack: 'a .git/index entry named ../outside/secret.txt makes git diff read and print a file outside',
+    command: 'git diff', setup: indexEntryOutside, needsSandbox: true,
+    expect: { exitCode: 0, stdoutNotContains: [secretText] }
+  },
   // Caller environment: nothing it passes may choose the program, what it loads or what git reads.
   {
     id: 'env-path-workspace-bin', attack: 'PATH=<ws>/bin makes `ls` run <ws>/bin/ls', command: 'ls',

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { createHash } from 'node:crypto'
+import { dirname, join, relative } from 'node:path'
 
 /**
  * One attack's stage: a workspace the runner is bound to, a directory beside it (outside the
@@ -111,4 +112,19 @@ export function submoduleWithFilter(scene: Scene): void {
   appendFileSync(join(scene.ws, '.git', 'modules', 'sub', 'config'), evilFilter(scene))
   put(join(scene.ws, 'sub', '.gitattributes'), '* filter=evil\n')
   put(join(scene.ws, 'sub', 'a.txt'), 'two\n')
+}
+
+/**
+ * A repository whose index names a file outside the workspace (`../outside/secret.txt`): git does
+ * not check index paths when it reads them, so `git diff` would read and print that file. The
+ * entry is made for a same-length placeholder, then renamed in the index (checksum recomputed).
+ */
+export function indexEntryOutside(s: Scene): void {
+  const target = relative(s.ws, s.secretFile)
+  const placeholder = target.replace(/\.\./g, 'zz')
+  commitRepo(s.ws, { [placeholder]: 'placeholder\n' })
+  const indexPath = join(s.ws, '.git', 'index')
+  const index = readFileSync(indexPath)
+  const body = Buffer.from(index.subarray(0, index.length - 20).toString('latin1').replace(placeholder, target), 'latin1')
+  writeFileSync(indexPath, Buffer.concat([body, createHash('sha1').update(body).digest()]))
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../../../../test/support/temp-home'
@@ -42,6 +42,16 @@ describe('TaskWorkspace grants', () => {
     }
     expect(caught.code).toBe('expected_output_missing')
     expect(caught.missing).toEqual(['output/a.txt (not a regular file)', 'output/b.txt', 'output/dir.txt (not a regular file)'])
+  })
+
+  it('caps collected outputs like bundles: a sparse file past the cap is not read', () => {
+    const grant = new TaskWorkspaceGrant(dir.path, 'call-5', 'snapshot')
+    grant.materialise(bundle())
+    // 512 MiB that cost the program nothing (sparse): the host must not read it.
+    closeSync(openSync(join(grant.area.output, 'big'), 'w'))
+    truncateSync(join(grant.area.output, 'big'), 512 * 1024 * 1024)
+    writeFileSync(join(grant.area.output, 'small'), 'ok')
+    expect(() => grant.collect(['output/big', 'output/small'])).toThrow(/output\/big \(larger than 16777216 bytes/)
   })
 
   it('a closed grant is unusable', () => {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
-import { closeSync, readFileSync, realpathSync } from 'node:fs'
+import { closeSync, fchmodSync, fchownSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { ExecutionResourceError } from '../errors'
 import { descriptorPath, makeDirectoryExclusive, NoFollowError, openBeneath, openDirectoryNoFollow, openHostDirectory, openRegularFile, relativeComponents, sandboxIdentity, writeNewFile, type SandboxIdentity } from '../sandbox'
+import { bundleLimits } from '@shared/code-execution'
 import { digestOf, type CodeBundle } from './code-bundle'
 
 /** How a task sees the agent's workspace: a snapshot (inputs copied; writes to the area), read-only, or read-write. */
@@ -109,11 +110,16 @@ export class TaskWorkspaceGrant {
     const collected: CollectedOutput[] = []
     const missing: string[] = []
     const areaFd = openDirectoryNoFollow(this.area.root)
+    let totalBytes = 0
     try {
       for (const declared of expectedOutputs) {
-        const output = this.readOutput(areaFd, declared)
+        // Outputs are capped like bundles: a sparse 2 GiB file costs the program nothing and the host a lot.
+        const output = this.readOutput(areaFd, declared, Math.min(bundleLimits.maxFileBytes, bundleLimits.maxTotalBytes - totalBytes))
         if (typeof output === 'string') missing.push(output)
-        else collected.push({ path: declared, absolutePath: join(this.area.root, declared), bytes: output.length, sha256: createHash('sha256').update(output).digest('hex') })
+        else {
+          totalBytes += output.length
+          collected.push({ path: declared, absolutePath: join(this.area.root, declared), bytes: output.length, sha256: createHash('sha256').update(output).digest('hex') })
+        }
       }
     } finally {
       closeSync(areaFd)
@@ -123,7 +129,7 @@ export class TaskWorkspaceGrant {
   }
 
   /** One declared output's bytes, read through descriptors (a link the program left is not followed); else why not. */
-  private readOutput(areaFd: number, declared: string): Buffer | string {
+  private readOutput(areaFd: number, declared: string, maxBytes: number): Buffer | string {
     const parts = relativeComponents(declared)
     let parent: number
     try {
@@ -132,8 +138,9 @@ export class TaskWorkspaceGrant {
       return error instanceof NoFollowError ? `${declared} (not a regular file)` : declared
     }
     try {
-      const { fd } = openRegularFile(parent, parts.at(-1)!)
+      const { fd, stat } = openRegularFile(parent, parts.at(-1)!)
       try {
+        if (stat.size > maxBytes) return `${declared} (larger than ${maxBytes} bytes: outputs are capped at ${bundleLimits.maxFileBytes} bytes each, ${bundleLimits.maxTotalBytes} in all)`
         return readFileSync(fd)
       } finally {
         closeSync(fd)
@@ -149,6 +156,28 @@ export class TaskWorkspaceGrant {
   close(): void {
     if (this.state === 'closed') throw new Error('this grant is already closed')
     this.state = 'closed'
+    this.takeBackArea()
+  }
+
+  /**
+   * Under a dedicated sandbox uid the host takes a finished area back (root-owned, 0700, through
+   * its descriptor): a later run of the same agent — a warm container sees every area — can
+   * neither read nor rewrite an earlier run's sources and outputs.
+   */
+  private takeBackArea(): void {
+    if (!sandboxIdentity().dedicated) return
+    let fd: number
+    try {
+      fd = openDirectoryNoFollow(this.area.root)
+    } catch {
+      return // never materialised
+    }
+    try {
+      fchownSync(fd, 0, 0)
+      fchmodSync(fd, 0o700)
+    } finally {
+      closeSync(fd)
+    }
   }
 
   /** True once closed. */

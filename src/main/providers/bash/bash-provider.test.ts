@@ -84,7 +84,8 @@ describe('bash provider (host runner)', () => {
     expect((await runner.run({ command: 'git show HEAD:src/app.ts' })).stdout).toBe('export const answer = 42\n')
     expect((await runner.run({ command: 'git log -1 --format=%s -- src' })).stdout).toBe('first\n')
     // Each git run reads a private copy of the checked config; none is left behind.
-    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('airlock-git-'))).toEqual([])
+    // Only this process's: other test files run in parallel workers.
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`airlock-git-${process.pid}-`))).toEqual([])
     writeFileSync(join(workspace, '.git', 'config'), '[core]\n\tfsmonitor = ./evil.sh\n', { flag: 'a' })
     await expect(runner.run({ command: 'git status' })).rejects.toThrow(/repository config can make git run programs/)
   })

@@ -14,7 +14,13 @@ export const defaultAllowedPrefixes = ['pwd', 'ls', 'cat', 'head', 'tail', 'wc',
  * A command the host runner may run: argv (program as an absolute path), the environment it
  * needs, and what to remove once it has ended (git's private directory).
  */
-export type AdmittedCommand = { argv: string[]; env: Record<string, string>; release?: () => void }
+export type AdmittedCommand = {
+  argv: string[]
+  env: Record<string, string>
+  release?: () => void
+  /** Host directories the command reads besides the workspace (git's private directory). */
+  hostPaths?: string[]
+}
 
 /** Where a command runs and what it may run: the policy's prefixes and the real workspace roots. */
 export type AdmissionContext = { allowedPrefixes: readonly string[]; cwd: string; roots: readonly string[] }
@@ -101,6 +107,7 @@ async function admitGit(argv: string[], context: AdmissionContext): Promise<Admi
   const repository = await admitWorkspaceRepository(context.cwd, context.roots, git)
   return {
     release: repository.remove,
+    hostPaths: [repository.gitDir],
     argv: [git, '--no-pager', ...safety, subcommand, ...gitSubcommandSafety[subcommand]!, ...args],
     env: {
       GIT_DIR: repository.gitDir,

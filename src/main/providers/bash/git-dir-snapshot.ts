@@ -19,7 +19,7 @@ const notLinked = new Set(['config', 'config.worktree', 'commondir', 'HEAD'])
 export function snapshotGitDir(gitDir: string): GitDirSnapshot {
   let path: string
   try {
-    path = mkdtempSync(join(tmpdir(), 'airlock-git-'))
+    path = mkdtempSync(join(tmpdir(), `airlock-git-${process.pid}-`))
   } catch (error) {
     throw new CommandRefusedError(`git's private directory could not be created (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
   }

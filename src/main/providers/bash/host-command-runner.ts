@@ -9,6 +9,7 @@ import { CommandRefusedError, splitCommandLine } from './command-line'
 import { hostProgramPath } from './host-programs'
 import { sandboxIdentity } from '../../core'
 import type { RunRecording } from '../process/local-program-runner'
+import type { ReadOnlySandbox } from '../bubblewrap/read-only-sandbox'
 
 /**
  * The environment every host command starts from. HOME is /dev/null, where nothing can be put:
@@ -17,10 +18,12 @@ import type { RunRecording } from '../process/local-program-runner'
 const baseEnv = { PATH: hostProgramPath, HOME: '/dev/null', LANG: 'C.UTF-8', TERM: 'dumb' }
 
 /**
- * The `bash` provider's live resource: runs one allowlisted, read-only command at a time on the
- * host, without a shell, inside the workspace roots, bounded in time and output. It is not a
- * sandbox: its checks run before the program starts, so a process writing the workspace at the
- * same moment could still swap a checked path; hostile workspaces belong in a sandbox.
+ * The `bash` provider's live resource: runs one allowlisted, read-only command at a time, without
+ * a shell, inside the workspace roots, bounded in time and output, as the sandbox identity. Its
+ * checks run before the program starts, so a process writing the workspace at the same moment
+ * could swap a checked path, and a program may open paths no argument named (git follows its
+ * index): where bubblewrap works, each command therefore also runs in a read-only sandbox that
+ * sees only the workspace; elsewhere the probe says the checks are all there is.
  */
 export class HostCommandRunner implements CommandRunner {
   private readonly released = new AbortController()
@@ -30,7 +33,8 @@ export class HostCommandRunner implements CommandRunner {
     private readonly roots: string[],
     private readonly policy: ResourcePolicy,
     private readonly allowedPrefixes: readonly string[],
-    private readonly recording?: RunRecording
+    private readonly recording?: RunRecording,
+    private readonly sandbox?: ReadOnlySandbox
   ) {}
 
   /** True while the runner is open and its workspace roots still exist. */
@@ -49,20 +53,25 @@ export class HostCommandRunner implements CommandRunner {
     const callerEnv = admitCallerEnv(input.env)
     const cwd = resolveCwd(this.roots, input.cwd)
     const admitted = await admitCommand(splitCommandLine(input.command), { allowedPrefixes: this.allowedPrefixes, cwd, roots: this.roots })
+    // The runner's own settings come last: no caller variable can replace them.
+    const env = { ...baseEnv, ...callerEnv, ...admitted.env }
     try {
-      return await runBounded({
-        argv: admitted.argv,
+      // Where bubblewrap works, the command also runs in a read-only sandbox that sees only the workspace.
+      const launch = this.sandbox?.launch(admitted.argv, { roots: this.roots, extraPaths: admitted.hostPaths ?? [], cwd, env })
+      const result = await runBounded({
+        argv: launch ? undefined : admitted.argv,
+        prepared: launch?.prepared,
         cwd,
-        // The runner's own settings come last: no caller variable can replace them.
-        env: { ...baseEnv, ...callerEnv, ...admitted.env },
+        env,
         timeoutMs: timeoutMsFor(this.policy, input.timeoutSeconds),
         maxOutputBytes: outputCapFor(this.policy, input.maxOutputBytes),
         signal: eitherSignal(input.signal, this.released.signal),
-        // Never as root: the kernel, not only the checks above, keeps the program to what the
-        // sandbox identity may read, even if a path was swapped after it was checked.
+        // Never as root: even outside a sandbox the kernel keeps the program to what the sandbox identity may read.
         identity: this.identity.dedicated ? this.identity : undefined,
         onStart: this.recording ? (pid) => this.recording!.ledger.record(this.recording!.providerId, pid) : undefined
       })
+      const limitHit = await launch?.finish?.(result.exitCode)
+      return limitHit ? { ...result, limitHit } : result
     } finally {
       admitted.release?.()
     }

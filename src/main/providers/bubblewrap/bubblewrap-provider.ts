@@ -87,10 +87,11 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     const roots = realRoots(policy.workspaceRoots)
     const readOnly = config.readOnlyBinds ? realRoots(config.readOnlyBinds) : []
     for (const root of roots) assertReachableBySandbox(root, host.identity)
-    const handleBinds = openHandleRoots(roots)
+    // An executions folder is only an anchor: each run binds its own area, never its neighbours'.
+    const handleBinds = openHandleRoots(roots.filter((root) => !isExecutionsFolder(root)))
     try {
-      // A workspace root must be the sandbox's to write; an executions folder is the host's (its areas are the sandbox's).
-      for (const bind of handleBinds) if (!isExecutionsFolder(bind.dest)) assertWritableBySandbox(bind.fd, bind.dest, host.identity)
+      // A workspace root must be the sandbox's to write.
+      for (const bind of handleBinds) assertWritableBySandbox(bind.fd, bind.dest, host.identity)
     } catch (error) {
       for (const bind of handleBinds) closeSync(bind.fd)
       throw error
@@ -99,7 +100,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     const runner = new LocalProgramRunner(
       roots,
       policy,
-      { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
+      // HOME is the workspace where one is bound; a code run sees only its own area, so /tmp then.
+      { PATH: systemPath, HOME: handleBinds[0]?.dest ?? '/tmp', LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
       async ({ argv, cwd, env, writableRoots, readOnlyRoots }) => {
         const extra = openRunBinds(roots, writableRoots, readOnlyRoots)
         let launcher

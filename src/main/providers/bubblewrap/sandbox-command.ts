@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs'
 import type { NetworkMode } from '../../core'
+import { closeDescriptorsAbove } from '../process/descriptors'
 import { ProviderError } from '../process/provider-error'
 
 /**
@@ -46,14 +47,6 @@ export const bwrapArgsFd = 4
 export const programFd = 5
 export const firstBindFd = 6
 
-/**
- * Closes every descriptor above `keep` (bash: dash cannot name descriptors above 9). Whatever the
- * Airlock process holds without close-on-exec (or inherited) must never reach bwrap or the program.
- */
-function closeDescriptorsAbove(keep: number): string {
-  // No redirection on the loop: bash would park the redirected descriptor above 9 and lose it here.
-  return `for f in /proc/self/fd/*; do n=\${f##*/}; [ "$n" -gt ${keep} ] && eval "exec $n>&-"; done`
-}
 
 /**
  * bwrap takes its options from a file descriptor but its command only from the command line, so
@@ -90,7 +83,10 @@ export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxL
   ]
   if (rlimits.length && !programs.prlimit) throw new ProviderError('host_tool_missing', 'prlimit (util-linux) is needed to apply rlimits and was not found')
   return [
+    // --norc: stdin is a socket pair, and bash would then take itself for an ssh session and read ~/.bashrc.
     programs.bash,
+    '--norc',
+    '--noprofile',
     '-c',
     `${closeDescriptorsAbove(firstBindFd + bindCount - 1)}; exec "$@"`,
     'airlock-sandbox',
@@ -100,6 +96,8 @@ export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxL
     String(bwrapArgsFd),
     '--',
     programs.bash,
+    '--norc',
+    '--noprofile',
     '-c',
     trampoline,
     'airlock-run'
@@ -142,8 +140,9 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
   for (const path of systemPaths) args.push(...bindSystemPath(path))
   for (const path of etcFiles) args.push('--ro-bind-try', path, path)
   if (plan.network === 'full') for (const path of networkEtcFiles) args.push('--ro-bind-try', path, path)
-  for (const path of plan.readOnly) args.push('--ro-bind', path, path)
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--symlink', '../tmp', '/var/tmp')
+  // After the fresh /tmp, so a host-made directory under /tmp (git's private one) is not covered by it.
+  for (const path of plan.readOnly) args.push('--ro-bind', path, path)
   for (const path of maskedProcFiles) if (existsSync(path)) args.push('--ro-bind', '/dev/null', path)
   for (const path of maskedProcDirs) if (existsSync(path)) args.push('--tmpfs', path, '--remount-ro', path)
   // Outer directories first, so a writable area inside a read-only workspace stays writable.

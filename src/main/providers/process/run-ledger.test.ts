@@ -4,13 +4,13 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isAlive } from '../../../../test/support/processes'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { ExecutionResourceManager, type CommandRunner } from '../../core'
+import { claimWorkspace, ExecutionResourceManager, type CommandRunner } from '../../core'
 import { TrustedLocalProvider } from '../trusted-local/trusted-local-provider'
 import { RunLedger, startTicksOf } from './run-ledger'
 
 let dir: ReturnType<typeof makeTempDir>
 beforeEach(() => {
-  dir = makeTempDir()
+  dir = makeTempDir('airlock-run-ledger-', { outsideTmp: true })
 })
 afterEach(() => dir.remove())
 
@@ -22,7 +22,8 @@ const waitFor = async (check: () => boolean) => {
 describe('run ledger (crash recovery of host process groups)', () => {
   it('a trusted_local run is recorded while it runs; the next start ends its group, then the record is gone', async () => {
     const runs = join(dir.path, 'runs')
-    const workspace = dir.path
+    const workspace = join(dir.path, 'ws')
+    claimWorkspace(workspace)
     const manager = new ExecutionResourceManager().registerProvider(new TrustedLocalProvider({ runLedger: new RunLedger(runs) }))
     const handle = await manager.ensure({ kind: 'bash', providerId: 'trusted_local', config: { allowUnsafeLocal: true }, policy: { workspaceRoots: [workspace], timeoutSeconds: 60 } })
     // setsid-free background child in the same group, as a detached run leaves it.
@@ -30,7 +31,9 @@ describe('run ledger (crash recovery of host process groups)', () => {
     expect(await waitFor(() => existsSync(runs) && readdirSync(runs).length === 1)).toBe(true)
     // A new process on the same home (this provider instance stands in for it) recovers.
     const ended = await new TrustedLocalProvider({ runLedger: new RunLedger(runs) }).recover()
-    expect(ended).toEqual([expect.stringMatching(/^process group \d+$/)])
+    expect(ended).toContainEqual(expect.stringMatching(/^process group \d+$/))
+    // Where the host has cgroups, the run's per-run cgroups were recorded and are removed too.
+    for (const entry of ended.slice(1)) expect(entry).toMatch(/^cgroup \/sys\/fs\/cgroup\//)
     const result = await running
     expect(result.exitCode).not.toBe(0)
     expect(readdirSync(runs)).toEqual([])

@@ -1,18 +1,19 @@
-import { mkdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isAlive } from '../../../../test/support/processes'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { type ExecutionResourceError, ExecutionResourceManager, type ProgramRunner } from '../../core'
+import { claimWorkspace, type ExecutionResourceError, ExecutionResourceManager, sandboxIdentity, type ProgramRunner } from '../../core'
+import { detectCgroupSupport } from '../process/cgroup-limits'
 import { TrustedLocalProvider } from './trusted-local-provider'
 
 let dir: ReturnType<typeof makeTempDir>
 let workspace: string
 let manager: ExecutionResourceManager
 beforeEach(() => {
-  dir = makeTempDir()
+  dir = makeTempDir('airlock-trusted-local-', { outsideTmp: true })
   workspace = join(dir.path, 'ws')
-  mkdirSync(workspace)
+  claimWorkspace(workspace)
   manager = new ExecutionResourceManager().registerProvider(new TrustedLocalProvider())
 })
 afterEach(async () => {
@@ -86,5 +87,31 @@ describe('trusted_local provider', () => {
     expect(result.cancelled).toBe(true)
     expect(pids).toHaveLength(2)
     for (const pid of pids) expect(isAlive(pid)).toBe(false)
+  })
+
+  it('never runs as root: the run holds the sandbox identity (an unprivileged uid when Airlock is root)', async () => {
+    const handle = await manager.ensure({ ...authorised, kind: 'bash', policy: { workspaceRoots: [workspace] } })
+    const result = await (handle.resource as ProgramRunner).run({ command: 'id -u; touch made; ls /proc/self/fd | tr "\\n" " "' })
+    const [uid, fds] = result.stdout.trim().split('\n')
+    expect(uid).toBe(String(sandboxIdentity().uid))
+    if (process.getuid?.() === 0) expect(uid).not.toBe('0')
+    expect(fds!.trim()).toBe('0 1 2 3')
+  })
+
+  it('nothing it starts outlives the run where the host has cgroups, not even a setsid child', async () => {
+    const handle = await manager.ensure({ ...authorised, kind: 'bash', policy: { workspaceRoots: [workspace] } })
+    const marker = `${3000 + (process.pid % 1000)}.5`
+    const result = await (handle.resource as ProgramRunner).run({ command: `setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started` })
+    expect(result.stdout).toBe('started\n')
+    const survivors = readdirSync('/proc').filter((pid) => {
+      try {
+        return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+      } catch {
+        return false
+      }
+    })
+    if (detectCgroupSupport().pids || detectCgroupSupport().memory) expect(survivors).toEqual([])
+    else expect(survivors.length).toBe(1) // without cgroups, a setsid child leaves the group: said in the probe's limits
+    for (const pid of survivors) process.kill(Number(pid), 'SIGKILL')
   })
 })

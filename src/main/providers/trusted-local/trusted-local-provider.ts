@@ -1,12 +1,19 @@
 import { z } from 'zod'
-import { ExecutionResourceError, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceRequirement, type ResourceStatus } from '../../core'
+import { ExecutionResourceError, sandboxIdentity, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceRequirement, type ResourceStatus } from '../../core'
 import { LocalProgramRunner } from '../process/local-program-runner'
 import { systemPath } from '../process/run-limits'
 import { cached } from '../process/provider-helpers'
 import { languagesOf, observeToolchains } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
+import { launchInRunCgroup } from '../process/cgroup-launch'
+import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
+import { findExecutable } from '../process/provider-helpers'
+import { ProviderError } from '../process/provider-error'
 import type { RunLedger } from '../process/run-ledger'
 import { invalidConfig } from '../process/provider-helpers'
+
+/** Limits a policy does not set (SPEC §6.1 agent defaults). */
+const defaultLimits = { memoryMb: 1024, pids: 256 }
 
 /** trusted_local reads only its authorisation flag; other providers' keys in a shared config pass. */
 const trustedLocalConfigSchema = z.looseObject({ allowUnsafeLocal: z.boolean().optional() })
@@ -22,7 +29,9 @@ export const trustedLocalIsolation = {
 } as const
 
 /**
- * `trusted_local` (SPEC §3.4): the host's own toolchains with no isolation. It runs only with
+ * `trusted_local` (SPEC §3.4): the host's own toolchains with no isolation (the axes say so). It
+ * still never runs as root (the sandbox uid when Airlock is root), passes only stdio, and holds
+ * each run in a per-run cgroup where the host offers one, so nothing it starts outlives it. It runs only with
  * the operator's explicit authorisation (`config.allowUnsafeLocal === true`, per agent) and, for
  * code execution, only on a `snapshot` workspace grant. It can never satisfy `isolation: required`.
  */
@@ -31,14 +40,28 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
   readonly supportedKinds = ['code_execution', 'bash'] as const
   private readonly toolchains = cached(60_000, () => observeToolchains())
 
+  private cgroupSupport?: CgroupSupport
+
   /** `runLedger` records each run's process group (detached from Airlock's) so a crash leaves none behind. */
   constructor(private readonly options: { runLedger?: RunLedger } = {}) {}
+
+  private cgroups(): CgroupSupport {
+    return (this.cgroupSupport ??= detectCgroupSupport())
+  }
 
   async probe({ requirement }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = trustedLocalConfigSchema.safeParse(requirement.config ?? {})
     if (!config.success) return invalidConfig('trusted_local', config.error)
     const toolchains = await this.toolchains()
-    const capabilities = { isolation: trustedLocalIsolation, toolchains, languages: languagesOf(toolchains), authorised: config.data.allowUnsafeLocal === true }
+    const cgroups = this.cgroups()
+    const capabilities = {
+      isolation: trustedLocalIsolation,
+      toolchains,
+      languages: languagesOf(toolchains),
+      authorised: config.data.allowUnsafeLocal === true,
+      runsAsUid: sandboxIdentity().uid,
+      limits: { pids: cgroups.pids ? 'cgroup' : 'not enforced', memory: cgroups.memory ? 'cgroup' : 'not enforced', cpuSeconds: 'not enforced' }
+    }
     // In an ordered list an unauthorised trusted_local is skipped with its reason; asked for by
     // name, it stays available so that ensure fails with the precise code (trusted_local_not_allowed).
     const named = requirement.providerId === this.providerId
@@ -61,8 +84,26 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
       })
     }
     const roots = realRoots(policy.workspaceRoots)
+    const bash = findExecutable(['/usr/bin/bash', '/bin/bash'])
+    if (!bash) throw new ProviderError('host_tool_missing', 'bash was not found in /usr/bin or /bin; trusted_local launches runs through it')
+    const identity = sandboxIdentity()
+    const limits = { ...defaultLimits, ...policy.limits }
+    const cgroups = this.cgroups()
     const recording = this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
-    const runner = new LocalProgramRunner(roots, policy, { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb' }, async ({ argv }) => ({ argv }), recording)
+    const runner = new LocalProgramRunner(
+      roots,
+      policy,
+      { PATH: systemPath, HOME: roots[0]!, LANG: 'C.UTF-8', TERM: 'dumb' },
+      async ({ argv, cwd, env }) =>
+        launchInRunCgroup(bash, argv, {
+          cwd,
+          env,
+          identity: identity.dedicated ? identity : undefined,
+          cgroups,
+          limits: { pids: limits.pids, memoryBytes: Math.round(limits.memoryMb * 1024 * 1024) }
+        }),
+      recording
+    )
     return { resource: runner, meta: { isolation: trustedLocalIsolation } }
   }
 

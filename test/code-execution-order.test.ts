@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement, type ExecuteCodeInput, type ExecutionResourceError } from '../src/main/core'
+import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement, type ExecuteCodeInput, type ExecutionResourceError, type ProgramRunner } from '../src/main/core'
 import { BubblewrapProvider, DockerProvider, TrustedLocalProvider, checkEngine, createDockerClient } from '../src/main/providers'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
@@ -102,6 +102,27 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
       expect(attacker.result.stdout).toMatch(providers[0] === 'bubblewrap' ? /^r FileNotFoundError\nw FileNotFoundError\n$/ : /^r PermissionError\nw PermissionError\n$/)
       expect(readFileSync(join(first.executionArea, 'output', 'p.txt'), 'utf8')).toBe('PRIVATE\n')
       await manager.release(held)
+    }
+  })
+
+  it('a shell bound to the whole workspace can neither list .airlock nor hard-link into an execution area (bubblewrap hides it, docker finds it root-owned 0711)', async () => {
+    for (const providerId of ['bubblewrap', 'docker']) {
+      const manager = managerWith()
+      const write = "import os\nopen(os.environ['AIRLOCK_OUTPUT_DIR'] + '/p.txt', 'w').write('PRIVATE\\n')"
+      const first = await run(manager, { providers: [providerId], request: { language: 'python', sourceCode: write, expectedOutputs: ['output/p.txt'] } })
+      const area = `.airlock/executions/${first.executionArea.split('/').at(-1)!}`
+      const shell = await manager.ensure({
+        kind: 'bash',
+        providerId,
+        config: providerId === 'docker' ? { language: 'python' } : undefined,
+        scope: 'session',
+        ownerId: `shell-${providerId}`,
+        policy: { workspaceRoots: [join(dir.path, 'ws')], timeoutSeconds: 30 }
+      })
+      const result = await (shell.resource as ProgramRunner).run({ command: `ls -A .airlock | wc -l; ln ${area}/output/p.txt stolen; echo rc=$?` })
+      expect(result.stdout).toBe('0\nrc=1\n')
+      expect(readFileSync(join(first.executionArea, 'output', 'p.txt'), 'utf8')).toBe('PRIVATE\n')
+      await manager.release(shell)
     }
   })
 

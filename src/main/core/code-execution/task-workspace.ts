@@ -49,7 +49,8 @@ export function ensureExecutionsFolder(workspace: string, owner: SandboxIdentity
  * after write), collected once (declared outputs only, regular files, no symlinks), closed once;
  * a closed grant cannot be used. The workspace is writable by sandboxed code, so every step goes
  * through directory descriptors and never follows a link (see `core/sandbox/no-follow.ts`); what
- * it creates belongs to the sandbox identity.
+ * it creates belongs to the sandbox identity. `.airlock/executions` is the host's and not
+ * listable, so an area is found only by its action call id: give calls unguessable ids (UUIDs).
  */
 export class TaskWorkspaceGrant {
   readonly area: ExecutionArea

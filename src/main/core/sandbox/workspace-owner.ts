@@ -28,14 +28,15 @@ export function claimWorkspace(path: string, identity: SandboxIdentity = sandbox
 /**
  * Opens (creating if needed) a directory the host keeps inside a workspace (`.airlock`,
  * `.airlock/executions`). Under a dedicated sandbox uid the host takes it back whoever made it
- * (root-owned, 0755, through its descriptor): the sandbox then cannot rename what is inside.
+ * (root-owned, 0711, through its descriptor): the sandbox then cannot rename or list what is inside.
  */
 export function openHostDirectory(parentFd: number, name: string, identity: SandboxIdentity = sandboxIdentity()): number {
   const fd = openBeneath(parentFd, name, { create: 'host' })
   if (identity.dedicated) {
     const stat = fstatSync(fd)
     if (stat.uid !== 0 || stat.gid !== 0) fchownSync(fd, 0, 0)
-    if ((stat.mode & 0o7777) !== 0o755) fchmodSync(fd, 0o755)
+    // Searchable, not listable: a container that mounts the executions folder finds its own area by name only.
+    if ((stat.mode & 0o7777) !== 0o711) fchmodSync(fd, 0o711)
   }
   return fd
 }

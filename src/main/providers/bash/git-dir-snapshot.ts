@@ -16,7 +16,7 @@ const notLinked = new Set(['config', 'config.worktree', 'commondir', 'HEAD'])
  * index, logs, info, state files). The config that is checked is the config git reads: a
  * process rewriting `.git/config` after the check cannot slip a program in.
  */
-export function snapshotGitDir(gitDir: string): GitDirSnapshot {
+export function snapshotGitDir(gitDir: string, linkTarget: string = gitDir): GitDirSnapshot {
   let path: string
   try {
     path = mkdtempSync(join(tmpdir(), `airlock-git-${process.pid}-`))
@@ -25,7 +25,8 @@ export function snapshotGitDir(gitDir: string): GitDirSnapshot {
   }
   const remove = () => rmSync(path, { recursive: true, force: true })
   try {
-    for (const name of readdirSync(gitDir)) if (!notLinked.has(name)) symlinkSync(join(gitDir, name), join(path, name))
+    // Read through `gitDir` (a descriptor path, pinned); the links git follows name the real path.
+    for (const name of readdirSync(gitDir)) if (!notLinked.has(name)) symlinkSync(join(linkTarget, name), join(path, name))
     // git runs as the sandbox identity (when Airlock is root): the private directory is given to it.
     const identity = sandboxIdentity()
     const dir = openDirectoryNoFollow(path)

@@ -1,4 +1,5 @@
-import { existsSync, lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs'
+import { closeSync, existsSync, lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs'
+import { descriptorPath, NoFollowError, openBeneath, openChildDirectory, openDirectoryNoFollow } from '../../core'
 import { dirname, join, relative } from 'node:path'
 import { isInside } from '../process/workspace-paths'
 import { CommandRefusedError } from './command-line'
@@ -22,27 +23,56 @@ const sandboxHint = 'inspect it in a sandbox instead'
 export async function admitWorkspaceRepository(cwd: string, roots: readonly string[], gitProgram: string): Promise<WorkspaceRepository> {
   const root = roots.find((candidate) => isInside(candidate, cwd))
   if (root === undefined) throw new CommandRefusedError('the working directory is outside the workspace')
-  let workTree = cwd
-  for (;;) {
-    const entry = lstatOrUndefined(join(workTree, '.git'))
-    if (entry) {
-      refuseUnusualDotGit(entry, relative(root, join(workTree, '.git')) || '.git')
-      break
-    }
-    if (workTree === root) throw new CommandRefusedError('there is no git repository inside the workspace (the host runner never uses one above it)')
-    workTree = dirname(workTree)
-  }
-  const gitDir = join(workTree, '.git')
-  refuseBorrowedStorage(gitDir)
-  refuseLinksOut(gitDir, roots)
-  const snapshot = snapshotGitDir(gitDir)
+  // Airlock may be root and the workspace is hostile: every step goes through descriptors opened
+  // without following links, so a `.git` swapped for a symlink after a check is never read through.
+  const { workTree, gitFd } = withNoFollowRefusal(() => openRepositoryDirectory(root, cwd))
   try {
-    if (existsSync(join(snapshot.path, 'config'))) await refuseUnsafeGitConfig(gitProgram, join(snapshot.path, 'config'))
+    const gitDir = descriptorPath(gitFd)
+    refuseBorrowedStorage(gitDir)
+    refuseLinksOut(gitDir, roots)
+    const snapshot = snapshotGitDir(gitDir, join(workTree, '.git'))
+    try {
+      if (existsSync(join(snapshot.path, 'config'))) await refuseUnsafeGitConfig(gitProgram, join(snapshot.path, 'config'))
+    } catch (error) {
+      snapshot.remove()
+      throw error
+    }
+    return { gitDir: snapshot.path, workTree, remove: snapshot.remove }
+  } finally {
+    closeSync(gitFd)
+  }
+}
+
+/** Finds `.git` from `cwd` up to `root` (never above) and opens it, walking from the root's descriptor. */
+function openRepositoryDirectory(root: string, cwd: string): { workTree: string; gitFd: number } {
+  const rootFd = openDirectoryNoFollow(root)
+  try {
+    for (let workTree = cwd; ; workTree = dirname(workTree)) {
+      const dirFd = openBeneath(rootFd, relative(root, workTree))
+      try {
+        const entry = lstatOrUndefined(`${descriptorPath(dirFd)}/.git`)
+        if (entry) {
+          refuseUnusualDotGit(entry, relative(root, join(workTree, '.git')) || '.git')
+          return { workTree, gitFd: openChildDirectory(dirFd, '.git') }
+        }
+      } finally {
+        closeSync(dirFd)
+      }
+      if (workTree === root) throw new CommandRefusedError('there is no git repository inside the workspace (the host runner never uses one above it)')
+    }
+  } finally {
+    closeSync(rootFd)
+  }
+}
+
+/** A path that crossed a link on the way is refused like any other unsafe repository. */
+function withNoFollowRefusal<T>(open: () => T): T {
+  try {
+    return open()
   } catch (error) {
-    snapshot.remove()
+    if (error instanceof NoFollowError) throw new CommandRefusedError(`${error.message}; ${sandboxHint}`)
     throw error
   }
-  return { gitDir: snapshot.path, workTree, remove: snapshot.remove }
 }
 
 function refuseUnusualDotGit(entry: Stats, shown: string): void {

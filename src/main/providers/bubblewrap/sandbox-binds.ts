@@ -1,10 +1,26 @@
 import { closeSync } from 'node:fs'
-import { basename, dirname, resolve } from 'node:path'
-import { openDirectoryNoFollow } from '../../core'
+import { basename, dirname, resolve, sep } from 'node:path'
+import { openDirectoryNoFollow, openHostDirectory } from '../../core'
 import { isInside, WorkspaceBoundaryError } from '../process/workspace-paths'
 
-/** An open directory to bind into a sandbox at `dest` (its host path). */
-export type OpenBind = { fd: number; dest: string; writable: boolean }
+/** An open directory to bind into a sandbox at `dest` (its host path); a workspace bound whole hides its `.airlock/`. */
+export type OpenBind = { fd: number; dest: string; writable: boolean; masksAirlock?: boolean }
+
+/**
+ * Makes sure a workspace bound whole has its host-kept `.airlock/` (root's, when sandboxes have
+ * their own uid) before the sandbox starts: bwrap mounts the mask over it, and must not create it
+ * as the sandbox's own directory.
+ */
+function withAirlockMask(bind: OpenBind): OpenBind {
+  if (isInsideAirlock(bind.dest)) return bind
+  closeSync(openHostDirectory(bind.fd, '.airlock'))
+  return { ...bind, masksAirlock: true }
+}
+
+/** True for a path inside a workspace's `.airlock/` (an executions folder or an area): nothing to hide there. */
+function isInsideAirlock(path: string): boolean {
+  return path.split(sep).includes('.airlock')
+}
 
 /**
  * Opens the handle's workspace roots (real paths the operator's policy named) as descriptors,
@@ -14,7 +30,7 @@ export type OpenBind = { fd: number; dest: string; writable: boolean }
 export function openHandleRoots(roots: readonly string[]): OpenBind[] {
   const opened: OpenBind[] = []
   try {
-    for (const root of roots) opened.push({ fd: openDirectoryNoFollow(root), dest: root, writable: true })
+    for (const root of roots) opened.push(withAirlockMask({ fd: openDirectoryNoFollow(root), dest: root, writable: true }))
     return opened
   } catch (error) {
     for (const bind of opened) closeSync(bind.fd)
@@ -51,7 +67,7 @@ export function openRunBinds(roots: readonly string[], writableRoots: readonly s
       if (!anchors.inside.some((root) => isInside(root, path)) && !anchors.workspaces.includes(path)) {
         throw new WorkspaceBoundaryError(`${path} is outside this sandbox's workspace and cannot be bound into a run`)
       }
-      opened.push({ fd: openDirectoryNoFollow(path), dest: path, writable })
+      opened.push(withAirlockMask({ fd: openDirectoryNoFollow(path), dest: path, writable }))
     }
     return opened
   } catch (error) {

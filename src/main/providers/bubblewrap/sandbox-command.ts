@@ -20,7 +20,7 @@ const networkEtcFiles = ['/etc/resolv.conf', '/etc/ssl', '/etc/ca-certificates']
  * A directory bound into the sandbox from an open descriptor (bwrap's `--bind-fd`): the very
  * directory Airlock opened and checked, never a path the sandbox could have swapped since.
  */
-export type SandboxBind = { dest: string; writable: boolean }
+export type SandboxBind = { dest: string; writable: boolean; masksAirlock?: boolean }
 
 /** What one sandboxed run is given (bwrap's own arguments, sent on fd 4). */
 export type SandboxPlan = {
@@ -147,7 +147,12 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
   for (const path of maskedProcDirs) if (existsSync(path)) args.push('--tmpfs', path, '--remount-ro', path)
   // Outer directories first, so a writable area inside a read-only workspace stays writable.
   const ordered = plan.binds.map((bind, index) => ({ ...bind, fd: firstBindFd + index })).sort((a, b) => a.dest.split('/').length - b.dest.split('/').length)
-  for (const bind of ordered) args.push(bind.writable ? '--bind-fd' : '--ro-bind-fd', String(bind.fd), bind.dest)
+  for (const bind of ordered) {
+    args.push(bind.writable ? '--bind-fd' : '--ro-bind-fd', String(bind.fd), bind.dest)
+    // A workspace bound whole never shows its host-kept `.airlock/` (other runs' execution areas):
+    // a sandbox that could see them could hard-link their files and read or rewrite them later.
+    if (bind.masksAirlock) args.push('--tmpfs', `${bind.dest}/.airlock`, '--remount-ro', `${bind.dest}/.airlock`)
+  }
   args.push('--remount-ro', '/', '--chdir', plan.cwd, '--seccomp', String(seccompFd))
   return args
 }

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process'
 import type { CommandResult } from '../../core'
 import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-process'
 import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
+import type { OpenBind } from './sandbox-binds'
 import { bwrapArgsFd, encodeRun, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
 import { ProviderError } from '../process/provider-error'
 
@@ -37,7 +38,7 @@ const cpuWatchMs = 100
  * Spawns one launcher: the process (as the sandbox identity, with the bind sources as descriptors
  * 6, 7, ...), placed by the host in a fresh cgroup before it can run anything of the program.
  */
-export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: { fd: number; dest: string; writable: boolean }[]): WarmLauncher {
+export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[]): WarmLauncher {
   const cgroup = cgroups?.create({ pids: spec.pids, memoryBytes: spec.memoryBytes })
   const child = spawnGroup(sandboxLauncherArgv(spec.programs, spec.limits, binds.length), {
     cwd: '/',
@@ -79,7 +80,7 @@ export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undef
       return {
         child,
         begin: () => {
-          feedPipe(child, bwrapArgsFd, Buffer.from(`${sandboxArgs({ ...plan, binds: binds.map(({ dest, writable }) => ({ dest, writable })) }).join('\0')}\0`))
+          feedPipe(child, bwrapArgsFd, Buffer.from(`${sandboxArgs({ ...plan, binds: binds.map(({ dest, writable, masksAirlock }) => ({ dest, writable, masksAirlock })) }).join('\0')}\0`))
           feedPipe(child, programFd, encoded)
           const budget = spec.cpuBudgetSeconds
           if (budget !== undefined && cgroup?.cpuSeconds() !== undefined) {
@@ -117,11 +118,11 @@ export class WarmLaunchers {
   constructor(
     private readonly spec: LauncherSpec,
     private readonly cgroups: CgroupSupport | undefined,
-    private readonly handleBinds: { fd: number; dest: string; writable: boolean }[]
+    private readonly handleBinds: OpenBind[]
   ) {}
 
   /** A ready launcher for the handle's binds plus `extra`: a waiting spare when there are no extras, else a fresh one. */
-  take(extra: { fd: number; dest: string; writable: boolean }[] = []): WarmLauncher {
+  take(extra: OpenBind[] = []): WarmLauncher {
     if (this.closed) throw new ProviderError('runner_released', 'this sandbox was released')
     if (extra.length > 0) return spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...extra])
     for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {

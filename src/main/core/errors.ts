@@ -16,7 +16,12 @@ export const executionResourceErrorCodes = [
   // Not in the SPEC list: a requirement or provider that fails validation, an unknown id.
   'invalid_requirement',
   'invalid_provider',
-  'requirement_unknown'
+  'requirement_unknown',
+  // Misuse of the core API by its caller: a call in the wrong state, an unknown name or id.
+  'invalid_state',
+  'invalid_argument',
+  // What landed in an execution area is not the bundle that was sent.
+  'bundle_mismatch'
 ] as const
 
 /** One code of `executionResourceErrorCodes`. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ExecutionResourceManager } from './manager'
 import type { ResourceHandle, ResourceRequirementInput } from './types'
+import { ExecutionResourceError } from './errors'
 
 /** What an execution is built from: managed requirements by name, and unmanaged runtime objects by name. */
 export type ExecutionOptions = {
@@ -39,14 +40,14 @@ export function createExecution(options: ExecutionOptions): Execution {
   let state: 'new' | 'running' | 'closed' = 'new'
 
   const assertRunning = () => {
-    if (state === 'new') throw new Error(`Execution ${executionId} has not started.`)
-    if (state === 'closed') throw new Error(`Execution ${executionId} is closed.`)
+    if (state === 'new') throw new ExecutionResourceError('invalid_state', `Execution ${executionId} has not started.`, { executionId })
+    if (state === 'closed') throw new ExecutionResourceError('invalid_state', `Execution ${executionId} is closed.`, { executionId })
   }
 
   return {
     executionId,
     start() {
-      if (state !== 'new') throw new Error(`Execution ${executionId} was already started.`)
+      if (state !== 'new') throw new ExecutionResourceError('invalid_state', `Execution ${executionId} was already started.`, { executionId })
       for (const [key, requirement] of Object.entries(managed)) {
         const declared = options.manager.declare({ ...requirement, scope: 'execution', ownerId: executionId })
         requirementIds.set(key, declared.requirementId)
@@ -57,7 +58,7 @@ export function createExecution(options: ExecutionOptions): Execution {
       assertRunning()
       if (Object.hasOwn(runtime, key)) return runtime[key] as T
       const requirementId = requirementIds.get(key)
-      if (!requirementId) throw new Error(`Execution ${executionId} has no resource named ${JSON.stringify(key)}.`)
+      if (!requirementId) throw new ExecutionResourceError('invalid_argument', `Execution ${executionId} has no resource named ${JSON.stringify(key)}.`, { executionId, key })
       let pending = handles.get(key)
       if (!pending) {
         pending = options.manager.ensure(requirementId, { scope: 'execution', ownerId: executionId })

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline'
 import type { ResourcePolicy } from './types'
+import { ExecutionResourceError } from './errors'
 
 /** What an approval handler is asked to decide. */
 export type ApprovalRequest = {
@@ -73,7 +74,7 @@ export class PolicyApproval {
   /** Adds a handler; an existing name needs `{replace: true}`. Returns this. */
   registerHandler(name: string, handler: ApprovalHandler, options: { replace?: boolean } = {}): this {
     if (this.handlers.has(name) && !options.replace) {
-      throw new Error(`An approval handler named ${JSON.stringify(name)} is already registered; pass {replace: true} to replace it.`)
+      throw new ExecutionResourceError('invalid_argument', `An approval handler named ${JSON.stringify(name)} is already registered; pass {replace: true} to replace it.`, { name })
     }
     this.handlers.set(name, handler)
     return this
@@ -81,7 +82,7 @@ export class PolicyApproval {
 
   /** Makes a registered handler the default. */
   setDefaultHandler(name: string): this {
-    if (!this.handlers.has(name)) throw new Error(`No approval handler named ${JSON.stringify(name)} is registered.`)
+    if (!this.handlers.has(name)) throw new ExecutionResourceError('invalid_argument', `No approval handler named ${JSON.stringify(name)} is registered.`, { name })
     this.defaultHandler = name
     return this
   }

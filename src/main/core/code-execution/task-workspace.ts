@@ -61,7 +61,7 @@ export class TaskWorkspaceGrant {
     readonly actionCallId: string,
     readonly mode: GrantMode
   ) {
-    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(actionCallId) || actionCallId.startsWith('.')) throw new Error(`invalid action call id ${actionCallId}`)
+    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(actionCallId) || actionCallId.startsWith('.')) throw new ExecutionResourceError('invalid_argument', `invalid action call id ${actionCallId}`, { actionCallId })
     const root = join(realpathSync(workspace), '.airlock', 'executions', actionCallId)
     this.area = { root, source: join(root, 'source'), build: join(root, 'build'), output: join(root, 'output'), logs: join(root, 'logs') }
   }
@@ -94,7 +94,7 @@ export class TaskWorkspaceGrant {
           }
         }
         const landed = bundle.files.map((file) => ({ path: file.path, bytes: readFileSync(`${descriptorPath(source)}/${file.path}`) }))
-        if (digestOf(landed) !== bundle.digest) throw new Error(`the bundle in ${this.area.source} does not match ${bundle.digest}`)
+        if (digestOf(landed) !== bundle.digest) throw new ExecutionResourceError('bundle_mismatch', `the bundle in ${this.area.source} does not match ${bundle.digest}`, { digest: bundle.digest })
       } finally {
         closeSync(source)
       }
@@ -155,7 +155,7 @@ export class TaskWorkspaceGrant {
 
   /** Ends the grant; it cannot be used again. The area stays for history and artifacts. */
   close(): void {
-    if (this.state === 'closed') throw new Error('this grant is already closed')
+    if (this.state === 'closed') throw new ExecutionResourceError('invalid_state', 'this grant is already closed')
     this.state = 'closed'
     this.takeBackArea()
   }
@@ -187,7 +187,7 @@ export class TaskWorkspaceGrant {
   }
 
   private expect(current: 'new' | 'materialised', next: string): void {
-    if (this.state === 'closed') throw new Error('this grant is closed')
-    if (this.state !== current) throw new Error(`this grant was already ${next === 'materialised' ? 'materialised' : 'collected'}`)
+    if (this.state === 'closed') throw new ExecutionResourceError('invalid_state', 'this grant is closed')
+    if (this.state !== current) throw new ExecutionResourceError('invalid_state', `this grant was already ${next === 'materialised' ? 'materialised' : 'collected'}`)
   }
 }

@@ -5,7 +5,6 @@ import Docker from 'dockerode'
 export const labels = {
   managed: 'airlock.managed',
   home: 'airlock.home',
-  handle: 'airlock.handle',
   owner: 'airlock.owner',
   profile: 'airlock.profile',
   language: 'airlock.language',

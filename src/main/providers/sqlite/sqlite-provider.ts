@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, normalize } from 'node:path'
 import Database from 'better-sqlite3'
 import { z } from 'zod'
 import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourcePolicy, ResourceStatus } from '../../core'
-import { isInside, realRoots } from '../process/workspace-paths'
+import { isInside, realRoots, WorkspaceBoundaryError } from '../process/workspace-paths'
 import { SqliteConnection } from './sqlite-connection'
 import { invalidConfig } from '../process/provider-helpers'
 
@@ -80,12 +80,12 @@ export class SqliteProvider implements ExecutionResourceProvider {
     const wanted = join(root!, database)
     if (existsSync(wanted)) {
       const real = realpathSync(wanted)
-      if (!isInside(root!, real)) throw new Error(`the database ${database} resolves outside the workspace`)
+      if (!isInside(root!, real)) throw new WorkspaceBoundaryError(`the database ${database} resolves outside the workspace`)
       return real
     }
-    if (!writable) throw new Error(`the database ${database} does not exist (a read-only connection does not create it)`)
+    if (!writable) throw new WorkspaceBoundaryError(`the database ${database} does not exist (a read-only connection does not create it)`)
     const parent = dirname(wanted)
-    if (!existsSync(parent) || !isInside(root!, realpathSync(parent))) throw new Error(`the folder of ${database} does not exist inside the workspace`)
+    if (!existsSync(parent) || !isInside(root!, realpathSync(parent))) throw new WorkspaceBoundaryError(`the folder of ${database} does not exist inside the workspace`)
     return join(realpathSync(parent), wanted.slice(parent.length + 1))
   }
 }

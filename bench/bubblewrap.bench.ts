@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { it } from 'vitest'
-import { ExecutionResourceManager, type ProgramRunner } from '../src/main/core'
+import { claimWorkspace, ExecutionResourceManager, type ProgramRunner } from '../src/main/core'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { BubblewrapProvider } from '../src/main/providers'
 import { makeTempDir } from '../test/support/temp-home'
@@ -27,7 +26,7 @@ it('bubblewrap: python3 -c print(1) through the provider vs a bare spawn', async
   }
   const dir = makeTempDir('airlock-bench-', { outsideTmp: true })
   const workspace = join(dir.path, 'ws')
-  mkdirSync(workspace)
+  claimWorkspace(workspace)
   const manager = new ExecutionResourceManager().registerProvider(new BubblewrapProvider())
   const handle = await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [workspace] } })
   const runner = handle.resource as ProgramRunner

@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type Docker from 'dockerode'
 import { it } from 'vitest'
-import { ExecutionResourceManager, executeCode, executionRequirement } from '../src/main/core'
+import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement } from '../src/main/core'
 import { DockerProvider, checkEngine, createDockerClient } from '../src/main/providers'
 import { ensureTestImages } from '../test/support/docker-images'
 import { makeTempDir } from '../test/support/temp-home'
@@ -27,7 +26,7 @@ it('docker: warm run_code vs direct exec, and cold vs warm', async () => {
   await ensureTestImages(docker)
   const dir = makeTempDir('airlock-bench-docker-', { outsideTmp: true })
   const workspace = join(dir.path, 'ws')
-  mkdirSync(workspace)
+  claimWorkspace(workspace)
   const manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home: dir.path, docker }))
   const target = { workspace, mode: 'snapshot' as const, isolation: { isolation: 'required' as const }, providers: ['docker'], scope: 'session' as const, ownerId: 'bench', policy: { timeoutSeconds: 60 } }
   // The session holds its container, as an agent session does; each run_code adds a reference.

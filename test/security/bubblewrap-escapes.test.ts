@@ -3,12 +3,13 @@
 // attack, the exact outcome, and what on the host must be unchanged. Cases that escaped before
 // (issue "Hardening") are marked `regression`.
 import { spawnSync } from 'node:child_process'
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../support/components'
-import { makeTempDir } from '../support/temp-home'
-import { claimWorkspace, ExecutionResourceManager, sandboxIdentity, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../src/main/core'
+import type { makeTempDir } from '../support/temp-home'
+import { makeEscapeStage } from './escape-stage'
+import { ExecutionResourceManager, sandboxIdentity, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../src/main/core'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
 import { BubblewrapProvider } from '../../src/main/providers/bubblewrap/bubblewrap-provider'
 
@@ -196,12 +197,8 @@ describe.skipIf(skip !== undefined)(`bubblewrap escape corpus${skip ? ` (skipped
     (await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [ctx.workspace], timeoutSeconds: 20, ...policy } })).resource as ProgramRunner
 
   beforeAll(() => {
-    dir = makeTempDir('airlock-escape-', { outsideTmp: true })
-    ctx.workspace = join(dir.path, 'workspace')
-    ctx.outside = join(dir.path, 'outside')
-    claimWorkspace(ctx.workspace)
-    mkdirSync(ctx.outside)
-    writeFileSync(join(ctx.outside, 'secret.txt'), 'host secret')
+    const stage = makeEscapeStage('airlock-escape-')
+    ;({ dir, workspace: ctx.workspace, outside: ctx.outside } = stage)
   })
   afterAll(async () => {
     await manager.releaseAll()

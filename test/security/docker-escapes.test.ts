@@ -8,7 +8,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../support/components'
 import { ensureTestImages } from '../support/docker-images'
-import { makeTempDir } from '../support/temp-home'
+import type { makeTempDir } from '../support/temp-home'
+import { makeEscapeStage } from './escape-stage'
 import { claimWorkspace, ExecutionResourceManager, sandboxIdentity, type ProgramRunner, type ResourceHandle } from '../../src/main/core'
 import { checkEngine, createDockerClient } from '../../src/main/providers/docker/docker-engine'
 import { DockerProvider } from '../../src/main/providers/docker/docker-provider'
@@ -35,12 +36,8 @@ describe.skipIf(skip !== undefined)(`docker escape corpus${skip ? ` (skipped: ${
 
   beforeAll(async () => {
     await ensureTestImages(docker)
-    dir = makeTempDir('airlock-docker-escape-', { outsideTmp: true })
-    ctx.workspace = join(dir.path, 'workspace')
-    ctx.outside = join(dir.path, 'outside')
-    claimWorkspace(ctx.workspace)
-    mkdirSync(ctx.outside)
-    writeFileSync(join(ctx.outside, 'secret.txt'), 'host secret')
+    const stage = makeEscapeStage('airlock-docker-escape-')
+    ;({ dir, workspace: ctx.workspace, outside: ctx.outside } = stage)
     const stat = lstatSync(ctx.outside)
     ctx.outsideOwner = { uid: stat.uid, gid: stat.gid }
     // The session holds its container, as an agent's session does; each case adds a reference.

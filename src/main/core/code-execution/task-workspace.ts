@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { closeSync, fchmodSync, fchownSync, readFileSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { ExecutionResourceError } from '../errors'
 import { descriptorPath, makeDirectoryExclusive, NoFollowError, openBeneath, openDirectoryNoFollow, openHostDirectory, openRegularFile, relativeComponents, sandboxIdentity, writeNewFile, type SandboxIdentity } from '../sandbox'
 import { bundleLimits } from '@shared/code-execution'
@@ -22,6 +22,11 @@ export class ExpectedOutputMissingError extends Error {
   constructor(readonly missing: string[]) {
     super(`declared outputs were not produced: ${missing.join(', ')}`)
   }
+}
+
+/** True for a workspace's `.airlock/executions`: kept by the host; only its areas are the sandbox's. */
+export function isExecutionsFolder(root: string): boolean {
+  return basename(root) === 'executions' && basename(dirname(root)) === '.airlock'
 }
 
 /**

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { z } from 'zod'
 import {
   assertReachableBySandbox,
+  isExecutionsFolder,
   assertWritableBySandbox,
   ExecutionResourceError,
   type ExecutionResourceProvider,
@@ -20,7 +21,7 @@ import { cached } from '../process/provider-helpers'
 import { languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
 import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
-import { isExecutionsFolder, openRunBinds, openHandleRoots } from './sandbox-binds'
+import { openRunBinds, openHandleRoots } from './sandbox-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 import { invalidConfig } from '../process/provider-helpers'
 

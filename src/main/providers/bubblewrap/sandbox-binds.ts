@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs'
-import { basename, dirname, resolve, sep } from 'node:path'
-import { openDirectoryNoFollow, openHostDirectory } from '../../core'
+import { dirname, resolve, sep } from 'node:path'
+import { isExecutionsFolder, openDirectoryNoFollow, openHostDirectory } from '../../core'
 import { isInside, WorkspaceBoundaryError } from '../process/workspace-paths'
 
 /** An open directory to bind into a sandbox at `dest` (its host path); a workspace bound whole hides its `.airlock/`. */
@@ -47,10 +47,6 @@ function anchorsOf(roots: readonly string[]): { inside: readonly string[]; works
   return { inside: roots, workspaces: roots.filter(isExecutionsFolder).map((root) => dirname(dirname(root))) }
 }
 
-/** True for a workspace's `.airlock/executions`: kept by the host (its areas are the sandbox's). */
-export function isExecutionsFolder(root: string): boolean {
-  return basename(root) === 'executions' && basename(dirname(root)) === '.airlock'
-}
 
 /**
  * Opens a run's extra roots (an execution area, a granted workspace) after checking they lie

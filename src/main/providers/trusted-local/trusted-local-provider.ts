@@ -1,5 +1,6 @@
+import { closeSync } from 'node:fs'
 import { z } from 'zod'
-import { ExecutionResourceError, sandboxIdentity, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceRequirement, type ResourceStatus } from '../../core'
+import { assertReachableBySandbox, assertWritableBySandbox, ExecutionResourceError, isExecutionsFolder, openDirectoryNoFollow, sandboxIdentity, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceRequirement, type ResourceStatus } from '../../core'
 import { LocalProgramRunner } from '../process/local-program-runner'
 import { systemPath } from '../process/run-limits'
 import { cached } from '../process/provider-helpers'
@@ -84,6 +85,16 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
       })
     }
     const roots = realRoots(policy.workspaceRoots)
+    // Runs hold the sandbox uid: a workspace it cannot reach or write is refused now, with the fix, not at run time.
+    for (const root of roots) {
+      assertReachableBySandbox(root)
+      const fd = openDirectoryNoFollow(root)
+      try {
+        if (!isExecutionsFolder(root)) assertWritableBySandbox(fd, root)
+      } finally {
+        closeSync(fd)
+      }
+    }
     const bash = findExecutable(['/usr/bin/bash', '/bin/bash'])
     if (!bash) throw new ProviderError('host_tool_missing', 'bash was not found in /usr/bin or /bin; trusted_local launches runs through it')
     const identity = sandboxIdentity()

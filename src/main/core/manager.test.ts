@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { FakeProvider, fullIsolation } from '../../../test/support/fake-provider'
 import { ExecutionResourceError, ExecutionResourceManager, type ResourceEvent, type ResourceHandleRecord } from './index'
-import { retainedRequirements } from './manager'
+import { retainedRequirements } from './declared-requirements'
 
 function setup(...providers: FakeProvider[]) {
   const manager = new ExecutionResourceManager()

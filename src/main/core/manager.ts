@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { isolationFactsSchema, resourcePolicySchema, resourceRequirementSchema } from '@shared/resources'
+import { isolationFactsSchema, resourcePolicySchema } from '@shared/resources'
+import { DeclaredRequirements, normaliseRequirement } from './declared-requirements'
 import { ExecutionResourceError } from './errors'
 import { PolicyApproval, type ApprovalDecision } from './policy-approval'
 import { noEligibleProvider, planCandidates, probeCandidate, type EligibleCandidate, type ProbeRecord } from './provider-selection'
+import { ProviderRegistry, type ProviderRecovery } from './provider-registry'
 import { ResourceEventBus, type ResourceEventType } from './resource-events'
 import { KeyedLock } from './keyed-lock'
 import { finalReuseKey } from './reuse-key'
@@ -22,9 +24,6 @@ import type {
 /** What the manager is built with; all optional (SPEC §3.7). */
 export type ExecutionResourceManagerOptions = { approval?: PolicyApproval; settings?: SettingsReader; handleStore?: HandleStore }
 
-/** How many declared requirements without a handle the manager keeps for `inspect` (oldest dropped first). */
-export const retainedRequirements = 256
-
 /** Options of one `ensure`: scope/owner overrides and cancellation of the provider start. */
 export type EnsureOptions = { scope?: ResourceScope; ownerId?: string; signal?: AbortSignal }
 
@@ -42,9 +41,8 @@ export class ExecutionResourceManager {
   readonly approval: PolicyApproval
   private readonly settings?: SettingsReader
   private readonly handleStore?: HandleStore
-  private readonly providers = new Map<string, ExecutionResourceProvider>()
-  private readonly providersByKind = new Map<string, ExecutionResourceProvider[]>()
-  private readonly requirements = new Map<string, ResourceRequirement>()
+  private readonly providers = new ProviderRegistry()
+  private readonly requirements = new DeclaredRequirements()
   private readonly entries = new Map<string, Entry>()
   private readonly liveByKey = new Map<string, Entry>()
   private readonly quarantineByKey = new Map<string, Entry>()
@@ -63,82 +61,26 @@ export class ExecutionResourceManager {
 
   /** Adds a provider under each of its kinds. The same object twice is a no-op; another with the same id is an error. */
   registerProvider(provider: ExecutionResourceProvider): this {
-    const valid =
-      typeof provider?.providerId === 'string' &&
-      provider.providerId.length > 0 &&
-      Array.isArray(provider.supportedKinds) &&
-      provider.supportedKinds.length > 0 &&
-      (['probe', 'ensure', 'healthCheck', 'release'] as const).every((method) => typeof provider[method] === 'function')
-    if (!valid) {
-      throw new ExecutionResourceError('invalid_provider', 'A provider needs a providerId, supportedKinds and probe/ensure/healthCheck/release.')
-    }
-    const existing = this.providers.get(provider.providerId)
-    if (existing === provider) return this
-    if (existing) {
-      throw new ExecutionResourceError('invalid_provider', `A different provider with id ${JSON.stringify(provider.providerId)} is already registered.`, {
-        providerId: provider.providerId
-      })
-    }
-    this.providers.set(provider.providerId, provider)
-    for (const kind of provider.supportedKinds) this.providersByKind.set(kind, [...(this.providersByKind.get(kind) ?? []), provider])
+    this.providers.register(provider)
     return this
   }
 
   /** The registered providers, in registration order. */
   registeredProviders(): ExecutionResourceProvider[] {
-    return [...this.providers.values()]
+    return this.providers.all()
   }
 
   /** Validates and records a requirement with its defaults; starts nothing. */
   declare(input: ResourceRequirementInput): ResourceRequirement {
-    const parsed = resourceRequirementSchema.safeParse(input)
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'requirement'}: ${issue.message}`)
-      throw new ExecutionResourceError('invalid_requirement', `Invalid resource requirement: ${issues.join('; ')}.`, { issues })
-    }
-    const requirement: ResourceRequirement = {
-      ...parsed.data,
-      requirementId: parsed.data.requirementId ?? `${parsed.data.kind}:${randomUUID()}`,
-      scope: parsed.data.scope ?? 'action_call',
-      resourceKey: parsed.data.resourceKey ?? parsed.data.kind
-    }
-    this.requirements.set(requirement.requirementId, requirement)
-    this.pruneRequirements()
+    const requirement = normaliseRequirement(input)
+    this.requirements.add(requirement, () => new Set([...this.entries.values()].map((entry) => entry.handle.requirementId)))
     this.emit('execution_resource.declared', { requirement })
     return requirement
   }
 
-  /**
-   * Keeps declared requirements bounded: those behind a live or quarantined handle stay, and of
-   * the rest only the most recent `retainedRequirements` (enough to inspect recent failures). A
-   * requirement's config may hold secrets; a long-running console must not keep every one it saw.
-   */
-  private pruneRequirements(): void {
-    if (this.requirements.size <= retainedRequirements) return
-    const held = new Set([...this.entries.values()].map((entry) => entry.handle.requirementId))
-    for (const id of this.requirements.keys()) {
-      if (this.requirements.size <= retainedRequirements) return
-      if (!held.has(id)) this.requirements.delete(id)
-    }
-  }
-
-  /**
-   * Start-up recovery (SPEC §10) through the provider contract: every provider with `recover`
-   * ends what a crashed process on this home left (its leftover handle records are passed along).
-   * One provider's failure is reported, never stops the others.
-   */
-  async recoverLeftovers(leftovers: readonly ResourceHandleRecord[]): Promise<{ providerId: string; ended: string[]; error?: string }[]> {
-    return Promise.all(
-      [...this.providers.values()]
-        .filter((provider) => typeof provider.recover === 'function')
-        .map(async (provider) => {
-          try {
-            return { providerId: provider.providerId, ended: await provider.recover!({ leftovers: leftovers.filter((h) => h.providerId === provider.providerId) }) }
-          } catch (error) {
-            return { providerId: provider.providerId, ended: [], error: error instanceof Error ? error.message : String(error) }
-          }
-        })
-    )
+  /** Start-up recovery through the provider contract (see `ProviderRegistry.recover`). */
+  recoverLeftovers(leftovers: readonly ResourceHandleRecord[]): Promise<ProviderRecovery[]> {
+    return this.providers.recover(leftovers)
   }
 
   /** Resolves a requirement to a ready handle: policy, approval, selection, reuse or start. */
@@ -154,8 +96,8 @@ export class ExecutionResourceManager {
     const plan = planCandidates({
       requirement,
       policy,
-      providers: this.providers,
-      providersOfKind: this.providersByKind.get(requirement.kind) ?? [],
+      providers: this.providers.ids,
+      providersOfKind: this.providers.ofKind(requirement.kind),
       settings: this.settings
     })
     for await (const candidate of plan.eligible) {

@@ -7,6 +7,7 @@ import { closeSync, lstatSync, openSync, readdirSync, readFileSync, statSync, sy
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../support/components'
+import { liveProcessesMatching } from '../support/processes'
 import type { makeTempDir } from '../support/temp-home'
 import { makeEscapeStage } from './escape-stage'
 import { ExecutionResourceManager, sandboxIdentity, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../src/main/core'
@@ -167,7 +168,7 @@ export const cases: Case[] = [
       attack: `${what} outlives its call`,
       command: () => command(survivorMarker(id)),
       expect: (result) => expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n' }),
-      hostUnchanged: () => expect(processesMatching(survivorMarker(id))).toEqual([])
+      hostUnchanged: () => expect(liveProcessesMatching(survivorMarker(id))).toEqual([])
     })
   ),
   {
@@ -176,7 +177,7 @@ export const cases: Case[] = [
     policy: { timeoutSeconds: 1 },
     command: () => `trap '' TERM; sleep ${survivorMarker('term')} & trap '' TERM; wait`,
     expect: (result) => expect(result).toMatchObject({ timedOut: true, exitCode: 124 }),
-    hostUnchanged: () => expect(processesMatching(survivorMarker('term'))).toEqual([])
+    hostUnchanged: () => expect(liveProcessesMatching(survivorMarker('term'))).toEqual([])
   },
   {
     id: 'cpu-budget-per-run',
@@ -291,18 +292,6 @@ function survivorMarker(id: string): string {
   return `${4000 + [...id].reduce((sum, char) => sum + char.charCodeAt(0), 0)}.${process.pid % 1000}`
 }
 
-/** Live (non-zombie) host processes whose command line contains `marker`, found after the call returned. */
-function processesMatching(marker: string): string[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-      } catch {
-        return false
-      }
-    })
-}
 
 function link(ctx: Context, name: string, target: string): string {
   const path = join(ctx.workspace, name)

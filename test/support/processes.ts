@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /** True while a process exists and is not a zombie (this machine's init may not reap orphans). */
 export function isAlive(pid: number): boolean {
@@ -7,4 +7,18 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/** Live (non-zombie) host processes whose command line contains `marker`: survivors of a call. */
+export function liveProcessesMatching(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && isAlive(pid)
+      } catch {
+        return false
+      }
+    })
 }

@@ -5,6 +5,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../../../../test/support/components'
+import { liveProcessesMatching } from '../../../../test/support/processes'
 import { makeTempDir } from '../../../../test/support/temp-home'
 import { claimWorkspace, ExecutionResourceManager, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../core'
 import { detectCgroupSupport } from '../process/cgroup-limits'
@@ -189,16 +190,7 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
     const result = await runner.run({ command: `sleep ${marker} & echo started` })
     expect(result.stdout).toBe('started\n')
     await new Promise((resolve) => setTimeout(resolve, 200))
-    const survivors = readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry))
-      .filter((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')
-        } catch {
-          return false
-        }
-      })
-    expect(survivors).toEqual([])
+    expect(liveProcessesMatching(marker)).toEqual([])
   })
 
   it("print('x'*10**6) with a 128-byte cap returns at most 128 bytes and truncated: true", async () => {

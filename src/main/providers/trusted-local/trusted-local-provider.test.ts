@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isAlive } from '../../../../test/support/processes'
+import { isAlive, liveProcessesMatching } from '../../../../test/support/processes'
 import { makeTempDir } from '../../../../test/support/temp-home'
 import { claimWorkspace, type ExecutionResourceError, ExecutionResourceManager, sandboxIdentity, type ProgramRunner } from '../../core'
 import { detectCgroupSupport } from '../process/cgroup-limits'
@@ -103,15 +102,9 @@ describe('trusted_local provider', () => {
     const marker = `${3000 + (process.pid % 1000)}.5`
     const result = await (handle.resource as ProgramRunner).run({ command: `setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started` })
     expect(result.stdout).toBe('started\n')
-    const survivors = readdirSync('/proc').filter((pid) => {
-      try {
-        return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-      } catch {
-        return false
-      }
-    })
+    const survivors = liveProcessesMatching(marker)
     if (detectCgroupSupport().pids || detectCgroupSupport().memory) expect(survivors).toEqual([])
     else expect(survivors.length).toBe(1) // without cgroups, a setsid child leaves the group: said in the probe's limits
-    for (const pid of survivors) process.kill(Number(pid), 'SIGKILL')
+    for (const pid of survivors) process.kill(pid, 'SIGKILL')
   })
 })

@@ -22,3 +22,16 @@ export function liveProcessesMatching(marker: string): number[] {
       }
     })
 }
+
+/**
+ * `liveProcessesMatching` once the kernel has finished what the call started: a process killed
+ * with its pid namespace (or group) may take a moment to exit, and is no survivor. Gives up after
+ * a second, returning whatever is still alive.
+ */
+export async function survivorsOf(marker: string): Promise<number[]> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    if (liveProcessesMatching(marker).length === 0) return []
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return liveProcessesMatching(marker)
+}

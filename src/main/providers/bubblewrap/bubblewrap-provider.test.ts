@@ -5,8 +5,8 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../../../../test/support/components'
-import { liveProcessesMatching } from '../../../../test/support/processes'
-import { makeTempDir } from '../../../../test/support/temp-home'
+import { survivorsOf } from '../../../../test/support/processes'
+import { makeTempDir, sandboxTestBase } from '../../../../test/support/temp-home'
 import { claimWorkspace, ExecutionResourceManager, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../core'
 import { detectCgroupSupport } from '../process/cgroup-limits'
 import { checkBubblewrapHost } from './bubblewrap-probe'
@@ -14,6 +14,8 @@ import { BubblewrapProvider } from './bubblewrap-provider'
 
 const host = await checkBubblewrapHost()
 const cgroups = detectCgroupSupport()
+/** Where the test workspaces live under $HOME (tests run as a non-root user), $HOME's path exists in the sandbox. */
+const workspaceUnderHome = sandboxTestBase.startsWith(`${homedir()}/`)
 const skip = skipReasonFor('bubblewrap', { available: host.ok, reason: host.ok ? '' : host.reason })
 
 let dir: ReturnType<typeof makeTempDir>
@@ -97,7 +99,8 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
   // Each target fails its own way: read-only binds and root refuse writes; what is not bound does not exist.
   const escapes: [string, () => string, string][] = [
     ['/etc', () => "open('/etc/airlock-escape','w').write('x')", 'Read-only file system'],
-    ['$HOME of the host', () => `open('${homedir()}/airlock-escape','w').write('x')`, 'No such file or directory'],
+    // The host's $HOME is not in the sandbox, unless the workspace lives under it (then it is read-only there).
+    ['$HOME of the host', () => `open('${homedir()}/airlock-escape','w').write('x')`, workspaceUnderHome ? 'Read-only file system' : 'No such file or directory'],
     ['another workspace', () => `open('${neighbour}/x','w').write('x')`, 'No such file or directory'],
     ['a symlink pointing outside', () => "open('link-to-host-file','w').write('overwritten')", 'Read-only file system'],
     ['a symlinked directory of another workspace', () => "open('link-to-neighbour/x','w').write('x')", 'No such file or directory'],
@@ -190,7 +193,7 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
     const result = await runner.run({ command: `sleep ${marker} & echo started` })
     expect(result.stdout).toBe('started\n')
     await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(liveProcessesMatching(marker)).toEqual([])
+    expect(await survivorsOf(marker)).toEqual([])
   })
 
   it("print('x'*10**6) with a 128-byte cap returns at most 128 bytes and truncated: true", async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** The limits a run asks for (bytes and counts). */
@@ -75,9 +75,15 @@ function detectV2(root: string): CgroupSupport {
   }
 }
 
+/**
+ * True when this process can make per-run cgroups under `dir` (creating it if needed). A parent
+ * another user made (root, on an earlier run) may exist without being ours to write: it must be
+ * writable, or the probe would claim limits no run gets.
+ */
 function prepareParent(dir: string): boolean {
   try {
     mkdirSync(dir, { recursive: true })
+    accessSync(dir, constants.W_OK)
     return existsSync(join(dir, 'cgroup.procs'))
   } catch {
     return false

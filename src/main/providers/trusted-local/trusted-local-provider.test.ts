@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isAlive, liveProcessesMatching } from '../../../../test/support/processes'
+import { isAlive, survivorsOf } from '../../../../test/support/processes'
 import { makeTempDir } from '../../../../test/support/temp-home'
 import { claimWorkspace, type ExecutionResourceError, ExecutionResourceManager, sandboxIdentity, type ProgramRunner } from '../../core'
 import { detectCgroupSupport } from '../process/cgroup-limits'
@@ -100,9 +100,9 @@ describe('trusted_local provider', () => {
   it('nothing it starts outlives the run where the host has cgroups, not even a setsid child', async () => {
     const handle = await manager.ensure({ ...authorised, kind: 'bash', policy: { workspaceRoots: [workspace] } })
     const marker = `${3000 + (process.pid % 1000)}.5`
-    const result = await (handle.resource as ProgramRunner).run({ command: `setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started` })
+    const result = await (handle.resource as ProgramRunner).run({ command: `setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & sleep 0.3; echo started` })
     expect(result.stdout).toBe('started\n')
-    const survivors = liveProcessesMatching(marker)
+    const survivors = await survivorsOf(marker)
     if (detectCgroupSupport().pids || detectCgroupSupport().memory) expect(survivors).toEqual([])
     else expect(survivors.length).toBe(1) // without cgroups, a setsid child leaves the group: said in the probe's limits
     for (const pid of survivors) process.kill(pid, 'SIGKILL')

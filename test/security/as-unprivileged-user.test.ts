@@ -1,0 +1,36 @@
+// The sandboxes when Airlock runs as an ordinary user (TESTING.md: what depends on the uid is
+// tested as root and as a non-root user). As root, this reruns the bubblewrap escape corpus, the
+// host runner's corpus and the trusted_local and run-ledger tests under setpriv as uid 65534,
+// where sandboxes hold that uid instead of the dedicated one and no cgroup is writable. As any
+// other user the whole suite already runs that way.
+import { spawnSync } from 'node:child_process'
+import { chownSync, mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const repoRoot = join(__dirname, '..', '..')
+const asRoot = process.getuid?.() === 0
+const suites = ['test/security/bubblewrap-escapes.test.ts', 'test/security/host-runner.test.ts', 'src/main/providers/trusted-local', 'src/main/providers/process/run-ledger.test.ts']
+
+describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped: this suite already runs as a non-root user)'}`, () => {
+  it('the bubblewrap, host runner and trusted_local suites pass as uid 65534', () => {
+    // Outside /tmp (a sandbox gets its own /tmp) and searchable: that user's home, where its tests keep their workspaces.
+    const home = '/var/lib/airlock-test/unprivileged-home'
+    mkdirSync(home, { recursive: true, mode: 0o711 })
+    chownSync(home, 65534, 65534)
+    try {
+      const child = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', join(repoRoot, 'node_modules/.bin/vitest'), 'run', ...suites], {
+        cwd: repoRoot,
+        env: { ...process.env, HOME: home, AIRLOCK_SKIP_BUILD: '1' },
+        encoding: 'utf8',
+        timeout: 300_000
+      })
+      const output = `${child.stdout}${child.stderr}`
+      expect(child.status, output.slice(-4000)).toBe(0)
+      expect(output).toMatch(/Tests\s.*\d+ passed/)
+      expect(output).not.toMatch(/\d+ failed/)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  }, 320_000)
+})

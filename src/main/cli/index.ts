@@ -1,13 +1,16 @@
 import { join } from 'node:path'
 import type { Command, CommandIo } from './command'
 import { globalOptions } from './command'
+import { agentCommand } from './commands/agent'
+import { auditCommand } from './commands/audit'
+import { historyCommand } from './commands/history'
 import { imagesCommand } from './commands/images'
 import { serveCommand } from './commands/serve'
 import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, imagesCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, historyCommand, auditCommand, imagesCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

@@ -30,3 +30,4 @@ export type {
 export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from './live-resources'
 export * from './code-execution'
 export * from './sandbox'
+export * from './actions'

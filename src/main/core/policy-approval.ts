@@ -14,6 +14,13 @@ export type ApprovalRequest = {
   reason: string
   /** One line for the person deciding. */
   summary: string
+  /** For an action call: the tool, the agent and session, the rule that asked, risk flags, how long to wait. */
+  tool?: string
+  agentId?: string
+  sessionId?: string
+  rule?: string
+  riskFlags?: string[]
+  timeoutSeconds?: number
 }
 
 /** A decision: approved, denied, or pending (nobody decided: fail closed). */

@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto'
+import { describeIssues } from '@shared/agents'
+import type { ExecutionResourceManager } from '../manager'
+import type { ResourceHandle, ResourceRequirementInput } from '../types'
+import { ActionHooks, type PreToolCallDecision } from './action-hooks'
+import type { ActionCallEnd, ActionHistory } from './action-history'
+import type { ActionRegistry } from './action-registry'
+import type { ActionAgent, ActionCall, ActionContext, ActionOutcome, ActionResult, ActionStatus, AnyActionSpec, LineageEndpoint } from './action-spec'
+import { redactText, redactValue } from './redaction'
+import { SessionHolds } from './session-holds'
+
+/** Whether an agent may still act: checked before a call, after its approval and before it runs. */
+export type AgentGate = (agentId: string) => 'enabled' | 'disabled' | 'removed'
+
+/** What the dispatcher is built from. Only the manager and the registry are required. */
+export type ActionDispatcherOptions = {
+  manager: ExecutionResourceManager
+  registry: ActionRegistry
+  hooks?: ActionHooks
+  history?: ActionHistory
+  agentGate?: AgentGate
+  /** The approval handler asked when a hook says `ask` (default: the approval registry's default). */
+  approvalHandler?: string
+  sessions?: SessionHolds
+}
+
+/** Why the dispatcher itself aborted a call; anything else aborting it is a cancellation. */
+type AbortReason = { airlock: 'agent_disabled' | 'agent_removed' }
+
+/** A call id: a UUID from the caller or the dispatcher (execution areas are found by it, so it must not be guessable). */
+const callIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The widest a recorded input or result summary's strings get. */
+const summaryStringBytes = 2048
+
+/**
+ * Executes action calls (SPEC §5.1): resolve the spec → validate the input → PRE_TOOL_CALL hooks →
+ * approval → ensure the spec's resources (a partial ensure rolls back) → executor → release the
+ * `action_call` handles (a failed release turns success into `error`) → POST_TOOL_RESPONSE hooks →
+ * `ActionResult` → history. Every call gets a history row that exists as `running` before anything
+ * runs. Cancellation (the call's AbortSignal, or the agent being disabled) reaches the executor.
+ */
+export class ActionDispatcher {
+  readonly hooks: ActionHooks
+  readonly sessions: SessionHolds
+  private readonly inFlight = new Map<string, { agentId: string; controller: AbortController }>()
+
+  constructor(private readonly options: ActionDispatcherOptions) {
+    this.hooks = options.hooks ?? new ActionHooks()
+    this.sessions = options.sessions ?? new SessionHolds(options.manager)
+  }
+
+  /** Runs one call to its end; never throws (every failure is a result with a status and an error). */
+  async execute(call: ActionCall): Promise<ActionResult> {
+    const callId = call.callId ?? randomUUID()
+    const started = performance.now()
+    if (!callIdPattern.test(callId)) return finalResult({ status: 'error', error: { code: 'invalid_input', message: 'callId must be a lowercase UUID' } }, callId, 0)
+    const secrets = call.agent.secrets ?? []
+    try {
+      this.options.history?.begin({
+        callId,
+        agentId: call.agent.agentId,
+        sessionId: call.agent.sessionId,
+        tool: call.tool,
+        inputSummary: redactValue(call.input, { secrets, maxStringBytes: summaryStringBytes }),
+        startedAt: new Date().toISOString()
+      })
+    } catch (error) {
+      // Nothing runs unrecorded.
+      return finalResult({ status: 'error', error: { code: 'history_unavailable', message: `the call was not run: history could not record it (${(error as Error).message})` } }, callId, 0)
+    }
+    const controller = new AbortController()
+    const forward = () => controller.abort(call.signal?.reason)
+    if (call.signal?.aborted) forward()
+    else call.signal?.addEventListener('abort', forward, { once: true })
+    this.inFlight.set(callId, { agentId: call.agent.agentId, controller })
+    const trace: Trace = { lineage: [] }
+    let result: ActionResult
+    try {
+      result = await this.run(call, callId, controller.signal, trace)
+    } catch (error) {
+      result = finalResult(failure(error, controller.signal), callId, performance.now() - started)
+    } finally {
+      this.inFlight.delete(callId)
+      call.signal?.removeEventListener('abort', forward)
+    }
+    result.meta.durationMs = Math.round(performance.now() - started)
+    this.record(callId, result, trace, secrets)
+    return result
+  }
+
+  /**
+   * Aborts every call of an agent in flight (it was disabled or removed): they end `blocked`.
+   * Returns how many were aborted.
+   */
+  cancelAgent(agentId: string, why: 'agent_disabled' | 'agent_removed'): number {
+    let count = 0
+    for (const { agentId: owner, controller } of this.inFlight.values()) {
+      if (owner !== agentId) continue
+      controller.abort({ airlock: why } satisfies AbortReason)
+      count += 1
+    }
+    return count
+  }
+
+  /** Aborts one call in flight; it ends `cancelled`. */
+  cancel(callId: string): boolean {
+    const entry = this.inFlight.get(callId)
+    entry?.controller.abort(new Error('cancelled by the operator'))
+    return entry !== undefined
+  }
+
+  /** Calls in flight now, by id. */
+  running(): string[] {
+    return [...this.inFlight.keys()]
+  }
+
+  private async run(call: ActionCall, callId: string, signal: AbortSignal, trace: Trace): Promise<ActionResult> {
+    const started = performance.now()
+    const elapsed = () => performance.now() - started
+    const gate = this.gate(call.agent)
+    if (gate) return finalResult(gate, callId, elapsed())
+    const spec = this.options.registry.resolve(call.tool)
+    if (!spec) return finalResult({ status: 'error', error: { code: 'unknown_tool', message: `There is no tool named ${JSON.stringify(call.tool)}.` } }, callId, elapsed())
+    if (!toolEnabled(call.agent.tools, spec.name)) {
+      const policy = { decision: 'deny' as const, rule: 'capability.not_enabled', reason: `the agent's capabilities do not include ${spec.name}` }
+      trace.policy = policy
+      return finalResult({ status: 'blocked', meta: { policy }, error: { code: 'policy.blocked', message: `${spec.name} is not enabled for agent ${call.agent.agentId}.` } }, callId, elapsed())
+    }
+    const parsed = spec.inputSchema.safeParse(call.input)
+    if (!parsed.success) return finalResult({ status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name}: ${describeIssues(parsed.error)}.` } }, callId, elapsed())
+    const input: unknown = parsed.data
+    const decision = await this.hooks.decide({ callId, tool: spec.name, input, agent: call.agent, spec })
+    trace.policy = decision
+    if (decision.decision === 'deny') {
+      return finalResult({ status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message: decision.reason ?? `Blocked by ${decision.rule ?? 'policy'}.` } }, callId, elapsed())
+    }
+    if (decision.decision === 'ask' || spec.approval === 'always') {
+      const approval = await this.approve(call, callId, spec, input, decision)
+      trace.approval = approval
+      if (approval.status !== 'approved') {
+        const status: ActionStatus = approval.status === 'pending' ? 'approval_required' : 'blocked'
+        return finalResult({ status, meta: { policy: decision, approval }, error: { code: status === 'blocked' ? 'approval.denied' : 'approval.pending', message: approval.reason } }, callId, elapsed())
+      }
+      const after = this.gate(call.agent)
+      if (after) return finalResult(after, callId, elapsed())
+    }
+    if (signal.aborted) return finalResult(failure(signal.reason, signal), callId, elapsed())
+    const outcome = await this.withResources(spec, call, callId, input, signal, trace)
+    const result = finalResult({ ...outcome, meta: { policy: decision, ...(trace.approval ? { approval: trace.approval } : {}), ...outcome.meta } }, callId, elapsed())
+    return this.hooks.respond({ callId, tool: spec.name, input, agent: call.agent, spec, result })
+  }
+
+  /** Ensures the spec's resources, runs the executor, and releases the call's own handles. */
+  private async withResources(spec: AnyActionSpec, call: ActionCall, callId: string, input: unknown, signal: AbortSignal, trace: Trace): Promise<ActionOutcome> {
+    const declared = typeof spec.executionResources === 'function' ? spec.executionResources({ input, agent: call.agent, callId }) : (spec.executionResources ?? {})
+    const resources: Record<string, unknown> = {}
+    const handles: Record<string, ResourceHandle> = {}
+    const ownHandles: ResourceHandle[] = []
+    let outcome: ActionOutcome
+    try {
+      for (const [name, requirement] of Object.entries(declared)) {
+        const handle = await this.ensureFor(requirement, call, callId, signal)
+        if (handle.scope !== 'session') ownHandles.push(handle)
+        handles[name] = handle
+        resources[name] = handle.resource
+      }
+      const context: ActionContext = {
+        callId,
+        tool: spec.name,
+        input,
+        agent: call.agent,
+        manager: this.options.manager,
+        resources,
+        handles,
+        signal,
+        holdForSession: (requirement) => this.sessions.hold(call.agent.sessionId, requirement, signal),
+        touched: (endpoint) => trace.lineage.push(endpoint)
+      }
+      outcome = signal.aborted ? failure(signal.reason, signal) : await spec.executor.execute(context)
+      if (signal.aborted && (outcome.status ?? 'success') === 'success') outcome = failure(signal.reason, signal)
+      else if (isAgentAbort(signal.reason)) outcome = { ...outcome, ...failure(signal.reason, signal), data: outcome.data }
+    } catch (error) {
+      outcome = failure(error, signal)
+    }
+    const releaseErrors: string[] = []
+    for (const handle of ownHandles.reverse()) {
+      try {
+        await this.options.manager.release(handle)
+      } catch (error) {
+        releaseErrors.push((error as Error).message)
+      }
+    }
+    if (releaseErrors.length > 0 && (outcome.status ?? 'success') === 'success') {
+      outcome = { ...outcome, status: 'error', error: { code: 'execution_resource.release_failed', message: `completed, but its execution resource could not be released safely: ${releaseErrors.join('; ')}` } }
+    }
+    return outcome
+  }
+
+  private ensureFor(requirement: ResourceRequirementInput, call: ActionCall, callId: string, signal: AbortSignal): Promise<ResourceHandle> {
+    if (requirement.scope === 'session') return this.sessions.hold(call.agent.sessionId, requirement, signal)
+    const scope = requirement.scope ?? 'action_call'
+    const ownerId = requirement.ownerId ?? (scope === 'action_call' ? callId : call.agent.agentId)
+    return this.options.manager.ensure({ ...requirement, scope, ownerId, actionCallId: callId }, { scope, ownerId, signal })
+  }
+
+  private async approve(call: ActionCall, callId: string, spec: AnyActionSpec, input: unknown, decision: PreToolCallDecision) {
+    const summary = redactText(spec.summarize?.(input as never) ?? `${spec.name} ${JSON.stringify(redactValue(input, { maxStringBytes: 200 }))}`, call.agent.secrets)
+    const request = {
+      requirementId: callId,
+      kind: 'action',
+      scope: 'action_call',
+      ownerId: call.agent.agentId,
+      actionCallId: callId,
+      reason: decision.reason ?? (spec.approval === 'always' ? `${spec.name} always asks` : 'policy asks'),
+      summary: `${call.agent.agentId}: ${summary}`,
+      tool: spec.name,
+      agentId: call.agent.agentId,
+      sessionId: call.agent.sessionId,
+      rule: decision.rule,
+      riskFlags: decision.riskFlags ?? [],
+      timeoutSeconds: call.agent.profile.approvalTimeoutSeconds
+    }
+    return this.options.manager.approval.resolve(request, this.options.approvalHandler ? { handler: this.options.approvalHandler } : {})
+  }
+
+  private gate(agent: ActionAgent): ActionOutcome | undefined {
+    const state = this.options.agentGate?.(agent.agentId) ?? 'enabled'
+    if (state === 'enabled') return undefined
+    return { status: 'blocked', error: { code: `policy.${state === 'disabled' ? 'agent_disabled' : 'agent_removed'}`, message: `Agent ${agent.agentId} is ${state}.` } }
+  }
+
+  private record(callId: string, result: ActionResult, trace: Trace, secrets: readonly string[]): void {
+    const data = (result.data ?? {}) as Record<string, unknown>
+    const text = (value: unknown) => (typeof value === 'string' ? redactText(value, secrets) : undefined)
+    const { stdout: _o, stderr: _e, content: _c, ...rest } = typeof result.data === 'object' && result.data !== null ? data : { value: result.data }
+    const end: ActionCallEnd = {
+      callId,
+      status: result.status,
+      finishedAt: new Date().toISOString(),
+      durationMs: Number(result.meta.durationMs ?? 0),
+      ...(trace.policy ? { policy: redactValue(trace.policy, { secrets }) as ActionCallEnd['policy'] } : {}),
+      ...(trace.approval ? { approval: redactValue(trace.approval, { secrets }) as ActionCallEnd['approval'] } : {}),
+      ...(result.meta.provider ? { provider: redactValue(result.meta.provider, { secrets, maxStringBytes: summaryStringBytes }) as Record<string, unknown> } : {}),
+      ...(typeof data.exitCode === 'number' ? { exitCode: data.exitCode } : {}),
+      ...(text(data.stdout) !== undefined ? { stdout: text(data.stdout), stdoutTruncated: data.stdoutTruncated === true } : {}),
+      ...(text(data.stderr) !== undefined ? { stderr: text(data.stderr), stderrTruncated: data.stderrTruncated === true } : {}),
+      artifacts: result.artifacts,
+      lineage: trace.lineage,
+      ...(result.error ? { error: { code: result.error.code, message: redactText(result.error.message, secrets) } } : {}),
+      resultSummary: redactValue(rest, { secrets, maxStringBytes: summaryStringBytes })
+    }
+    try {
+      this.options.history?.finish(end)
+    } catch {
+      // The row stays `running` and becomes `interrupted` at the next start: the call's result stands.
+      result.diagnostics.push('history could not record the end of this call')
+    }
+  }
+}
+
+type Trace = { lineage: LineageEndpoint[]; policy?: PreToolCallDecision; approval?: { status: string; reason: string } }
+
+/** True when a tool is among the agent's enabled tools (`server__*` enables every tool of an upstream server). */
+export function toolEnabled(tools: ReadonlySet<string>, name: string): boolean {
+  if (tools.has(name)) return true
+  const separator = name.indexOf('__')
+  return separator > 0 && tools.has(`${name.slice(0, separator)}__*`)
+}
+
+function isAgentAbort(reason: unknown): reason is AbortReason {
+  return typeof reason === 'object' && reason !== null && typeof (reason as AbortReason).airlock === 'string'
+}
+
+/** An outcome for a thrown error or an abort: the error's code kept, approvals and aborts mapped to their status. */
+function failure(error: unknown, signal: AbortSignal): ActionOutcome {
+  if (signal.aborted && isAgentAbort(signal.reason)) {
+    const why = signal.reason.airlock
+    return { status: 'blocked', error: { code: `policy.${why}`, message: `The call was stopped: its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'}.` } }
+  }
+  if (signal.aborted) return { status: 'cancelled', error: { code: 'cancelled', message: 'The call was cancelled.' } }
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'internal_error'
+  const message = error instanceof Error ? error.message : String(error)
+  if (code === 'execution_resource.approval_required') return { status: 'approval_required', error: { code, message } }
+  if (code === 'execution_resource.approval_denied') return { status: 'blocked', error: { code, message } }
+  return { status: 'error', error: { code, message } }
+}
+
+function finalResult(outcome: ActionOutcome, callId: string, elapsedMs: number): ActionResult {
+  const status = outcome.status ?? 'success'
+  return {
+    ok: status === 'success',
+    status,
+    ...(outcome.data !== undefined ? { data: outcome.data } : {}),
+    artifacts: outcome.artifacts ?? [],
+    meta: { callId, durationMs: Math.round(elapsedMs), ...outcome.meta },
+    diagnostics: outcome.diagnostics ?? [],
+    ...(outcome.error ? { error: outcome.error } : {})
+  }
+}

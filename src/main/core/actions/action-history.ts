@@ -1,0 +1,47 @@
+import type { ActionArtifact, ActionStatus, LineageEndpoint } from './action-spec'
+
+/** The start of a call as history records it: already redacted. */
+export type ActionCallStart = {
+  callId: string
+  agentId: string
+  sessionId: string
+  tool: string
+  /** The input with secrets redacted and long strings shortened. */
+  inputSummary: unknown
+  startedAt: string
+}
+
+/** The end of a call as history records it: already redacted. */
+export type ActionCallEnd = {
+  callId: string
+  status: ActionStatus
+  finishedAt: string
+  durationMs: number
+  /** The deciding policy rule and risk flags, when a hook decided. */
+  policy?: { decision: 'allow' | 'deny' | 'ask'; rule?: string; reason?: string; riskFlags?: string[] }
+  /** The approval this call waited for (its id when the console queue made one) and the outcome. */
+  approval?: { status: string; reason: string; approvalId?: string }
+  /** Which provider ran it and the isolation facts, including a recorded fallback. */
+  provider?: Record<string, unknown>
+  exitCode?: number
+  stdout?: string
+  stderr?: string
+  stdoutTruncated?: boolean
+  stderrTruncated?: boolean
+  artifacts: ActionArtifact[]
+  lineage: LineageEndpoint[]
+  error?: { code: string; message: string }
+  /** The result's data without output streams, redacted and shortened. */
+  resultSummary?: unknown
+}
+
+/**
+ * The port through which the dispatcher records every call (SPEC §10): a row exists as `running`
+ * before anything runs, and gets its end once. The application's store implements it (hash chain,
+ * large output to `logs/`); the core never sees the database. A port that throws on `begin`
+ * stops the call (nothing runs unrecorded).
+ */
+export interface ActionHistory {
+  begin(start: ActionCallStart): void
+  finish(end: ActionCallEnd): void
+}

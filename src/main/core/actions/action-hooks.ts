@@ -1,0 +1,86 @@
+import type { ActionAgent, ActionResult, AnyActionSpec } from './action-spec'
+
+/** What a PRE_TOOL_CALL hook decides: let it run, block it, or ask the operator; with the rule that decided. */
+export type PreToolCallDecision = {
+  decision: 'allow' | 'deny' | 'ask'
+  /** The rule that decided (shown to the operator and the agent, kept in history). */
+  rule?: string
+  reason?: string
+  /** Risk flags for the operator (network, package install, deletion...). */
+  riskFlags?: string[]
+}
+
+/** What a PRE_TOOL_CALL hook sees: the validated call, never a live resource. */
+export type PreToolCallEvent = { callId: string; tool: string; input: unknown; agent: ActionAgent; spec: AnyActionSpec }
+
+/** What a POST_TOOL_RESPONSE hook sees: the call and its result, which it may replace (classify, redact). */
+export type PostToolResponseEvent = PreToolCallEvent & { result: ActionResult }
+
+/**
+ * PRE_TOOL_CALL: may block, require approval, or allow; returning nothing abstains. It decides
+ * policy only: it cannot rewrite the input. A hook that throws blocks the call (fail closed).
+ */
+export type PreToolCallHook = (event: PreToolCallEvent) => PreToolCallDecision | undefined | Promise<PreToolCallDecision | undefined>
+
+/** POST_TOOL_RESPONSE: sees the result and may return a replacement (redacted, classified). */
+export type PostToolResponseHook = (event: PostToolResponseEvent) => ActionResult | undefined | Promise<ActionResult | undefined>
+
+/** The two hook points of the dispatcher (SPEC §6.3). The policy engine registers itself here. */
+export class ActionHooks {
+  private readonly pre: PreToolCallHook[] = []
+  private readonly post: PostToolResponseHook[] = []
+
+  /** Adds a PRE_TOOL_CALL hook; returns its disposer. Hooks run in registration order. */
+  onPreToolCall(hook: PreToolCallHook): () => void {
+    return add(this.pre, hook)
+  }
+
+  /** Adds a POST_TOOL_RESPONSE hook; returns its disposer. */
+  onPostToolResponse(hook: PostToolResponseHook): () => void {
+    return add(this.post, hook)
+  }
+
+  /**
+   * Runs every PRE_TOOL_CALL hook: the first `deny` wins; else any `ask` asks (its risk flags
+   * merged); else the call runs. A throwing hook denies, naming itself.
+   */
+  async decide(event: PreToolCallEvent): Promise<PreToolCallDecision> {
+    let ask: PreToolCallDecision | undefined
+    const riskFlags = new Set<string>()
+    for (const hook of [...this.pre]) {
+      let decision: PreToolCallDecision | undefined
+      try {
+        decision = await hook(event)
+      } catch (error) {
+        return { decision: 'deny', rule: 'policy.hook_failed', reason: `a policy hook failed, so the call is blocked: ${(error as Error).message}` }
+      }
+      if (!decision) continue
+      for (const flag of decision.riskFlags ?? []) riskFlags.add(flag)
+      if (decision.decision === 'deny') return { ...decision, riskFlags: [...riskFlags] }
+      if (decision.decision === 'ask') ask ??= decision
+    }
+    if (ask) return { ...ask, riskFlags: [...riskFlags] }
+    return { decision: 'allow', riskFlags: [...riskFlags] }
+  }
+
+  /** Runs every POST_TOOL_RESPONSE hook in order; a throwing hook turns the result into an error. */
+  async respond(event: PostToolResponseEvent): Promise<ActionResult> {
+    let result = event.result
+    for (const hook of [...this.post]) {
+      try {
+        result = (await hook({ ...event, result })) ?? result
+      } catch (error) {
+        return { ...result, ok: false, status: 'error', data: undefined, error: { code: 'policy.hook_failed', message: `a response hook failed: ${(error as Error).message}` } }
+      }
+    }
+    return result
+  }
+}
+
+function add<T>(list: T[], item: T): () => void {
+  list.push(item)
+  return () => {
+    const index = list.indexOf(item)
+    if (index >= 0) list.splice(index, 1)
+  }
+}

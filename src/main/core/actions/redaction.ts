@@ -1,0 +1,83 @@
+/**
+ * Redaction of what Airlock records about a call (history rows, events, logs, `.exec_history`).
+ * What the agent gets back is never redacted (SPEC §5.3: output is not hidden from the agent);
+ * what is kept is. Three mechanisms, strongest first:
+ *  1. values Airlock knows are secret (an agent's MCP `env` and `headers`, tokens) are replaced
+ *     wherever they appear, inside any string;
+ *  2. values under keys named as secrets (`token`, `password`, `authorization`, `headers`, `env`...)
+ *     are replaced whole;
+ *  3. common credential shapes in free text (`Authorization: Bearer …`, `--password=…`, provider key
+ *     prefixes) are replaced. This third one is best effort by nature: it catches what an agent
+ *     typed, not what Airlock was told.
+ */
+
+/** The replacement text. */
+export const redacted = '[redacted]'
+
+const secretKey = /^(?:.*[-_]?)?(?:token|secret|password|passwd|pwd|authorization|auth|cookie|api[-_]?key|apikey|private[-_]?key|credentials?|headers|env)$/i
+
+const secretShapes: RegExp[] = [
+  /\b(authorization|proxy-authorization)(\s*[:=]\s*)(?:(bearer|basic|token)\s+)?[^\s'"]+/gi,
+  /\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
+  /(--?(?:password|passwd|token|secret|api[-_]?key|access[-_]?key)(?:=|\s+))[^\s'"]+/gi,
+  /\b((?:[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|ACCESS_KEY)[A-Z0-9_]*)=)[^\s'"]+/g,
+  /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b/g,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}\b/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g
+]
+
+/** Known secret values shorter than this are not searched for: they would redact ordinary words. */
+const shortestKnownSecret = 6
+
+/** Replaces known secrets and credential shapes inside one string. */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  let out = text
+  for (const secret of secrets) {
+    if (secret.length >= shortestKnownSecret && out.includes(secret)) out = out.split(secret).join(redacted)
+  }
+  for (const shape of secretShapes) {
+    out = out.replace(shape, (match, ...groups: unknown[]) => {
+      const [first, second] = groups as (string | undefined)[]
+      // Keep the label (`Authorization: `, `--token=`) so the operator sees what was there.
+      if (typeof first === 'string' && typeof second === 'string' && match.startsWith(first + second)) return `${first}${second}${redacted}`
+      if (typeof first === 'string' && match.startsWith(first) && /[=\s]$/.test(first)) return `${first}${redacted}`
+      return redacted
+    })
+  }
+  return out
+}
+
+/** Options for `redactValue`: the known secrets and how long a string may stay. */
+export type RedactOptions = { secrets?: readonly string[]; maxStringBytes?: number; maxDepth?: number }
+
+/**
+ * A JSON-safe copy of `value` with secrets redacted (all three mechanisms) and long strings
+ * shortened to `maxStringBytes` with a note of their full length. Functions, symbols and cycles
+ * are dropped.
+ */
+export function redactValue(value: unknown, options: RedactOptions = {}): unknown {
+  const seen = new WeakSet<object>()
+  const maxString = options.maxStringBytes ?? Number.POSITIVE_INFINITY
+  const maxDepth = options.maxDepth ?? 12
+  const walk = (item: unknown, depth: number): unknown => {
+    if (typeof item === 'string') return shorten(redactText(item, options.secrets), maxString)
+    if (item === null || typeof item === 'number' || typeof item === 'boolean') return item
+    if (typeof item === 'bigint') return item.toString()
+    if (typeof item !== 'object') return undefined
+    if (seen.has(item) || depth > maxDepth) return '[…]'
+    seen.add(item)
+    if (Array.isArray(item)) return item.map((entry) => walk(entry, depth + 1) ?? null)
+    const out: Record<string, unknown> = {}
+    for (const [key, entry] of Object.entries(item)) {
+      out[key] = secretKey.test(key) && entry !== undefined && entry !== null && entry !== '' ? redacted : walk(entry, depth + 1)
+    }
+    return out
+  }
+  return walk(value, 0)
+}
+
+function shorten(text: string, maxBytes: number): string {
+  if (text.length <= maxBytes) return text
+  return `${text.slice(0, maxBytes)}… (${text.length} characters in all)`
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod'
+import { isolationPolicySchema, networkModeSchema } from './resources'
+
+/**
+ * An agent id: a slug that is also its workspace folder name. `background` is taken by the
+ * temporary workspaces of background tasks (SPEC §6.2).
+ */
+export const agentIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a slug: lowercase letters, digits and -, at most 63 characters, starting with a letter or digit')
+  .refine((id) => id !== 'background', '"background" is reserved for background-task workspaces')
+
+/** A role id: the same slug rules as an agent id. */
+export const roleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a slug: lowercase letters, digits and -')
+
+/** The capabilities a profile can enable; each maps to a capability helper (SPEC §6.1). */
+export const capabilityNameSchema = z.enum(['files', 'shell', 'python', 'nodejs', 'code_runtime', 'sqlite', 'browser', 'mcp', 'vector_store'])
+
+/** Code-execution providers an agent may name in its order override. */
+export const codeProviderIdSchema = z.enum(['bubblewrap', 'docker', 'trusted_local', 'bash'])
+
+/** Classification levels, lowest first (SPEC §6.3). */
+export const classificationSchema = z.enum(['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'])
+
+/** When a call waits for the operator (SPEC §6.1). */
+export const askModeSchema = z.enum(['always', 'on_risk', 'never'])
+
+/** Per-agent limits; every one positive and bounded so a typo cannot mean "unlimited". */
+export const agentLimitsSchema = z
+  .object({
+    timeoutSeconds: z.number().positive().max(24 * 3600),
+    cpuSeconds: z.number().positive().max(24 * 3600),
+    memoryMb: z.number().int().positive().max(1024 * 1024),
+    pids: z.number().int().positive().max(65536),
+    diskMb: z.number().int().positive().max(16 * 1024 * 1024),
+    outputBytes: z.number().int().positive().max(256 * 1024 * 1024)
+  })
+  .strict()
+
+const headerValue = z.string().max(8192)
+
+/**
+ * An upstream MCP server attached to an agent: a stdio command (run inside the agent's isolating
+ * provider unless `unsafe`) or a Streamable HTTP URL. `env` and `headers` values are secrets: they
+ * are redacted from everything Airlock records.
+ */
+export const mcpServerSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'must be a short slug (its tools are named <server>__<tool>)').refine((n) => !n.includes('__'), 'must not contain "__"'),
+    command: z.array(z.string().min(1).max(4096)).min(1).max(256).optional(),
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65536)).optional(),
+    headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), headerValue).optional(),
+    unsafe: z.boolean().optional(),
+    classification: classificationSchema.optional()
+  })
+  .strict()
+  .refine((server) => (server.command === undefined) !== (server.url === undefined), { message: 'give exactly one of command (stdio) or url (Streamable HTTP)', path: ['command'] })
+
+/**
+ * The profile JSON of SPEC §6.1 (what `airlock agent create --profile` and the UI form read).
+ * Every key is optional; unknown keys are refused, because a typo must never widen or silently
+ * drop a restriction.
+ */
+export const agentProfileSchema = z
+  .object({
+    role: roleIdSchema,
+    capabilities: z.array(capabilityNameSchema).max(16),
+    providers: z.array(codeProviderIdSchema).min(1).max(8),
+    isolation: isolationPolicySchema,
+    unsafeFallback: z.boolean(),
+    allowUnsafeLocal: z.boolean(),
+    network: networkModeSchema,
+    ask: askModeSchema,
+    approvalTimeoutSeconds: z.number().int().positive().max(7 * 24 * 3600),
+    limits: agentLimitsSchema.partial(),
+    classificationCeiling: classificationSchema,
+    denylist: z.array(z.string().min(1).max(1024)).max(256),
+    allowlist: z.array(z.string().min(1).max(1024)).max(256),
+    runtimes: z.array(z.string().min(1).max(40)).max(16),
+    mcpServers: z.array(mcpServerSchema).max(32)
+  })
+  .partial()
+  .strict()
+  .superRefine((profile, ctx) => {
+    if (profile.unsafeFallback && profile.isolation === 'required') {
+      ctx.addIssue({ code: 'custom', path: ['unsafeFallback'], message: 'unsafeFallback is only valid with isolation "preferred" or "none"' })
+    }
+    const names = new Set<string>()
+    for (const [index, server] of (profile.mcpServers ?? []).entries()) {
+      if (names.has(server.name)) ctx.addIssue({ code: 'custom', path: ['mcpServers', index, 'name'], message: `duplicate server name ${server.name}` })
+      names.add(server.name)
+    }
+  })
+
+/** A profile as given (every key optional). */
+export type AgentProfile = z.infer<typeof agentProfileSchema>
+/** An upstream MCP server of a profile. */
+export type McpServerConfig = z.infer<typeof mcpServerSchema>
+/** A capability name. */
+export type CapabilityName = z.infer<typeof capabilityNameSchema>
+/** A classification level. */
+export type Classification = z.infer<typeof classificationSchema>
+/** Per-agent limits, all set. */
+export type AgentLimits = z.infer<typeof agentLimitsSchema>
+
+/** A profile with every key decided: the agent's own values over its role's over these defaults. */
+export type EffectiveAgentProfile = Required<Omit<AgentProfile, 'role' | 'limits'>> & { role?: string; limits: AgentLimits }
+
+/** Defaults for a new agent (SPEC §6.1). */
+export const agentProfileDefaults: EffectiveAgentProfile = {
+  capabilities: ['files', 'shell', 'python', 'nodejs'],
+  providers: ['bubblewrap', 'docker'],
+  isolation: 'required',
+  unsafeFallback: false,
+  allowUnsafeLocal: false,
+  network: 'none',
+  ask: 'on_risk',
+  approvalTimeoutSeconds: 600,
+  limits: { timeoutSeconds: 120, cpuSeconds: 60, memoryMb: 1024, pids: 256, diskMb: 2048, outputBytes: 1024 * 1024 },
+  classificationCeiling: 'INTERNAL',
+  denylist: [],
+  allowlist: [],
+  runtimes: [],
+  mcpServers: []
+}
+
+/** One line per zod issue, each naming the path of the bad field (`limits.pids: ...`). */
+export function describeIssues(error: z.ZodError, root = 'input'): string {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : root}: ${issue.message}`).join('; ')
+}

@@ -31,3 +31,4 @@ export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, Pr
 export * from './code-execution'
 export * from './sandbox'
 export * from './actions'
+export * from './live-resources-vector'

@@ -9,6 +9,7 @@ import { DockerProvider } from './docker/docker-provider'
 import { McpProvider } from './mcp/mcp-provider'
 import { SqliteProvider } from './sqlite/sqlite-provider'
 import { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
+import { VectorStoreProvider } from './vector-store/vector-store-provider'
 
 export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from '../core'
 export { BashProvider } from './bash/bash-provider'
@@ -26,6 +27,7 @@ export { McpConnection, type UpstreamTool } from './mcp/mcp-connection'
 export { SqliteProvider } from './sqlite/sqlite-provider'
 export { SqliteConnection, type SqliteQueryResult } from './sqlite/sqlite-connection'
 export { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
+export { VectorStoreProvider, type VectorStoreProviderOptions, vectorStoreConfigSchema } from './vector-store/vector-store-provider'
 export { WorkspaceBoundaryError } from './process/workspace-paths'
 export { ProviderError, type ProviderErrorCode } from './process/provider-error'
 
@@ -45,6 +47,7 @@ export function createBuiltinProviders(options: { home: string; settings?: Setti
     new BashProvider({ runLedger }),
     new SqliteProvider(),
     new BrowserProvider(),
-    new McpProvider()
+    new McpProvider(),
+    new VectorStoreProvider({ home: options.home })
   ]
 }

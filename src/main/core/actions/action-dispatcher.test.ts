@@ -113,7 +113,7 @@ describe('ActionDispatcher', () => {
     provider.ensure = async function (this: FakeProvider) {
       calls += 1
       if (calls === 2) throw new Error('second start failed')
-      return { resource: { n: calls } }
+      return { resource: { provider: 'fake', serial: calls, secretSocket: 'live-object' }, meta: { serial: calls } }
     }.bind(provider)
     const partial = await dispatcher.execute({ tool: 'uses_resource', input: {}, agent: agent() })
     expect(partial).toMatchObject({ status: 'error', error: { message: 'second start failed' } })

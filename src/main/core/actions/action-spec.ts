@@ -96,9 +96,7 @@ export type ActionSpec<S extends z.ZodType = z.ZodType> = {
   inputSchema: S
   executor: { execute(context: ActionContext<z.output<S>>): Promise<ActionOutcome> }
   /** Requirements by name, fixed or computed from the call (the agent's workspace, limits...). */
-  executionResources?:
-    | Record<string, ResourceRequirementInput>
-    | ((context: { input: z.output<S>; agent: ActionAgent; callId: string }) => Record<string, ResourceRequirementInput>)
+  executionResources?: Record<string, ResourceRequirementInput> | RequirementsOf<z.output<S>>
   defaultPolicy?: ResourcePolicy
   /** `always`: every call waits for the operator; `never`/absent: hooks decide. */
   approval?: 'always' | 'never'
@@ -107,6 +105,12 @@ export type ActionSpec<S extends z.ZodType = z.ZodType> = {
   /** A short, secret-free summary of an input for the approval queue and history. */
   summarize?(input: z.output<S>): string
 }
+
+/**
+ * Requirements computed from a call. Declared through a method so that a spec with a narrower
+ * input still counts as an `AnyActionSpec` (methods are compared bivariantly).
+ */
+type RequirementsOf<I> = { compute(context: { input: I; agent: ActionAgent; callId: string }): Record<string, ResourceRequirementInput> }['compute']
 
 /** Any action spec, whatever its schema. */
 export type AnyActionSpec = ActionSpec<z.ZodType>

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { z } from 'zod'
-import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourcePolicy, ResourceStatus } from '../../core'
+import { redactText, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourcePolicy, type ResourceStatus } from '../../core'
 import { systemPath } from '../process/run-limits'
 import { isLoopbackUrl } from '../browser/chromium'
 import { McpConnection } from './mcp-connection'
@@ -73,12 +73,12 @@ export class McpProvider implements ExecutionResourceProvider {
         cwd: config.cwd,
         stderr: 'ignore'
       })
-      await connect(client, transport, timeout)
+      await connect(client, transport, timeout, Object.values(config.env ?? {}))
       return { resource: new McpConnection(client, transport.pid ?? undefined), meta: { transport: 'stdio', server: client.getServerVersion() } }
     }
     if (!networkAllows(policy, config.url)) throw new ProviderError('network_refused', `${new URL(config.url).origin} is outside the network policy`)
     const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } })
-    await connect(client, transport, timeout)
+    await connect(client, transport, timeout, Object.values(config.headers ?? {}))
     return { resource: new McpConnection(client, undefined), meta: { transport: 'http', origin: new URL(config.url).origin, server: client.getServerVersion() } }
   }
 
@@ -91,13 +91,17 @@ export class McpProvider implements ExecutionResourceProvider {
   }
 }
 
-async function connect(client: Client, transport: StdioClientTransport | StreamableHTTPClientTransport, timeout: number): Promise<void> {
+async function connect(client: Client, transport: StdioClientTransport | StreamableHTTPClientTransport, timeout: number, secrets: string[]): Promise<void> {
   try {
     await client.connect(transport, { timeout })
   } catch (error) {
     await client.close().catch(() => undefined)
-    // The SDK's message names the failure; the config (env, headers) is never part of it here.
-    throw new ProviderError('upstream_unavailable', `could not connect to the upstream MCP server: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    // The SDK's message can quote the upstream's answer, and an upstream may echo the credential it
+    // was sent (a 401 body naming the header): the config's env and header values, and a header's
+    // bare credential, are taken out. The SDK error itself is not kept as the cause for that reason.
+    const credentials = secrets.flatMap((value) => [value, /^[A-Za-z][A-Za-z0-9_-]*\s+(\S.*)$/.exec(value)?.[1] ?? ''])
+    const message = redactText(error instanceof Error ? error.message : String(error), credentials)
+    throw new ProviderError('upstream_unavailable', `could not connect to the upstream MCP server: ${message}`)
   }
 }
 

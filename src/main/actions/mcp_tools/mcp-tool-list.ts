@@ -1,0 +1,53 @@
+import { redactText, toolEnabled, type ActionAgent, type ResourceHandle, type ResourceRequirementInput } from '../../core'
+import type { UpstreamMcpClient } from '../../core/live-resources-data'
+import { mcpServerRequirement, proxiedToolName, secretsOf, unsandboxedRefusal } from './mcp-servers'
+
+/** A proxied tool as the gateway lists it to the agent: its Airlock name and the upstream's description and input schema. */
+export type ProxiedTool = { name: string; server: string; tool: string; description?: string; inputSchema: Record<string, unknown> }
+
+/** A server whose tools could not be listed, and why (secrets redacted). */
+export type McpListFailure = { server: string; code: string; message: string }
+
+/** Where the session's connections are held: the dispatcher's `sessions`. */
+export type SessionHolder = { hold(sessionId: string, requirement: ResourceRequirementInput, signal?: AbortSignal): Promise<ResourceHandle> }
+
+/** The names the action registry accepts (what MCP clients accept). */
+const toolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/
+
+/**
+ * Lists the proxied tools of an agent's attached MCP servers for the gateway: for each server the
+ * agent may use (`<server>__*` or a single `<server>__<tool>` among its tools), the session's
+ * connection is held (the same one its calls use) and the upstream's tools are listed under
+ * `<server>__<tool>`. A server that cannot be reached, or is refused, is reported in `failures`
+ * and does not hide the others; a tool whose name MCP clients would not accept is left out.
+ */
+export async function listMcpTools(input: { agent: ActionAgent; sessions: SessionHolder; signal?: AbortSignal }): Promise<{ tools: ProxiedTool[]; failures: McpListFailure[] }> {
+  const { agent, sessions, signal } = input
+  const secrets = [...(agent.secrets ?? []), ...secretsOf(agent.profile)]
+  const tools: ProxiedTool[] = []
+  const failures: McpListFailure[] = []
+  for (const server of agent.profile.mcpServers) {
+    const enabled = (tool: string) => toolEnabled(agent.tools, proxiedToolName(server.name, tool))
+    if (![...agent.tools].some((name) => name.startsWith(`${server.name}__`))) continue
+    const refusal = unsandboxedRefusal(server)
+    if (refusal) {
+      failures.push({ server: server.name, code: refusal.error!.code, message: refusal.error!.message })
+      continue
+    }
+    try {
+      const handle = await sessions.hold(agent.sessionId, mcpServerRequirement(server, agent.profile), signal)
+      for (const tool of await (handle.resource as UpstreamMcpClient).listTools()) {
+        const name = proxiedToolName(server.name, tool.name)
+        if (!toolNamePattern.test(name)) {
+          failures.push({ server: server.name, code: 'mcp.tool_name_unusable', message: `the upstream tool ${JSON.stringify(tool.name)} has a name MCP clients do not accept as ${name}; it is not offered` })
+        } else if (enabled(tool.name)) {
+          tools.push({ name, server: server.name, tool: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema })
+        }
+      }
+    } catch (error) {
+      const code = (error as { code?: unknown })?.code
+      failures.push({ server: server.name, code: typeof code === 'string' ? code : 'mcp.upstream_error', message: redactText(error instanceof Error ? error.message : String(error), secrets) })
+    }
+  }
+  return { tools, failures }
+}

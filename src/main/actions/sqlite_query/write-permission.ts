@@ -1,0 +1,65 @@
+import { redactText, type ActionContext, type ActionOutcome } from '../../core'
+
+/**
+ * How `sqlite_query` treats a statement SQLite calls a write (see `createSqliteQueryAction`):
+ * `ask` the operator (unless the agent's `ask` mode is `never`), `allow` without asking, or
+ * `refuse` every write.
+ */
+export type SqliteWritePolicy = 'ask' | 'allow' | 'refuse'
+
+/** The rule that decides writes, as recorded in `meta.policy`. */
+const rule = 'sqlite.write'
+
+/** The input fields the permission looks at. */
+type WriteRequest = { database: string; sql: string }
+
+/**
+ * Decides whether this call's write may run: `granted` (with what decided it, for the result's
+ * `meta.write` and `meta.approval`) or the finished outcome (blocked, approval pending or denied). An approval is asked
+ * through the core's approval registry (the console's queue in the application), with the
+ * statement shown to the operator and secrets redacted from it.
+ */
+export async function writePermission(
+  context: ActionContext<WriteRequest>,
+  policy: SqliteWritePolicy
+): Promise<{ granted: Record<string, unknown> } | { outcome: ActionOutcome }> {
+  const { agent, input, callId } = context
+  if (policy === 'refuse') {
+    const decision = { decision: 'deny', rule: 'sqlite.read_only', reason: 'sqlite_query is read-only here: writes are refused' }
+    return { outcome: { status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message: `The statement writes to ${input.database}, and ${decision.reason}.` } } }
+  }
+  if (policy === 'allow' || agent.profile.ask === 'never') {
+    const reason = policy === 'allow' ? 'the operator allows sqlite_query writes' : "the agent's ask mode is never"
+    return { granted: { write: { decision: 'allow', rule, reason } } }
+  }
+  const decisionRecord = { decision: 'ask', rule, reason: 'the statement writes to the database', riskFlags: ['database_write'] }
+  const approval = await context.manager.approval.resolve({
+    requirementId: `sqlite-write:${callId}`,
+    kind: 'sqlite',
+    scope: 'action_call',
+    ownerId: agent.agentId,
+    actionCallId: callId,
+    reason: decisionRecord.reason,
+    summary: `${agent.agentId}: sqlite_query writes ${input.database}: ${redactText(shorten(input.sql, 400), agent.secrets)}`,
+    tool: 'sqlite_query',
+    agentId: agent.agentId,
+    sessionId: agent.sessionId,
+    rule,
+    riskFlags: decisionRecord.riskFlags,
+    timeoutSeconds: agent.profile.approvalTimeoutSeconds
+  })
+  const record = { status: approval.status, reason: approval.reason }
+  if (approval.status === 'approved') return { granted: { write: decisionRecord, approval: record } }
+  const pending = approval.status === 'pending'
+  return {
+    outcome: {
+      status: pending ? 'approval_required' : 'blocked',
+      meta: { policy: decisionRecord, approval: record },
+      error: { code: pending ? 'approval.pending' : 'approval.denied', message: `The statement writes to ${input.database} and needs the operator's approval: ${approval.reason}.` }
+    }
+  }
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`
+}

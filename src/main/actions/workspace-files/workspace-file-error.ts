@@ -1,0 +1,91 @@
+import type { ActionOutcome } from '../../core/actions'
+
+/** Why a file action refused or failed; each is a stable code `workspace_file.<reason>`. */
+export const workspaceFileReasons = [
+  // Hard boundaries (SPEC §6.2): the call is `blocked`.
+  'invalid_path',
+  'outside_workspace',
+  'reserved_path',
+  'hard_link',
+  'symlink_loop',
+  'changed_during_operation',
+  'quota_exceeded',
+  'too_large',
+  // Ordinary failures: the call ends in `error`.
+  'not_found',
+  'not_regular_file',
+  'is_directory',
+  'not_directory',
+  'binary_file',
+  'no_match',
+  'ambiguous_match',
+  'invalid_pattern',
+  'workspace_unavailable',
+  'io_error'
+] as const
+
+/** One reason of `workspaceFileReasons`. */
+export type WorkspaceFileReason = (typeof workspaceFileReasons)[number]
+
+/** Reasons that are a hard boundary (an escape attempt or a limit), reported as `blocked`. */
+const boundaryReasons: ReadonlySet<WorkspaceFileReason> = new Set(['invalid_path', 'outside_workspace', 'reserved_path', 'hard_link', 'symlink_loop', 'changed_during_operation', 'quota_exceeded', 'too_large'])
+
+/**
+ * The error of the workspace file actions: `code` is `workspace_file.<reason>`, `payload` is JSON
+ * for machines (counts, sizes, the path), the message says what was refused and why, for people.
+ */
+export class WorkspaceFileError extends Error {
+  override readonly name = 'WorkspaceFileError'
+  readonly code: `workspace_file.${WorkspaceFileReason}`
+
+  constructor(
+    readonly reason: WorkspaceFileReason,
+    message: string,
+    readonly payload: Record<string, unknown> = {}
+  ) {
+    super(message)
+    this.code = `workspace_file.${reason}`
+  }
+}
+
+/** Filesystem errors a workspace can cause, in words an agent can act on. */
+const ioReasons: Record<string, [WorkspaceFileReason, string]> = {
+  ENOENT: ['not_found', 'does not exist'],
+  EISDIR: ['is_directory', 'is a directory'],
+  ENOTDIR: ['not_directory', 'has a component that is not a directory'],
+  ELOOP: ['changed_during_operation', 'was replaced by a symbolic link while Airlock used it'],
+  ENOSPC: ['io_error', 'no space left on the device'],
+  EDQUOT: ['io_error', 'the disk quota of the device is exhausted'],
+  EACCES: ['io_error', 'permission denied'],
+  EPERM: ['io_error', 'operation not permitted'],
+  ENAMETOOLONG: ['invalid_path', 'a name is too long'],
+  EMLINK: ['io_error', 'too many links']
+}
+
+/** A `WorkspaceFileError` for any error a file operation threw (errno errors get a reason; ours pass through). */
+export function asWorkspaceFileError(error: unknown, path?: string): WorkspaceFileError {
+  if (error instanceof WorkspaceFileError) return error
+  const errno = (error as NodeJS.ErrnoException)?.code
+  const known = typeof errno === 'string' ? ioReasons[errno] : undefined
+  const where = path === undefined ? '' : `${path}: `
+  if (known) return new WorkspaceFileError(known[0], `${where}${known[1]}`, { errno, ...(path === undefined ? {} : { path }) })
+  return new WorkspaceFileError('io_error', `${where}${error instanceof Error ? error.message : String(error)}`, { ...(errno ? { errno } : {}) })
+}
+
+/**
+ * Runs a file action and turns a failure into its outcome: boundary refusals are `blocked` (the
+ * deciding rule `workspace.<reason>` in `meta.policy`, as SPEC §5.3 asks of blocked calls), the rest `error`.
+ * A failure of a cancelled call (`signal` aborted) is re-thrown for the dispatcher to report as cancelled.
+ */
+export async function fileActionOutcome(run: () => Promise<ActionOutcome>, signal?: AbortSignal): Promise<ActionOutcome> {
+  try {
+    return await run()
+  } catch (thrown) {
+    // A cancelled call is the dispatcher's to report (`cancelled`), not a file failure.
+    if (signal?.aborted || (thrown as Error)?.name === 'AbortError') throw thrown
+    const error = asWorkspaceFileError(thrown)
+    const failure = { code: error.code, message: error.message }
+    if (!boundaryReasons.has(error.reason)) return { status: 'error', error: failure, meta: { refusal: error.payload } }
+    return { status: 'blocked', error: failure, meta: { policy: { decision: 'deny', rule: `workspace.${error.reason}`, reason: error.message }, refusal: error.payload } }
+  }
+}

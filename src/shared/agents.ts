@@ -57,41 +57,52 @@ export const mcpServerSchema = z
   .strict()
   .refine((server) => (server.command === undefined) !== (server.url === undefined), { message: 'give exactly one of command (stdio) or url (Streamable HTTP)', path: ['command'] })
 
+/** Every key of a profile, each required (the base the profile, role and effective schemas share). */
+const profileFields = z.object({
+  role: roleIdSchema,
+  capabilities: z.array(capabilityNameSchema).max(16),
+  providers: z.array(codeProviderIdSchema).min(1).max(8),
+  isolation: isolationPolicySchema,
+  unsafeFallback: z.boolean(),
+  allowUnsafeLocal: z.boolean(),
+  network: networkModeSchema,
+  ask: askModeSchema,
+  approvalTimeoutSeconds: z.number().int().positive().max(7 * 24 * 3600),
+  limits: agentLimitsSchema.partial(),
+  classificationCeiling: classificationSchema,
+  denylist: z.array(z.string().min(1).max(1024)).max(256),
+  allowlist: z.array(z.string().min(1).max(1024)).max(256),
+  runtimes: z.array(z.string().min(1).max(40)).max(16),
+  mcpServers: z.array(mcpServerSchema).max(32)
+})
+
+/** Checks across keys that a field schema alone cannot express. */
+function checkProfile(profile: { unsafeFallback?: boolean; isolation?: string; mcpServers?: { name: string }[] }, ctx: z.RefinementCtx): void {
+  if (profile.unsafeFallback && profile.isolation === 'required') {
+    ctx.addIssue({ code: 'custom', path: ['unsafeFallback'], message: 'unsafeFallback is only valid with isolation "preferred" or "none"' })
+  }
+  const names = new Set<string>()
+  for (const [index, server] of (profile.mcpServers ?? []).entries()) {
+    if (names.has(server.name)) ctx.addIssue({ code: 'custom', path: ['mcpServers', index, 'name'], message: `duplicate server name ${server.name}` })
+    names.add(server.name)
+  }
+}
+
 /**
  * The profile JSON of SPEC §6.1 (what `airlock agent create --profile` and the UI form read).
  * Every key is optional; unknown keys are refused, because a typo must never widen or silently
  * drop a restriction.
  */
-export const agentProfileSchema = z
-  .object({
-    role: roleIdSchema,
-    capabilities: z.array(capabilityNameSchema).max(16),
-    providers: z.array(codeProviderIdSchema).min(1).max(8),
-    isolation: isolationPolicySchema,
-    unsafeFallback: z.boolean(),
-    allowUnsafeLocal: z.boolean(),
-    network: networkModeSchema,
-    ask: askModeSchema,
-    approvalTimeoutSeconds: z.number().int().positive().max(7 * 24 * 3600),
-    limits: agentLimitsSchema.partial(),
-    classificationCeiling: classificationSchema,
-    denylist: z.array(z.string().min(1).max(1024)).max(256),
-    allowlist: z.array(z.string().min(1).max(1024)).max(256),
-    runtimes: z.array(z.string().min(1).max(40)).max(16),
-    mcpServers: z.array(mcpServerSchema).max(32)
-  })
-  .partial()
-  .strict()
-  .superRefine((profile, ctx) => {
-    if (profile.unsafeFallback && profile.isolation === 'required') {
-      ctx.addIssue({ code: 'custom', path: ['unsafeFallback'], message: 'unsafeFallback is only valid with isolation "preferred" or "none"' })
-    }
-    const names = new Set<string>()
-    for (const [index, server] of (profile.mcpServers ?? []).entries()) {
-      if (names.has(server.name)) ctx.addIssue({ code: 'custom', path: ['mcpServers', index, 'name'], message: `duplicate server name ${server.name}` })
-      names.add(server.name)
-    }
-  })
+export const agentProfileSchema = profileFields.partial().strict().superRefine(checkProfile)
+
+/**
+ * A role's defaults: a profile without `role`. Its agents inherit these values and can never
+ * exceed them (the ceiling rules are documented in src/main/console/role-ceiling.ts).
+ */
+export const roleDefaultsSchema = profileFields.omit({ role: true }).partial().strict().superRefine(checkProfile)
+
+/** A profile with every key decided (what `effectiveProfile` returns and the IPC shows). */
+export const effectiveAgentProfileSchema = profileFields.extend({ role: roleIdSchema.optional(), limits: agentLimitsSchema }).strict()
 
 /** A profile as given (every key optional). */
 export type AgentProfile = z.infer<typeof agentProfileSchema>
@@ -129,3 +140,86 @@ export const agentProfileDefaults: EffectiveAgentProfile = {
 export function describeIssues(error: z.ZodError, root = 'input'): string {
   return error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : root}: ${issue.message}`).join('; ')
 }
+
+/** A role's defaults (a profile without `role`). */
+export type RoleDefaults = z.infer<typeof roleDefaultsSchema>
+
+/** A role as stored and shown: defaults its agents inherit and cannot exceed. */
+export const roleViewSchema = z.object({
+  id: roleIdSchema,
+  name: z.string().min(1).max(200),
+  defaults: roleDefaultsSchema,
+  /** Set when the stored defaults no longer validate (hand-edited database): its agents cannot start sessions. */
+  defaultsError: z.string().optional(),
+  /** How many agents have this role. */
+  agentCount: z.number().int().nonnegative(),
+  createdAt: z.string()
+})
+
+/** A role as the console shows it. */
+export type RoleView = z.infer<typeof roleViewSchema>
+
+/** What creating or changing a role takes: its id, an optional display name (default: the id) and its defaults. */
+export const roleInputSchema = z.object({ id: roleIdSchema, name: z.string().min(1).max(200).optional(), defaults: roleDefaultsSchema }).strict()
+
+/** Input of a role save. */
+export type RoleInput = z.infer<typeof roleInputSchema>
+
+/**
+ * What shows in place of a secret (an MCP server's `env` or `headers` value) in every agent view.
+ * An update that sends it back for the same server and key keeps the stored value.
+ */
+export const redactedSecret = '<redacted>'
+
+/** An agent as every console and `agent list --json` show it: never its token or token hash. */
+export const agentViewSchema = z.object({
+  id: agentIdSchema,
+  name: z.string().min(1).max(200),
+  role: roleIdSchema.nullable(),
+  enabled: z.boolean(),
+  /** The agent's own profile (without `role`), secrets shown as `redactedSecret`. */
+  profile: agentProfileSchema,
+  /** Set when the stored profile no longer validates (hand-edited database): the agent cannot start sessions. */
+  profileError: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string()
+})
+
+/** An agent as shown. */
+export type AgentView = z.infer<typeof agentViewSchema>
+
+/** A value the role's ceiling changed in an agent's effective profile, and why. */
+export const ceilingClampSchema = z.object({ path: z.string(), message: z.string() })
+
+/** One clamp by a role's ceiling. */
+export type CeilingClamp = z.infer<typeof ceilingClampSchema>
+
+/** What an agent session looked like: when it started, was last seen and ended, and why. */
+export const sessionViewSchema = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  transport: z.string(),
+  taint: classificationSchema,
+  startedAt: z.string(),
+  lastSeenAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  endReason: z.string().nullable()
+})
+
+/** A session as shown. */
+export type SessionView = z.infer<typeof sessionViewSchema>
+
+/** What happened to an agent (the `onChange` of the agent service and the `agents.changed` event). */
+export const agentChangeSchema = z.enum(['created', 'updated', 'disabled', 'enabled', 'removed'])
+
+/** A change to an agent. */
+export type AgentChange = z.infer<typeof agentChangeSchema>
+
+/** What happened to a role (the `agents.changed` event carries `roleId` then). */
+export const roleChangeSchema = z.enum(['created', 'updated', 'removed'])
+
+/** A change to a role. */
+export type RoleChange = z.infer<typeof roleChangeSchema>
+
+/** Every agent token starts with this, so a leaked one is recognisable (secret scanners, logs). */
+export const agentTokenPrefix = 'alk_'

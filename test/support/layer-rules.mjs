@@ -56,6 +56,18 @@ export const layerRules = [
     ]
   },
   {
+    layer: 'capabilities',
+    dir: 'src/main/capabilities/',
+    files: ['src/main/capabilities/**/*.ts'],
+    forbidden: [
+      {
+        patterns: ['electron', '**/providers/**', '**/providers', '**/console/**', '**/gateway/**', '**/ipc/**', '**/app/**', '**/host/**', '**/store/**', '**/renderer/**'],
+        targets: [/^electron$/, /^src\/main\/(providers|console|gateway|ipc|app|host|store|cli)\//, /^src\/renderer\//],
+        message: 'capability helpers combine actions, policy and requirements; they never expose handles or reach providers or the application.'
+      }
+    ]
+  },
+  {
     layer: 'renderer',
     dir: 'src/renderer/',
     files: ['src/renderer/**/*.{ts,tsx}'],

@@ -11,6 +11,7 @@ import {
 } from '../ipc'
 import { createBuiltinProviders, type ImageProgress } from '../providers'
 import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
+import { createAgentRuntime, type AgentRuntime } from './agent-runtime'
 import { openStore, type Store } from '../store'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
@@ -32,6 +33,8 @@ export type Host = {
   readonly settings: SettingsService
   /** The execution-resource manager every action goes through. */
   readonly resources: ExecutionResourceManager
+  /** Agents, roles, the action runtime, sessions (what the gateway calls) and history. */
+  readonly agents: AgentRuntime
   /** Contract events for every console (transports subscribe). */
   readonly events: ContractEventHub<AirlockContract>
   /** The one entry point of contract calls for every transport. */
@@ -92,6 +95,9 @@ export function createHost(config: HostConfig = {}): Host {
       () =>
         resources.releaseAll().catch((error: unknown) => logError('Airlock: some resources could not be released at shutdown', error))
     )
+    const agents = createAgentRuntime({ store, resources, workspaces: paths.workspaces, events, logError })
+    // Sessions end (their warm resources released) before the manager releases what is left.
+    disposers.push(() => agents.dispose())
     const dispatch = createCallDispatcher(
       airlockContract,
       createContractHandlers({
@@ -99,6 +105,10 @@ export function createHost(config: HostConfig = {}): Host {
         resources,
         providers: new ProviderCatalog(resources, paths.workspaces),
         audit: store.events,
+        agents: agents.agents,
+        roles: agents.roles,
+        sessions: store.sessions,
+        history: agents.history,
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }
@@ -110,6 +120,7 @@ export function createHost(config: HostConfig = {}): Host {
       store,
       settings,
       resources,
+      agents,
       events,
       dispatch,
       recovered,

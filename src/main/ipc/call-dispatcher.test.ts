@@ -30,9 +30,17 @@ function recordingDispatcher() {
     },
     providers: {
       list: () => (reached.push('providers.list'), { providers: [], codeExecutionOrder: [] })
-    }
+    },
+    // Not reached by these tests: the agents and history handlers have their own contract tests.
+    agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole']) as unknown as ContractHandlers<AirlockContract>['agents'],
+    history: unreachable(['list', 'detail', 'verify']) as unknown as ContractHandlers<AirlockContract>['history']
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
+}
+
+/** Handlers that fail the test if a call reaches them. */
+function unreachable(names: string[]): Record<string, () => never> {
+  return Object.fromEntries(names.map((name) => [name, () => expect.unreachable(`${name} was reached`)]))
 }
 
 const ctx = { transport: 'websocket' as const }

@@ -1,8 +1,11 @@
 import type { AirlockContract } from '@shared/ipc'
 import type { ExecutionResourceManager } from '../core'
+import type { AgentService } from '../console/agent-service'
+import type { HistoryService } from '../console/history-service'
 import type { ProviderCatalog } from '../console/provider-catalog'
+import type { RoleService } from '../console/role-service'
 import type { SettingsService } from '../console/settings-service'
-import type { EventRepository } from '../store'
+import type { EventRepository, SessionRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
 import { IpcError } from './ipc-error'
 
@@ -12,6 +15,10 @@ export type HandlerServices = {
   resources: ExecutionResourceManager
   providers: ProviderCatalog
   audit: EventRepository
+  agents: AgentService
+  roles: RoleService
+  sessions: SessionRepository
+  history: HistoryService
   system: { appVersion: string; home: string; databasePath: string }
 }
 
@@ -52,6 +59,24 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
         providers: await services.providers.describe(),
         codeExecutionOrder: services.settings.get('code_execution.providers').map((c) => (typeof c === 'string' ? c : c.providerId))
       })
+    },
+    agents: {
+      list: () => services.agents.list(),
+      get: ({ agentId }) => services.agents.detail(agentId),
+      create: ({ agentId, ...input }) => services.agents.create(agentId, input),
+      update: ({ agentId, ...change }) => services.agents.update(agentId, change),
+      setEnabled: ({ agentId, enabled }) => services.agents.setEnabled(agentId, enabled),
+      remove: ({ agentId }) => services.agents.remove(agentId),
+      rotateToken: ({ agentId }) => ({ token: services.agents.rotateToken(agentId) }),
+      sessions: ({ agentId, limit }) => services.sessions.listByAgent(agentId, { limit }),
+      listRoles: () => services.roles.list(),
+      saveRole: (input) => services.roles.save(input),
+      removeRole: ({ roleId }) => (services.roles.remove(roleId), { removed: true as const })
+    },
+    history: {
+      list: (query) => services.history.list(query),
+      detail: ({ id }) => services.history.detail(id),
+      verify: () => services.history.verify()
     }
   }
 }

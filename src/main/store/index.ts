@@ -1,15 +1,26 @@
+import { dirname, join } from 'node:path'
 import type { Database } from 'better-sqlite3'
+import { ActionCallRepository } from './action-call-repository'
 import { openDatabase, type OpenDatabaseOptions } from './database'
 import { EventRepository } from './event-repository'
 import { HandleRepository } from './handle-repository'
+import { AgentRepository } from './agent-repository'
+import { RoleRepository } from './role-repository'
+import { SessionRepository } from './session-repository'
 import { SettingsRepository } from './settings-repository'
 
 export { openDatabase, latestSchemaVersion } from './database'
 export { migrations, type Migration } from './migrations'
 export { StoreError, type StoreErrorCode } from './store-error'
 export { SettingsRepository } from './settings-repository'
+export { ActionCallRepository, HistoryError, type FinishedCall, type HistoryErrorCode, type StoredOutput } from './action-call-repository'
+export type { ChainVerification } from './action-call-chain'
+export { historyQueryMaxLimit, type HistoryQuery } from './action-call-query'
 export { EventRepository, type StoredEvent } from './event-repository'
 export { HandleRepository } from './handle-repository'
+export { AgentRepository, type AgentRecord, type AgentRecordChange } from './agent-repository'
+export { RoleRepository, type RoleRecord } from './role-repository'
+export { SessionRepository, SessionRecordError, interruptedReason } from './session-repository'
 
 /** The opened store: the database and one repository per table in use. */
 export type Store = {
@@ -17,6 +28,11 @@ export type Store = {
   readonly settings: SettingsRepository
   readonly events: EventRepository
   readonly handles: HandleRepository
+  /** The execution history and its hash chain; log files live in `logs/` beside the database. */
+  readonly history: ActionCallRepository
+  readonly agents: AgentRepository
+  readonly roles: RoleRepository
+  readonly sessions: SessionRepository
   close(): void
 }
 
@@ -28,6 +44,10 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     settings: new SettingsRepository(db),
     events: new EventRepository(db),
     handles: new HandleRepository(db),
+    history: new ActionCallRepository(db, join(dirname(file), 'logs')),
+    agents: new AgentRepository(db),
+    roles: new RoleRepository(db),
+    sessions: new SessionRepository(db),
     close: () => db.close()
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3'
+import { appendToChain } from './action-call-chain'
 
 /** One step of the schema; applied once, in a transaction, in version order. */
 export type Migration = { version: number; name: string; up: (db: Database) => void }
@@ -120,9 +121,110 @@ create table settings (
 );
 `
 
+/**
+ * Version 2: the execution history of SPEC §10. `action_calls` is rebuilt without foreign keys
+ * (history outlives a removed agent, and `on delete set null` would rewrite chained rows), with one
+ * column per recorded fact. Rows copied from version 1 keep their seq; finished ones are chained in
+ * seq order, running ones are interrupted at the next start. Sessions gain `last_seen_at` and
+ * `end_reason`.
+ *
+ * How the History view's pages stay fast at a million rows (see action-call-query.ts):
+ * - one filter: an index `(column, seq)` per filter reads the page in seq order and stops;
+ * - text, or two filters or more: an external-content FTS5 index (kept by triggers; it stores no
+ *   text of its own) over tool, input summary and error message, plus `facets`, a generated column
+ *   of one opaque token per filter value (agent, status, tool, provider), so FTS intersects
+ *   sorted doclists instead of SQLite visiting rows that fail a filter;
+ * - time: `started_out_of_order` marks the rare call that started earlier than a call before it
+ *   (the clock went back). Among the others start time never decreases with seq, so a time range
+ *   is a seq range found with two index probes; the marked ones have their own small index.
+ */
+const historySchema = `
+create table action_calls_v2 (
+  seq integer primary key autoincrement,
+  id text not null unique,
+  agent_id text,
+  session_id text,
+  tool text not null,
+  status text not null check (status in ('running','success','error','blocked','approval_required','timed_out','cancelled','interrupted')),
+  input_summary_json text not null,
+  policy_json text,
+  approval_json text,
+  provider_id text,
+  provider_json text,
+  exit_code integer,
+  stdout text,
+  stdout_log text,
+  stdout_sha256 text,
+  stdout_truncated integer not null default 0,
+  stderr text,
+  stderr_log text,
+  stderr_sha256 text,
+  stderr_truncated integer not null default 0,
+  artifacts_json text not null default '[]',
+  lineage_json text not null default '[]',
+  error_code text,
+  error_message text,
+  result_json text,
+  started_at text not null,
+  started_out_of_order integer not null default 0,
+  finished_at text,
+  duration_ms integer,
+  chain_seq integer unique,
+  prev_hash text,
+  hash text,
+  facets text generated always as (
+    'a' || hex(coalesce(agent_id, '')) || ' s' || hex(status) || ' t' || hex(tool) || ' p' || hex(coalesce(provider_id, ''))
+  ) virtual
+);
+insert into action_calls_v2 (seq, id, agent_id, session_id, tool, status, input_summary_json, provider_id, result_json, started_at, started_out_of_order, finished_at, duration_ms)
+  select seq, id, agent_id, session_id, tool,
+    case when status in ('running','success','error','blocked','approval_required','timed_out','cancelled','interrupted') then status else 'interrupted' end,
+    input_json, provider_id, result_json, started_at,
+    coalesce(started_at < max(started_at) over (order by seq rows between unbounded preceding and 1 preceding), 0),
+    finished_at, duration_ms
+  from action_calls order by seq;
+drop table action_calls;
+alter table action_calls_v2 rename to action_calls;
+create index action_calls_agent on action_calls(agent_id, seq);
+create index action_calls_tool on action_calls(tool, seq);
+create index action_calls_status on action_calls(status, seq);
+create index action_calls_provider on action_calls(provider_id, seq);
+create index action_calls_started on action_calls(started_at, seq) where started_out_of_order = 0;
+create index action_calls_started_late on action_calls(started_at, seq) where started_out_of_order = 1;
+create virtual table action_calls_text using fts5(
+  tool, input_summary_json, error_message, facets,
+  content = 'action_calls', content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2'
+);
+insert into action_calls_text(action_calls_text) values ('rebuild');
+create trigger action_calls_text_insert after insert on action_calls begin
+  insert into action_calls_text (rowid, tool, input_summary_json, error_message, facets)
+    values (new.seq, new.tool, new.input_summary_json, new.error_message, new.facets);
+end;
+create trigger action_calls_text_update after update of agent_id, tool, status, provider_id, input_summary_json, error_message on action_calls
+  when old.input_summary_json is not new.input_summary_json or old.error_message is not new.error_message or old.facets is not new.facets begin
+  insert into action_calls_text (action_calls_text, rowid, tool, input_summary_json, error_message, facets)
+    values ('delete', old.seq, old.tool, old.input_summary_json, old.error_message, old.facets);
+  insert into action_calls_text (rowid, tool, input_summary_json, error_message, facets)
+    values (new.seq, new.tool, new.input_summary_json, new.error_message, new.facets);
+end;
+create trigger action_calls_text_delete after delete on action_calls begin
+  insert into action_calls_text (action_calls_text, rowid, tool, input_summary_json, error_message, facets)
+    values ('delete', old.seq, old.tool, old.input_summary_json, old.error_message, old.facets);
+end;
+alter table sessions add column last_seen_at text;
+alter table sessions add column end_reason text;
+`
+
+function upgradeHistory(db: Database): void {
+  db.exec(historySchema)
+  const finished = db.prepare("select seq from action_calls where status != 'running' order by seq").pluck().all() as number[]
+  for (const seq of finished) appendToChain(db, seq)
+}
+
 /** Every migration this build knows, in order. Never edit a released one; add the next. */
 export const migrations: readonly Migration[] = [
-  { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) }
+  { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
+  { version: 2, name: 'execution history with hash chain', up: upgradeHistory }
 ]
 
 /** The schema version this build writes. */

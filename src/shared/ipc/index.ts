@@ -1,3 +1,5 @@
+import { agentsContract } from './agents'
+import { historyContract } from './history'
 import { providersContract } from './providers'
 import { resourcesContract } from './resources'
 import { settingsContract } from './settings'
@@ -6,6 +8,8 @@ import type { ContractApi } from './contract'
 
 export * from './contract'
 export * from './wire'
+export { agentsContract } from './agents'
+export { historyContract } from './history'
 export { providersContract, type ProviderView } from './providers'
 export { resourcesContract, resourceEventSchema, type ResourceEventView } from './resources'
 export { settingsContract } from './settings'
@@ -16,7 +20,9 @@ export const airlockContract = {
   system: systemContract,
   settings: settingsContract,
   resources: resourcesContract,
-  providers: providersContract
+  providers: providersContract,
+  agents: agentsContract,
+  history: historyContract
 }
 
 /** The contract's type. */

@@ -1,13 +1,142 @@
-import { defineCommand } from '../command'
-import { CliError } from '../cli-error'
+import { existsSync, readFileSync } from 'node:fs'
+import { agentIdSchema, agentProfileSchema, describeIssues, type AgentView } from '@shared/agents'
+import { AgentError } from '../../console/agent-errors'
+import { assertReachableBySandbox } from '../../core'
+import { AgentService } from '../../console/agent-service'
+import { AgentWorkspaces } from '../../console/agent-workspaces'
+import { airlockPaths, resolveHome } from '../../host'
+import { createDataDirectories, createHomeDirectory } from '../../host/paths'
+import { openStore } from '../../store'
+import { defineCommand, type CommandIo } from '../command'
+import { CliError, UsageError } from '../cli-error'
 
-/** `airlock agent` (SPEC §8.1). */
+const actions = ['create', 'list', 'rm', 'disable', 'enable'] as const
+type Action = (typeof actions)[number]
+
+/**
+ * `airlock agent create|list|rm|disable|enable` (SPEC §8.1). Opens the home's database directly, so
+ * it works whether or not a console runs on that home (WAL; a running console reads each agent
+ * afresh, so a disabled or removed agent's next request is refused there too).
+ */
 export const agentCommand = defineCommand({
   name: 'agent',
-  summary: 'Create, list and remove agents',
-  usage: 'airlock agent',
-  options: {},
-  async run() {
-    throw new CliError('not_built', 'agent is being built')
+  summary: 'Create (prints its token once), list, disable, enable and remove agents',
+  usage:
+    'airlock agent create <id> [--role R] [--profile FILE.json] [--name N] [--json] | agent list [--json] | agent rm <id> | agent disable <id> | agent enable <id>  [--home DIR]',
+  options: { role: 'text', profile: 'text', name: 'text' },
+  async run({ options, positionals }, io) {
+    const [action, id, ...rest] = positionals
+    if (!actions.includes(action as Action)) throw new UsageError(`agent takes ${actions.join(', ')}${action ? `, not ${JSON.stringify(action)}` : ''}`)
+    if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
+    if (action === 'list' && id !== undefined) throw new UsageError('agent list takes no id')
+    if (action !== 'list' && id === undefined) throw new UsageError(`agent ${action} needs an agent id`)
+    const createOnly = (['role', 'profile', 'name'] as const).find((name) => options[name] !== undefined)
+    if (action !== 'create' && createOnly) throw new UsageError(`--${createOnly} is only for agent create`)
+    if (id !== undefined) {
+      const valid = agentIdSchema.safeParse(id)
+      if (!valid.success) throw new UsageError(`agent id ${JSON.stringify(id)}: ${valid.error.issues.map((i) => i.message).join('; ')}`)
+    }
+    const paths = airlockPaths(resolveHome(options.home))
+    // Only create makes a home; the other actions on a home with no database find no agents.
+    if (action !== 'create' && !existsSync(paths.database)) {
+      if (action === 'list') return printList([], options.json === true, io)
+      throw new CliError('not_found', `There is no agent ${id} (no Airlock database at ${paths.home}).`)
+    }
+    const profile = action === 'create' && options.profile ? readProfile(options.profile) : undefined
+    if (action === 'create') createHomeDirectory(paths.home)
+    const store = openStore(paths.database)
+    try {
+      createDataDirectories(paths)
+      const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces) })
+      return perform(action as Action, id!, { agents, io, json: options.json === true, role: options.role, name: options.name, profile })
+    } catch (error) {
+      throw error instanceof AgentError && ['agent.invalid_name', 'agent.invalid_id'].includes(error.code) ? new UsageError(error.message) : error
+    } finally {
+      store.close()
+    }
   }
 })
+
+type Context = { agents: AgentService; io: CommandIo; json: boolean; role?: string; name?: string; profile?: unknown }
+
+function perform(action: Action, id: string, { agents, io, json, role, name, profile }: Context): number {
+  switch (action) {
+    case 'create': {
+      const created = agents.create(id, { role, name, profile })
+      if (json) {
+        warnIfUnreachable(created.workspace, io)
+        io.out(JSON.stringify({ id, token: created.token, name: created.agent.name, role: created.agent.role, workspace: created.workspace }, null, 2))
+        return 0
+      }
+      io.out(`Created agent ${id}${created.agent.role ? ` (role ${created.agent.role})` : ''}; workspace ${created.workspace}`)
+      if (created.movedAside) io.out(`A folder already at that place was moved to ${created.movedAside}.`)
+      warnIfUnreachable(created.workspace, io)
+      io.out(`Token (shown once, keep it secret): ${created.token}`)
+      io.out(
+        `The agent connects to the gateway of \`airlock serve\` (http://127.0.0.1:7411/mcp by default) with the header "Authorization: Bearer <token>", or runs \`AIRLOCK_TOKEN=<token> airlock mcp-stdio --agent ${id}\`.`
+      )
+      return 0
+    }
+    case 'list':
+      return printList(agents.list(), json, io)
+    case 'rm': {
+      const removed = agents.remove(id)
+      if (json) io.out(JSON.stringify({ id, ...removed }, null, 2))
+      else io.out(`Removed agent ${id}${removed.workspaceMovedTo ? `; its workspace was moved to ${removed.workspaceMovedTo}` : ''}.`)
+      return 0
+    }
+    case 'disable':
+    case 'enable': {
+      const agent = agents.setEnabled(id, action === 'enable')
+      io.out(json ? JSON.stringify(agent, null, 2) : `Agent ${id} is ${action}d.`)
+      return 0
+    }
+  }
+}
+
+function printList(list: AgentView[], json: boolean, io: CommandIo): number {
+  if (json) {
+    io.out(JSON.stringify(list, null, 2))
+    return 0
+  }
+  if (list.length === 0) {
+    io.out('No agents yet. Create one: airlock agent create <id>')
+    return 0
+  }
+  const rows = [['ID', 'STATE', 'ROLE', 'NAME'], ...list.map((a) => [a.id, a.profileError ? 'invalid' : a.enabled ? 'enabled' : 'disabled', a.role ?? '-', a.name])]
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  for (const row of rows) io.out(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '))
+  return 0
+}
+
+/** Says on stderr (without failing) when sandboxed code could not reach the workspace (a home under /root). */
+function warnIfUnreachable(workspace: string, io: CommandIo): void {
+  try {
+    assertReachableBySandbox(workspace)
+  } catch (error) {
+    io.err(`airlock: warning: ${(error as Error).message}`)
+  }
+}
+
+/** Reads and validates a profile file; any problem is bad usage naming the file (and the field). */
+function readProfile(file: string): unknown {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new UsageError(`cannot read the profile ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`the profile ${file} is not JSON: ${oneLine((error as Error).message)}`)
+  }
+  const parsed = agentProfileSchema.safeParse(json)
+  if (!parsed.success) throw new UsageError(`the profile ${file} is invalid: ${oneLine(describeIssues(parsed.error, 'profile'))}`)
+  return parsed.data
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ')
+}

@@ -1,13 +1,66 @@
+import { existsSync } from 'node:fs'
+import { historyStatuses, historyStatusSchema, type HistoryRow } from '@shared/ipc/history'
+import { z } from 'zod'
+import { HistoryService } from '../../console/history-service'
+import { airlockPaths, resolveHome } from '../../host'
+import { historyQueryMaxLimit, openStore } from '../../store'
 import { defineCommand } from '../command'
-import { CliError } from '../cli-error'
+import { CliError, UsageError } from '../cli-error'
 
-/** `airlock history` (SPEC §8.1). */
+/** How many calls `airlock history` prints without --limit. */
+export const defaultHistoryLimit = 50
+
+const limitSchema = z.string().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().int().min(1).max(historyQueryMaxLimit))
+
+/** `airlock history`: the newest calls, filtered (SPEC §8.1); one line each, or `--json` rows. */
 export const historyCommand = defineCommand({
   name: 'history',
-  summary: 'Show the execution history',
-  usage: 'airlock history',
-  options: {},
-  async run() {
-    throw new CliError('not_built', 'history is being built')
+  summary: 'Show the execution history, newest first',
+  usage: `airlock history [--agent A] [--tool T] [--status S] [--limit N (1-${historyQueryMaxLimit}, default ${defaultHistoryLimit})] [--json] [--home DIR]`,
+  options: { agent: 'text', tool: 'text', status: 'text', limit: 'text' },
+  async run({ options, positionals }, io) {
+    if (positionals.length > 0) throw new UsageError(`history takes no arguments, got ${positionals[0]}`)
+    const status = options.status === undefined ? undefined : historyStatusSchema.safeParse(options.status)
+    if (status && !status.success) throw new UsageError(`--status must be one of ${historyStatuses.join(', ')}, got ${JSON.stringify(options.status)}`)
+    const limit = options.limit === undefined ? undefined : limitSchema.safeParse(options.limit)
+    if (limit && !limit.success) throw new UsageError(`--limit must be a whole number from 1 to ${historyQueryMaxLimit}, got ${JSON.stringify(options.limit)}`)
+    const page = withHistory(options.home, (history) =>
+      history.list({ agentId: options.agent, tool: options.tool, status: status?.data, limit: limit?.data ?? defaultHistoryLimit })
+    )
+    if (options.json) io.out(JSON.stringify(page.rows, null, 2))
+    else if (page.rows.length === 0) io.out('No calls match.')
+    else for (const row of page.rows) io.out(historyLine(row))
+    return 0
   }
 })
+
+/** One call as one line: when, how it ended, who, what, where it ran, exit code, duration, id, and the error if any. */
+export function historyLine(row: HistoryRow): string {
+  const fields = [
+    row.startedAt,
+    row.status.padEnd(17),
+    row.agentId ?? '-',
+    row.tool,
+    row.providerId ?? '-',
+    `exit=${row.exitCode ?? '-'}`,
+    row.durationMs === null ? '-' : `${row.durationMs}ms`,
+    row.id
+  ]
+  if (row.error) fields.push(`${row.error.code}: ${row.error.message.replace(/\s+/g, ' ').slice(0, 200)}`)
+  return fields.join('  ')
+}
+
+/**
+ * Opens the store of a home just for one read of history and closes it. A home without a database
+ * is an error, not an empty history: creating one would hide a mistyped --home.
+ */
+export function withHistory<T>(home: string | undefined, use: (history: HistoryService) => T): T {
+  const { database } = airlockPaths(resolveHome(home))
+  if (!existsSync(database)) throw new CliError('not_found', `no Airlock database at ${database}: nothing was recorded on this home (check --home or AIRLOCK_HOME)`)
+  const store = openStore(database)
+  try {
+    return use(new HistoryService(store.history))
+  } finally {
+    store.close()
+  }
+}

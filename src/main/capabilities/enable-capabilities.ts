@@ -1,0 +1,121 @@
+import type { EffectiveAgentProfile, McpServerConfig } from '@shared/agents'
+import type { CodeLanguage } from '@shared/code-execution'
+import { builtinActions } from '../actions'
+import { allowedRuntimes, combineCapabilities, everyLanguage, executionPolicy, noCapability, type AgentCapability } from './agent-capability'
+
+/** Who a capability is enabled for: the agent's decided profile and its workspace. */
+export type CapabilityTarget = { profile: EffectiveAgentProfile; workspace: string }
+
+/** `files`: read, write, edit, list and search inside the agent's own workspace (no resource needed). */
+export function enableWorkspaceFiles(_target: CapabilityTarget): AgentCapability {
+  const actions = [builtinActions.write_file, builtinActions.read_file, builtinActions.edit_file, builtinActions.list_directory, builtinActions.search_files]
+  return { ...noCapability(), tools: actions.map((a) => a.name), actions }
+}
+
+/** `shell`: `run_command` through the agent's ordered sandbox providers, in a warm session shell. */
+export function enableShell(target: CapabilityTarget): AgentCapability {
+  const policy = executionPolicy(target.profile, target.workspace)
+  return {
+    ...noCapability(),
+    tools: ['run_command'],
+    actions: [builtinActions.run_command],
+    requirements: [{ kind: 'bash', scope: 'session', providerCandidates: shellProviders(target.profile), policy }],
+    policy
+  }
+}
+
+/** `code_runtime` for one language (or every language the profile allows): `run_code` through the ordered providers. */
+export function enableCodeRuntime(target: CapabilityTarget, options: { language?: CodeLanguage } = {}): AgentCapability {
+  const runtimes = allowedRuntimes(target.profile, options.language ? [options.language] : everyLanguage)
+  if (runtimes.length === 0) return noCapability()
+  const policy = executionPolicy(target.profile, target.workspace)
+  return {
+    ...noCapability(),
+    tools: ['run_code'],
+    actions: [builtinActions.run_code],
+    requirements: runtimes.map((language) => ({ kind: 'code_execution', scope: 'session', providerCandidates: shellProviders(target.profile), requiredCapabilities: { languages: [language] }, policy })),
+    policy,
+    runtimes
+  }
+}
+
+/** `python`: `run_code` for Python. */
+export function enablePython(target: CapabilityTarget): AgentCapability {
+  return enableCodeRuntime(target, { language: 'python' })
+}
+
+/** `nodejs`: `run_code` for Node.js. */
+export function enableNodejs(target: CapabilityTarget): AgentCapability {
+  return enableCodeRuntime(target, { language: 'nodejs' })
+}
+
+/** `sqlite`: `sqlite_query` on databases inside the workspace (writes need policy or approval). */
+export function enableSqlite(_target: CapabilityTarget): AgentCapability {
+  return { ...noCapability(), tools: ['sqlite_query'], actions: [builtinActions.sqlite_query], requirements: [{ kind: 'sqlite', scope: 'action_call' }] }
+}
+
+/** `browser`: `browse`, under the agent's network mode (none blocks it). */
+export function enableBrowser(target: CapabilityTarget): AgentCapability {
+  return {
+    ...noCapability(),
+    tools: ['browse'],
+    actions: [builtinActions.browse],
+    requirements: [{ kind: 'browser', scope: 'session' }],
+    policy: { networkMode: target.profile.network === 'full' ? 'full' : 'none' }
+  }
+}
+
+/** `vector_store`: `vector_upsert` and `vector_search` on the agent's own collection store. */
+export function enableVectorStore(_target: CapabilityTarget): AgentCapability {
+  return {
+    ...noCapability(),
+    tools: ['vector_upsert', 'vector_search'],
+    actions: [builtinActions.vector_upsert, builtinActions.vector_search],
+    requirements: [{ kind: 'vector_store', scope: 'session' }]
+  }
+}
+
+/** An upstream MCP server attached to the agent: its tools appear as `<server>__<tool>`. */
+export function useMcp(server: McpServerConfig): AgentCapability {
+  return { ...noCapability(), tools: [`${server.name}__*`], resolvers: [builtinActions.mcpToolResolver], requirements: [{ kind: 'mcp', scope: 'session', resourceKey: `mcp:${server.name}` }] }
+}
+
+/** `files` + `shell` + every code runtime the profile allows: the write / run / fix loop. */
+export function enableCodingWorkspace(target: CapabilityTarget): AgentCapability {
+  return combineCapabilities(enableWorkspaceFiles(target), enableShell(target), enableCodeRuntime(target))
+}
+
+/**
+ * Applies a profile's `capabilities` list through the helpers above (SPEC §6.1): the one place a
+ * capability name turns into tools. `mcp` attaches every server in `mcpServers`.
+ */
+export function capabilitiesOf(target: CapabilityTarget): AgentCapability {
+  const parts = target.profile.capabilities.map((name): AgentCapability => {
+    switch (name) {
+      case 'files':
+        return enableWorkspaceFiles(target)
+      case 'shell':
+        return enableShell(target)
+      case 'python':
+        return enablePython(target)
+      case 'nodejs':
+        return enableNodejs(target)
+      case 'code_runtime':
+        return enableCodeRuntime(target)
+      case 'sqlite':
+        return enableSqlite(target)
+      case 'browser':
+        return enableBrowser(target)
+      case 'vector_store':
+        return enableVectorStore(target)
+      case 'mcp':
+        return combineCapabilities(...target.profile.mcpServers.map(useMcp))
+    }
+  })
+  return combineCapabilities(...parts)
+}
+
+/** The providers a shell or code run may use, in the agent's order (trusted_local only when authorised). */
+function shellProviders(profile: EffectiveAgentProfile): string[] {
+  return profile.providers.filter((id) => id !== 'trusted_local' || profile.allowUnsafeLocal)
+}

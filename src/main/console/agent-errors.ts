@@ -1,0 +1,28 @@
+/** Stable codes of the agent and role services' refusals. */
+export type AgentErrorCode =
+  | 'agent.invalid_id'
+  | 'agent.invalid_name'
+  | 'agent.invalid_profile'
+  | 'agent.exists'
+  | 'agent.not_found'
+  | 'agent.exceeds_role'
+  | 'agent.profile_corrupt'
+  | 'agent.workspace_unavailable'
+  | 'role.invalid'
+  | 'role.not_found'
+  | 'role.in_use'
+
+/**
+ * A refusal of the agent or role service: `code` is stable (the IPC result and the CLI use it),
+ * the message names the bad field, `payload` holds the details for machines (never a secret).
+ */
+export class AgentError extends Error {
+  override readonly name = 'AgentError'
+  constructor(
+    readonly code: AgentErrorCode,
+    message: string,
+    readonly payload: Record<string, unknown> = {}
+  ) {
+    super(message)
+  }
+}

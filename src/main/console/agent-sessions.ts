@@ -1,0 +1,92 @@
+import type { EffectiveAgentProfile } from '@shared/agents'
+import { actionAgent } from '../capabilities/agent-toolset'
+import type { ActionAgent, ActionDispatcher, ActionResult } from '../core'
+
+/** What the sessions need to know about agents (the agent service answers). */
+export type AgentDirectory = {
+  state(agentId: string): 'enabled' | 'disabled' | 'removed'
+  effectiveProfile(agentId: string): EffectiveAgentProfile
+  workspaceOf(agentId: string): string
+}
+
+/** Where sessions are recorded (start, last seen, end). */
+export type SessionLedger = {
+  start(agentId: string, transport: string): string
+  touch(sessionId: string): void
+  end(sessionId: string, reason: string): void
+}
+
+/** An open session: its agent, and the agent context its calls run with (decided at start). */
+type OpenSession = { agentId: string; agent: ActionAgent }
+
+/** A session that is not open (never was, ended, or its agent went away). */
+export class SessionClosedError extends Error {
+  override readonly name = 'SessionClosedError'
+  readonly code = 'session.closed'
+}
+
+/**
+ * The API the MCP gateway (and tests, and the CLI) call: open a session for an agent, execute
+ * tool calls in it through the dispatcher, end it. A session's warm resources (its shell, its
+ * container) end with it. The agent's profile is read when the session starts; a changed
+ * profile applies to the next session, while disabling or removing an agent ends its sessions
+ * and stops its calls at once.
+ */
+export class AgentSessions {
+  private readonly open = new Map<string, OpenSession>()
+
+  constructor(
+    private readonly options: {
+      dispatcher: ActionDispatcher
+      agents: AgentDirectory
+      ledger: SessionLedger
+      /** Secret values of a profile (MCP env and headers), redacted from every record. */
+      secretsOf(profile: EffectiveAgentProfile): string[]
+    }
+  ) {}
+
+  /** Opens a session for an enabled agent; returns its id. */
+  start(agentId: string, transport: string): { sessionId: string; tools: string[] } {
+    if (this.options.agents.state(agentId) !== 'enabled') throw new SessionClosedError(`Agent ${agentId} is not enabled.`)
+    const profile = this.options.agents.effectiveProfile(agentId)
+    const sessionId = this.options.ledger.start(agentId, transport)
+    const agent = actionAgent({ agentId, sessionId, workspace: this.options.agents.workspaceOf(agentId), profile, secrets: this.options.secretsOf(profile) })
+    this.open.set(sessionId, { agentId, agent })
+    return { sessionId, tools: [...agent.tools] }
+  }
+
+  /** Runs one tool call in a session; never throws for a failed call (the result says why). */
+  async execute(input: { sessionId: string; tool: string; input: unknown; callId?: string; signal?: AbortSignal }): Promise<ActionResult> {
+    const session = this.open.get(input.sessionId)
+    if (!session) throw new SessionClosedError(`Session ${input.sessionId} is not open.`)
+    this.options.ledger.touch(input.sessionId)
+    return this.options.dispatcher.execute({ callId: input.callId, tool: input.tool, input: input.input, agent: session.agent, signal: input.signal })
+  }
+
+  /** The agent context of an open session (for listing its tools). */
+  agentOf(sessionId: string): ActionAgent | undefined {
+    return this.open.get(sessionId)?.agent
+  }
+
+  /** Ends a session: releases its warm resources and records why. Ending twice is harmless. */
+  async end(sessionId: string, reason = 'closed'): Promise<void> {
+    if (!this.open.delete(sessionId)) return
+    try {
+      await this.options.dispatcher.sessions.end(sessionId)
+    } finally {
+      this.options.ledger.end(sessionId, reason)
+    }
+  }
+
+  /** Ends every session of an agent (it was disabled or removed) and stops its calls in flight. */
+  async endAgent(agentId: string, why: 'agent_disabled' | 'agent_removed'): Promise<void> {
+    this.options.dispatcher.cancelAgent(agentId, why)
+    const ids = [...this.open].filter(([, session]) => session.agentId === agentId).map(([id]) => id)
+    await Promise.allSettled(ids.map((id) => this.end(id, why)))
+  }
+
+  /** Ends every open session (shutdown). */
+  async endAll(reason = 'shutdown'): Promise<void> {
+    await Promise.allSettled([...this.open.keys()].map((id) => this.end(id, reason)))
+  }
+}

@@ -1,0 +1,72 @@
+import { agentProfileSchema, describeIssues, redactedSecret, type AgentProfile, type AgentView, type McpServerConfig } from '@shared/agents'
+import type { AgentRecord } from '../store'
+
+/** A stored profile read back: valid, or the reason it is not (a hand-edited database). */
+export type StoredProfile = { ok: true; profile: AgentProfile } | { ok: false; problem: string }
+
+/** Re-validates a stored profile; a profile that no longer fits the schema is never used. */
+export function readStoredProfile(stored: unknown): StoredProfile {
+  const parsed = agentProfileSchema.safeParse(stored)
+  return parsed.success ? { ok: true, profile: parsed.data } : { ok: false, problem: describeIssues(parsed.error, 'profile') }
+}
+
+/** An agent as shown: no token hash, secrets of MCP servers replaced by `redactedSecret`. */
+export function agentViewOf(record: AgentRecord): AgentView {
+  const stored = readStoredProfile(record.profile)
+  return {
+    id: record.id,
+    name: record.name,
+    role: record.roleId,
+    enabled: record.enabled,
+    profile: stored.ok ? redactProfile(stored.profile) : {},
+    ...(stored.ok ? {} : { profileError: stored.problem }),
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt
+  }
+}
+
+/** The profile with every MCP `env` and `headers` value redacted. */
+export function redactProfile(profile: AgentProfile): AgentProfile {
+  if (!profile.mcpServers) return profile
+  return { ...profile, mcpServers: profile.mcpServers.map((server) => ({ ...server, ...redactValues(server) })) }
+}
+
+/**
+ * Puts stored secrets back where an edited profile sent `redactedSecret` for the same server and
+ * key (a form that showed the redacted view and saved it). A marker with nothing behind it is refused.
+ */
+export function restoreSecrets(profile: AgentProfile, stored: AgentProfile | undefined): { profile: AgentProfile; problems: string[] } {
+  if (!profile.mcpServers) return { profile, problems: [] }
+  const problems: string[] = []
+  const mcpServers = profile.mcpServers.map((server, index) => {
+    const before = stored?.mcpServers?.find((s) => s.name === server.name)
+    const restore = (field: 'env' | 'headers') => {
+      const values = server[field]
+      if (!values) return undefined
+      return Object.fromEntries(
+        Object.entries(values).map(([key, value]) => {
+          if (value !== redactedSecret) return [key, value]
+          const kept = before?.[field]?.[key]
+          if (kept === undefined) problems.push(`mcpServers.${index}.${field}.${key}: ${redactedSecret} stands for a stored value, and there is none`)
+          return [key, kept ?? value]
+        })
+      )
+    }
+    const env = restore('env')
+    const headers = restore('headers')
+    return { ...server, ...(env ? { env } : {}), ...(headers ? { headers } : {}) }
+  })
+  return { profile: { ...profile, mcpServers }, problems }
+}
+
+/** The secret values of a profile (MCP `env` and `headers`): what every record must redact. */
+export function profileSecrets(profile: Pick<AgentProfile, 'mcpServers'>): string[] {
+  return (profile.mcpServers ?? []).flatMap((server) => [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})]).filter((value) => value.length > 0)
+}
+
+function redactValues(server: McpServerConfig): Partial<McpServerConfig> {
+  const hide = (values?: Record<string, string>) => (values ? Object.fromEntries(Object.keys(values).map((key) => [key, redactedSecret])) : undefined)
+  const env = hide(server.env)
+  const headers = hide(server.headers)
+  return { ...(env ? { env } : {}), ...(headers ? { headers } : {}) }
+}

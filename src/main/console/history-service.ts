@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto'
+import type { HistoryDetail, HistoryOutput, HistoryPage, HistoryVerification } from '@shared/ipc/history'
+import { HistoryError, type ActionCallRepository, type HistoryQuery } from '../store'
+
+/**
+ * The execution history as the console and the CLI read it (SPEC §10, §11): pages of calls,
+ * one call in full (outputs kept in log files are read back and checked against the sha256 the
+ * row recorded), and the audit of the hash chain.
+ */
+export class HistoryService {
+  constructor(private readonly repository: ActionCallRepository) {}
+
+  /** One page of history, newest first. */
+  list(query: HistoryQuery = {}): HistoryPage {
+    return this.repository.list(query)
+  }
+
+  /** Everything recorded of one call; `history_not_found` when there is no such call. */
+  detail(id: string): HistoryDetail {
+    const detail = this.repository.get(id)
+    if (!detail) throw new HistoryError('history_not_found', `There is no call ${id} in history.`, { id })
+    return { ...detail, stdout: this.output(detail.stdout), stderr: this.output(detail.stderr) }
+  }
+
+  /** Walks the hash chain (every row, every log file); the first broken row and why when it is not intact. */
+  verify(): HistoryVerification {
+    const result = this.repository.verify()
+    return result.ok ? { ok: true, rows: result.rows, head: result.head } : { ok: false, rows: result.rows, brokenAt: result.brokenAt, reason: result.reason }
+  }
+
+  /** An output kept in a log file, read back; a file that is gone or changed gives no text and says so. */
+  private output(stream: HistoryOutput): HistoryOutput {
+    if (stream.logFile === null) return stream
+    let bytes: Buffer
+    try {
+      bytes = this.repository.readLog(stream.logFile)
+    } catch (error) {
+      return { ...stream, text: null, problem: `the log file logs/${stream.logFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }
+    }
+    if (createHash('sha256').update(bytes).digest('hex') !== stream.sha256) {
+      return { ...stream, text: null, problem: `the log file logs/${stream.logFile} does not match the sha256 recorded for it: it was changed, so it is not shown` }
+    }
+    return { ...stream, text: bytes.toString('utf8') }
+  }
+}

@@ -1,0 +1,147 @@
+import {
+  agentProfileDefaults,
+  classificationSchema,
+  type AgentProfile,
+  type CeilingClamp,
+  type EffectiveAgentProfile,
+  type RoleDefaults
+} from '@shared/agents'
+
+/**
+ * How an agent's profile becomes its effective profile, and what a role allows.
+ *
+ * Inheritance: the agent's own values over its role's defaults over `agentProfileDefaults`
+ * (limits key by key). Without a role, that is all: the operator decided each value.
+ *
+ * Ceiling: an agent that has a role gets at most what the role's *effective* defaults (the role's
+ * values over the product defaults) allow, so a role that leaves a key out still caps it at the
+ * product default (a role that says nothing about network keeps its agents at `none`). Per key:
+ * - `capabilities`, `providers`: a subset of the role's;
+ * - `isolation` at least as strict (required > preferred > none); `ask` at least as strict
+ *   (always > on_risk > never); `network` no wider (none < proxy < full);
+ * - `unsafeFallback`, `allowUnsafeLocal`: true only when the role's is true; an MCP server marked
+ *   `unsafe` (it would run outside any sandbox) only when the role's `allowUnsafeLocal` is true;
+ * - every limit and `classificationCeiling` at most the role's;
+ * - `runtimes` and `allowlist`: when the role lists any, the agent's entries must be within them
+ *   (an allowlist entry is within a role entry it equals or extends by more words); an empty list,
+ *   which means "any", is then wider than the role's;
+ * - `denylist`: the role's always applies, in addition to the agent's;
+ * - `approvalTimeoutSeconds` and `mcpServers` (beyond `unsafe`) are the agent's to choose.
+ * An agent profile beyond its role is refused when saved (`ceilingClamps` names each field);
+ * a role tightened later clamps its agents here, and the clamps are reported. When clamping would
+ * empty a list whose emptiness means "no restriction" (providers, runtimes, allowlist), the role's
+ * list applies instead: the result may differ from the agent's own choice but never exceeds the role.
+ */
+export function resolveProfile(profile: AgentProfile, role?: { id: string; defaults: RoleDefaults }): { profile: EffectiveAgentProfile; clamped: CeilingClamp[] } {
+  const base = role ? inherit(agentProfileDefaults, role.defaults) : agentProfileDefaults
+  const { role: _ignored, ...own } = profile
+  const merged = inherit(base, own)
+  if (!role) return { profile: finish(merged), clamped: [] }
+  const clamped: CeilingClamp[] = []
+  const clamp = (path: string, message: string) => clamped.push({ path, message: `${message} (role ${role.id})` })
+  const result = applyCeiling(merged, base, own, clamp)
+  return { profile: finish({ ...result, role: role.id }), clamped }
+}
+
+/** The fields of an agent's own profile that exceed its role: empty when it fits. */
+export function ceilingClamps(profile: AgentProfile, role: { id: string; defaults: RoleDefaults }): CeilingClamp[] {
+  return resolveProfile(profile, role).clamped
+}
+
+/** Overlays `own` on `base`: limits key by key, denylists joined, everything else replaced. */
+function inherit(base: EffectiveAgentProfile, own: Omit<AgentProfile, 'role'>): EffectiveAgentProfile {
+  const defined = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined)) as Omit<AgentProfile, 'role'>
+  return {
+    ...base,
+    ...defined,
+    limits: { ...base.limits, ...defined.limits },
+    denylist: union(base.denylist, defined.denylist ?? [])
+  }
+}
+
+const isolationStrictness = { none: 0, preferred: 1, required: 2 } as const
+const askStrictness = { never: 0, on_risk: 1, always: 2 } as const
+const networkWidth = { none: 0, proxy: 1, full: 2 } as const
+const classificationRank = (level: string) => classificationSchema.options.indexOf(level as never)
+
+function applyCeiling(
+  value: EffectiveAgentProfile,
+  ceiling: EffectiveAgentProfile,
+  own: Omit<AgentProfile, 'role'>,
+  clamp: (path: string, message: string) => void
+): EffectiveAgentProfile {
+  const out: EffectiveAgentProfile = { ...value, limits: { ...value.limits } }
+  out.capabilities = subset('capabilities', value.capabilities, ceiling.capabilities, clamp)
+  out.providers = subset('providers', value.providers, ceiling.providers, clamp)
+  if (out.providers.length === 0) out.providers = ceiling.providers
+  if (isolationStrictness[value.isolation] < isolationStrictness[ceiling.isolation]) {
+    clamp('isolation', `"${value.isolation}" is less strict than "${ceiling.isolation}"`)
+    out.isolation = ceiling.isolation
+  }
+  if (askStrictness[value.ask] < askStrictness[ceiling.ask]) {
+    clamp('ask', `"${value.ask}" asks less than "${ceiling.ask}"`)
+    out.ask = ceiling.ask
+  }
+  if (networkWidth[value.network] > networkWidth[ceiling.network]) {
+    clamp('network', `"${value.network}" is wider than "${ceiling.network}"`)
+    out.network = ceiling.network
+  }
+  for (const flag of ['unsafeFallback', 'allowUnsafeLocal'] as const) {
+    if (value[flag] && !ceiling[flag]) {
+      clamp(flag, `${flag} is not allowed`)
+      out[flag] = false
+    }
+  }
+  for (const key of Object.keys(value.limits) as (keyof EffectiveAgentProfile['limits'])[]) {
+    if (value.limits[key] > ceiling.limits[key]) {
+      clamp(`limits.${key}`, `${value.limits[key]} is above ${ceiling.limits[key]}`)
+      out.limits[key] = ceiling.limits[key]
+    }
+  }
+  if (classificationRank(value.classificationCeiling) > classificationRank(ceiling.classificationCeiling)) {
+    clamp('classificationCeiling', `${value.classificationCeiling} is above ${ceiling.classificationCeiling}`)
+    out.classificationCeiling = ceiling.classificationCeiling
+  }
+  out.runtimes = listWithin('runtimes', value.runtimes, ceiling.runtimes, (entry, allowed) => entry === allowed, clamp)
+  out.allowlist = listWithin('allowlist', value.allowlist, ceiling.allowlist, (entry, allowed) => entry === allowed || entry.startsWith(`${allowed} `), clamp)
+  out.denylist = union(ceiling.denylist, value.denylist)
+  out.mcpServers = value.mcpServers.map((server, index) => {
+    if (!server.unsafe || ceiling.allowUnsafeLocal || !own.mcpServers) return server
+    clamp(`mcpServers.${index}.unsafe`, `server ${server.name} may not run outside a sandbox without allowUnsafeLocal`)
+    return { ...server, unsafe: false }
+  })
+  return out
+}
+
+/** Keeps the entries of `values` the ceiling holds, naming each one dropped. */
+function subset<T extends string>(path: string, values: T[], allowed: T[], clamp: (path: string, message: string) => void): T[] {
+  return values.filter((entry, index) => {
+    if (allowed.includes(entry)) return true
+    clamp(`${path}.${index}`, `"${entry}" is not among ${allowed.length ? allowed.join(', ') : 'nothing'}`)
+    return false
+  })
+}
+
+/** A list where empty means "any": within a non-empty ceiling it keeps the entries covered, else the ceiling's. */
+function listWithin(path: string, values: string[], allowed: string[], covers: (entry: string, allowed: string) => boolean, clamp: (path: string, message: string) => void): string[] {
+  if (allowed.length === 0) return values
+  if (values.length === 0) {
+    clamp(path, `an empty list (any) is wider than ${allowed.join(', ')}`)
+    return allowed
+  }
+  const kept = values.filter((entry, index) => {
+    if (allowed.some((a) => covers(entry, a))) return true
+    clamp(`${path}.${index}`, `"${entry}" is not within ${allowed.join(', ')}`)
+    return false
+  })
+  return kept.length > 0 ? kept : allowed
+}
+
+function union(first: readonly string[], second: readonly string[]): string[] {
+  return [...new Set([...first, ...second])]
+}
+
+/** A combination no profile may hold: `unsafeFallback` only means something when isolation is not required. */
+function finish(profile: EffectiveAgentProfile): EffectiveAgentProfile {
+  return profile.isolation === 'required' && profile.unsafeFallback ? { ...profile, unsafeFallback: false } : profile
+}

@@ -1,0 +1,101 @@
+import type { AirlockContract } from '@shared/ipc'
+import { assertWithinQuota, registerBuiltinActions, secretsOf } from '../actions'
+import { ActionHistoryRecorder } from '../console/action-history-recorder'
+import { AgentService } from '../console/agent-service'
+import { AgentSessions } from '../console/agent-sessions'
+import { AgentWorkspaces } from '../console/agent-workspaces'
+import { HistoryService } from '../console/history-service'
+import { RoleService } from '../console/role-service'
+import { ActionDispatcher, ActionRegistry, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent } from '../core'
+import type { ContractEventHub } from '../ipc'
+import type { Store } from '../store'
+
+/** The agent side of the host: agents and roles, the action runtime, sessions and history. */
+export type AgentRuntime = {
+  agents: AgentService
+  roles: RoleService
+  history: HistoryService
+  registry: ActionRegistry
+  dispatcher: ActionDispatcher
+  /** The API the MCP gateway calls: open a session, execute tool calls, end it. */
+  sessions: AgentSessions
+  dispose(): Promise<void>
+}
+
+/**
+ * Builds the agent runtime over the store and the manager. Before it returns, what a crash left
+ * is settled: calls still `running` become `interrupted` (chained into history) and open sessions
+ * end `interrupted`, so nothing can run before history is consistent.
+ */
+export function createAgentRuntime(input: {
+  store: Store
+  resources: ExecutionResourceManager
+  workspaces: string
+  events: ContractEventHub<AirlockContract>
+  logError: (message: string, error: unknown) => void
+}): AgentRuntime {
+  const { store, events } = input
+  const workspaces = new AgentWorkspaces(input.workspaces)
+  const registry = new ActionRegistry()
+  const unregister = registerBuiltinActions(registry)
+  // The agent service tells sessions about disabled agents; sessions need the service: built after it.
+  const late: { sessions?: AgentSessions } = {}
+  const agents = new AgentService({
+    agents: store.agents,
+    roles: store.roles,
+    workspaces,
+    onChange: ({ agentId, change }) => {
+      store.events.append('agent.changed', { agentId, change })
+      events.publish('agents', 'changed', { agentId, change })
+      // Disabling or removing an agent stops its calls in flight and ends its sessions at once.
+      if (change === 'disabled' || change === 'removed') void late.sessions?.endAgent(agentId, change === 'disabled' ? 'agent_disabled' : 'agent_removed')
+    }
+  })
+  const roles = new RoleService({
+    roles: store.roles,
+    agents: store.agents,
+    onChange: ({ roleId, change, agentIds }) => {
+      store.events.append('role.changed', { roleId, change })
+      events.publish('agents', 'changed', { roleId, change, agentIds })
+    }
+  })
+  const recorder = new ActionHistoryRecorder({
+    repository: store.history,
+    workspaceOf: (agentId) => (agents.state(agentId) === 'removed' ? undefined : workspaces.pathOf(agentId)),
+    onChange: (change) => events.publish('history', 'changed', change),
+    onDiagnostic: (message) => input.logError(`Airlock: ${message}`, undefined)
+  })
+  recorder.recoverInterrupted()
+  store.sessions.endInterrupted()
+  const dispatcher = new ActionDispatcher({ manager: input.resources, registry, history: recorder, agentGate: (agentId) => agents.state(agentId) })
+  const unhook = dispatcher.hooks.onPostToolResponse(quotaAfterCommands)
+  const sessions = new AgentSessions({ dispatcher, agents, ledger: store.sessions, secretsOf })
+  late.sessions = sessions
+  return {
+    agents,
+    roles,
+    history: new HistoryService(store.history),
+    registry,
+    dispatcher,
+    sessions,
+    async dispose() {
+      await sessions.endAll('shutdown')
+      unhook()
+      unregister()
+    }
+  }
+}
+
+/**
+ * After a command or code run, the workspace must still be within its disk quota (SPEC §6.2):
+ * a run that left it over ends `error` (its output kept), and writes are refused until space is freed.
+ */
+function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent): ActionResult | undefined {
+  if ((tool !== 'run_command' && tool !== 'run_code') || result.status !== 'success') return undefined
+  try {
+    assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0)
+    return undefined
+  } catch (error) {
+    return { ...result, ok: false, status: 'error', error: { code: (error as { code?: string }).code ?? 'workspace_file.quota', message: (error as Error).message } }
+  }
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto'
+import type { Database } from 'better-sqlite3'
+import type { SessionView } from '@shared/agents'
+
+type Row = {
+  id: string
+  agent_id: string
+  transport: string
+  taint: SessionView['taint']
+  started_at: string
+  last_seen_at: string | null
+  ended_at: string | null
+  end_reason: string | null
+}
+
+/** A session could not be recorded: its agent does not exist (removed meanwhile). */
+export class SessionRecordError extends Error {
+  override readonly name = 'SessionRecordError'
+  readonly code = 'session.agent_not_found'
+}
+
+/** The reason recorded for sessions a crash left open, ended at the next start. */
+export const interruptedReason = 'interrupted'
+
+/**
+ * Agent sessions (SPEC §6.1): one row from the moment an agent connects until it leaves, with the
+ * last time it was seen and why it ended. Also the `SessionLedger` the agent sessions write to.
+ */
+export class SessionRepository {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => Date = () => new Date()
+  ) {}
+
+  /** Records a new open session of an agent and returns its id (a UUID). */
+  start(agentId: string, transport: string): string {
+    const id = randomUUID()
+    const at = this.now().toISOString()
+    const result = this.db
+      .prepare(
+        `insert into sessions (id, agent_id, transport, started_at, last_seen_at)
+         select ?, id, ?, ?, ? from agents where id = ?`
+      )
+      .run(id, transport, at, at, agentId)
+    if (result.changes !== 1) throw new SessionRecordError(`Cannot start a session: there is no agent ${agentId}.`)
+    return id
+  }
+
+  /** Notes that an open session was just used; an ended or unknown session is left alone. */
+  touch(sessionId: string): void {
+    this.db.prepare('update sessions set last_seen_at = ? where id = ? and ended_at is null').run(this.now().toISOString(), sessionId)
+  }
+
+  /** Ends an open session with a reason; returns false when it was not open (ending twice is harmless). */
+  end(sessionId: string, reason: string): boolean {
+    const at = this.now().toISOString()
+    return this.db.prepare('update sessions set ended_at = ?, end_reason = ? where id = ? and ended_at is null').run(at, reason, sessionId).changes === 1
+  }
+
+  /**
+   * Ends every session still open with reason `interrupted`: the host calls this at start-up,
+   * before it accepts connections, so what a crash left open is closed. Returns how many.
+   */
+  endInterrupted(): number {
+    const at = this.now().toISOString()
+    return this.db.prepare('update sessions set ended_at = ?, end_reason = ? where ended_at is null').run(at, interruptedReason).changes
+  }
+
+  /** One session, or undefined. */
+  get(sessionId: string): SessionView | undefined {
+    const row = this.db.prepare('select * from sessions where id = ?').get(sessionId) as Row | undefined
+    return row ? viewOf(row) : undefined
+  }
+
+  /** An agent's sessions, newest first (at most `limit`, default 100, up to 1000). */
+  listByAgent(agentId: string, options: { limit?: number } = {}): SessionView[] {
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000)
+    const rows = this.db.prepare('select * from sessions where agent_id = ? order by started_at desc, rowid desc limit ?').all(agentId, limit) as Row[]
+    return rows.map(viewOf)
+  }
+}
+
+function viewOf(row: Row): SessionView {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    transport: row.transport,
+    taint: row.taint,
+    startedAt: row.started_at,
+    lastSeenAt: row.last_seen_at,
+    endedAt: row.ended_at,
+    endReason: row.end_reason
+  }
+}

@@ -1,0 +1,121 @@
+import { z } from 'zod'
+import type { NamespaceSpec } from './contract'
+
+/** Every status a history row can have: an action's end status, plus `running` and `interrupted` (SPEC §10). */
+export const historyStatuses = ['running', 'success', 'error', 'blocked', 'approval_required', 'timed_out', 'cancelled', 'interrupted'] as const
+
+/** A history row's status. */
+export const historyStatusSchema = z.enum(historyStatuses)
+
+/** A history row's status. */
+export type HistoryStatus = z.infer<typeof historyStatusSchema>
+
+/** The most rows one page of `history.list` returns over IPC (the CLI allows more). */
+export const historyPageLimit = 500
+
+const idText = z.string().min(1).max(200)
+
+/** One call as the History table lists it: who, what, how it ended, and its recorded input summary. */
+export const historyRowSchema = z.object({
+  seq: z.number().int(),
+  id: z.string(),
+  agentId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  tool: z.string(),
+  status: historyStatusSchema,
+  providerId: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  durationMs: z.number().nullable(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** The input with secrets redacted and long strings shortened. */
+  inputSummary: z.unknown()
+})
+
+/** A history row as listed. */
+export type HistoryRow = z.infer<typeof historyRowSchema>
+
+/**
+ * One output stream of a call: inline text, or the log file under `<home>/logs` it went to (over
+ * 64 KiB) with its sha256. `text` is null and `problem` says why when a log file is missing or changed.
+ */
+export const historyOutputSchema = z.object({
+  text: z.string().nullable(),
+  truncated: z.boolean(),
+  logFile: z.string().nullable(),
+  sha256: z.string().nullable(),
+  problem: z.string().optional()
+})
+
+/** One output stream of a call, as the detail drawer shows it. */
+export type HistoryOutput = z.infer<typeof historyOutputSchema>
+
+/** Everything recorded of one call: the row plus policy, approval, provider facts, output, artifacts, lineage and its chain link. */
+export const historyDetailSchema = historyRowSchema.extend({
+  policy: z.object({ decision: z.string(), rule: z.string().optional(), reason: z.string().optional(), riskFlags: z.array(z.string()).optional() }).nullable(),
+  approval: z.object({ status: z.string(), reason: z.string(), approvalId: z.string().optional() }).nullable(),
+  provider: z.record(z.string(), z.unknown()).nullable(),
+  stdout: historyOutputSchema,
+  stderr: historyOutputSchema,
+  artifacts: z.array(z.object({ name: z.string(), path: z.string(), bytes: z.number(), sha256: z.string(), mediaType: z.string().optional() })),
+  lineage: z.array(z.object({ kind: z.string(), endpoint: z.string() })),
+  /** The result's data without output streams, redacted and shortened. */
+  result: z.unknown(),
+  /** Where the row sits in the hash chain; null while it is still running. */
+  chain: z.object({ chainSeq: z.number().int(), prevHash: z.string(), hash: z.string() }).nullable()
+})
+
+/** Everything recorded of one call. */
+export type HistoryDetail = z.infer<typeof historyDetailSchema>
+
+/** Filters and paging of the History view; `cursor` is the `nextCursor` of the page before. */
+export const historyListInputSchema = z
+  .object({
+    agentId: idText.optional(),
+    tool: idText.optional(),
+    status: historyStatusSchema.optional(),
+    providerId: idText.optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional(),
+    /** Words searched in the tool name, the input summary and the error message (each a prefix). */
+    text: z.string().min(1).max(200).optional(),
+    cursor: z.number().int().positive().optional(),
+    limit: z.number().int().min(1).max(historyPageLimit).optional()
+  })
+  .strict()
+
+/** Filters and paging of the History view. */
+export type HistoryListInput = z.infer<typeof historyListInputSchema>
+
+/** One page of history, newest first; `nextCursor` is absent on the last page. */
+export const historyPageSchema = z.object({ rows: z.array(historyRowSchema), nextCursor: z.number().int().optional() })
+
+/** One page of history. */
+export type HistoryPage = z.infer<typeof historyPageSchema>
+
+/** What `audit verify` found: how many chained rows check out, and else the first broken one and why. */
+export const historyVerificationSchema = z.object({
+  ok: z.boolean(),
+  rows: z.number().int(),
+  /** The hash of the newest chained row when the chain is intact: record it elsewhere to anchor the chain. */
+  head: z.string().optional(),
+  brokenAt: z.object({ seq: z.number().int(), id: z.string().nullable() }).optional(),
+  reason: z.string().optional()
+})
+
+/** What a verification of the history chain found. */
+export type HistoryVerification = z.infer<typeof historyVerificationSchema>
+
+/** The `history` namespace: the execution history (SPEC §10, §11 History view) and its hash-chain audit. */
+export const historyContract = {
+  calls: {
+    list: { input: historyListInputSchema, output: historyPageSchema },
+    detail: { input: z.object({ id: idText }).strict(), output: historyDetailSchema },
+    verify: { input: z.object({}).strict(), output: historyVerificationSchema }
+  },
+  events: {
+    /** A call began or finished (or was interrupted): refresh that row. */
+    changed: { payload: z.object({ id: z.string(), status: historyStatusSchema }) }
+  }
+} satisfies NamespaceSpec

@@ -1,10 +1,9 @@
-import { join } from 'node:path'
 import type Docker from 'dockerode'
 import { it } from 'vitest'
-import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement } from '../src/main/core'
 import { DockerProvider, checkEngine, createDockerClient } from '../src/main/providers'
 import { ensureTestImages } from '../test/support/docker-images'
 import { makeTempDir } from '../test/support/temp-home'
+import { actionPath } from './support/action-path'
 import { compare, record, type BenchResult } from './support/measure'
 
 /** A direct dockerode exec of argv into a running container, waiting for its exit code. */
@@ -25,39 +24,35 @@ it('docker: warm run_code vs direct exec, and cold vs warm', async () => {
   }
   await ensureTestImages(docker)
   const dir = makeTempDir('airlock-bench-docker-', { outsideTmp: true })
-  const workspace = join(dir.path, 'ws')
-  claimWorkspace(workspace)
-  const manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home: dir.path, docker }))
-  const target = { workspace, mode: 'snapshot' as const, isolation: { isolation: 'required' as const }, providers: ['docker'], scope: 'session' as const, ownerId: 'bench', policy: { timeoutSeconds: 60 } }
-  // The session holds its container, as an agent session does; each run_code adds a reference.
-  await manager.ensure(executionRequirement(target, 'python'))
+  // The agent's full path: the dispatcher, run_code, and the session holding its warm container.
+  const agentPath = actionPath(dir.path, [new DockerProvider({ home: dir.path, docker })], { providers: ['docker'] })
+  const manager = agentPath.manager
+  await agentPath.runCode()
   const bare = await docker.createContainer({ Image: 'airlock/python:latest', Cmd: ['sleep', 'infinity'], HostConfig: { NetworkMode: 'none' } })
   await bare.start()
-  let seq = 0
-  const runCode = async () => {
-    const outcome = await executeCode({ ...target, manager, request: { language: 'python', sourceCode: 'print(1)' }, actionCallId: `bench-${++seq}` })
-    if (outcome.status !== 'success') throw new Error(`run_code failed: ${outcome.result.stderr}`)
-  }
   const warm = await compare({
     name: 'docker.warm_run_code.ratio_vs_bare_exec',
     samples: 40,
-    pipeline: runCode,
+    pipeline: () => agentPath.runCode(),
     baseline: () => directExec(bare, ['python3', '-c', 'print(1)']),
-    note: 'executeCode (bundle, grant, ensure with health check, exec, collect, release) in a warm session container vs a direct dockerode exec'
+    note: 'run_code {python, print(1)} through the full dispatcher (validation, hooks, history port, session hold, bundle, grant, ensure with health check, exec, collect, release) in the warm session container vs a direct dockerode exec'
   })
+  let seq = 0
   const coldVsWarm: BenchResult = await compare({
     name: 'docker.cold_vs_warm.ratio',
     samples: 10,
     warmup: 1,
     pipeline: async () => {
-      const requirement = executionRequirement({ ...target, ownerId: `cold-${++seq}` }, 'python')
-      const handle = await manager.ensure(requirement)
-      await executeCode({ ...target, ownerId: requirement.ownerId!, manager, request: { language: 'python', sourceCode: 'print(1)' }, actionCallId: `bench-${++seq}` })
-      await manager.release(handle)
+      // A session of its own: its first call starts a container, and ending the session removes it.
+      const session = { ...agentPath.agent, sessionId: `cold-${++seq}` }
+      const result = await agentPath.dispatcher.execute({ tool: 'run_code', input: { language: 'python', sourceCode: 'print(1)' }, agent: session })
+      if (result.status !== 'success') throw new Error(`run_code ended ${result.status}`)
+      await agentPath.dispatcher.sessions.end(session.sessionId)
     },
-    baseline: runCode,
-    note: 'a fresh container per call (create, start, run, remove) vs the warm session container'
+    baseline: () => agentPath.runCode(),
+    note: 'run_code in a fresh session (container created, started, run, removed) vs the warm session container, both through the dispatcher'
   })
+  await agentPath.close()
   await manager.releaseAll()
   await bare.remove({ force: true })
   dir.remove()

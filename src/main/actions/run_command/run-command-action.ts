@@ -1,0 +1,134 @@
+import { realpathSync } from 'node:fs'
+import { z } from 'zod'
+import type { ActionContext, ActionOutcome, ActionSpec, CommandResult, CommandRunner, ResourceHandle } from '../../core'
+import { executionDiagnostics, providerFacts, selectionFailure } from './execution-profile'
+import { cwdMarker, SessionDirectories, takeCwdReport, withCwdReport, workspaceDirectory } from './session-directory'
+import { shellRequirement } from './shell-session'
+
+const noNul = (text: string) => !text.includes('\0')
+
+/** The input of `run_command` (SPEC §5.3). Errors name the field. */
+export const runCommandInputSchema = z
+  .object({
+    command: z.string().min(1, 'must not be empty').max(256 * 1024, 'is longer than 256 KiB').refine(noNul, 'must not contain NUL'),
+    cwd: z.string().min(1, 'must not be empty').max(4096).refine(noNul, 'must not contain NUL').optional(),
+    timeoutSeconds: z.number().positive().max(24 * 3600).optional()
+  })
+  .strict()
+
+/** A validated `run_command` input. */
+export type RunCommandInput = z.infer<typeof runCommandInputSchema>
+
+/** What `run_command` returns in `data`: the whole bounded output, exit code, and where the session now is. */
+export type RunCommandData = Omit<CommandResult, 'timedOut' | 'cancelled' | 'limitHit'> & {
+  /** The session's directory after the call, relative to the workspace (`.` for its root). */
+  cwd: string
+}
+
+/** A `run_command` refusal before anything ran (a `cwd` outside the workspace). */
+export class RunCommandError extends Error {
+  override readonly name = 'RunCommandError'
+
+  constructor(
+    readonly code: 'run_command.cwd_refused',
+    message: string
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * `run_command` (SPEC §5.3): one shell command line (`bash -c`) in the session's warm shell
+ * resource, ensured through the agent's provider order. Status: `success` whenever the command
+ * ran to its end, whatever its exit code (a failing test is a completed command: the agent reads
+ * `exitCode` and `stderr` in `data`, and a diagnostic names a non-zero exit); `timed_out` at the
+ * deadline (the call's `timeoutSeconds`, capped at the profile's limit); `cancelled` when the
+ * call's signal aborts (it reaches the process or container); `error` when a resource limit ended
+ * it or nothing could run it. `data` carries the output in every case where something ran.
+ * `cwd` is taken from the workspace root; the directory the shell ends in becomes the session's
+ * (see `SessionDirectories`). With the host `bash` runner (no shell: allowlisted read-only
+ * programs) the command runs as given and only `cwd` moves the session.
+ * A factory: each instance keeps its sessions' directories.
+ */
+export function createRunCommandAction(): ActionSpec<typeof runCommandInputSchema> {
+  const directories = new SessionDirectories()
+  return {
+    name: 'run_command',
+    description:
+      'Run a shell command line in your workspace (bash -c, sandboxed). Returns stdout, stderr, exitCode, durationMs and truncation flags; ' +
+      'a non-zero exitCode is reported, not an error of the call. The working directory persists across calls of this session (cd works); ' +
+      'cwd is relative to the workspace root.',
+    inputSchema: runCommandInputSchema,
+    effects: 'execute',
+    summarize: (input) => (input.cwd ? `(in ${input.cwd}) ` : '') + input.command,
+    executor: { execute: (context) => runCommand(context, directories) }
+  }
+}
+
+async function runCommand(context: ActionContext<RunCommandInput>, directories: SessionDirectories): Promise<ActionOutcome> {
+  const { agent, input } = context
+  const diagnostics = executionDiagnostics(agent.profile)
+  const workspace = realpathSync(agent.workspace)
+  const requested = input.cwd === undefined ? undefined : workspaceDirectory(workspace, input.cwd)
+  if (requested && 'refused' in requested) throw new RunCommandError('run_command.cwd_refused', `cwd ${JSON.stringify(input.cwd)} ${requested.refused}.`)
+  let shell: ResourceHandle
+  try {
+    shell = await context.holdForSession(shellRequirement(agent))
+  } catch (error) {
+    return selectionFailure(error, diagnostics)
+  }
+  const provider = providerFacts(shell)
+  const start = requested ?? sessionDirectory(workspace, directories.get(shell), diagnostics)
+  const limit = agent.profile.limits.timeoutSeconds
+  const timeoutSeconds = Math.min(input.timeoutSeconds ?? limit, limit)
+  if (input.timeoutSeconds !== undefined && input.timeoutSeconds > limit) diagnostics.push(`timeoutSeconds was capped at ${limit} s (the agent's limit)`)
+  // The host runner has no shell: nothing to report a directory, and `cd` is not one of its programs.
+  const marker = shell.providerId === 'bash' ? undefined : cwdMarker()
+  let result: CommandResult
+  try {
+    result = await (shell.resource as CommandRunner).run({ command: marker ? withCwdReport(input.command, marker) : input.command, cwd: start.absolute, timeoutSeconds, signal: context.signal })
+  } catch (error) {
+    const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'run_command.failed'
+    return { status: 'error', error: { code, message: (error as Error).message }, meta: { provider }, diagnostics }
+  }
+  let stdout = result.stdout
+  let cwd = start.relative
+  if (marker) {
+    const report = takeCwdReport(stdout, marker, result.stdoutTruncated)
+    stdout = report.stdout
+    const moved = report.reported === undefined ? undefined : workspaceDirectory(workspace, report.reported)
+    if (moved && 'relative' in moved) cwd = moved.relative
+    else if (moved) diagnostics.push(`the shell ended in ${JSON.stringify(report.reported)}, which ${moved.refused}: the session stays in ${shown(cwd)}`)
+    else if (!result.cancelled) diagnostics.push(`the shell did not report its final directory (output truncated, the shell replaced, or the run ended early): the session stays in ${shown(cwd)}`)
+  }
+  directories.set(shell, cwd)
+  const data: RunCommandData = {
+    stdout,
+    stderr: result.stderr,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    stdoutTruncated: result.stdoutTruncated,
+    stderrTruncated: result.stderrTruncated,
+    cwd: shown(cwd)
+  }
+  const outputCap = agent.profile.limits.outputBytes
+  if (result.stdoutTruncated || result.stderrTruncated) diagnostics.push(`output was cut at ${outputCap} bytes per stream (the agent's output limit)`)
+  const base = { data, meta: { provider, timeoutSeconds }, diagnostics }
+  if (result.cancelled) return { ...base, status: 'cancelled', error: { code: 'cancelled', message: 'The command was cancelled; it was ended.' } }
+  if (result.timedOut) return { ...base, status: 'timed_out', error: { code: 'timed_out', message: `The command did not finish within ${timeoutSeconds} s; it was ended.` } }
+  if (result.limitHit) return { ...base, status: 'error', error: { code: `resource_limit.${result.limitHit}`, message: `The command was ended by the ${result.limitHit} limit.` } }
+  if (result.exitCode !== 0) diagnostics.push(`the command exited with code ${result.exitCode}`)
+  return { ...base, status: 'success' }
+}
+
+/** Where a call without `cwd` starts: the session's directory, or the workspace root again if it is gone. */
+function sessionDirectory(workspace: string, session: string, diagnostics: string[]): { relative: string; absolute: string } {
+  const current = workspaceDirectory(workspace, session)
+  if ('relative' in current) return current
+  diagnostics.push(`the session's directory ${shown(session)} ${current.refused}: starting at the workspace root`)
+  return { relative: '', absolute: workspace }
+}
+
+function shown(relativePath: string): string {
+  return relativePath === '' ? '.' : relativePath
+}

@@ -84,7 +84,9 @@ async function runCode(context: ActionContext<CodeExecutionRequest>): Promise<Ac
     request: input,
     actionCallId: context.callId,
     installDependencies: held.meta.installDependencies === true,
-    signal: context.signal
+    signal: context.signal,
+    // The session's own handle: no second ensure (and probe) or release per call.
+    handle: held
   })
   return toOutcome(outcome, held, input, diagnostics)
 }

@@ -86,7 +86,16 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
   const marker = shell.providerId === 'bash' ? undefined : cwdMarker()
   let result: CommandResult
   try {
-    result = await (shell.resource as CommandRunner).run({ command: marker ? withCwdReport(input.command, marker) : input.command, cwd: start.absolute, timeoutSeconds, signal: context.signal })
+    result = await (shell.resource as CommandRunner).run({
+      command: marker ? withCwdReport(input.command, marker) : input.command,
+      cwd: start.absolute,
+      timeoutSeconds,
+      // Within one second, an edited module of the same size looks unchanged to Python's bytecode
+      // cache, and a rerun in the write / run / fix loop would run the old code: no .pyc files.
+      // (The host runner takes only presentation variables, and runs no Python.)
+      ...(shell.providerId === 'bash' ? {} : { env: { PYTHONDONTWRITEBYTECODE: '1' } }),
+      signal: context.signal
+    })
   } catch (error) {
     const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'run_command.failed'
     return { status: 'error', error: { code, message: (error as Error).message }, meta: { provider }, diagnostics }

@@ -23,9 +23,12 @@ export class SessionHolds {
     let pending = holds.get(key)
     if (pending) {
       const handle = await pending.catch(() => undefined)
-      // A handle that went unhealthy or was released from the console is replaced.
-      if (handle && this.manager.inspect(handle.handleId) && handle.status === 'ready') return handle
+      // Health is checked before each reuse (SPEC §3.2); a handle that went unhealthy, or was
+      // released from the console, is given back and replaced.
+      const health = handle && handle.status === 'ready' ? await this.manager.checkHealth(handle.handleId) : undefined
+      if (handle && health === 'ready') return handle
       if (holds.get(key) === pending) holds.delete(key)
+      if (handle && health !== undefined) await this.manager.release(handle).catch(() => undefined)
     }
     pending = this.manager.ensure(scoped, { scope: 'session', ownerId: sessionId, signal })
     holds.set(key, pending)

@@ -1,7 +1,10 @@
+import { realpathSync } from 'node:fs'
+import { join } from 'node:path'
 import type { ExecutionResourceManager } from '../manager'
 import type { CommandResult, ProgramRunner } from '../live-resources'
 import type { ResourceHandle } from '../types'
 import type { CodeLanguage } from '@shared/code-execution'
+import { ExecutionResourceError } from '../errors'
 import { createCodeBundle, type CodeBundle } from './code-bundle'
 import { codeExecutionRequirement, type CodeExecutionTarget } from './code-requirement'
 import { adapterFor } from './language-adapters'
@@ -29,6 +32,12 @@ export type ExecuteCodeInput = Omit<CodeExecutionTarget, 'language' | 'actionCal
   /** Whether the runtime profile lets declared dependencies install (docker `developer`/`ci`). */
   installDependencies?: boolean
   signal?: AbortSignal
+  /**
+   * A ready `code_execution` handle the caller already holds for exactly this run's requirement
+   * (a session's warm one): used as it is, neither ensured nor released here. It must be rooted at
+   * this workspace's executions folder.
+   */
+  handle?: ResourceHandle
 }
 
 /**
@@ -39,7 +48,7 @@ export type ExecuteCodeInput = Omit<CodeExecutionTarget, 'language' | 'actionCal
  */
 export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutionOutcome> {
   const bundle = createCodeBundle(input.request)
-  const handle = await input.manager.ensure(executionRequirement(input, bundle.manifest.language), { signal: input.signal })
+  const handle = input.handle ? heldHandle(input.handle, input.workspace) : await input.manager.ensure(executionRequirement(input, bundle.manifest.language), { signal: input.signal })
   const grant = new TaskWorkspaceGrant(input.workspace, input.actionCallId, input.mode)
   let outcome: CodeExecutionOutcome | undefined
   try {
@@ -49,7 +58,7 @@ export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutio
   } finally {
     if (!grant.closed) grant.close()
     try {
-      await input.manager.release(handle)
+      if (!input.handle) await input.manager.release(handle)
     } catch (error) {
       if (outcome) {
         outcome.status = 'error'
@@ -69,6 +78,16 @@ export function executionRequirement(input: Omit<ExecuteCodeInput, 'manager' | '
   return codeExecutionRequirement({ ...input, language, policy: { ...input.policy, workspaceRoots: [executions] } })
 }
 
+/** A caller's handle, checked: a ready code-execution handle whose root is this workspace's executions folder. */
+function heldHandle(handle: ResourceHandle, workspace: string): ResourceHandle {
+  // The folder was made (and checked) when the caller computed the requirement it holds; its path is enough here.
+  const executions = join(realpathSync(workspace), '.airlock', 'executions')
+  if (handle.kind !== 'code_execution' || handle.status !== 'ready' || !(handle.policy.workspaceRoots ?? []).includes(executions)) {
+    throw new ExecutionResourceError('invalid_argument', `handle ${handle.handleId} is not a ready code_execution handle for ${executions}`, { handleId: handle.handleId })
+  }
+  return handle
+}
+
 async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: TaskWorkspaceGrant, bundle: CodeBundle): Promise<CodeExecutionOutcome> {
   const runner = handle.resource as ProgramRunner
   const bundleSteps = adapterFor(bundle.manifest.language).steps(bundle.manifest, { installDependencies: input.installDependencies === true })
@@ -85,7 +104,7 @@ async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: 
     result = await runner.exec({
       argv: step.argv,
       cwd: grant.area.source,
-      env: { AIRLOCK_OUTPUT_DIR: grant.area.output, ...step.env },
+      env: { AIRLOCK_OUTPUT_DIR: grant.area.output, PYTHONDONTWRITEBYTECODE: '1', ...step.env },
       writableRoots: [grant.area.root, ...(grant.mode === 'read_write' ? [grant.workspace] : [])],
       readOnlyRoots: grant.mode === 'read_only' ? [grant.workspace] : [],
       timeoutSeconds: Math.max(0.1, (deadline - performance.now()) / 1000),

@@ -53,7 +53,7 @@ export async function checkBubblewrapHost(configured?: string, cgroups: CgroupSu
     bwrap,
     version: version.stdout.trim().replace(/^bubblewrap\s*/, ''),
     filter: buildSeccompFilter(arch),
-    programs: { bash, bwrap, prlimit: systemProgram('prlimit') },
+    programs: { bash, sh: systemProgram('sh') ?? bash, bwrap, prlimit: systemProgram('prlimit') },
     identity: sandboxIdentity()
   }
   if (!host.programs.prlimit) return { ok: false, reason: `prlimit not found in ${systemPath}; install util-linux` }

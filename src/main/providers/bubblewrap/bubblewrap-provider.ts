@@ -1,11 +1,13 @@
-import { closeSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { closeSync, fstatSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import {
   assertReachableBySandbox,
   isExecutionsFolder,
   assertWritableBySandbox,
   ExecutionResourceError,
+  openBeneath,
+  openDirectoryNoFollow,
   type ExecutionResourceProvider,
   type IsolationFacts,
   type ProviderProbe,
@@ -97,14 +99,16 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       for (const bind of handleBinds) closeSync(bind.fd)
       throw error
     }
-    const launchers = this.launchers(host, policy, handleBinds)
+    const anchors = executionAnchors(roots, host.identity.dedicated)
+    const launchers = this.launchers(host, policy, handleBinds, anchors.map((anchor) => anchor.fd))
     const runner = new LocalProgramRunner(
       roots,
       policy,
       // HOME is the workspace where one is bound; a code run sees only its own area, so /tmp then.
       { PATH: systemPath, HOME: handleBinds[0]?.dest ?? '/tmp', LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
       async ({ argv, cwd, env, writableRoots, readOnlyRoots }) => {
-        const extra = openRunBinds(roots, writableRoots, readOnlyRoots)
+        const areas = readOnlyRoots.length === 0 ? areasOf(anchors, writableRoots) : undefined
+        const extra = areas ? [] : openRunBinds(roots, writableRoots, readOnlyRoots)
         let launcher
         try {
           launcher = launchers.take(extra)
@@ -114,7 +118,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         }
         const network = policy.networkMode === 'full' ? 'full' : 'none'
         return {
-          prepared: launcher.prepared({ readOnly, cwd, network, env }, argv),
+          prepared: launcher.prepared({ readOnly, cwd, network, env, areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest })) }, argv),
           cgroupDirs: launcher.cgroup?.procsFiles.map((file) => dirname(file)),
           finish: async (exitCode) => {
             const verdict = await limitVerdict(launcher, exitCode)
@@ -129,6 +133,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     runner.onClose = async () => {
       await launchers.close()
       for (const bind of handleBinds) closeSync(bind.fd)
+      for (const anchor of anchors) closeSync(anchor.fd)
     }
     return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version } }
   }
@@ -150,7 +155,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
   }
 
   /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */
-  private launchers(host: Extract<BubblewrapHost, { ok: true }>, policy: ResourcePolicy, handleBinds: { fd: number; dest: string; writable: boolean }[]): WarmLaunchers {
+  private launchers(host: Extract<BubblewrapHost, { ok: true }>, policy: ResourcePolicy, handleBinds: { fd: number; dest: string; writable: boolean }[], anchors: number[]): WarmLaunchers {
     const limits = { ...defaultLimits, ...policy.limits }
     const cgroups = this.cgroups()
     const memoryBytes = Math.round(limits.memoryMb * mib)
@@ -161,7 +166,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       cpuBudgetSeconds: cgroups.cpu ? limits.cpuSeconds : undefined,
       limits: { cpuSeconds: limits.cpuSeconds, addressSpaceBytes: cgroups.memory ? undefined : memoryBytes }
     })
-    return new WarmLaunchers(spec, cgroups, handleBinds)
+    return new WarmLaunchers(spec, cgroups, handleBinds, anchors)
   }
 
   private cgroups(): CgroupSupport {
@@ -193,4 +198,45 @@ function isolationFacts(policy: ResourcePolicy): IsolationFacts {
     mechanism: 'bubblewrap',
     networkMode: policy.networkMode === 'full' ? 'full' : 'none'
   }
+}
+
+/** An executions folder a handle's launchers hold open, so a run's area can be bound by name. */
+type ExecutionAnchor = { root: string; fd: number }
+
+/**
+ * The executions folders of a handle that areas may be bound from by name: only under a dedicated
+ * sandbox uid, and only while the folder is root's and writable by no one else — then the
+ * sandbox cannot rename, replace or plant an entry there, so `<folder>/<call id>` still names the
+ * area the host created when bwrap mounts it. Elsewhere every run opens its area itself.
+ */
+function executionAnchors(roots: readonly string[], dedicated: boolean): ExecutionAnchor[] {
+  if (!dedicated) return []
+  const anchors: ExecutionAnchor[] = []
+  for (const root of roots.filter(isExecutionsFolder)) {
+    const fd = openDirectoryNoFollow(root)
+    const stat = fstatSync(fd)
+    if (stat.uid === 0 && (stat.mode & 0o022) === 0) anchors.push({ root, fd })
+    else closeSync(fd)
+  }
+  return anchors
+}
+
+/**
+ * A run's writable roots as areas of the handle's anchors, when every one is a direct child of an
+ * anchor (an execution area) that is a real directory now; else undefined (the run binds its own).
+ */
+function areasOf(anchors: readonly ExecutionAnchor[], writableRoots: readonly string[]): { anchor: number; name: string; dest: string }[] | undefined {
+  if (anchors.length === 0 || writableRoots.length === 0) return undefined
+  const areas: { anchor: number; name: string; dest: string }[] = []
+  for (const root of writableRoots.map((path) => resolve(path))) {
+    const anchor = anchors.findIndex((candidate) => dirname(root) === candidate.root)
+    if (anchor < 0) return undefined
+    try {
+      closeSync(openBeneath(anchors[anchor]!.fd, basename(root)))
+    } catch {
+      return undefined
+    }
+    areas.push({ anchor, name: basename(root), dest: root })
+  }
+  return areas
 }

@@ -22,10 +22,20 @@ const networkEtcFiles = ['/etc/resolv.conf', '/etc/ssl', '/etc/ca-certificates']
  */
 export type SandboxBind = { dest: string; writable: boolean; masksAirlock?: boolean }
 
+/**
+ * An execution area bound by name from a descriptor of its executions folder the launcher holds
+ * (`/proc/self/fd/<fd>/<name>`). Only used where the sandbox cannot change that folder's entries
+ * (it is root's, 0711, under a dedicated sandbox uid), so the name still means the directory the
+ * host created when bwrap mounts it.
+ */
+export type AreaBind = { fd: number; name: string; dest: string }
+
 /** What one sandboxed run is given (bwrap's own arguments, sent on fd 4). */
 export type SandboxPlan = {
   /** Directories bound at their host paths, from the launcher's descriptors `firstBindFd`, `firstBindFd + 1`, ... */
   binds: SandboxBind[]
+  /** Execution areas bound by name under an executions folder the launcher holds open (after `binds`). */
+  areas?: AreaBind[]
   /** Operator-configured read-only paths (toolchains outside /usr), bound by path. */
   readOnly: string[]
   cwd: string
@@ -64,18 +74,26 @@ const trampoline = `nl='\n'; IFS= read -r cmd <&5 || exit 126; exec 5<&-; eval "
 export function encodeRun(argv: string[]): Buffer {
   if (argv.some((word) => word.includes('\0'))) throw new ProviderError('invalid_program', 'a program argument contains NUL')
   const quote = (word: string) => `'${word.replace(/'/g, `'\\''`).replace(/\n/g, `'"$nl"'`)}'`
-  return Buffer.from(`${closeDescriptorsAbove(2)}; exec ${argv.map(quote).join(' ')}\n`)
+  return Buffer.from(`${closeSandboxDescriptors}; exec ${argv.map(quote).join(' ')}\n`)
 }
 
+/**
+ * The trampoline's descriptor sweep (run by `sh`, i.e. dash, which starts in a fraction of bash's
+ * time but can only name descriptors 0-9): closes 3-9, and refuses to run the program at all if
+ * any higher descriptor is open (none is: the launcher passes at most a few, and bwrap closes the
+ * ones it consumed) — fail closed rather than let a host descriptor reach the program.
+ */
+const closeSandboxDescriptors = `for f in /proc/self/fd/*; do n=\${f##*/}; case $n in 0|1|2) ;; [3-9]) eval "exec $n>&-" ;; *) echo "airlock: unexpected descriptor $n in the sandbox" >&2; exit 126 ;; esac; done`
+
 /** The host programs a launch uses, resolved once from the system directories (never a caller's PATH). */
-export type LauncherPrograms = { bash: string; bwrap: string; prlimit?: string }
+export type LauncherPrograms = { bash: string; sh: string; bwrap: string; prlimit?: string }
 
 /**
  * The launcher's argv: bash closes every descriptor but its pipes and bind sources, `prlimit`
  * applies the CPU (and, without a memory cgroup, address-space) rlimits, then bwrap waits for its
  * arguments on fd 4. The host places the launcher in the run's cgroup before the run begins.
  */
-export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxLimits, bindCount: number): string[] {
+export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxLimits, passedFdCount: number): string[] {
   const rlimits = [
     // Soft limit → SIGXCPU (exit 152, reported as the cpu limit); hard limit a second later → SIGKILL.
     ...(limits.cpuSeconds ? [`--cpu=${Math.ceil(limits.cpuSeconds)}:${Math.ceil(limits.cpuSeconds) + 1}`] : []),
@@ -88,16 +106,14 @@ export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxL
     '--norc',
     '--noprofile',
     '-c',
-    `${closeDescriptorsAbove(firstBindFd + bindCount - 1)}; exec "$@"`,
+    `${closeDescriptorsAbove(firstBindFd + passedFdCount - 1)}; exec "$@"`,
     'airlock-sandbox',
     ...(rlimits.length ? [programs.prlimit!, ...rlimits, '--'] : []),
     programs.bwrap,
     '--args',
     String(bwrapArgsFd),
     '--',
-    programs.bash,
-    '--norc',
-    '--noprofile',
+    programs.sh,
     '-c',
     trampoline,
     'airlock-run'
@@ -152,6 +168,10 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
     // A workspace bound whole never shows its host-kept `.airlock/` (other runs' execution areas):
     // a sandbox that could see them could hard-link their files and read or rewrite them later.
     if (bind.masksAirlock) args.push('--tmpfs', `${bind.dest}/.airlock`, '--remount-ro', `${bind.dest}/.airlock`)
+  }
+  for (const area of plan.areas ?? []) {
+    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(area.name) || area.name.startsWith('.')) throw new ProviderError('invalid_program', `invalid execution area name ${area.name}`)
+    args.push('--bind', `/proc/self/fd/${area.fd}/${area.name}`, area.dest)
   }
   args.push('--remount-ro', '/', '--chdir', plan.cwd, '--seccomp', String(seccompFd))
   return args

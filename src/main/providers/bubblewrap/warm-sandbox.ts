@@ -3,7 +3,7 @@ import type { CommandResult } from '../../core'
 import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-process'
 import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
 import type { OpenBind } from './sandbox-binds'
-import { bwrapArgsFd, encodeRun, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
+import { bwrapArgsFd, encodeRun, firstBindFd, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
 import { ProviderError } from '../process/provider-error'
 
 /** A sandbox launcher spawned ahead of its run, already inside its own cgroup, waiting for bwrap's arguments. */
@@ -12,6 +12,8 @@ export type WarmLauncher = {
   cgroup?: RunCgroup
   /** Starts the run: sends bwrap its options and the program (the child then sets up the sandbox and execs). */
   prepared(plan: Omit<SandboxPlan, 'binds'>, program: string[]): PreparedProcess
+  /** The descriptor number, inside the launcher, of the handle's `index`-th executions folder (for `SandboxPlan.areas`). */
+  anchorFd(index: number): number
   /** Ends it unused (release). */
   discard(): Promise<void>
   /** True when the run used up its CPU budget and was ended for it. */
@@ -36,16 +38,17 @@ const cpuWatchMs = 100
 
 /**
  * Spawns one launcher: the process (as the sandbox identity, with the bind sources as descriptors
- * 6, 7, ...), placed by the host in a fresh cgroup before it can run anything of the program.
+ * 6, 7, ..., then the executions folders it may bind areas from), placed by the host in a fresh
+ * cgroup before it can run anything of the program.
  */
-export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[]): WarmLauncher {
+export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = []): WarmLauncher {
   const cgroup = cgroups?.create({ pids: spec.pids, memoryBytes: spec.memoryBytes })
-  const child = spawnGroup(sandboxLauncherArgv(spec.programs, spec.limits, binds.length), {
+  const child = spawnGroup(sandboxLauncherArgv(spec.programs, spec.limits, binds.length + anchors.length), {
     cwd: '/',
     env: {},
     stdin: 'pipe',
     extraPipes: 3,
-    passFds: binds.map((bind) => bind.fd),
+    passFds: [...binds.map((bind) => bind.fd), ...anchors],
     identity: spec.identity
   })
   child.on('error', () => undefined)
@@ -74,6 +77,10 @@ export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undef
     cgroup,
     get cpuExceeded() {
       return cpuExceeded
+    },
+    anchorFd: (index) => {
+      if (!Number.isInteger(index) || index < 0 || index >= anchors.length) throw new ProviderError('invalid_program', `no executions folder ${index} in this launcher`)
+      return firstBindFd + binds.length + index
     },
     prepared: (plan, program) => {
       const encoded = encodeRun(program)
@@ -109,7 +116,8 @@ export const spareLaunchers = 2
  * Keeps launchers of a handle spawned ahead, so that a run takes a process that has already
  * joined its cgroup (on cgroup v1 joining costs a kernel RCU sync, ~15 ms, during which forks
  * wait) and the next ones are prepared after the run, off its path. Spares carry the handle's own
- * binds; a run with extra binds (an execution area) gets a launcher of its own.
+ * binds and its executions folders (`anchors`, from which an area is bound by name where that is
+ * safe); a run with other extra binds gets a launcher of its own.
  */
 export class WarmLaunchers {
   private readonly spares: WarmLauncher[] = []
@@ -118,23 +126,24 @@ export class WarmLaunchers {
   constructor(
     private readonly spec: LauncherSpec,
     private readonly cgroups: CgroupSupport | undefined,
-    private readonly handleBinds: OpenBind[]
+    private readonly handleBinds: OpenBind[],
+    private readonly anchors: readonly number[] = []
   ) {}
 
   /** A ready launcher for the handle's binds plus `extra`: a waiting spare when there are no extras, else a fresh one. */
   take(extra: OpenBind[] = []): WarmLauncher {
     if (this.closed) throw new ProviderError('runner_released', 'this sandbox was released')
-    if (extra.length > 0) return spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...extra])
+    if (extra.length > 0) return spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...extra], this.anchors)
     for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
       if (spare.child.exitCode === null && spare.child.signalCode === null) return spare
       void spare.discard()
     }
-    return spawnLauncher(this.spec, this.cgroups, this.handleBinds)
+    return spawnLauncher(this.spec, this.cgroups, this.handleBinds, this.anchors)
   }
 
   /** Tops the spares up once a run is over. */
   replenish(): void {
-    while (!this.closed && this.spares.length < spareLaunchers) this.spares.push(spawnLauncher(this.spec, this.cgroups, this.handleBinds))
+    while (!this.closed && this.spares.length < spareLaunchers) this.spares.push(spawnLauncher(this.spec, this.cgroups, this.handleBinds, this.anchors))
   }
 
   /** Ends the spares; no more launchers. */

@@ -30,6 +30,6 @@ export type {
 export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from './live-resources'
 export * from './code-execution'
 export * from './sandbox'
-export * from './actions'
+export * from './action-runtime'
 export * from './live-resources-vector'
 export * from './live-resources-data'

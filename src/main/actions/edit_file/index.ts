@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs'
 import { z } from 'zod'
-import type { ActionSpec } from '../../core/actions'
+import type { ActionSpec } from '../../core/action-runtime'
 import { sandboxIdentity } from '../../core/sandbox'
 import {
   assertWithinQuota,

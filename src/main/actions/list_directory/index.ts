@@ -2,7 +2,7 @@ import { closeSync, lstat, type Stats } from 'node:fs'
 import { promisify } from 'node:util'
 import type { FileHandle } from 'node:fs/promises'
 import { z } from 'zod'
-import type { ActionSpec } from '../../core/actions'
+import type { ActionSpec } from '../../core/action-runtime'
 import {
   childPath,
   closeWorkspace,

@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs'
 import picomatch from 'picomatch'
 import { z } from 'zod'
-import type { ActionSpec } from '../../core/actions'
+import type { ActionSpec } from '../../core/action-runtime'
 import {
   closeWorkspace,
   directoryPathSchema,

@@ -1,4 +1,4 @@
-import type { ActionOutcome } from '../../core/actions'
+import type { ActionOutcome } from '../../core/action-runtime'
 
 /** Why a file action refused or failed; each is a stable code `workspace_file.<reason>`. */
 export const workspaceFileReasons = [

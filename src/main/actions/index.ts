@@ -15,6 +15,8 @@ import { writeFileAction } from './write_file'
 
 export { listMcpTools, secretsOf, type ProxiedTool } from './mcp_tools'
 export { assertWithinQuota, workspaceUsage } from './workspace-files'
+export { shellRequirement } from './run_command'
+export { codeTarget } from './run_code'
 
 /**
  * The built-in action specs by tool name, and the resolver of proxied MCP tools. `run_command`

@@ -38,20 +38,6 @@ export function combineCapabilities(...parts: AgentCapability[]): AgentCapabilit
   return out
 }
 
-/**
- * The resource policy every execution of an agent runs under: its workspace as the only writable
- * root, its network mode, and its limits. (`proxy` runs as `none` until the egress proxy exists.)
- */
-export function executionPolicy(profile: EffectiveAgentProfile, workspace: string): ResourcePolicy {
-  return {
-    workspaceRoots: [workspace],
-    networkMode: profile.network === 'full' ? 'full' : 'none',
-    timeoutSeconds: profile.limits.timeoutSeconds,
-    maxOutputBytes: profile.limits.outputBytes,
-    limits: { cpuSeconds: profile.limits.cpuSeconds, memoryMb: profile.limits.memoryMb, pids: profile.limits.pids, diskMb: profile.limits.diskMb }
-  }
-}
-
 /** The languages a profile's `runtimes` list allows of `wanted` (an empty list allows all). */
 export function allowedRuntimes(profile: EffectiveAgentProfile, wanted: readonly CodeLanguage[]): CodeLanguage[] {
   return wanted.filter((language) => profile.runtimes.length === 0 || profile.runtimes.includes(language))

@@ -1,7 +1,9 @@
+import { join } from 'node:path'
 import type { EffectiveAgentProfile, McpServerConfig } from '@shared/agents'
 import type { CodeLanguage } from '@shared/code-execution'
-import { builtinActions } from '../actions'
-import { allowedRuntimes, combineCapabilities, everyLanguage, executionPolicy, noCapability, type AgentCapability } from './agent-capability'
+import { builtinActions, codeTarget, shellRequirement } from '../actions'
+import { codeExecutionRequirement, type ActionAgent } from '../core'
+import { allowedRuntimes, combineCapabilities, everyLanguage, noCapability, type AgentCapability } from './agent-capability'
 
 /** Who a capability is enabled for: the agent's decided profile and its workspace. */
 export type CapabilityTarget = { profile: EffectiveAgentProfile; workspace: string }
@@ -14,27 +16,23 @@ export function enableWorkspaceFiles(_target: CapabilityTarget): AgentCapability
 
 /** `shell`: `run_command` through the agent's ordered sandbox providers, in a warm session shell. */
 export function enableShell(target: CapabilityTarget): AgentCapability {
-  const policy = executionPolicy(target.profile, target.workspace)
-  return {
-    ...noCapability(),
-    tools: ['run_command'],
-    actions: [builtinActions.run_command],
-    requirements: [{ kind: 'bash', scope: 'session', providerCandidates: shellProviders(target.profile), policy }],
-    policy
-  }
+  const requirement = shellRequirement(agentOf(target))
+  return { ...noCapability(), tools: ['run_command'], actions: [builtinActions.run_command], requirements: [{ ...requirement, scope: 'session' }], policy: requirement.policy ?? {} }
 }
 
 /** `code_runtime` for one language (or every language the profile allows): `run_code` through the ordered providers. */
 export function enableCodeRuntime(target: CapabilityTarget, options: { language?: CodeLanguage } = {}): AgentCapability {
   const runtimes = allowedRuntimes(target.profile, options.language ? [options.language] : everyLanguage)
   if (runtimes.length === 0) return noCapability()
-  const policy = executionPolicy(target.profile, target.workspace)
+  const code = codeTarget(agentOf(target))
+  // The same requirement run_code holds for a session, rooted at the workspace's executions folder (declared, not created here).
+  const policy = { ...code.policy, workspaceRoots: [join(target.workspace, '.airlock', 'executions')] }
   return {
     ...noCapability(),
     tools: ['run_code'],
     actions: [builtinActions.run_code],
-    requirements: runtimes.map((language) => ({ kind: 'code_execution', scope: 'session', providerCandidates: shellProviders(target.profile), requiredCapabilities: { languages: [language] }, policy })),
-    policy,
+    requirements: runtimes.map((language) => codeExecutionRequirement({ ...code, language, policy })),
+    policy: code.policy,
     runtimes
   }
 }
@@ -115,7 +113,7 @@ export function capabilitiesOf(target: CapabilityTarget): AgentCapability {
   return combineCapabilities(...parts)
 }
 
-/** The providers a shell or code run may use, in the agent's order (trusted_local only when authorised). */
-function shellProviders(profile: EffectiveAgentProfile): string[] {
-  return profile.providers.filter((id) => id !== 'trusted_local' || profile.allowUnsafeLocal)
+/** The agent as the actions see it, for computing the requirements they will hold (no session yet). */
+function agentOf(target: CapabilityTarget): ActionAgent {
+  return { agentId: '', sessionId: '', workspace: target.workspace, profile: target.profile, tools: new Set() }
 }

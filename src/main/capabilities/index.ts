@@ -1,6 +1,6 @@
 // Agent capability helpers (SPEC §2): intent-level helpers that turn a profile's capabilities into
 // action specs, requirements and policy. Callers never see handles or provider internals.
-export { combineCapabilities, executionPolicy, noCapability, type AgentCapability } from './agent-capability'
+export { combineCapabilities, noCapability, type AgentCapability } from './agent-capability'
 export {
   capabilitiesOf,
   enableBrowser,

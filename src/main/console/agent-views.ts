@@ -59,11 +59,6 @@ export function restoreSecrets(profile: AgentProfile, stored: AgentProfile | und
   return { profile: { ...profile, mcpServers }, problems }
 }
 
-/** The secret values of a profile (MCP `env` and `headers`): what every record must redact. */
-export function profileSecrets(profile: Pick<AgentProfile, 'mcpServers'>): string[] {
-  return (profile.mcpServers ?? []).flatMap((server) => [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})]).filter((value) => value.length > 0)
-}
-
 function redactValues(server: McpServerConfig): Partial<McpServerConfig> {
   const hide = (values?: Record<string, string>) => (values ? Object.fromEntries(Object.keys(values).map((key) => [key, redactedSecret])) : undefined)
   const env = hide(server.env)

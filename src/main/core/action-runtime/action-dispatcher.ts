@@ -61,7 +61,8 @@ export class ActionDispatcher {
         callId,
         agentId: call.agent.agentId,
         sessionId: call.agent.sessionId,
-        tool: call.tool,
+        // The tool name is the agent's text until it is resolved (`server__<anything>`).
+        tool: redactText(call.tool, secrets),
         inputSummary: redactValue(call.input, { secrets, maxStringBytes: summaryStringBytes }),
         startedAt: new Date().toISOString()
       })
@@ -245,8 +246,9 @@ export class ActionDispatcher {
       ...(typeof data.exitCode === 'number' ? { exitCode: data.exitCode } : {}),
       ...(text(data.stdout) !== undefined ? { stdout: text(data.stdout), stdoutTruncated: data.stdoutTruncated === true } : {}),
       ...(text(data.stderr) !== undefined ? { stderr: text(data.stderr), stderrTruncated: data.stderrTruncated === true } : {}),
-      artifacts: result.artifacts,
-      lineage: trace.lineage,
+      // Artifact names come from what a program wrote; endpoints from what a page or server named.
+      artifacts: redactValue(result.artifacts, { secrets }) as ActionCallEnd['artifacts'],
+      lineage: redactValue(trace.lineage, { secrets }) as ActionCallEnd['lineage'],
       ...(result.error ? { error: { code: result.error.code, message: redactText(result.error.message, secrets) } } : {}),
       resultSummary: redactValue(rest, { secrets, maxStringBytes: summaryStringBytes })
     }

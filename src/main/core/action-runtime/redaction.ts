@@ -70,7 +70,9 @@ export function redactValue(value: unknown, options: RedactOptions = {}): unknow
     if (Array.isArray(item)) return item.map((entry) => walk(entry, depth + 1) ?? null)
     const out: Record<string, unknown> = {}
     for (const [key, entry] of Object.entries(item)) {
-      out[key] = secretKey.test(key) && entry !== undefined && entry !== null && entry !== '' ? redacted : walk(entry, depth + 1)
+      // Keys are text an agent chooses too (`{[secret]: 1}`, a column named after a secret).
+      const safeKey = shorten(redactText(key, options.secrets), maxString)
+      out[safeKey] = secretKey.test(key) && entry !== undefined && entry !== null && entry !== '' ? redacted : walk(entry, depth + 1)
     }
     return out
   }

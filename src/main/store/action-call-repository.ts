@@ -1,8 +1,8 @@
-import type { Database } from 'better-sqlite3'
+import type { Database, Statement } from 'better-sqlite3'
 import { z } from 'zod'
 import { historyStatuses, type HistoryDetail, type HistoryPage, type HistoryRow } from '@shared/ipc/history'
 import type { ActionCallEnd, ActionCallStart } from '../core'
-import { appendToChain, logFileNamePattern, readLogFile, verifyChain, type ActionCallRecord, type ChainVerification } from './action-call-chain'
+import { appendToChain, genesisHash, logFileNamePattern, rowHash, readLogFile, verifyChain, type ActionCallRecord, type ChainVerification } from './action-call-chain'
 import { listCalls, toHistoryDetail, toHistoryRow, type HistoryQuery } from './action-call-query'
 
 /** Stable codes of history failures. */
@@ -55,6 +55,8 @@ const interruptedMessage = 'Airlock stopped before this call finished; its outco
  * action-call-chain.ts). Rows are never deleted or rewritten after they are chained.
  */
 export class ActionCallRepository {
+  private readonly statements = new Map<string, Statement>()
+
   constructor(
     private readonly db: Database,
     /** `<home>/logs`: where outputs over 64 KiB are kept (verify re-hashes them there). */
@@ -66,8 +68,8 @@ export class ActionCallRepository {
     const valid = parse(startSchema, start, 'start')
     try {
       // `started_out_of_order`: this call started before one recorded earlier (the clock went back); see listCalls.
-      this.db
-        .prepare(
+      this
+        .statement(
           `insert into action_calls (id, agent_id, session_id, tool, status, input_summary_json, started_at, started_out_of_order)
            values (@callId, @agentId, @sessionId, @tool, 'running', @input, @startedAt,
              coalesce((select max(started_at) from action_calls where started_out_of_order = 0) > @startedAt, 0))`
@@ -86,7 +88,7 @@ export class ActionCallRepository {
     const { finishedAt } = parse(endSchema, end, 'end')
     return this.db
       .transaction(() => {
-        const seq = this.runningSeq(end.callId)
+        const running = this.runningRow(end.callId)
         const provider = end.provider ?? null
         const output = (stream?: StoredOutput) => ({
           text: stream && 'text' in stream ? stream.text : null,
@@ -95,41 +97,48 @@ export class ActionCallRepository {
         })
         const stdout = output(end.stdout)
         const stderr = output(end.stderr)
-        this.db
-          .prepare(
-            `update action_calls set status = @status, policy_json = @policy, approval_json = @approval, provider_id = @providerId,
-               provider_json = @provider, exit_code = @exitCode, stdout = @stdout, stdout_log = @stdoutLog, stdout_sha256 = @stdoutSha256,
-               stdout_truncated = @stdoutTruncated, stderr = @stderr, stderr_log = @stderrLog, stderr_sha256 = @stderrSha256,
-               stderr_truncated = @stderrTruncated, artifacts_json = @artifacts, lineage_json = @lineage, error_code = @errorCode,
-               error_message = @errorMessage, result_json = @result, finished_at = @finishedAt, duration_ms = @durationMs
-             where seq = @seq`
-          )
-          .run({
-            seq,
-            status: end.status,
-            policy: json(end.policy),
-            approval: json(end.approval),
-            providerId: typeof provider?.providerId === 'string' ? provider.providerId : null,
-            provider: json(provider ?? undefined),
-            exitCode: end.exitCode ?? null,
-            stdout: stdout.text,
-            stdoutLog: stdout.log,
-            stdoutSha256: stdout.sha256,
-            stdoutTruncated: end.stdoutTruncated === true ? 1 : 0,
-            stderr: stderr.text,
-            stderrLog: stderr.log,
-            stderrSha256: stderr.sha256,
-            stderrTruncated: end.stderrTruncated === true ? 1 : 0,
-            artifacts: JSON.stringify(end.artifacts),
-            lineage: JSON.stringify(end.lineage),
-            errorCode: end.error?.code ?? null,
-            errorMessage: end.error?.message ?? null,
-            result: json(end.resultSummary),
-            finishedAt,
-            durationMs: Math.round(end.durationMs)
-          })
-        appendToChain(this.db, seq)
-        return this.row(seq)
+        const head = this.statement('select chain_seq, hash from action_calls where chain_seq is not null order by chain_seq desc limit 1').get() as
+          | { chain_seq: number; hash: string }
+          | undefined
+        // The whole end, chain link and hash are written in one update: the row as it will be
+        // stored is built here (the same values SQLite keeps) and hashed before the write.
+        const ended: ActionCallRecord = {
+          ...running,
+          status: end.status,
+          policy_json: json(end.policy),
+          approval_json: json(end.approval),
+          provider_id: typeof provider?.providerId === 'string' ? provider.providerId : null,
+          provider_json: json(provider ?? undefined),
+          exit_code: end.exitCode ?? null,
+          stdout: stdout.text,
+          stdout_log: stdout.log,
+          stdout_sha256: stdout.sha256,
+          stdout_truncated: end.stdoutTruncated === true ? 1 : 0,
+          stderr: stderr.text,
+          stderr_log: stderr.log,
+          stderr_sha256: stderr.sha256,
+          stderr_truncated: end.stderrTruncated === true ? 1 : 0,
+          artifacts_json: JSON.stringify(end.artifacts),
+          lineage_json: JSON.stringify(end.lineage),
+          error_code: end.error?.code ?? null,
+          error_message: end.error?.message ?? null,
+          result_json: json(end.resultSummary),
+          finished_at: finishedAt,
+          duration_ms: Math.round(end.durationMs),
+          chain_seq: (head?.chain_seq ?? 0) + 1,
+          prev_hash: head?.hash ?? genesisHash
+        }
+        ended.hash = rowHash(ended)
+        this.statement(
+          `update action_calls set status = @status, policy_json = @policy_json, approval_json = @approval_json, provider_id = @provider_id,
+             provider_json = @provider_json, exit_code = @exit_code, stdout = @stdout, stdout_log = @stdout_log, stdout_sha256 = @stdout_sha256,
+             stdout_truncated = @stdout_truncated, stderr = @stderr, stderr_log = @stderr_log, stderr_sha256 = @stderr_sha256,
+             stderr_truncated = @stderr_truncated, artifacts_json = @artifacts_json, lineage_json = @lineage_json, error_code = @error_code,
+             error_message = @error_message, result_json = @result_json, finished_at = @finished_at, duration_ms = @duration_ms,
+             chain_seq = @chain_seq, prev_hash = @prev_hash, hash = @hash
+           where seq = @seq`
+        ).run(ended)
+        return toHistoryRow(ended)
       })
       .immediate()
   }
@@ -176,11 +185,19 @@ export class ActionCallRepository {
     return verifyChain(this.db, this.logsDir)
   }
 
-  private runningSeq(callId: string): number {
-    const row = this.db.prepare('select seq, status from action_calls where id = ?').get(callId) as { seq: number; status: string } | undefined
+  private runningRow(callId: string): ActionCallRecord {
+    const row = this.statement('select * from action_calls where id = ?').get(callId) as (ActionCallRecord & { facets?: unknown }) | undefined
     if (!row) throw new HistoryError('history_not_found', `No call ${callId} was begun in history.`, { callId })
     if (row.status !== 'running') throw new HistoryError('history_not_running', `Call ${callId} already ended (${row.status}); its record is not rewritten.`, { callId })
-    return row.seq
+    const { facets: _derived, ...stored } = row
+    return stored
+  }
+
+  /** A prepared statement, compiled once per repository (a call's begin and end are on the dispatcher's path). */
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql)
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)))
+    return statement
   }
 
   private row(seq: number): HistoryRow {

@@ -1,48 +1,28 @@
-import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { agentsContract } from '@shared/ipc/agents'
-import { makeTempDir } from '../../../test/support/temp-home'
-import { createCallDispatcher, type CallDispatcher, type ContractHandlers } from '../ipc/call-dispatcher'
-import { openStore, type Store } from '../store'
-import { AgentService } from './agent-service'
-import { AgentWorkspaces } from './agent-workspaces'
-import { RoleService } from './role-service'
+import { createHost, type Host } from '../src/main/host'
+import type { Store } from '../src/main/store'
+import { makeTempDir } from './support/temp-home'
 
 /**
- * The `agents` contract over the real dispatcher and the real services (a temp home): what a
- * console can send and what it gets back. The handlers are the one-liners ipc/handlers.ts wires.
+ * The `agents` contract through the real host: its one contract dispatcher (what the Electron IPC
+ * and the web console's WebSocket both call) over the real services and a temp home — what a
+ * console can send and what it gets back.
  */
-function agentHandlers(agents: AgentService, roles: RoleService, store: Store): ContractHandlers<{ agents: typeof agentsContract }>['agents'] {
-  return {
-    list: () => agents.list(),
-    get: ({ agentId }) => agents.detail(agentId),
-    create: ({ agentId, ...input }) => agents.create(agentId, input),
-    update: ({ agentId, ...change }) => agents.update(agentId, change),
-    setEnabled: ({ agentId, enabled }) => agents.setEnabled(agentId, enabled),
-    remove: ({ agentId }) => agents.remove(agentId),
-    rotateToken: ({ agentId }) => ({ token: agents.rotateToken(agentId) }),
-    sessions: ({ agentId, limit }) => store.sessions.listByAgent(agentId, { limit }),
-    listRoles: () => roles.list(),
-    saveRole: (input) => roles.save(input),
-    removeRole: ({ roleId }) => (roles.remove(roleId), { removed: true as const })
-  }
-}
 
 let home: ReturnType<typeof makeTempDir>
+let host: Host
 let store: Store
-let dispatch: CallDispatcher
 const ctx = { transport: 'websocket' as const }
-const call = (name: string, input: unknown) => dispatch(`airlock:agents:${name}`, input, ctx)
+const call = (name: string, input: unknown) => host.dispatch(`airlock:agents:${name}`, input, ctx)
 
-beforeEach(() => {
+beforeEach(async () => {
   home = makeTempDir('airlock-agent-ipc-', { outsideTmp: true })
-  store = openStore(join(home.path, 'airlock.db'))
-  const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(join(home.path, 'workspaces')) })
-  const roles = new RoleService({ roles: store.roles, agents: store.agents })
-  dispatch = createCallDispatcher({ agents: agentsContract }, { agents: agentHandlers(agents, roles, store) })
+  host = createHost({ home: home.path, logError: () => undefined })
+  await host.recovered
+  store = host.store
 })
-afterEach(() => {
-  store.close()
+afterEach(async () => {
+  await host.dispose()
   home.remove()
 })
 

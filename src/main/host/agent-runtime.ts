@@ -90,10 +90,10 @@ export function createAgentRuntime(input: {
  * After a command or code run, the workspace must still be within its disk quota (SPEC §6.2):
  * a run that left it over ends `error` (its output kept), and writes are refused until space is freed.
  */
-function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent): ActionResult | undefined {
+async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent): Promise<ActionResult | undefined> {
   if ((tool !== 'run_command' && tool !== 'run_code') || result.status !== 'success') return undefined
   try {
-    assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0)
+    await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0)
     return undefined
   } catch (error) {
     return { ...result, ok: false, status: 'error', error: { code: (error as { code?: string }).code ?? 'workspace_file.quota', message: (error as Error).message } }

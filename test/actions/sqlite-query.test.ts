@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { agentProfileDefaults } from '@shared/agents'
 import { createSqliteQueryAction, sqliteQueryAction } from '../../src/main/actions/sqlite_query'
-import { locateDatabase, verifyOpened } from '../../src/main/actions/sqlite_query/database-file'
+import { locateDatabase } from '../../src/main/actions/sqlite_query/database-file'
 import { ActionDispatcher, ActionRegistry, sandboxIdentity } from '../../src/main/core'
 import type { SqliteDatabase } from '../../src/main/core/live-resources-data'
 import { SqliteProvider, type SqliteConnection } from '../../src/main/providers'
@@ -153,25 +153,96 @@ describe('sqlite_query refuses databases outside the workspace', () => {
     expect(harness.asked).toEqual([])
   })
 
-  it('a file or folder swapped between the check and the open is detected, and the connection is not used', async () => {
+  it('a folder swapped for a link after the check is refused at the open; a file swapped inside the workspace is the one read', async () => {
     const provider = new SqliteProvider()
     const open = async (database: string) => (await provider.ensure({ requirement: { kind: 'sqlite', requirementId: 'r', scope: 'action_call', resourceKey: 'sqlite', config: { database } }, policy: { workspaceRoots: [workspace] } })).resource as SqliteConnection
     seed('swap/app.db')
-    const fileBefore = locateDatabase(workspace, 'swap/app.db')
-    seed('swap/other.db')
-    renameSync(join(workspace, 'swap/other.db'), join(workspace, 'swap/app.db'))
-    const swappedFile = await open('swap/app.db')
-    expect(() => verifyOpened(swappedFile, workspace, fileBefore)).toThrow(/was replaced while it was being opened/)
-    swappedFile.close()
-
-    const folderBefore = locateDatabase(workspace, 'swap/app.db')
+    expect(locateDatabase(workspace, 'swap/app.db')).toEqual({ relative: 'swap/app.db', exists: true })
     renameSync(join(workspace, 'swap'), join(workspace, 'swap-old'))
-    seed('swap-new/app.db')
-    symlinkSync(join(workspace, 'swap-new'), join(workspace, 'swap'))
-    const swappedFolder = await open('swap/app.db')
-    expect(() => verifyOpened(swappedFolder, workspace, folderBefore)).toThrow(/changed while it was being opened \(SQLite opened another file\)/)
-    swappedFolder.close()
+    symlinkSync(outside.path, join(workspace, 'swap'))
+    await expect(open('swap/app.db')).rejects.toThrow(/the folder of the database swap\/app.db is refused: swap is a symbolic link/)
+
+    const other = seed('other/app.db')
+    const db = new Database(other)
+    db.exec("update notes set body = 'swapped in'")
+    db.close()
+    renameSync(other, join(workspace, 'swap-old/app.db'))
+    const swappedFile = await open('swap-old/app.db')
+    expect(swappedFile.query('select body from notes order by id')).toMatchObject({ rows: [{ body: 'swapped in' }, { body: 'swapped in' }] })
+    swappedFile.close()
     writeFileSync(join(workspace, 'plain.txt'), 'not a database folder')
     expect(() => locateDatabase(workspace, 'plain.txt/x.db')).toThrow(/not a directory/)
+
+  })
+})
+
+describe('sqlite_query loads the file through descriptors and writes it back whole', () => {
+  it('a hard-linked database is refused (it may be a file outside); the outside file is untouched', async () => {
+    const secret = join(outside.path, 'hard-secret.db')
+    const db = new Database(secret)
+    db.exec("create table notes (id integer primary key, body text); insert into notes (body) values ('outside secret')")
+    db.close()
+    mkdirSync(join(workspace, 'hard'), { recursive: true })
+    linkSync(secret, join(workspace, 'hard/app.db'))
+    for (const sql of ['select body from notes', "insert into notes (body) values ('planted')"]) {
+      const result = await call('sqlite_query', { database: 'hard/app.db', sql }, agent({ ask: 'never' }))
+      expect(result, sql).toMatchObject({ status: 'blocked', error: { code: 'sqlite_query.path_refused', message: expect.stringMatching(/has 2 hard links/) }, meta: { policy: { rule: 'workspace.boundary' } } })
+      expect(JSON.stringify(result)).not.toContain('outside secret')
+    }
+    expect(bodies(secret)).toEqual(['outside secret'])
+  })
+
+  it('a WAL database with commits still in its -wal is refused with how to checkpoint it', async () => {
+    const file = join(workspace, 'wal/app.db')
+    mkdirSync(join(workspace, 'wal'), { recursive: true })
+    const writer = new Database(file)
+    try {
+      writer.pragma('journal_mode = WAL')
+      writer.exec("create table notes (id integer primary key, body text); insert into notes (body) values ('in the wal')")
+      const refused = await call('sqlite_query', { database: 'wal/app.db', sql: 'select body from notes' }, agent())
+      expect(refused).toMatchObject({ status: 'error', error: { code: 'sqlite.wal_pending', message: expect.stringContaining("run_command: sqlite3 wal/app.db 'PRAGMA wal_checkpoint(TRUNCATE)'") } })
+      writer.pragma('wal_checkpoint(TRUNCATE)')
+      const read = await call('sqlite_query', { database: 'wal/app.db', sql: 'select body from notes' }, agent())
+      expect(read).toMatchObject({ status: 'success', data: { rows: [{ body: 'in the wal' }] } })
+    } finally {
+      writer.close()
+    }
+  })
+
+  it('an approved write replaces the file as a whole (a new file, the sandbox identity its owner)', async () => {
+    const file = seed('whole/app.db')
+    const inode = statSync(file).ino
+    const result = await call('sqlite_query', { database: 'whole/app.db', sql: "insert into notes (body) values ('third')" }, agent({ ask: 'never' }))
+    expect(result).toMatchObject({ status: 'success', data: { changes: 1 } })
+    expect(bodies(file)).toEqual(['first', 'second', 'third'])
+    expect(statSync(file)).toMatchObject({ uid: sandboxIdentity().uid, gid: sandboxIdentity().gid })
+    expect(statSync(file).ino).not.toBe(inode)
+    expect(readdirSync(join(workspace, 'whole'))).toEqual(['app.db'])
+  })
+
+  it('a write-back that fails is the error of the call, and the file is not half-written', async () => {
+    /** The agent's own process replaces the database by a folder while the writable connection is held. */
+    class ProviderRacedByAgent extends SqliteProvider {
+      override async ensure(args: Parameters<SqliteProvider['ensure']>[0]) {
+        const provided = await super.ensure(args)
+        if (args.policy.readOnly === false) {
+          rmSync(join(args.policy.workspaceRoots![0]!, 'db/app.db'))
+          mkdirSync(join(args.policy.workspaceRoots![0]!, 'db/app.db/taken'), { recursive: true })
+        }
+        return provided
+      }
+    }
+    const raced = dataActionHarness([new ProviderRacedByAgent()])
+    try {
+      raced.registry.register(sqliteQueryAction)
+      mkdirSync(join(raced.workspace, 'db'))
+      const file = join(raced.workspace, 'db/app.db')
+      new Database(file).exec('create table notes (body text)').close()
+      const result = await raced.call('sqlite_query', { database: 'db/app.db', sql: "insert into notes (body) values ('x')" }, raced.agent(['sqlite_query'], { ask: 'never' }))
+      expect(result).toMatchObject({ ok: false, status: 'error', error: { code: 'execution_resource.release_failed', message: expect.stringMatching(/the changes to db\/app.db could not be written back/) } })
+      expect(readdirSync(join(raced.workspace, 'db'))).toEqual(['app.db'])
+    } finally {
+      await raced.close()
+    }
   })
 })

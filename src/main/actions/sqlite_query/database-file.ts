@@ -1,7 +1,5 @@
-import { closeSync, fstatSync, lstatSync, realpathSync, type Stats } from 'node:fs'
-import { join } from 'node:path'
-import { descriptorPath, giveTo, NoFollowError, openBeneath, openDirectoryNoFollow, openRegularFile, relativeComponents, sandboxIdentity } from '../../core'
-import type { SqliteDatabase } from '../../core/live-resources-data'
+import { closeSync, lstatSync, realpathSync, type Stats } from 'node:fs'
+import { descriptorPath, NoFollowError, openBeneath, openDirectoryNoFollow, relativeComponents } from '../../core'
 
 /**
  * A database path that cannot be used: `path_refused` (outside the workspace, through a symbolic
@@ -18,20 +16,16 @@ export class DatabasePathError extends Error {
   }
 }
 
-/** The identity of a file or folder: it is the same one when both numbers match. */
-type Identity = { dev: number; ino: number }
-
-/**
- * Where a database is, as seen through directory descriptors at one moment: its path relative to
- * the workspace, its real path, and the identity of its folder and (when it exists) of the file.
- */
-export type DatabaseLocation = { relative: string; realPath: string; folder: Identity; file?: Identity }
+/** Where a database is, as seen through directory descriptors at one moment: its path relative to the workspace, and whether the file exists. */
+export type DatabaseLocation = { relative: string; exists: boolean }
 
 /**
  * Finds `database` (relative to the agent's workspace) without following a symbolic link on any
- * component: the workspace is writable by the agent's sandboxes, so a link or a swapped folder
- * could point anywhere. Airlock's own `.airlock/` is refused. A missing file is not an error
- * (a write may create it); a missing folder is.
+ * component, to answer with the right refusal before anything is opened: Airlock's own `.airlock/`
+ * is refused, a link or a missing folder is named, and a missing file is not an error (a read runs
+ * on an empty database, a write creates it). It decides nothing about safety: the sqlite provider
+ * opens the file again through descriptors and never lets SQLite resolve a workspace path, so a
+ * folder swapped after this look is refused (or found inside the workspace) at the open.
  */
 export function locateDatabase(workspace: string, database: string): DatabaseLocation {
   const parts = componentsOf(database)
@@ -39,46 +33,7 @@ export function locateDatabase(workspace: string, database: string): DatabaseLoc
   const folderFd = openFolder(root, parts.slice(0, -1))
   try {
     const name = parts.at(-1)!
-    const file = fileAt(folderFd, name, database)
-    return { relative: parts.join('/'), realPath: join(root, ...parts), folder: identityOf(fstatSync(folderFd)), ...(file ? { file } : {}) }
-  } finally {
-    closeSync(folderFd)
-  }
-}
-
-/**
- * Proves that a connection opened the database `before` described: SQLite's own record of the file
- * it opened (`pragma_database_list`, symbolic links already resolved by SQLite) must be the real
- * path, and a fresh walk must find the same folder and the same file (or, for a file the
- * connection created, a regular file in the same folder). Anything else means the path changed
- * between the check and the open: the connection is not used.
- */
-export function verifyOpened(db: SqliteDatabase, workspace: string, before: DatabaseLocation): void {
-  const listed = db.query("select file from pragma_database_list where name = 'main'")
-  const opened = listed.status === 'ok' ? listed.rows[0]?.file : undefined
-  if (opened !== before.realPath) throw new DatabasePathError(`the database ${before.relative} changed while it was being opened (SQLite opened another file): it was not used`)
-  const after = locateDatabase(workspace, before.relative)
-  const sameFolder = same(after.folder, before.folder)
-  const sameFile = before.file ? after.file !== undefined && same(after.file, before.file) : after.file !== undefined
-  if (!sameFolder || !sameFile) throw new DatabasePathError(`the database ${before.relative} was replaced while it was being opened: it was not used`)
-}
-
-/**
- * Gives a database file the connection just created to the sandbox identity (when Airlock runs as
- * root and sandboxes as their own uid), so that the agent's own programs can still use it.
- */
-export function giveNewDatabaseToSandbox(workspace: string, location: DatabaseLocation): void {
-  const identity = sandboxIdentity()
-  if (!identity.dedicated) return
-  const parts = location.relative.split('/')
-  const folderFd = openFolder(realpathSync(workspace), parts.slice(0, -1))
-  try {
-    const { fd } = openRegularFile(folderFd, parts.at(-1)!)
-    try {
-      giveTo(fd, identity)
-    } finally {
-      closeSync(fd)
-    }
+    return { relative: parts.join('/'), exists: fileExists(folderFd, name, database) }
   } finally {
     closeSync(folderFd)
   }
@@ -106,23 +61,15 @@ function openFolder(root: string, folders: string[]): number {
   }
 }
 
-function fileAt(folderFd: number, name: string, database: string): Identity | undefined {
+function fileExists(folderFd: number, name: string, database: string): boolean {
   let stat: Stats
   try {
     stat = lstatSync(`${descriptorPath(folderFd)}/${name}`)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
     throw error
   }
   if (stat.isSymbolicLink()) throw new DatabasePathError(`${database} is a symbolic link; Airlock does not follow links the workspace can plant`)
   if (!stat.isFile()) throw new DatabasePathError(`${database} is not a regular file`)
-  return identityOf(stat)
-}
-
-function identityOf(stat: Stats): Identity {
-  return { dev: stat.dev, ino: stat.ino }
-}
-
-function same(a: Identity, b: Identity): boolean {
-  return a.dev === b.dev && a.ino === b.ino
+  return true
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ActionContext, ActionOutcome, ActionSpec, ResourceHandle } from '../../core'
 import type { SqliteDatabase, SqliteStatementResult } from '../../core/live-resources-data'
-import { DatabasePathError, giveNewDatabaseToSandbox, locateDatabase, verifyOpened } from './database-file'
+import { DatabasePathError, locateDatabase } from './database-file'
 import { boundRows } from './query-rows'
 import { writePermission, type SqliteWritePolicy } from './write-permission'
 
@@ -42,9 +42,12 @@ class SqliteStatementError extends Error {
  * `writes` (default `ask`): the operator is asked through the approval queue unless the agent's
  * `ask` mode is `never`; `allow` runs writes without asking; `refuse` blocks them. An approved
  * write runs on a fresh writable connection (a missing database file is created then, never by a
- * read: a read of a missing file runs on an empty in-memory database). The path is checked
- * through directory descriptors (no symbolic link on any component, nothing in `.airlock/`) before
- * the open and again after it, against the file SQLite reports it opened (see `database-file.ts`).
+ * read: a read of a missing file runs on an empty in-memory database). The path is looked at
+ * through directory descriptors first (no symbolic link on any component, nothing in `.airlock/`)
+ * to refuse it with the right reason; the provider then opens the file itself the same way and
+ * hands SQLite only its bytes, so a path changed after the look is refused at the open, never
+ * followed. Changes reach the file when the connection is released (a failure there is the call's
+ * error, `execution_resource.release_failed`).
  */
 export function createSqliteQueryAction(options: { writes?: SqliteWritePolicy } = {}): ActionSpec<typeof sqliteQueryInputSchema> {
   const writes = options.writes ?? 'ask'
@@ -86,29 +89,17 @@ async function sqliteQuery(context: ActionContext<SqliteQueryInput>, writes: Sql
 }
 
 /**
- * Opens a connection through the manager (read-only, or writable), proves it holds the file the
- * path names, runs the statement, and releases the connection whatever happened.
+ * Opens a connection through the manager (read-only, or writable), runs the statement, and
+ * releases the connection whatever happened (which writes a writable connection's changes back).
  */
 async function attempt(context: ActionContext<SqliteQueryInput>, writable: boolean): Promise<Attempt> {
-  const { agent, input, callId } = context
+  const { agent, input } = context
   const location = locateDatabase(agent.workspace, input.database)
-  const missing = location.file === undefined
+  const missing = !location.exists
   const inMemory = !writable && missing
-  const handle: ResourceHandle = await context.manager.ensure(
-    {
-      kind: 'sqlite',
-      scope: 'action_call',
-      ownerId: callId,
-      actionCallId: callId,
-      config: { database: inMemory ? ':memory:' : location.relative },
-      policy: { workspaceRoots: [agent.workspace], readOnly: !writable }
-    },
-    { scope: 'action_call', ownerId: callId, signal: context.signal }
-  )
+  const handle = await openConnection(context, inMemory ? ':memory:' : location.relative, writable)
   try {
     const db = handle.resource as SqliteDatabase
-    if (!inMemory) verifyOpened(db, agent.workspace, location)
-    if (writable && missing) giveNewDatabaseToSandbox(agent.workspace, location)
     let result: SqliteStatementResult
     try {
       result = db.query(input.sql, input.params ?? [])
@@ -120,6 +111,20 @@ async function attempt(context: ActionContext<SqliteQueryInput>, writable: boole
     return { result, missing: inMemory, provider: { providerId: handle.providerId, database: input.database, writable: db.writable } }
   } finally {
     await context.manager.release(handle)
+  }
+}
+
+/** A `sqlite` handle scoped to the call; the provider's refusal of the path at the open is the action's `path_refused`. */
+async function openConnection(context: ActionContext<SqliteQueryInput>, database: string, writable: boolean): Promise<ResourceHandle> {
+  const { agent, callId } = context
+  try {
+    return await context.manager.ensure(
+      { kind: 'sqlite', scope: 'action_call', ownerId: callId, actionCallId: callId, config: { database }, policy: { workspaceRoots: [agent.workspace], readOnly: !writable } },
+      { scope: 'action_call', ownerId: callId, signal: context.signal }
+    )
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'workspace_boundary') throw new DatabasePathError((error as Error).message)
+    throw error
   }
 }
 

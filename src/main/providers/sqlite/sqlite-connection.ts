@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3'
+import type { DatabaseFile } from './sqlite-database-file'
 import { readProgram, refusalOf } from './sqlite-program'
 import { pragmaAsSelect, statementRoute } from './sqlite-statement-head'
 
@@ -10,9 +11,10 @@ export type SqliteQueryResult =
 type Admitted = { statement: Database.Statement; args: unknown[] } | { blocked: string }
 
 /**
- * The `sqlite` provider's live resource: one connection to one database file. Read-only unless
- * the policy allows writes; a write on a read-only connection comes back as `blocked` (approval
- * needed), never as an exception.
+ * The `sqlite` provider's live resource: one connection to one database file, held as an in-memory
+ * image of the file (see `DatabaseFile`; `:memory:` has none). Read-only unless the policy allows
+ * writes; a write on a read-only connection comes back as `blocked` (approval needed), never as an
+ * exception. A writable connection's changes reach the file when it is closed.
  *
  * Nothing it runs reaches a file other than its own database, decided by SQLite rather than by
  * matching text: each statement is prepared and judged on the VDBE program SQLite compiled it to
@@ -27,7 +29,8 @@ export class SqliteConnection {
   constructor(
     private readonly db: Database.Database,
     readonly writable: boolean,
-    private readonly maxRows: number
+    private readonly maxRows: number,
+    private readonly file?: DatabaseFile
   ) {}
 
   /**
@@ -65,9 +68,21 @@ export class SqliteConnection {
     return this.db.open
   }
 
-  /** Closes the connection. */
+  /**
+   * Closes the connection. A writable one over a workspace file first writes the database back when
+   * it changed (`DatabaseFile.saveIfChanged`); a failed write-back is thrown after the connection is
+   * closed, once: closing again does nothing.
+   */
   close(): void {
-    if (this.db.open) this.db.close()
+    if (!this.db.open) return
+    try {
+      const image = this.writable && this.file ? this.db.serialize() : undefined
+      this.db.close()
+      if (image) this.file!.saveIfChanged(image)
+    } finally {
+      if (this.db.open) this.db.close()
+      this.file?.close()
+    }
   }
 
   /**

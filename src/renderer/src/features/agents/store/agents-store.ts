@@ -1,5 +1,6 @@
 import type { AgentView } from '@shared/agents'
 import { create } from 'zustand'
+import { coalescedRefresh } from '../../../lib/coalesced-refresh'
 import { airlock, unwrap } from '../../../lib/airlock-client'
 
 /** A token main returned for a new agent: shown once, kept only until the operator dismisses it. */
@@ -25,8 +26,6 @@ export type AgentsState = {
   clearError(): void
 }
 
-let refreshing: Promise<void> | undefined
-let refreshAgain = false
 
 /** The agents store; main owns the list and says when it changed (`agents.changed`). */
 export const useAgentsStore = create<AgentsState>((set, get) => {
@@ -55,21 +54,11 @@ export const useAgentsStore = create<AgentsState>((set, get) => {
         set({ status: 'error', error: (error as Error).message })
       }
     },
-    refresh() {
-      // Bursts of changes (a role edit touches many agents) coalesce into one call in flight plus one after it.
-      if (refreshing) {
-        refreshAgain = true
-        return refreshing
-      }
-      refreshing = (async () => {
-        do {
-          refreshAgain = false
-          const result = await airlock.agents.list()
-          if (result.ok) set({ agents: result.value, status: 'ready' })
-        } while (refreshAgain)
-      })().finally(() => (refreshing = undefined))
-      return refreshing
-    },
+    // Bursts of changes (a role edit touches many agents) coalesce into one call in flight plus one after it.
+    refresh: coalescedRefresh(async () => {
+      const result = await airlock.agents.list()
+      if (result.ok) set({ agents: result.value, status: 'ready' })
+    }),
     async create(input) {
       set({ creating: true, createError: undefined, issued: undefined })
       try {

@@ -1,5 +1,6 @@
 import type { HistoryDetail, HistoryStatus, HistoryVerification } from '@shared/ipc/history'
 import { create } from 'zustand'
+import { coalescedRefresh } from '../../../lib/coalesced-refresh'
 import { airlock, unwrap } from '../../../lib/airlock-client'
 import { appendPage, listInputOf, mergeFirstPage, noFilters, withStatus, type HistoryFilters, type LoadedRows } from '../lib/history-selectors'
 
@@ -35,8 +36,6 @@ export type HistoryState = LoadedRows & {
 /** Bumped whenever the filters change, so answers for older filters are dropped. */
 let generation = 0
 let refreshTimer: ReturnType<typeof setTimeout> | undefined
-let refreshing: Promise<void> | undefined
-let refreshAgain = false
 let detailAgain = false
 
 /** The history store; main owns the rows and says when one changed (`history.changed`). */
@@ -88,27 +87,17 @@ export const useHistoryStore = create<HistoryState>((set, get) => ({
       void get().refreshFirstPage()
     }, refreshCoalesceMs)
   },
-  refreshFirstPage() {
-    if (refreshing) {
-      refreshAgain = true
-      return refreshing
+  refreshFirstPage: coalescedRefresh(async () => {
+    const mine = generation
+    const result = await airlock.history.list(listInputOf(get().filters))
+    if (result.ok && mine === generation) set({ ...mergeFirstPage(get(), result.value), status: 'ready' })
+    const selectedId = get().selectedId
+    if (detailAgain && selectedId) {
+      detailAgain = false
+      const detail = await airlock.history.detail({ id: selectedId })
+      if (detail.ok && get().selectedId === selectedId) set({ detail: detail.value, detailStatus: 'ready' })
     }
-    refreshing = (async () => {
-      do {
-        refreshAgain = false
-        const mine = generation
-        const result = await airlock.history.list(listInputOf(get().filters))
-        if (result.ok && mine === generation) set({ ...mergeFirstPage(get(), result.value), status: 'ready' })
-        const selectedId = get().selectedId
-        if (detailAgain && selectedId) {
-          detailAgain = false
-          const detail = await airlock.history.detail({ id: selectedId })
-          if (detail.ok && get().selectedId === selectedId) set({ detail: detail.value, detailStatus: 'ready' })
-        }
-      } while (refreshAgain)
-    })().finally(() => (refreshing = undefined))
-    return refreshing
-  },
+  }),
   async select(id) {
     set({ selectedId: id, detailStatus: 'loading', detailError: undefined, detail: get().detail?.id === id ? get().detail : undefined })
     try {

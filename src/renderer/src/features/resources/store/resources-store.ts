@@ -1,6 +1,7 @@
 import type { ResourceEventView } from '@shared/ipc'
 import type { ResourceHandleView } from '@shared/resources'
 import { create } from 'zustand'
+import { coalescedRefresh } from '../../../lib/coalesced-refresh'
 import { airlock, unwrap } from '../../../lib/airlock-client'
 
 /** How many events the stream keeps in memory (the audit log keeps them all). */
@@ -21,8 +22,6 @@ export type ResourcesState = {
   receive(event: ResourceEventView): void
 }
 
-let refreshing: Promise<void> | undefined
-let refreshAgain = false
 
 /** The resources store; appends pushed events and refreshes the handle list when main says a handle changed. */
 export const useResourcesStore = create<ResourcesState>((set, get) => ({
@@ -39,21 +38,11 @@ export const useResourcesStore = create<ResourcesState>((set, get) => ({
       set({ status: 'error', error: (error as Error).message })
     }
   },
-  refreshHandles() {
-    // Bursts of changes (many holders at once) coalesce into one call in flight plus one after it.
-    if (refreshing) {
-      refreshAgain = true
-      return refreshing
-    }
-    refreshing = (async () => {
-      do {
-        refreshAgain = false
-        const result = await airlock.resources.list()
-        if (result.ok) set({ handles: result.value })
-      } while (refreshAgain)
-    })().finally(() => (refreshing = undefined))
-    return refreshing
-  },
+  // Bursts of changes (many holders at once) coalesce into one call in flight plus one after it.
+  refreshHandles: coalescedRefresh(async () => {
+    const result = await airlock.resources.list()
+    if (result.ok) set({ handles: result.value })
+  }),
   async release(handleId) {
     const result = await airlock.resources.release({ handleId })
     if (!result.ok) set({ error: result.error.message })

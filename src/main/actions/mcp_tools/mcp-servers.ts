@@ -1,5 +1,5 @@
 import type { EffectiveAgentProfile, McpServerConfig } from '@shared/agents'
-import type { ActionOutcome, LineageEndpoint, ResourceRequirementInput } from '../../core'
+import { secretVariants, type ActionOutcome, type LineageEndpoint, type ResourceRequirementInput } from '../../core'
 
 /** The separator of proxied tool names: `<server>__<tool>` (server names never contain it). */
 export const toolSeparator = '__'
@@ -28,17 +28,7 @@ export function splitProxiedName(name: string): { server: string; tool: string }
  * dispatcher redacts them from every record; the MCP tools also keep them out of what they return.
  */
 export function secretsOf(profile: Pick<EffectiveAgentProfile, 'mcpServers'>): string[] {
-  const secrets = new Set<string>()
-  for (const server of profile.mcpServers) {
-    for (const value of Object.values(server.env ?? {})) if (value !== '') secrets.add(value)
-    for (const value of Object.values(server.headers ?? {})) {
-      if (value === '') continue
-      secrets.add(value)
-      const credential = /^[A-Za-z][A-Za-z0-9_-]*\s+(\S.*)$/.exec(value)?.[1]
-      if (credential) secrets.add(credential)
-    }
-  }
-  return [...secrets]
+  return secretVariants(profile.mcpServers.flatMap((server) => [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})]))
 }
 
 /**

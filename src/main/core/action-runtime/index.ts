@@ -5,4 +5,4 @@ export { ActionHooks, type PostToolResponseEvent, type PostToolResponseHook, typ
 export type { ActionCallEnd, ActionCallStart, ActionHistory } from './action-history'
 export { ActionDispatcher, toolEnabled, type ActionDispatcherOptions, type AgentGate } from './action-dispatcher'
 export { SessionHolds } from './session-holds'
-export { redacted, redactText, redactValue, type RedactOptions } from './redaction'
+export { redacted, redactText, redactValue, secretVariants, type RedactOptions } from './redaction'

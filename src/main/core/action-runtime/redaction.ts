@@ -30,6 +30,21 @@ const secretShapes: RegExp[] = [
 /** Known secret values shorter than this are not searched for: they would redact ordinary words. */
 const shortestKnownSecret = 6
 
+/**
+ * The values to redact for a set of secrets: each value, and for a header value with a scheme
+ * (`Bearer <token>`) the credential alone too, since an upstream may echo it without its scheme.
+ */
+export function secretVariants(values: Iterable<string>): string[] {
+  const variants = new Set<string>()
+  for (const value of values) {
+    if (value === '') continue
+    variants.add(value)
+    const credential = /^[A-Za-z][A-Za-z0-9_-]*\s+(\S.*)$/.exec(value)?.[1]
+    if (credential) variants.add(credential)
+  }
+  return [...variants]
+}
+
 /** Replaces known secrets and credential shapes inside one string. */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let out = text

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { z } from 'zod'
-import { redactText, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourcePolicy, type ResourceStatus } from '../../core'
+import { redactText, secretVariants, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourcePolicy, type ResourceStatus } from '../../core'
 import { systemPath } from '../process/run-limits'
 import { isLoopbackUrl } from '../browser/chromium'
 import { McpConnection } from './mcp-connection'
@@ -99,8 +99,7 @@ async function connect(client: Client, transport: StdioClientTransport | Streama
     // The SDK's message can quote the upstream's answer, and an upstream may echo the credential it
     // was sent (a 401 body naming the header): the config's env and header values, and a header's
     // bare credential, are taken out. The SDK error itself is not kept as the cause for that reason.
-    const credentials = secrets.flatMap((value) => [value, /^[A-Za-z][A-Za-z0-9_-]*\s+(\S.*)$/.exec(value)?.[1] ?? ''])
-    const message = redactText(error instanceof Error ? error.message : String(error), credentials)
+    const message = redactText(error instanceof Error ? error.message : String(error), secretVariants(secrets))
     throw new ProviderError('upstream_unavailable', `could not connect to the upstream MCP server: ${message}`)
   }
 }

@@ -53,6 +53,12 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
 
 /** Runs the CLI for this process (argv, stdio, exit code). */
 export function main(): void {
+  // A reader that went away (\`airlock agent list | head -1\`) ends the output, not the command with a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error
+    })
+  }
   void runCli(process.argv.slice(2), {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),

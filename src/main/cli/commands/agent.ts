@@ -73,7 +73,7 @@ function perform(action: Action, id: string, { agents, io, json, role, name, pro
       warnIfUnreachable(created.workspace, io)
       io.out(`Token (shown once, keep it secret): ${created.token}`)
       io.out(
-        `The agent connects to the gateway of \`airlock serve\` (http://127.0.0.1:7411/mcp by default) with the header "Authorization: Bearer <token>", or runs \`AIRLOCK_TOKEN=<token> airlock mcp-stdio --agent ${id}\`.`
+        `Keep it: the agent will send it as "Authorization: Bearer <token>" to the MCP gateway of \`airlock serve\` (http://127.0.0.1:7411/mcp), which comes with the next release; until then nothing listens there.`
       )
       return 0
     }

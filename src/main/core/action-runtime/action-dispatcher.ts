@@ -234,6 +234,8 @@ export class ActionDispatcher {
   private record(callId: string, result: ActionResult, trace: Trace, secrets: readonly string[]): void {
     const data = (result.data ?? {}) as Record<string, unknown>
     const text = (value: unknown) => (typeof value === 'string' ? redactText(value, secrets) : undefined)
+    const stdout = text(data.stdout)
+    const stderr = text(data.stderr)
     const { stdout: _o, stderr: _e, content: _c, ...rest } = typeof result.data === 'object' && result.data !== null ? data : { value: result.data }
     const end: ActionCallEnd = {
       callId,
@@ -244,8 +246,8 @@ export class ActionDispatcher {
       ...(trace.approval ? { approval: redactValue(trace.approval, { secrets }) as ActionCallEnd['approval'] } : {}),
       ...(result.meta.provider ? { provider: redactValue(result.meta.provider, { secrets, maxStringBytes: summaryStringBytes }) as Record<string, unknown> } : {}),
       ...(typeof data.exitCode === 'number' ? { exitCode: data.exitCode } : {}),
-      ...(text(data.stdout) !== undefined ? { stdout: text(data.stdout), stdoutTruncated: data.stdoutTruncated === true } : {}),
-      ...(text(data.stderr) !== undefined ? { stderr: text(data.stderr), stderrTruncated: data.stderrTruncated === true } : {}),
+      ...(stdout !== undefined ? { stdout, stdoutTruncated: data.stdoutTruncated === true } : {}),
+      ...(stderr !== undefined ? { stderr, stderrTruncated: data.stderrTruncated === true } : {}),
       // Artifact names come from what a program wrote; endpoints from what a page or server named.
       artifacts: redactValue(result.artifacts, { secrets }) as ActionCallEnd['artifacts'],
       lineage: redactValue(trace.lineage, { secrets }) as ActionCallEnd['lineage'],

@@ -22,6 +22,16 @@ export const codeProviderIdSchema = z.enum(['bubblewrap', 'docker', 'trusted_loc
 /** Classification levels, lowest first (SPEC §6.3). */
 export const classificationSchema = z.enum(['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'])
 
+/** A level's position, lowest first: PUBLIC 0 … RESTRICTED 3. */
+export function classificationRank(level: Classification): number {
+  return classificationSchema.options.indexOf(level)
+}
+
+/** The higher of two levels. */
+export function higherClassification(a: Classification, b: Classification): Classification {
+  return classificationRank(a) >= classificationRank(b) ? a : b
+}
+
 /** When a call waits for the operator (SPEC §6.1). */
 export const askModeSchema = z.enum(['always', 'on_risk', 'never'])
 
@@ -57,6 +67,27 @@ export const mcpServerSchema = z
   .strict()
   .refine((server) => (server.command === undefined) !== (server.url === undefined), { message: 'give exactly one of command (stdio) or url (Streamable HTTP)', path: ['command'] })
 
+const labelMap = <K extends z.ZodType<string>>(key: K) =>
+  z.record(key, classificationSchema).refine((map) => Object.keys(map).length <= 256, 'at most 256 labels')
+
+/**
+ * Classification labels (SPEC §6.3) on what an agent can read or send to: workspace path globs
+ * (`secrets/**`), SQLite database path globs, network domains (`example.com`, `*.corp.example`)
+ * and MCP servers by name. Set globally (setting `policy.labels`) and per role or agent (profile
+ * `labels`); where several name the same thing, the highest level counts.
+ */
+export const classificationLabelsSchema = z
+  .object({
+    paths: labelMap(z.string().min(1).max(1024)).optional(),
+    databases: labelMap(z.string().min(1).max(1024)).optional(),
+    domains: labelMap(z.string().regex(/^(?:\*\.)?[a-z0-9.-]{1,253}$/i, 'must be a host name or *.suffix')).optional(),
+    mcpServers: labelMap(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/)).optional()
+  })
+  .strict()
+
+/** Classification labels by kind. */
+export type ClassificationLabels = z.infer<typeof classificationLabelsSchema>
+
 /** Every key of a profile, each required (the base the profile, role and effective schemas share). */
 const profileFields = z.object({
   role: roleIdSchema,
@@ -70,6 +101,7 @@ const profileFields = z.object({
   approvalTimeoutSeconds: z.number().int().positive().max(7 * 24 * 3600),
   limits: agentLimitsSchema.partial(),
   classificationCeiling: classificationSchema,
+  labels: classificationLabelsSchema,
   denylist: z.array(z.string().min(1).max(1024)).max(256),
   allowlist: z.array(z.string().min(1).max(1024)).max(256),
   runtimes: z.array(z.string().min(1).max(40)).max(16),
@@ -130,10 +162,20 @@ export const agentProfileDefaults: EffectiveAgentProfile = {
   approvalTimeoutSeconds: 600,
   limits: { timeoutSeconds: 120, cpuSeconds: 60, memoryMb: 1024, pids: 256, diskMb: 2048, outputBytes: 1024 * 1024 },
   classificationCeiling: 'INTERNAL',
+  labels: {},
   denylist: [],
   allowlist: [],
   runtimes: [],
   mcpServers: []
+}
+
+/**
+ * True when the profile lets an execution fall back to `trusted_local` (no isolation) when no
+ * isolating provider can serve it: `unsafeFallback`, authorised by `allowUnsafeLocal`, and an
+ * isolation policy that is not `required`. The policy flags such calls `isolation_fallback`.
+ */
+export function allowsUnsafeFallback(profile: Pick<EffectiveAgentProfile, 'unsafeFallback' | 'allowUnsafeLocal' | 'isolation'>): boolean {
+  return profile.unsafeFallback && profile.allowUnsafeLocal && profile.isolation !== 'required'
 }
 
 /** One line per zod issue, each naming the path of the bad field (`limits.pids: ...`). */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { classificationLabelsSchema } from './agents'
 import { resourceCandidateSchema } from './resources'
 
 const port = z.number().int().min(1).max(65535)
@@ -18,6 +19,18 @@ export const settingDefinitions = {
     schema: z.array(resourceCandidateSchema).min(1).max(16),
     defaultValue: ['bubblewrap', 'docker'],
     description: 'The ordered code-execution providers; the first eligible one runs the code.'
+  },
+  'policy.labels': {
+    schema: classificationLabelsSchema,
+    defaultValue: {},
+    description:
+      'Classification labels for every agent: path globs, SQLite databases, network domains and MCP servers, each PUBLIC, INTERNAL, CONFIDENTIAL or RESTRICTED. Reading labelled data raises a session\'s taint; sending it to a lower-labelled place asks.'
+  },
+  'policy.secret_env_vars': {
+    schema: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name')).max(256),
+    defaultValue: [],
+    description:
+      'Names of environment variables of the Airlock process whose values are secrets: they are redacted from every tool result, history row and log.'
   },
   'console.port': {
     schema: port,

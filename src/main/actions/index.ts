@@ -4,10 +4,13 @@ import { browseAction } from './browse'
 import { editFileAction } from './edit_file'
 import { listDirectoryAction } from './list_directory'
 import { mcpToolResolver } from './mcp_tools'
+import { createPersistSkillAction } from './persist_skill'
 import { readFileAction } from './read_file'
 import { runCodeAction } from './run_code'
 import { createRunCommandAction } from './run_command'
+import { createRunSkillAction } from './run_skill'
 import { searchFilesAction } from './search_files'
+import type { SkillLedger } from './skill-files'
 import { sqliteQueryAction } from './sqlite_query'
 import { vectorSearchAction } from './vector_search'
 import { vectorUpsertAction } from './vector_upsert'
@@ -17,6 +20,7 @@ export { listMcpTools, secretsOf, type ProxiedTool } from './mcp_tools'
 export { assertWithinQuota, workspaceUsage } from './workspace-files'
 export { shellRequirement } from './run_command'
 export { codeTarget } from './run_code'
+export type { SkillLedger, SkillProposal, SkillRevisionRecord } from './skill-files'
 
 /**
  * The built-in action specs by tool name, and the resolver of proxied MCP tools. `run_command`
@@ -37,10 +41,14 @@ export const builtinActions = {
   mcpToolResolver
 } as const
 
-/** Registers every built-in action and the proxied-tool resolver; returns one disposer for all. */
-export function registerBuiltinActions(registry: ActionRegistry): () => void {
+/**
+ * Registers every built-in action and the proxied-tool resolver; returns one disposer for all.
+ * `skills` is where skill revisions are recorded: `persist_skill` and `run_skill` exist only with it.
+ */
+export function registerBuiltinActions(registry: ActionRegistry, options: { skills?: SkillLedger } = {}): () => void {
   const { mcpToolResolver: resolver, ...specs } = builtinActions
-  const disposers = [...Object.values(specs).map((spec) => registry.register(spec)), registry.registerResolver(resolver)]
+  const skillSpecs = options.skills ? [createPersistSkillAction(options.skills), createRunSkillAction(options.skills)] : []
+  const disposers = [...[...Object.values(specs), ...skillSpecs].map((spec) => registry.register(spec)), registry.registerResolver(resolver)]
   return () => {
     for (const dispose of disposers) dispose()
   }

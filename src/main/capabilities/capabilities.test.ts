@@ -10,7 +10,7 @@ const profile = (overrides: Partial<EffectiveAgentProfile> = {}): EffectiveAgent
 describe('capability helpers', () => {
   it('a default agent gets the files, shell and python/nodejs tools, and run_code for those two runtimes only', () => {
     const toolset = agentToolset(profile(), workspace)
-    expect([...toolset.tools].sort()).toEqual(['edit_file', 'list_directory', 'read_file', 'run_code', 'run_command', 'search_files', 'write_file'])
+    expect([...toolset.tools].sort()).toEqual(['edit_file', 'list_directory', 'persist_skill', 'read_file', 'run_code', 'run_command', 'run_skill', 'search_files', 'write_file'])
     expect(toolset.profile.runtimes).toEqual(['python', 'nodejs'])
     expect(toolset.tools.has('browse')).toBe(false)
   })
@@ -19,6 +19,7 @@ describe('capability helpers', () => {
     expect(agentToolset(profile({ capabilities: ['code_runtime'], runtimes: ['go'] }), workspace).profile.runtimes).toEqual(['go'])
     const none = agentToolset(profile({ capabilities: ['python'], runtimes: ['nodejs'] }), workspace)
     expect(none.tools.has('run_code')).toBe(false)
+    expect(none.tools.has('run_skill')).toBe(false)
   })
 
   it('the shell requirement follows the agent: its workspace, network, limits and sandbox order; trusted_local only when authorised', () => {

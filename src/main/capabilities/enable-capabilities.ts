@@ -20,7 +20,7 @@ export function enableShell(target: CapabilityTarget): AgentCapability {
   return { ...noCapability(), tools: ['run_command'], actions: [builtinActions.run_command], requirements: [{ ...requirement, scope: 'session' }], policy: requirement.policy ?? {} }
 }
 
-/** `code_runtime` for one language (or every language the profile allows): `run_code` through the ordered providers. */
+/** `code_runtime` for one language (or every language the profile allows): `run_code` through the ordered providers, and skills (`persist_skill`, `run_skill`, SPEC §6.4). */
 export function enableCodeRuntime(target: CapabilityTarget, options: { language?: CodeLanguage } = {}): AgentCapability {
   const runtimes = allowedRuntimes(target.profile, options.language ? [options.language] : everyLanguage)
   if (runtimes.length === 0) return noCapability()
@@ -29,7 +29,8 @@ export function enableCodeRuntime(target: CapabilityTarget, options: { language?
   const policy = { ...code.policy, workspaceRoots: [join(target.workspace, '.airlock', 'executions')] }
   return {
     ...noCapability(),
-    tools: ['run_code'],
+    // Skills run through the same code execution; their specs need the host's skill ledger, so the host registers them.
+    tools: ['run_code', 'persist_skill', 'run_skill'],
     actions: [builtinActions.run_code],
     requirements: runtimes.map((language) => codeExecutionRequirement({ ...code, language, policy })),
     policy: code.policy,

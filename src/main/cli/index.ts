@@ -5,12 +5,13 @@ import { agentCommand } from './commands/agent'
 import { auditCommand } from './commands/audit'
 import { historyCommand } from './commands/history'
 import { imagesCommand } from './commands/images'
+import { policyCommand } from './commands/policy'
 import { serveCommand } from './commands/serve'
 import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, historyCommand, auditCommand, imagesCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, historyCommand, policyCommand, auditCommand, imagesCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

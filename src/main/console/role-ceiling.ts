@@ -1,7 +1,10 @@
 import {
   agentProfileDefaults,
-  classificationSchema,
+  classificationRank,
+  higherClassification,
   type AgentProfile,
+  type Classification,
+  type ClassificationLabels,
   type CeilingClamp,
   type EffectiveAgentProfile,
   type RoleDefaults
@@ -25,7 +28,8 @@ import {
  * - `runtimes` and `allowlist`: when the role lists any, the agent's entries must be within them
  *   (an allowlist entry is within a role entry it equals or extends by more words); an empty list,
  *   which means "any", is then wider than the role's;
- * - `denylist`: the role's always applies, in addition to the agent's;
+ * - `denylist`: the role's always applies, in addition to the agent's; so do its `labels` (the
+ *   higher level wins where both label the same thing);
  * - `approvalTimeoutSeconds` and `mcpServers` (beyond `unsafe`) are the agent's to choose.
  * An agent profile beyond its role is refused when saved (`ceilingClamps` names each field);
  * a role tightened later clamps its agents here, and the clamps are reported. When clamping would
@@ -48,21 +52,32 @@ export function ceilingClamps(profile: AgentProfile, role: { id: string; default
   return resolveProfile(profile, role).clamped
 }
 
-/** Overlays `own` on `base`: limits key by key, denylists joined, everything else replaced. */
+/** Labels of both, the higher level where both name the same thing: a label is a restriction, never lowered. */
+function joinLabels(a: ClassificationLabels, b: ClassificationLabels): ClassificationLabels {
+  const out: ClassificationLabels = {}
+  for (const kind of ['paths', 'databases', 'domains', 'mcpServers'] as const) {
+    const merged: Record<string, Classification> = { ...a[kind] }
+    for (const [key, level] of Object.entries(b[kind] ?? {})) merged[key] = merged[key] ? higherClassification(merged[key], level) : level
+    if (Object.keys(merged).length > 0) out[kind] = merged
+  }
+  return out
+}
+
+/** Overlays `own` on `base`: limits key by key, denylists and labels joined, everything else replaced. */
 function inherit(base: EffectiveAgentProfile, own: Omit<AgentProfile, 'role'>): EffectiveAgentProfile {
   const defined = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined)) as Omit<AgentProfile, 'role'>
   return {
     ...base,
     ...defined,
     limits: { ...base.limits, ...defined.limits },
-    denylist: union(base.denylist, defined.denylist ?? [])
+    denylist: union(base.denylist, defined.denylist ?? []),
+    labels: joinLabels(base.labels, defined.labels ?? {})
   }
 }
 
 const isolationStrictness = { none: 0, preferred: 1, required: 2 } as const
 const askStrictness = { never: 0, on_risk: 1, always: 2 } as const
 const networkWidth = { none: 0, proxy: 1, full: 2 } as const
-const classificationRank = (level: string) => classificationSchema.options.indexOf(level as never)
 
 function applyCeiling(
   value: EffectiveAgentProfile,
@@ -105,6 +120,7 @@ function applyCeiling(
   out.runtimes = listWithin('runtimes', value.runtimes, ceiling.runtimes, (entry, allowed) => entry === allowed, clamp)
   out.allowlist = listWithin('allowlist', value.allowlist, ceiling.allowlist, (entry, allowed) => entry === allowed || entry.startsWith(`${allowed} `), clamp)
   out.denylist = union(ceiling.denylist, value.denylist)
+  out.labels = joinLabels(ceiling.labels, value.labels)
   out.mcpServers = value.mcpServers.map((server, index) => {
     if (!server.unsafe || ceiling.allowUnsafeLocal || !own.mcpServers) return server
     clamp(`mcpServers.${index}.unsafe`, `server ${server.name} may not run outside a sandbox without allowUnsafeLocal`)

@@ -6,7 +6,9 @@ import { AgentSessions } from '../console/agent-sessions'
 import { AgentWorkspaces } from '../console/agent-workspaces'
 import { HistoryService } from '../console/history-service'
 import { RoleService } from '../console/role-service'
-import { ActionDispatcher, ActionRegistry, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent } from '../core'
+import { SkillService } from '../console/skill-service'
+import { ActionDispatcher, ActionRegistry, installOutputRedaction, loadCommandAnalyzer, PolicyEngine, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent } from '../core'
+import type { SettingsService } from '../console/settings-service'
 import type { ContractEventHub } from '../ipc'
 import type { Store } from '../store'
 
@@ -15,10 +17,14 @@ export type AgentRuntime = {
   agents: AgentService
   roles: RoleService
   history: HistoryService
+  /** Skills and their revisions; the operator approves or rejects here (SPEC §6.4). */
+  skills: SkillService
   registry: ActionRegistry
   dispatcher: ActionDispatcher
   /** The API the MCP gateway calls: open a session, execute tool calls, end it. */
   sessions: AgentSessions
+  /** The built-in policy (SPEC §6.3), installed as the dispatcher's hooks. */
+  policy: PolicyEngine
   dispose(): Promise<void>
 }
 
@@ -33,11 +39,20 @@ export function createAgentRuntime(input: {
   workspaces: string
   events: ContractEventHub<AirlockContract>
   logError: (message: string, error: unknown) => void
+  /** Settings the policy reads at every call (`policy.labels`, `policy.secret_env_vars`). */
+  settings?: Pick<SettingsService, 'get'>
 }): AgentRuntime {
   const { store, events } = input
   const workspaces = new AgentWorkspaces(input.workspaces)
   const registry = new ActionRegistry()
-  const unregister = registerBuiltinActions(registry)
+  const skills = new SkillService({
+    repository: store.skills,
+    onChange: (change) => {
+      store.events.append('skill.changed', change)
+      events.publish('skills', 'changed', change)
+    }
+  })
+  const unregister = registerBuiltinActions(registry, { skills })
   // The agent service tells sessions about disabled agents; sessions need the service: built after it.
   const late: { sessions?: AgentSessions } = {}
   const agents = new AgentService({
@@ -48,6 +63,7 @@ export function createAgentRuntime(input: {
       store.events.append('agent.changed', { agentId, change })
       events.publish('agents', 'changed', { agentId, change })
       // Disabling or removing an agent stops its calls in flight and ends its sessions at once.
+      if (change === 'removed') skills.forgetAgent(agentId)
       if (change === 'disabled' || change === 'removed') void late.sessions?.endAgent(agentId, change === 'disabled' ? 'agent_disabled' : 'agent_removed')
     }
   })
@@ -67,20 +83,32 @@ export function createAgentRuntime(input: {
   })
   recorder.recoverInterrupted()
   store.sessions.endInterrupted()
-  const dispatcher = new ActionDispatcher({ manager: input.resources, registry, history: recorder, agentGate: (agentId) => agents.state(agentId) })
-  const unhook = dispatcher.hooks.onPostToolResponse(quotaAfterCommands)
-  const sessions = new AgentSessions({ dispatcher, agents, ledger: store.sessions, secretsOf })
+  const dispatcher = new ActionDispatcher({
+    manager: input.resources,
+    registry,
+    history: recorder,
+    agentGate: (agentId) => agents.state(agentId),
+    autoAllow: () => input.settings?.get('access_control_policy.auto_allow') === true
+  })
+  // The built-in policy runs first; the quota check, then output redaction last (so whatever a
+  // response hook put in the result is redacted too).
+  const policy = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => input.settings?.get('policy.labels') ?? {} })
+  const unhooks = [policy.install(dispatcher.hooks), dispatcher.hooks.onPostToolResponse(quotaAfterCommands), installOutputRedaction(dispatcher.hooks)]
+  const secretEnv = () => (input.settings?.get('policy.secret_env_vars') ?? []).map((name) => process.env[name] ?? '').filter((value) => value !== '')
+  const sessions = new AgentSessions({ dispatcher, agents, ledger: store.sessions, secretsOf: (profile) => [...secretsOf(profile), ...secretEnv()] })
   late.sessions = sessions
   return {
     agents,
     roles,
     history: new HistoryService(store.history),
+    skills,
     registry,
     dispatcher,
     sessions,
+    policy,
     async dispose() {
       await sessions.endAll('shutdown')
-      unhook()
+      for (const unhook of unhooks) unhook()
       unregister()
     }
   }
@@ -91,7 +119,7 @@ export function createAgentRuntime(input: {
  * a run that left it over ends `error` (its output kept), and writes are refused until space is freed.
  */
 async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent): Promise<ActionResult | undefined> {
-  if ((tool !== 'run_command' && tool !== 'run_code') || result.status !== 'success') return undefined
+  if ((tool !== 'run_command' && tool !== 'run_code' && tool !== 'run_skill') || result.status !== 'success') return undefined
   try {
     await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0)
     return undefined

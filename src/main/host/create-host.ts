@@ -95,7 +95,7 @@ export function createHost(config: HostConfig = {}): Host {
       () =>
         resources.releaseAll().catch((error: unknown) => logError('Airlock: some resources could not be released at shutdown', error))
     )
-    const agents = createAgentRuntime({ store, resources, workspaces: paths.workspaces, events, logError })
+    const agents = createAgentRuntime({ store, resources, workspaces: paths.workspaces, events, logError, settings })
     // Sessions end (their warm resources released) before the manager releases what is left.
     disposers.push(() => agents.dispose())
     const dispatch = createCallDispatcher(
@@ -109,6 +109,7 @@ export function createHost(config: HostConfig = {}): Host {
         roles: agents.roles,
         sessions: store.sessions,
         history: agents.history,
+        skills: agents.skills,
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }

@@ -31,9 +31,10 @@ function recordingDispatcher() {
     providers: {
       list: () => (reached.push('providers.list'), { providers: [], codeExecutionOrder: [] })
     },
-    // Not reached by these tests: the agents and history handlers have their own contract tests.
+    // Not reached by these tests: the agents, history and skills handlers have their own contract tests.
     agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole']) as unknown as ContractHandlers<AirlockContract>['agents'],
-    history: unreachable(['list', 'detail', 'verify']) as unknown as ContractHandlers<AirlockContract>['history']
+    history: unreachable(['list', 'detail', 'verify']) as unknown as ContractHandlers<AirlockContract>['history'],
+    skills: unreachable(['list', 'approve', 'reject']) as unknown as ContractHandlers<AirlockContract>['skills']
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
 }

@@ -5,6 +5,7 @@ import type { HistoryService } from '../console/history-service'
 import type { ProviderCatalog } from '../console/provider-catalog'
 import type { RoleService } from '../console/role-service'
 import type { SettingsService } from '../console/settings-service'
+import type { SkillService } from '../console/skill-service'
 import type { EventRepository, SessionRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
 import { IpcError } from './ipc-error'
@@ -19,6 +20,7 @@ export type HandlerServices = {
   roles: RoleService
   sessions: SessionRepository
   history: HistoryService
+  skills: SkillService
   system: { appVersion: string; home: string; databasePath: string }
 }
 
@@ -77,6 +79,11 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       list: (query) => services.history.list(query),
       detail: ({ id }) => services.history.detail(id),
       verify: () => services.history.verify()
+    },
+    skills: {
+      list: ({ agentId }) => services.skills.list(agentId),
+      approve: ({ agentId, name, revision }) => services.skills.approve(agentId, name, revision),
+      reject: ({ agentId, name, revision, reason }) => services.skills.reject(agentId, name, revision, reason)
     }
   }
 }

@@ -8,6 +8,7 @@ import { AgentRepository } from './agent-repository'
 import { RoleRepository } from './role-repository'
 import { SessionRepository } from './session-repository'
 import { SettingsRepository } from './settings-repository'
+import { SkillRepository } from './skill-repository'
 
 export { openDatabase, latestSchemaVersion } from './database'
 export { migrations, type Migration } from './migrations'
@@ -21,6 +22,7 @@ export { HandleRepository } from './handle-repository'
 export { AgentRepository, type AgentRecord, type AgentRecordChange } from './agent-repository'
 export { RoleRepository, type RoleRecord } from './role-repository'
 export { SessionRepository, SessionRecordError, interruptedReason } from './session-repository'
+export { SkillRepository } from './skill-repository'
 
 /** The opened store: the database and one repository per table in use. */
 export type Store = {
@@ -33,6 +35,8 @@ export type Store = {
   readonly agents: AgentRepository
   readonly roles: RoleRepository
   readonly sessions: SessionRepository
+  /** Skill revisions and their approval state (SPEC §6.4). */
+  readonly skills: SkillRepository
   close(): void
 }
 
@@ -48,6 +52,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     agents: new AgentRepository(db),
     roles: new RoleRepository(db),
     sessions: new SessionRepository(db),
+    skills: new SkillRepository(db),
     close: () => db.close()
   }
 }

@@ -221,10 +221,35 @@ function upgradeHistory(db: Database): void {
   for (const seq of finished) appendToChain(db, seq)
 }
 
+/**
+ * Version 3: skills (SPEC §6.4); the session taint of SPEC §6.3 is `sessions.taint` since version 1.
+ * A skill's files live in
+ * the agent's workspace, which the agent can write; what was approved lives here, out of its reach:
+ * each revision's content hash and file manifest, and its state.
+ */
+const policySchema = `
+create table skill_revisions (
+  id text primary key,
+  agent_id text not null,
+  name text not null,
+  revision integer not null check (revision >= 1),
+  description text not null,
+  content_hash text not null,
+  manifest_json text not null,
+  state text not null check (state in ('pending_approval', 'approved', 'rejected')),
+  created_at text not null,
+  decided_at text,
+  decision_reason text,
+  unique (agent_id, name, revision)
+);
+create index skill_revisions_agent on skill_revisions(agent_id, name, revision desc);
+`
+
 /** Every migration this build knows, in order. Never edit a released one; add the next. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
-  { version: 2, name: 'execution history with hash chain', up: upgradeHistory }
+  { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
+  { version: 3, name: 'skills', up: (db) => db.exec(policySchema) }
 ]
 
 /** The schema version this build writes. */

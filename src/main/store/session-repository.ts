@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Database } from 'better-sqlite3'
-import type { SessionView } from '@shared/agents'
+import { classificationRank, type Classification, type SessionView } from '@shared/agents'
 
 type Row = {
   id: string
@@ -64,6 +64,25 @@ export class SessionRepository {
   endInterrupted(): number {
     const at = this.now().toISOString()
     return this.db.prepare('update sessions set ended_at = ?, end_reason = ? where ended_at is null').run(at, interruptedReason).changes
+  }
+
+  /** A session's taint (SPEC §6.3); a session not recorded is `PUBLIC`. */
+  taint(sessionId: string): Classification {
+    const taint = this.db.prepare('select taint from sessions where id = ?').pluck().get(sessionId) as Classification | undefined
+    return taint ?? 'PUBLIC'
+  }
+
+  /**
+   * Raises a session's taint to `level` if that is higher; never lowers it. Written at once, so a
+   * crash cannot forget what a session read. Returns the taint after.
+   */
+  raiseTaint(sessionId: string, level: Classification): Classification {
+    return this.db.transaction(() => {
+      const current = this.taint(sessionId)
+      if (classificationRank(level) <= classificationRank(current)) return current
+      this.db.prepare('update sessions set taint = ? where id = ?').run(level, sessionId)
+      return level
+    })()
   }
 
   /** One session, or undefined. */

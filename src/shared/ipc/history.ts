@@ -53,7 +53,21 @@ export type HistoryOutput = z.infer<typeof historyOutputSchema>
 
 /** Everything recorded of one call: the row plus policy, approval, provider facts, output, artifacts, lineage and its chain link. */
 export const historyDetailSchema = historyRowSchema.extend({
-  policy: z.object({ decision: z.string(), rule: z.string().optional(), reason: z.string().optional(), riskFlags: z.array(z.string()).optional() }).nullable(),
+  policy: z
+    .object({
+      decision: z.string(),
+      rule: z.string().optional(),
+      reason: z.string().optional(),
+      riskFlags: z.array(z.string()).optional(),
+      /** The simple commands a command line would run, as the policy parsed them. */
+      commands: z.array(z.array(z.string())).optional(),
+      /** The session's taint when the call was decided, and after it ran (SPEC §6.3). */
+      taint: z.string().optional(),
+      taintAfter: z.string().optional(),
+      /** The classification of what the call read and of where it sent data. */
+      classification: z.object({ reads: z.string().optional(), sink: z.string().optional() }).optional()
+    })
+    .nullable(),
   approval: z.object({ status: z.string(), reason: z.string(), approvalId: z.string().optional() }).nullable(),
   provider: z.record(z.string(), z.unknown()).nullable(),
   stdout: historyOutputSchema,

@@ -3,6 +3,7 @@ import { historyContract } from './history'
 import { providersContract } from './providers'
 import { resourcesContract } from './resources'
 import { settingsContract } from './settings'
+import { skillsContract } from './skills'
 import { systemContract } from './system'
 import type { ContractApi } from './contract'
 
@@ -13,6 +14,7 @@ export { historyContract } from './history'
 export { providersContract, type ProviderView } from './providers'
 export { resourcesContract, resourceEventSchema, type ResourceEventView } from './resources'
 export { settingsContract } from './settings'
+export { skillsContract } from './skills'
 export { systemContract, transportSchema, type SystemInfo } from './system'
 
 /** The whole typed contract between main and every console, one entry per namespace. */
@@ -22,7 +24,8 @@ export const airlockContract = {
   resources: resourcesContract,
   providers: providersContract,
   agents: agentsContract,
-  history: historyContract
+  history: historyContract,
+  skills: skillsContract
 }
 
 /** The contract's type. */

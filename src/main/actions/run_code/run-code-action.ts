@@ -10,7 +10,7 @@ import {
   type ExecuteCodeInput,
   type ResourceHandle
 } from '../../core'
-import { executionDiagnostics, executionPolicy, orderedCandidates, providerFacts, selectionFailure, summariseProbes, unsafeFallback } from '../run_command/execution-profile'
+import { executionDiagnostics, executionPolicy, orderedCandidates, providerFacts, recordNetworkUse, selectionFailure, summariseProbes, unsafeFallback } from '../run_command/execution-profile'
 
 /** One collected output as `data.outputs` lists it. */
 export type RunCodeOutput = { path: string; bytes: number; sha256: string }
@@ -78,6 +78,7 @@ async function runCode(context: ActionContext<CodeExecutionRequest>): Promise<Ac
   } catch (error) {
     return selectionFailure(error, diagnostics)
   }
+  recordNetworkUse(context)
   const outcome = await executeCode({
     ...target,
     manager: context.manager,

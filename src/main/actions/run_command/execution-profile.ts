@@ -1,6 +1,6 @@
-import type { EffectiveAgentProfile } from '@shared/agents'
+import { allowsUnsafeFallback, type EffectiveAgentProfile } from '@shared/agents'
 import { codeLanguageSchema, type CodeLanguage } from '@shared/code-execution'
-import type { ActionOutcome, ResourceCandidate, ResourceHandle, ResourcePolicy } from '../../core'
+import type { ActionContext, ActionOutcome, ResourceCandidate, ResourceHandle, ResourcePolicy } from '../../core'
 
 // What `run_command` and `run_code` derive alike from an agent's profile (SPEC §6.1): the policy
 // an execution runs under, the ordered provider candidates and how a handle is shown in results.
@@ -39,10 +39,18 @@ export function orderedCandidates(profile: EffectiveAgentProfile, options: { kin
 
 /** True when `trusted_local` may be the last resort: the profile asks for the fallback and the operator authorised it. */
 export function unsafeFallback(profile: EffectiveAgentProfile): boolean {
-  return profile.unsafeFallback && profile.allowUnsafeLocal && profile.isolation !== 'required'
+  return allowsUnsafeFallback(profile)
 }
 
 const trustedLocal = { providerId: 'trusted_local', config: { allowUnsafeLocal: true } }
+
+/**
+ * Lineage of an execution (SPEC §6.3): a sandbox with the host network (`full`) may have reached
+ * any endpoint, and is recorded so; the egress proxy will name each endpoint it carries.
+ */
+export function recordNetworkUse(context: Pick<ActionContext, 'agent' | 'touched'>): void {
+  if (context.agent.profile.network === 'full') context.touched({ kind: 'tcp', endpoint: 'host network: any destination' })
+}
 
 /** What every execution call says about its profile: an unbuilt network mode, an unauthorised provider left out. */
 export function executionDiagnostics(profile: EffectiveAgentProfile): string[] {

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { z } from 'zod'
 import type { ActionContext, ActionOutcome, ActionSpec, CommandResult, CommandRunner, ResourceHandle } from '../../core'
-import { executionDiagnostics, providerFacts, selectionFailure } from './execution-profile'
+import { executionDiagnostics, providerFacts, recordNetworkUse, selectionFailure } from './execution-profile'
 import { cwdMarker, SessionDirectories, takeCwdReport, withCwdReport, workspaceDirectory } from './session-directory'
 import { shellRequirement } from './shell-session'
 
@@ -78,6 +78,7 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
     return selectionFailure(error, diagnostics)
   }
   const provider = providerFacts(shell)
+  recordNetworkUse(context)
   const start = requested ?? sessionDirectory(workspace, directories.get(shell), diagnostics)
   const limit = agent.profile.limits.timeoutSeconds
   const timeoutSeconds = Math.min(input.timeoutSeconds ?? limit, limit)

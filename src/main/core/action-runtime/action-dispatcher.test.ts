@@ -39,12 +39,12 @@ const echo: AnyActionSpec = {
   executor: { execute: async ({ input }: ActionContext<{ text: string }>) => ({ data: { echoed: input.text } }) }
 }
 
-function setup(options: { approval?: PolicyApproval; gate?: () => 'enabled' | 'disabled' | 'removed' } = {}) {
+function setup(options: { approval?: PolicyApproval; gate?: () => 'enabled' | 'disabled' | 'removed'; autoAllow?: () => boolean } = {}) {
   const provider = new FakeProvider('fake', ['thing'])
   const manager = new ExecutionResourceManager({ approval: options.approval }).registerProvider(provider)
   const registry = new ActionRegistry()
   const history = new RecordingHistory()
-  const dispatcher = new ActionDispatcher({ manager, registry, history, agentGate: options.gate })
+  const dispatcher = new ActionDispatcher({ manager, registry, history, agentGate: options.gate, autoAllow: options.autoAllow })
   registry.register(echo)
   let seen: unknown
   registry.register({
@@ -157,6 +157,14 @@ describe('ActionDispatcher', () => {
     const approved = await call()
     expect(approved).toMatchObject({ status: 'success', meta: { approval: { status: 'approved' } } })
     expect(asked[0]).toMatchObject({ tool: 'always_asks', agentId: 'coder', sessionId: 'session-1' })
+  })
+
+  it('auto_allow approves what would ask, and never what a hook denies', async () => {
+    const { dispatcher } = setup({ autoAllow: () => true })
+    const approved = await dispatcher.execute({ tool: 'always_asks', input: { text: 'x' }, agent: agent() })
+    expect(approved).toMatchObject({ status: 'success', meta: { approval: { status: 'approved', reason: 'access_control_policy.auto_allow' } } })
+    dispatcher.hooks.onPreToolCall(() => ({ decision: 'deny', rule: 'deny.test' }))
+    expect(await dispatcher.execute({ tool: 'always_asks', input: { text: 'x' }, agent: agent() })).toMatchObject({ status: 'blocked', meta: { policy: { rule: 'deny.test' } } })
   })
 
   it('ends a call blocked when its agent is disabled before it runs or while it runs', async () => {

@@ -21,6 +21,11 @@ export type ActionDispatcherOptions = {
   agentGate?: AgentGate
   /** The approval handler asked when a hook says `ask` (default: the approval registry's default). */
   approvalHandler?: string
+  /**
+   * Setting `access_control_policy.auto_allow` (SPEC §3.6): approves what would ask the operator.
+   * It never turns a `deny` (denylist, boundaries) into anything else.
+   */
+  autoAllow?: () => boolean
   sessions?: SessionHolds
 }
 
@@ -206,6 +211,7 @@ export class ActionDispatcher {
   }
 
   private async approve(call: ActionCall, callId: string, spec: AnyActionSpec, input: unknown, decision: PreToolCallDecision) {
+    if (this.options.autoAllow?.() === true) return { status: 'approved' as const, reason: 'access_control_policy.auto_allow' }
     const summary = redactText(spec.summarize?.(input as never) ?? `${spec.name} ${JSON.stringify(redactValue(input, { maxStringBytes: 200 }))}`, call.agent.secrets)
     const request = {
       requirementId: callId,
@@ -234,6 +240,7 @@ export class ActionDispatcher {
   private record(callId: string, result: ActionResult, trace: Trace, secrets: readonly string[]): void {
     const data = (result.data ?? {}) as Record<string, unknown>
     const text = (value: unknown) => (typeof value === 'string' ? redactText(value, secrets) : undefined)
+    const policy = typeof result.meta.policy === 'object' && result.meta.policy !== null ? result.meta.policy : trace.policy
     const stdout = text(data.stdout)
     const stderr = text(data.stderr)
     const { stdout: _o, stderr: _e, content: _c, ...rest } = typeof result.data === 'object' && result.data !== null ? data : { value: result.data }
@@ -242,7 +249,8 @@ export class ActionDispatcher {
       status: result.status,
       finishedAt: new Date().toISOString(),
       durationMs: Number(result.meta.durationMs ?? 0),
-      ...(trace.policy ? { policy: redactValue(trace.policy, { secrets }) as ActionCallEnd['policy'] } : {}),
+      // A response hook may have added to the decision (the taint after the call): the result's copy is the latest.
+      ...(policy ? { policy: redactValue(policy, { secrets }) as ActionCallEnd['policy'] } : {}),
       ...(trace.approval ? { approval: redactValue(trace.approval, { secrets }) as ActionCallEnd['approval'] } : {}),
       ...(result.meta.provider ? { provider: redactValue(result.meta.provider, { secrets, maxStringBytes: summaryStringBytes }) as Record<string, unknown> } : {}),
       ...(typeof data.exitCode === 'number' ? { exitCode: data.exitCode } : {}),

@@ -8,6 +8,13 @@ export type PreToolCallDecision = {
   reason?: string
   /** Risk flags for the operator (network, package install, deletion...). */
   riskFlags?: string[]
+  /** The simple commands a command line would run, as parsed (for the operator; never re-parsed). */
+  commands?: string[][]
+  /** The session's taint when the call was decided, and after it ran (SPEC §6.3). */
+  taint?: string
+  taintAfter?: string
+  /** The classification of what the call reads and of where it sends data, when labelled. */
+  classification?: { reads?: string; sink?: string }
 }
 
 /** What a PRE_TOOL_CALL hook sees: the validated call, never a live resource. */
@@ -47,6 +54,8 @@ export class ActionHooks {
   async decide(event: PreToolCallEvent): Promise<PreToolCallDecision> {
     let ask: PreToolCallDecision | undefined
     const riskFlags = new Set<string>()
+    // What hooks said beyond the verdict (parsed commands, taint) is kept whatever decides.
+    let facts: Omit<PreToolCallDecision, 'decision' | 'rule' | 'reason' | 'riskFlags'> = {}
     for (const hook of [...this.pre]) {
       let decision: PreToolCallDecision | undefined
       try {
@@ -55,12 +64,14 @@ export class ActionHooks {
         return { decision: 'deny', rule: 'policy.hook_failed', reason: `a policy hook failed, so the call is blocked: ${(error as Error).message}` }
       }
       if (!decision) continue
-      for (const flag of decision.riskFlags ?? []) riskFlags.add(flag)
-      if (decision.decision === 'deny') return { ...decision, riskFlags: [...riskFlags] }
-      if (decision.decision === 'ask') ask ??= decision
+      const { decision: verdict, rule: _rule, reason: _reason, riskFlags: flags, ...more } = decision
+      facts = { ...facts, ...more }
+      for (const flag of flags ?? []) riskFlags.add(flag)
+      if (verdict === 'deny') return { ...facts, ...decision, riskFlags: [...riskFlags] }
+      if (verdict === 'ask') ask ??= decision
     }
-    if (ask) return { ...ask, riskFlags: [...riskFlags] }
-    return { decision: 'allow', riskFlags: [...riskFlags] }
+    if (ask) return { ...facts, ...ask, riskFlags: [...riskFlags] }
+    return { ...facts, decision: 'allow', riskFlags: [...riskFlags] }
   }
 
   /** Runs every POST_TOOL_RESPONSE hook in order; a throwing hook turns the result into an error. */

@@ -96,6 +96,23 @@ function DetailBody({ detail }: { detail: HistoryDetail }) {
             ))}
           </div>
         )}
+        {detail.policy?.taint && (
+          <p className="detail-line" data-testid="history-detail-taint">
+            taint <span className="badge badge-neutral">{detail.policy.taint}</span>
+            {detail.policy.taintAfter && detail.policy.taintAfter !== detail.policy.taint && (
+              <>
+                → <span className="badge badge-warn">{detail.policy.taintAfter}</span>
+              </>
+            )}
+            {detail.policy.classification?.reads && <span className="muted">read {detail.policy.classification.reads}</span>}
+            {detail.policy.classification?.sink && <span className="muted">sent to {detail.policy.classification.sink}</span>}
+          </p>
+        )}
+        {detail.policy?.commands && detail.policy.commands.length > 0 && (
+          <pre className="code-block" data-testid="history-detail-commands">
+            {detail.policy.commands.map((argv) => argv.join(' ')).join('\n')}
+          </pre>
+        )}
         {detail.approval && (
           <p className="detail-line">
             approval <span className="badge badge-neutral">{detail.approval.status}</span>

@@ -1,0 +1,7 @@
+// What persist_skill and run_skill share (SPEC §6.4): the port revisions are recorded through,
+// the content hash and SKILL.md format, the no-follow reader of a skill folder and its writer.
+export { assertRunnable, parseSkillDocument, renderSkillDocument, skillContentHash, skillDocument, skillLimits, skillManifest, skillsFolder, type SkillFile, type SkillFrontMatter } from './skill-content'
+export { SkillError, skillActionOutcome, skillRefusalOutcome, type SkillRefusal } from './skill-error'
+export { readSkillFolder } from './skill-folder'
+export type { SkillLedger, SkillProposal, SkillRevisionRecord } from './skill-port'
+export { writeSkillFolder } from './skill-writer'

@@ -1,0 +1,34 @@
+import type { SkillManifest, SkillState } from '@shared/skills'
+
+/** One recorded revision of a skill, as the skill actions read it from their port. */
+export type SkillRevisionRecord = {
+  /** `<agentId>/<name>`: the skill, whatever the revision. */
+  skillId: string
+  agentId: string
+  name: string
+  revision: number
+  contentHash: string
+  state: SkillState
+  manifest: SkillManifest
+  createdAt: string
+  decidedAt: string | null
+  reason: string | null
+}
+
+/** What a revision is made of when it is proposed: its content hash and its manifest (description, entry, language, files). */
+export type SkillProposal = { contentHash: string; manifest: SkillManifest }
+
+/**
+ * The port the skill actions record and read revisions through (SPEC §6.4). Actions never reach
+ * the store or the console: the host gives them an implementation (the console's skill service),
+ * which keeps revisions where the agent cannot write them.
+ */
+export interface SkillLedger {
+  /** Every revision of an agent's skill, newest first (empty when it has none). */
+  revisions(agentId: string, name: string): SkillRevisionRecord[]
+  /**
+   * Records `proposal` as the next revision, `pending_approval`, unless a `pending_approval` or
+   * `approved` revision has the same content hash: that one is returned (`created: false`).
+   */
+  propose(agentId: string, name: string, proposal: SkillProposal): { revision: SkillRevisionRecord; created: boolean }
+}

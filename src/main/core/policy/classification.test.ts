@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { ClassificationLabelSet } from './classification'
+
+describe('ClassificationLabelSet', () => {
+  const labels = new ClassificationLabelSet(
+    [
+      { paths: { 'secrets/**': 'CONFIDENTIAL', '**/*.pem': 'RESTRICTED' }, domains: { '*.corp.example': 'INTERNAL' }, databases: { 'data/hr.db': 'RESTRICTED' } },
+      { paths: { 'secrets/**': 'INTERNAL' }, mcpServers: { wiki: 'INTERNAL' } }
+    ],
+    [{ name: 'wiki', classification: 'CONFIDENTIAL' }, { name: 'public' }]
+  )
+
+  it('labels paths by glob, in any spelling, the highest label winning', () => {
+    expect(labels.ofPath('secrets/plan.txt')).toBe('CONFIDENTIAL')
+    expect(labels.ofPath('./secrets//plan.txt')).toBe('CONFIDENTIAL')
+    expect(labels.ofPath('secrets')).toBe('CONFIDENTIAL')
+    expect(labels.ofPath('deep/dir/key.pem')).toBe('RESTRICTED')
+    expect(labels.ofPath('secrets/key.pem')).toBe('RESTRICTED')
+    expect(labels.ofPath('src/main.ts')).toBe('PUBLIC')
+    expect(labels.ofPath('secretsx/plan.txt')).toBe('PUBLIC')
+  })
+
+  it('a folder walk meets every label that can lie under it', () => {
+    expect(labels.ofTree('.')).toBe('RESTRICTED')
+    expect(labels.ofTree('')).toBe('RESTRICTED')
+    expect(new ClassificationLabelSet([{ paths: { 'secrets/**': 'CONFIDENTIAL' } }]).ofTree('src')).toBe('PUBLIC')
+    expect(new ClassificationLabelSet([{ paths: { 'secrets/**': 'CONFIDENTIAL' } }]).ofTree('secrets/a')).toBe('CONFIDENTIAL')
+  })
+
+  it('labels domains exactly or by suffix, databases by glob and MCP servers by name', () => {
+    expect(labels.ofDomain('corp.example')).toBe('INTERNAL')
+    expect(labels.ofDomain('Wiki.Corp.Example.')).toBe('INTERNAL')
+    expect(labels.ofDomain('notcorp.example')).toBe('PUBLIC')
+    expect(labels.ofDatabase('./data/hr.db')).toBe('RESTRICTED')
+    expect(labels.ofServer('wiki')).toBe('CONFIDENTIAL')
+    expect(labels.ofServer('public')).toBe('PUBLIC')
+    expect(new ClassificationLabelSet([]).empty).toBe(true)
+  })
+})

@@ -1,0 +1,87 @@
+import { posix } from 'node:path'
+import picomatch from 'picomatch'
+import { classificationRank, higherClassification, type Classification, type ClassificationLabels } from '@shared/agents'
+
+/**
+ * Classification labels (SPEC §6.3) resolved for one agent: the global labels (setting
+ * `policy.labels`), its profile's (role's joined in) and its MCP servers' `classification`. The
+ * highest level wins where several name the same thing. Everything unlabelled is `PUBLIC`.
+ *
+ * Paths are workspace-relative globs (picomatch, dot files included): `secrets/**`, `**\/*.pem`.
+ * A directory walk (search over a folder) meets a label when the folder lies inside a glob's
+ * static base or the base lies inside the folder. Domains are exact host names or `*.suffix`
+ * (which also covers the suffix itself). Databases are globs over the `database` path an agent gives.
+ */
+export class ClassificationLabelSet {
+  private readonly paths: { match: (path: string) => boolean; base: string; level: Classification }[]
+  private readonly databases: { match: (path: string) => boolean; level: Classification }[]
+  private readonly domains: { pattern: string; level: Classification }[]
+  private readonly servers: Map<string, Classification>
+
+  constructor(sources: readonly ClassificationLabels[], servers: readonly { name: string; classification?: Classification }[] = []) {
+    const entries = (kind: keyof ClassificationLabels) => sources.flatMap((labels) => Object.entries(labels[kind] ?? {}) as [string, Classification][])
+    this.paths = entries('paths').map(([glob, level]) => ({ match: picomatch(normalise(glob), { dot: true }), base: picomatch.scan(normalise(glob)).base, level }))
+    this.databases = entries('databases').map(([glob, level]) => ({ match: picomatch(normalise(glob), { dot: true }), level }))
+    this.domains = entries('domains').map(([pattern, level]) => ({ pattern: pattern.toLowerCase(), level }))
+    this.servers = new Map()
+    for (const [name, level] of entries('mcpServers')) this.servers.set(name, higherClassification(this.servers.get(name) ?? 'PUBLIC', level))
+    for (const server of servers) if (server.classification) this.servers.set(server.name, higherClassification(this.servers.get(server.name) ?? 'PUBLIC', server.classification))
+  }
+
+  /** True when no label is set at all (the engine skips classification work). */
+  get empty(): boolean {
+    return this.paths.length === 0 && this.databases.length === 0 && this.domains.length === 0 && this.servers.size === 0
+  }
+
+  /** The level of one workspace file (relative path). */
+  ofPath(path: string): Classification {
+    const relative = normalise(path)
+    return highest(this.paths.filter((label) => label.match(relative) || label.match(`${relative}/`)).map((label) => label.level))
+  }
+
+  /** The highest level anything under a workspace folder can have (what a recursive read may meet). */
+  ofTree(folder: string): Classification {
+    const relative = normalise(folder)
+    const inside = (child: string, parent: string) => parent === '' || parent === '.' || child === parent || child.startsWith(`${parent}/`)
+    return highest(this.paths.filter((label) => inside(label.base, relative) || inside(relative, label.base) || label.match(relative)).map((label) => label.level))
+  }
+
+  /** The level of a SQLite database path as the agent names it. */
+  ofDatabase(path: string): Classification {
+    const relative = normalise(path)
+    return highest(this.databases.filter((label) => label.match(relative)).map((label) => label.level))
+  }
+
+  /** The level of a host name (`*.corp.example` covers `corp.example` and every subdomain). */
+  ofDomain(host: string): Classification {
+    const name = host.toLowerCase().replace(/\.$/, '')
+    return highest(
+      this.domains
+        .filter(({ pattern }) => (pattern.startsWith('*.') ? name === pattern.slice(2) || name.endsWith(pattern.slice(1)) : name === pattern))
+        .map((label) => label.level)
+    )
+  }
+
+  /** The level of an upstream MCP server. */
+  ofServer(name: string): Classification {
+    return this.servers.get(name) ?? 'PUBLIC'
+  }
+}
+
+/** The highest of some levels; `PUBLIC` for none. */
+export function highest(levels: Iterable<Classification>): Classification {
+  let out: Classification = 'PUBLIC'
+  for (const level of levels) out = higherClassification(out, level)
+  return out
+}
+
+/** True when `a` is strictly above `b`. */
+export function above(a: Classification, b: Classification): boolean {
+  return classificationRank(a) > classificationRank(b)
+}
+
+/** A workspace-relative path in one spelling: no leading `./` or `/`, no `.` segments, no trailing `/`. */
+function normalise(path: string): string {
+  const cleaned = posix.normalize(path.replace(/\\/g, '/')).replace(/^\/+/, '').replace(/\/+$/, '')
+  return cleaned === '.' ? '' : cleaned.replace(/^\.\//, '')
+}

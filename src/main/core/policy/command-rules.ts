@@ -1,0 +1,128 @@
+import type { CommandAnalysis, CommandDecision, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
+import { defaultDenyHit, type RuleHit } from './command-rules-deny'
+import { riskFlagsOf } from './command-rules-risk'
+import { baseName, shown, viewOf, type CommandView } from './command-rules-words'
+
+/**
+ * The command rules (SPEC §6.3): from the analysis of a command line and the agent's profile, the
+ * decision `run`, `ask` or `blocked`, the rule that decided, and the risk flags. Pure and
+ * deterministic: the same analysis and input always give the same decision, and nothing the model
+ * writes can change a rule. Precedence, whatever the ask mode: the default denylist families, then
+ * the profile's denylist, then its allowlist block; then analysis concerns and risk flags ask (or
+ * block under `ask: never` for concerns); `ask: always` asks for everything else.
+ */
+
+/** The custom denylist hit (`denylist.custom`) or allowlist miss (`allowlist.not_listed`), if any. */
+export function profileListHit(views: readonly CommandView[], input: Pick<CommandPolicyInput, 'denylist' | 'allowlist'>): RuleHit | undefined {
+  const denylist = input.denylist.map((entry) => ({ entry: entry.trim(), words: prefixOf(entry) })).filter((d) => d.words.length > 0)
+  for (const view of views) {
+    const candidates = [[view.program, ...view.args], ...view.command.wrappers.map((w) => [baseName(w.argv[0] ?? ''), ...w.argv.slice(1)])]
+    for (const { entry, words } of denylist) {
+      const matched = candidates.find((argv) => startsWith(argv, words))
+      if (matched) return { rule: 'denylist.custom', reason: `${shown(matched)}: matches the profile's denylist entry "${entry}"` }
+    }
+  }
+  const allowlist = input.allowlist.map(prefixOf).filter((words) => words.length > 0)
+  if (input.allowlist.length > 0) {
+    for (const view of views) {
+      if (!allowlist.some((entry) => startsWith([view.program, ...view.args], entry))) {
+        return { rule: 'allowlist.not_listed', reason: `${shown(view)}: not on the profile's allowlist (${input.allowlist.map((e) => `"${e.trim()}"`).join(', ')})` }
+      }
+    }
+  }
+  return undefined
+}
+
+/** A list entry as words, the program by basename (`/usr/bin/git push` is `git push`). */
+function prefixOf(entry: string): string[] {
+  const words = entry.trim().split(/\s+/).filter((w) => w !== '')
+  return words.length > 0 ? [baseName(words[0]!), ...words.slice(1)] : []
+}
+
+const startsWith = (argv: readonly string[], prefix: readonly string[]) => prefix.length <= argv.length && prefix.every((word, i) => argv[i] === word)
+
+const fieldSeparator = /\s+|\$\{IFS\}|\$IFS(?![A-Za-z0-9_])/
+/** A name still holding a substitution splits into its source text, not into words that would run. */
+const substitution = /\$\(|`|<\(|>\(/
+
+/**
+ * Second readings for the denylist: a command whose name is a dynamic word holding spaces
+ * (`rm${IFS}-rf${IFS}/`, `$CMD` with `CMD='rm -rf /'`) split as the shell would, and one whose name
+ * is the output of a static `echo`.
+ */
+function splitReadings(commands: readonly SimpleCommand[]): CommandView[] {
+  const split = (w: CommandWord) => (w.static ? [w] : w.value.split(fieldSeparator).filter((v) => v !== '').map((value) => ({ value, static: false })))
+  return commands.flatMap((c) => {
+    const read = echoedName(c, commands)
+    const name = read.argv[0]
+    if (!name || name.static || (read === c && (substitution.test(name.value) || !fieldSeparator.test(name.value.trim())))) return []
+    return [viewOf({ ...read, argv: read.argv.flatMap(split) })]
+  })
+}
+
+/**
+ * A command whose name is the output of a static `echo` (`` `echo rm` -rf / ``, `$(echo rm) -rf /`),
+ * read with that output in its place: the analysis keeps such a name as source text.
+ */
+function echoedName(command: SimpleCommand, all: readonly SimpleCommand[]): SimpleCommand {
+  const name = command.argv[0]
+  if (!name || name.static) return command
+  for (const feed of command.fedBy) {
+    const source = all[feed.from]
+    if (feed.how !== 'argument' || !source || (name.value !== `\`${source.text}\`` && name.value !== `$(${source.text})`)) continue
+    if (baseName(source.argv[0]?.value ?? '') !== 'echo' || !source.argv.every((w) => w.static)) continue
+    const output = source.argv.slice(1).map((w) => w.value).filter((v) => !/^-[neE]+$/.test(v)).join(' ')
+    return { ...command, argv: [{ value: output, static: false }, ...command.argv.slice(1)] }
+  }
+  return command
+}
+
+/**
+ * The most word text the rules examine for one line. Lines are at most 64 KiB, but nested
+ * substitutions repeat their inner text in every enclosing word (`$($($(…)))`), so the words can
+ * add up to far more; past this the line asks (`command.too_complex`) instead of costing time.
+ */
+export const maxAnalysedChars = 128 * 1024
+
+function analysedChars(commands: readonly SimpleCommand[]): number {
+  let total = 0
+  for (const c of commands) {
+    for (const w of c.argv) total += w.value.length
+    for (const r of c.redirects) total += r.target.value.length
+    for (const w of c.wrappers) for (const a of w.argv) total += a.length
+  }
+  return total
+}
+
+/** The decision for one analysed command line under the agent's profile. */
+export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolicyInput): CommandDecision {
+  if (!analysis.ok) {
+    // Nothing can be said about what would run: ask (block under `never`); a NUL byte never runs.
+    const decision = analysis.rule === 'command.nul_byte' || input.ask === 'never' ? 'blocked' : 'ask'
+    return { decision, rule: analysis.rule, reason: analysis.reason, riskFlags: [], commands: [] }
+  }
+  const commands = analysis.commands.map((c) => c.argv.map((w) => w.value))
+  const size = analysedChars(analysis.commands)
+  if (size > maxAnalysedChars) {
+    const reason = `the analysis holds ${size} characters of words, more than the rules examine (${maxAnalysedChars})`
+    return { decision: input.ask === 'never' ? 'blocked' : 'ask', rule: 'command.too_complex', reason, riskFlags: [], commands }
+  }
+  const views = analysis.commands.map(viewOf)
+  const flags = riskFlagsOf(views, input)
+  const riskFlags = flags.map((f) => f.flag)
+  const decided = (decision: CommandDecision['decision'], rule: string | null, reason: string): CommandDecision => ({ decision, rule, reason, riskFlags, commands })
+
+  const readings = [...views, ...splitReadings(analysis.commands)]
+  const hit = defaultDenyHit(readings) ?? profileListHit(readings, input)
+  if (hit) return decided('blocked', hit.rule, hit.reason)
+  const concern = analysis.concerns[0]
+  if (concern) {
+    if (input.ask === 'never') return decided('blocked', concern.rule, `${concern.reason} (ask: never, so it cannot wait for the operator)`)
+    return decided('ask', concern.rule, concern.reason)
+  }
+  const flag = flags[0]
+  if (input.ask === 'never') return decided('run', null, flag ? `runs without asking (ask: never); risk flags: ${riskFlags.join(', ')}` : 'no rule applies')
+  if (flag) return decided('ask', `risk.${flag.flag}`, `${flag.why}${flags.length > 1 ? `; also ${riskFlags.slice(1).join(', ')}` : ''}`)
+  if (input.ask === 'always') return decided('ask', 'ask.always', 'the profile asks before every command (ask: always)')
+  return decided('run', null, 'no rule applies')
+}

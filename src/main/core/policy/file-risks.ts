@@ -1,0 +1,78 @@
+import { closeSync, readSync } from 'node:fs'
+import { basename, posix } from 'node:path'
+import { openBeneath, openDirectoryNoFollow, openRegularFile } from '../sandbox/no-follow'
+
+/**
+ * Risk flags of writing a workspace file (SPEC §6.1): `vcs_write` for anything under `.git/` or
+ * `.github/` (and `.gitmodules`, `.gitattributes`, which make git run programs), `config_write`
+ * for environment and shell start-up files, package-manager credentials, and a `package.json`
+ * whose `scripts` change (scripts run on `npm install`/`npm test`; other package.json edits are
+ * ordinary work).
+ */
+export function fileWriteRisks(path: string): ('vcs_write' | 'config_write')[] {
+  const parts = posix.normalize(path.replace(/\\/g, '/')).split('/')
+  const name = parts.at(-1) ?? ''
+  if (parts.includes('.git') || parts.includes('.github') || name === '.gitmodules' || name === '.gitattributes') return ['vcs_write']
+  if (configFileNames.has(name) || /^\.env(\..+)?$/.test(name)) return ['config_write']
+  return []
+}
+
+const configFileNames = new Set(['.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zprofile', '.zshenv', '.npmrc', '.yarnrc', '.pypirc', '.gitconfig', '.netrc', '.envrc'])
+
+/** True when a path names a `package.json`. */
+export function isPackageManifest(path: string): boolean {
+  return basename(path) === 'package.json'
+}
+
+/**
+ * True when writing `next` over the workspace file `path` changes its `scripts` (or when the
+ * current one cannot be read or either side is not JSON: unknown counts as changed).
+ */
+export function packageScriptsChange(workspace: string, path: string, next: string): boolean {
+  const current = readSmallFile(workspace, path)
+  if (current === undefined) return scriptsOf(next) !== undefined
+  const before = scriptsOf(current)
+  const after = scriptsOf(next)
+  return before === undefined || after === undefined ? true : before !== after
+}
+
+/**
+ * The current text of a small workspace file, or undefined (missing, reached through a symlink on
+ * any component, not a regular file, too big). Walked on descriptors: the sandbox wrote this tree.
+ */
+export function readSmallFile(workspace: string, path: string, maxBytes = 1024 * 1024): string | undefined {
+  let dirFd: number | undefined
+  let fd: number | undefined
+  try {
+    const parts = posix.normalize(path.replace(/\\/g, '/')).split('/').filter((part) => part !== '' && part !== '.')
+    const name = parts.pop()
+    if (!name || parts.includes('..') || name === '..') return undefined
+    dirFd = openBeneath(openDirectoryNoFollow(workspace), parts.join('/'), { closeBase: true })
+    const file = openRegularFile(dirFd, name)
+    fd = file.fd
+    if (file.stat.size > maxBytes) return undefined
+    const buffer = Buffer.alloc(file.stat.size)
+    let read = 0
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read)
+      if (n === 0) break
+      read += n
+    }
+    return buffer.subarray(0, read).toString('utf8')
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+    if (dirFd !== undefined) closeSync(dirFd)
+  }
+}
+
+/** `scripts` of a package.json text as canonical JSON; `'{}'` when it has none; undefined when not JSON. */
+function scriptsOf(text: string): string | undefined {
+  try {
+    const parsed = JSON.parse(text) as { scripts?: unknown }
+    return JSON.stringify(parsed?.scripts ?? {})
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,70 @@
+import type { ActionHooks, PostToolResponseEvent } from '../action-runtime/action-hooks'
+import type { ActionResult } from '../action-runtime/action-spec'
+import { credentialShapes, redacted } from '../action-runtime/redaction'
+
+/**
+ * POST_TOOL_RESPONSE redaction of what leaves Airlock (SPEC §6.3, issue 10): before a result goes
+ * back to the agent (and so into history, logs and `.exec_history`, which record the result),
+ * known secrets and well-known credential shapes are replaced by `[redacted]` in every string of
+ * `data` and in the error message. `meta.redaction` says how many and of which kinds, so the agent
+ * and the operator know the output was changed and why.
+ *
+ * Known secrets: the agent's (its MCP servers' `env` and `headers` values) and the values of the
+ * Airlock process's environment variables the operator marked secret (setting
+ * `policy.secret_env_vars`); both arrive as `ActionAgent.secrets`. Shapes (`credentialShapes`): AWS
+ * keys, GitHub, Slack, OpenAI/Anthropic-style `sk-…`, Google and Stripe keys, PEM private key
+ * blocks. Shapes are best effort by nature: they catch the common forms, not every secret.
+ */
+export function installOutputRedaction(hooks: ActionHooks): () => void {
+  return hooks.onPostToolResponse((event) => redactResult(event))
+}
+
+const shapes = credentialShapes()
+
+/** Known secrets shorter than this are not searched for: they would redact ordinary words. */
+const shortestKnownSecret = 6
+
+/** One string with secrets replaced, counting what was replaced by kind. */
+export function redactOutputText(text: string, secrets: readonly string[], counts: Map<string, number>): string {
+  let out = text
+  for (const secret of secrets) {
+    if (secret.length < shortestKnownSecret || !out.includes(secret)) continue
+    const parts = out.split(secret)
+    counts.set('known_secret', (counts.get('known_secret') ?? 0) + parts.length - 1)
+    out = parts.join(redacted)
+  }
+  for (const { kind, pattern } of shapes) {
+    out = out.replace(pattern, (match: string, label?: unknown) => {
+      counts.set(kind, (counts.get(kind) ?? 0) + 1)
+      return typeof label === 'string' && match.startsWith(label) ? `${label}${redacted}` : redacted
+    })
+  }
+  return out
+}
+
+function redactResult({ agent, result }: PostToolResponseEvent): ActionResult | undefined {
+  const counts = new Map<string, number>()
+  const secrets = agent.secrets ?? []
+  const data = result.data === undefined ? undefined : redactData(result.data, secrets, counts)
+  const error = result.error ? { ...result.error, message: redactOutputText(result.error.message, secrets, counts) } : undefined
+  if (counts.size === 0) return undefined
+  const replaced = [...counts.values()].reduce((sum, n) => sum + n, 0)
+  return {
+    ...result,
+    ...(data !== undefined ? { data } : {}),
+    ...(error ? { error } : {}),
+    meta: { ...result.meta, redaction: { replaced, kinds: [...counts.keys()].sort() } },
+    diagnostics: [...result.diagnostics, `${replaced} secret${replaced === 1 ? '' : 's'} redacted from this result (${[...counts.keys()].sort().join(', ')})`]
+  }
+}
+
+/** A copy of `value` with every string (keys included) redacted; shared structure is not preserved. */
+function redactData(value: unknown, secrets: readonly string[], counts: Map<string, number>, depth = 0): unknown {
+  if (typeof value === 'string') return redactOutputText(value, secrets, counts)
+  if (typeof value !== 'object' || value === null || depth > 64) return value
+  if (Array.isArray(value)) return value.map((item) => redactData(item, secrets, counts, depth + 1))
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) out[redactOutputText(key, secrets, counts)] = redactData(item, secrets, counts, depth + 1)
+  return out
+}

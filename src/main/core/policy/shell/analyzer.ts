@@ -38,11 +38,12 @@ export function loadCommandAnalyzer(): Promise<CommandAnalyzer> {
 }
 
 /**
- * Where this module is: `import.meta.url` under vitest and ESM; in the CommonJS main bundle that
- * electron-vite builds, Vite rewrites `import.meta.url` to the bundle's own file URL.
+ * A `require` that resolves from this module's own file: `__filename` is the bundle's file in the
+ * CommonJS main build (Electron and the CLI), and vitest and Playwright's loader define it too.
+ * (`import.meta` is avoided: one use makes Playwright's loader treat the file as an ES module.)
  */
 function packageRequire(): NodeJS.Require {
-  return createRequire(import.meta.url)
+  return createRequire(__filename)
 }
 
 async function load(): Promise<CommandAnalyzer> {

@@ -109,9 +109,12 @@ function DetailBody({ detail }: { detail: HistoryDetail }) {
           </p>
         )}
         {detail.policy?.commands && detail.policy.commands.length > 0 && (
-          <pre className="code-block" data-testid="history-detail-commands">
-            {detail.policy.commands.map((argv) => argv.join(' ')).join('\n')}
-          </pre>
+          <>
+            <p className="muted">Commands the policy found in the line:</p>
+            <pre className="code-block" data-testid="history-detail-commands">
+              {detail.policy.commands.map((argv) => argv.join(' ')).join('\n')}
+            </pre>
+          </>
         )}
         {detail.approval && (
           <p className="detail-line">

@@ -7,11 +7,12 @@ import { historyCommand } from './commands/history'
 import { imagesCommand } from './commands/images'
 import { policyCommand } from './commands/policy'
 import { serveCommand } from './commands/serve'
+import { skillsCommand } from './commands/skills'
 import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, historyCommand, policyCommand, auditCommand, imagesCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, historyCommand, policyCommand, skillsCommand, auditCommand, imagesCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

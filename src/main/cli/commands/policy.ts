@@ -5,7 +5,8 @@ import { AgentWorkspaces } from '../../console/agent-workspaces'
 import { SettingsService } from '../../console/settings-service'
 import { loadCommandAnalyzer, PolicyEngine, type CommandDecision } from '../../core'
 import { airlockPaths, resolveHome } from '../../host'
-import { openStore } from '../../store'
+import { openStore, type Store } from '../../store'
+import { actionAgent } from '../../capabilities/agent-toolset'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
 
@@ -30,16 +31,13 @@ export const policyCommand = defineCommand({
     if (!agentId.success) throw new UsageError(`--agent ${JSON.stringify(options.agent)}: ${agentId.error.issues.map((i) => i.message).join('; ')}`)
     if (words.length === 0) throw new UsageError('policy check needs a command line after --')
     const line = words.length === 1 ? words[0]! : words.map(shellQuote).join(' ')
+    if (line.trim() === '') throw new UsageError('policy check needs a command line after --, not an empty one')
     const paths = airlockPaths(resolveHome(options.home))
     if (!existsSync(paths.database)) throw new CliError('not_found', `There is no agent ${agentId.data} (no Airlock database at ${paths.home}).`)
     const store = openStore(paths.database)
     let decision: CommandDecision
     try {
-      const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces) })
-      const profile = agents.effectiveProfile(agentId.data)
-      const settings = new SettingsService(store.settings)
-      const engine = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels') })
-      decision = await engine.checkCommand(line, { agentId: agentId.data, workspace: new AgentWorkspaces(paths.workspaces).pathOf(agentId.data), profile })
+      decision = await decide(store, paths.workspaces, agentId.data, line)
     } finally {
       store.close()
     }
@@ -51,12 +49,39 @@ export const policyCommand = defineCommand({
     io.out(`rule: ${decision.rule ?? '-'}`)
     io.out(`reason: ${decision.reason}`)
     io.out(`risk flags: ${decision.riskFlags.length ? decision.riskFlags.join(', ') : '-'}`)
+    io.out(`what happens: ${consequence[decision.decision]}`)
     io.out('commands:')
     for (const argv of decision.commands) io.out(`  ${argv.map(shellQuote).join(' ')}`)
     if (decision.commands.length === 0) io.out('  (none found)')
     return 0
   }
 })
+
+const consequence: Record<CommandDecision['decision'], string> = {
+  run: 'the command runs in the agent\'s sandbox.',
+  ask: 'the call waits for the operator\'s approval (until the approval queue ships with the gateway, it ends approval_required). To stop asking: change the profile\'s ask, allowlist or labels.',
+  blocked: 'the call is refused and the agent is told the rule; nothing runs.'
+}
+
+/**
+ * The decision a `run_command` of `line` would get, checked in the dispatcher's order: the agent
+ * is enabled, its capabilities give it `run_command`, then the policy engine; an `ask` that the
+ * setting `access_control_policy.auto_allow` would approve is reported as `run`, saying so.
+ */
+async function decide(store: Store, workspaces: string, agentId: string, line: string): Promise<CommandDecision> {
+  const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(workspaces) })
+  const settings = new SettingsService(store.settings)
+  const profile = agents.effectiveProfile(agentId)
+  const blocked = (rule: string, reason: string): CommandDecision => ({ decision: 'blocked', rule, reason, riskFlags: [], commands: [] })
+  if (agents.state(agentId) === 'disabled') return blocked('policy.agent_disabled', `agent ${agentId} is disabled: every call is refused until it is enabled`)
+  const workspace = new AgentWorkspaces(workspaces).pathOf(agentId)
+  const agent = actionAgent({ agentId, sessionId: '', workspace, profile })
+  if (!agent.tools.has('run_command')) return blocked('capability.not_enabled', `agent ${agentId} has no shell: its capabilities do not include run_command`)
+  const engine = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels') })
+  const decision = await engine.checkCommand(line, agent)
+  if (decision.decision !== 'ask' || settings.get('access_control_policy.auto_allow') !== true) return decision
+  return { ...decision, decision: 'run', reason: `${decision.reason}; approved automatically because access_control_policy.auto_allow is on` }
+}
 
 /** A word as the shell would need it written to mean exactly itself. */
 function shellQuote(word: string): string {

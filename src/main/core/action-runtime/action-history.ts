@@ -1,3 +1,4 @@
+import type { PreToolCallDecision } from './action-hooks'
 import type { ActionArtifact, ActionStatus, LineageEndpoint } from './action-spec'
 
 /** The start of a call as history records it: already redacted. */
@@ -17,8 +18,8 @@ export type ActionCallEnd = {
   status: ActionStatus
   finishedAt: string
   durationMs: number
-  /** The deciding policy rule and risk flags, when a hook decided. */
-  policy?: { decision: 'allow' | 'deny' | 'ask'; rule?: string; reason?: string; riskFlags?: string[] }
+  /** The policy decision (rule, risk flags, parsed commands, taint before and after), when a hook decided. */
+  policy?: PreToolCallDecision
   /** The approval this call waited for (its id when the console queue made one) and the outcome. */
   approval?: { status: string; reason: string; approvalId?: string }
   /** Which provider ran it and the isolation facts, including a recorded fallback. */

@@ -1,13 +1,16 @@
 import { writeTargets } from './command-rules-targets'
-import { firstOperand, hasFlag, resolvePath, shown, splitArgs, type CommandView } from './command-rules-words'
+import { firstOperand, hasFlag, resolvePath, shown, splitArgs, workspaceRoot, type CommandView } from './command-rules-words'
 
 /**
  * The download-and-execute family (`deny.download_execute`): code fetched from the network reaches a
  * shell or interpreter as its script — through a pipe (`curl | sh`, `wget -O- | bash`), a process
  * substitution (`bash <(curl ...)`), a substitution (`sh -c "$(curl ...)"`, `eval "$(wget ...)"`),
  * any chain of commands in between (`curl | base64 -d | sh`), or a file a downloader just wrote and
- * the line then runs (`curl -o x.sh ... && sh x.sh`). Which commands fetch is a list: network
- * clients, and interpreters given inline code that opens a connection (`python -c 'import urllib...'`).
+ * the line then runs (`curl -o x.sh ... && sh x.sh`, `curl -fsSLo x`, `curl -O URL`, `wget URL`,
+ * `curl URL | tee x`, `> x`; run as `sh x`, `. x`, `./x`, `python x`, `sh < x`), or a socket bash
+ * opens itself (`sh < /dev/tcp/host/port`). Which commands fetch is a list: network clients, any
+ * command reading a `/dev/tcp` or `/dev/udp` redirection, and interpreters given inline code that
+ * opens a connection (`python -c 'import urllib...'`).
  */
 
 /** Programs whose output is whatever a remote end sends. */
@@ -30,9 +33,16 @@ function inlineCode(view: CommandView): string | undefined {
   return undefined
 }
 
+/** True when a path word is one of bash's network pseudo-files (`/dev/tcp/host/port`, `/dev/udp/...`). */
+export function isSocketPath(value: string): boolean {
+  const path = resolvePath(value, null)
+  return path.anchor === 'root' && path.segments[0] === 'dev' && (path.segments[1] === 'tcp' || path.segments[1] === 'udp')
+}
+
 /** True when a command's output is data from the network. */
 export function isDownloader(view: CommandView): boolean {
   if (downloaders.has(view.program)) return true
+  if (view.command.redirects.some((r) => !r.writes && /^<>?$/.test(r.op) && isSocketPath(r.target.value))) return true
   const code = inlineCode(view)
   return code !== undefined && networkCode.test(code)
 }
@@ -71,8 +81,8 @@ function tainted(all: readonly CommandView[]): boolean[] {
 }
 
 const samePath = (a: string, b: string) => {
-  const x = resolvePath(a, [])
-  const y = resolvePath(b, [])
+  const x = resolvePath(a, workspaceRoot)
+  const y = resolvePath(b, workspaceRoot)
   return x.anchor !== 'unknown' && x.anchor === y.anchor && x.segments.join('/') === y.segments.join('/')
 }
 
@@ -80,6 +90,8 @@ const samePath = (a: string, b: string) => {
 export function downloadExecuteHit(view: CommandView, all: readonly CommandView[]): string | undefined {
   const code = isExecutor(view.program) ? codeWord(view) : undefined
   if (code !== undefined && fetchedText.test(code)) return `${shown(view)} runs the output of a download as code`
+  const socket = view.command.redirects.find((r) => !r.writes && isSocketPath(r.target.value))
+  if (socket && readsCodeFromStdin(view)) return `${shown(view)} runs a script read from the network socket ${socket.target.value}`
   const marks = tainted(all)
   if (!marks.some(Boolean)) return undefined
   for (const feed of view.command.fedBy) {
@@ -91,11 +103,14 @@ export function downloadExecuteHit(view: CommandView, all: readonly CommandView[
       (feed.how === 'argument' && code !== undefined && /\$\(|`|<\(|^\/dev\/fd\//.test(code))
     if (runs) return `${shown(view)} runs code fetched by \`${shown(source)}\``
   }
-  // `curl -o x.sh URL && sh x.sh`, `wget -O run URL; chmod +x run; ./run`
+  // `curl -o x.sh URL && sh x.sh`, `curl URL | tee x.sh; ./x.sh`, `wget URL; sh < i.sh`: a file that
+  // carries downloaded data (written by a downloader or by anything it feeds) and is then run.
+  const run = [view.command.argv[0]?.value ?? '', ...(code !== undefined ? [code] : [])]
+  if (readsCodeFromStdin(view)) run.push(...view.command.redirects.filter((r) => !r.writes && r.op === '<').map((r) => r.target.value))
   const index = all.indexOf(view)
   for (let i = 0; i < index; i++) {
-    if (!isDownloader(all[i]!)) continue
-    const file = writeTargets(all[i]!).find((target) => samePath(target, view.command.argv[0]?.value ?? '') || (code !== undefined && samePath(target, code)))
+    if (!marks[i]) continue
+    const file = writeTargets(all[i]!).find((target) => run.some((word) => samePath(target, word)))
     if (file) return `${shown(view)} runs ${file}, which \`${shown(all[i]!)}\` downloaded`
   }
   return undefined

@@ -1,13 +1,18 @@
 import type { CommandPolicyInput } from './command-analysis'
-import { isDownloader } from './command-rules-download'
-import { deletionTargets, gitSubcommand, insideScratch, protectedKind, unknownTarget, writeTargets } from './command-rules-targets'
-import { firstOperand, resolvePath, shown, splitArgs, type CommandView } from './command-rules-words'
+import { isDownloader, isSocketPath } from './command-rules-download'
+import { resolveAll } from './command-rules-folders'
+import { gitSubcommand, setsGitConfig } from './command-rules-git'
+import { installsPackages } from './command-rules-install'
+import { deletionTargets, insideScratch, moveSources, protectedKind, unknownTarget, writeTargets } from './command-rules-targets'
+import { firstOperand, splitArgs, shown, type CommandView, type Folder } from './command-rules-words'
 
 /**
  * The risk flags of a command line (SPEC §6.3), in the order they are reported: `network`,
- * `package_install`, `deletion` (outside `scratch/`), `vcs_write` (.git/, .github/), `config_write`
- * (package.json, .env*, shell rc files, `git config` setting a value), `long_runtime`. A flag makes
- * the line ask under `ask: on_risk`; it never blocks on its own.
+ * `package_install` (`./command-rules-install.ts`), `deletion` (outside `scratch/`, including moving
+ * files out of the workspace and deleting through a symlink the line made in `scratch/`),
+ * `vcs_write` and `config_write` (the protected names of `./protected-names.ts`, `git config`
+ * setting a value, `npm pkg set`, and `crontab`/`at`, which install code that runs later),
+ * `long_runtime`. A flag makes the line ask under `ask: on_risk`; it never blocks on its own.
  */
 
 /** Risk flags in reporting order (the first one names the rule `risk.<flag>`). */
@@ -16,119 +21,75 @@ export const riskFlagOrder = ['network', 'package_install', 'deletion', 'vcs_wri
 /** A `run_command` timeout above this many seconds is a long runtime. */
 export const longRuntimeSeconds = 300
 
-const pipSubcommands = new Set(['install', 'download', 'wheel'])
-const npmInstall = new Set(['i', 'install', 'add', 'ci', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'isntall', 'update', 'up', 'upgrade'])
-/** `program` → subcommands that install packages (`''` when the bare program installs: `yarn`, `bundle`). */
-const installers: Record<string, ReadonlySet<string>> = {
-  pipx: new Set(['install', 'inject', 'upgrade', 'run']),
-  poetry: new Set(['add', 'install', 'update']),
-  npm: npmInstall,
-  yarn: new Set(['', 'add', 'install', 'global']),
-  pnpm: new Set(['add', 'install', 'i', 'update', 'up']),
-  bun: new Set(['add', 'install', 'i']),
-  apt: new Set(['install', 'reinstall']),
-  'apt-get': new Set(['install', 'reinstall', 'build-dep']),
-  aptitude: new Set(['install']),
-  dnf: new Set(['install', 'reinstall']),
-  yum: new Set(['install', 'reinstall']),
-  zypper: new Set(['install', 'in']),
-  apk: new Set(['add']),
-  brew: new Set(['install', 'reinstall']),
-  cargo: new Set(['install', 'add']),
-  go: new Set(['install', 'get']),
-  gem: new Set(['install']),
-  bundle: new Set(['', 'install', 'add']),
-  conda: new Set(['install', 'create']),
-  mamba: new Set(['install', 'create']),
-  micromamba: new Set(['install', 'create']),
-  composer: new Set(['require', 'install', 'update'])
-}
-const pip = /^pip(?:\d+(?:\.\d+)?)?$/
-const python = /^python(?:\d+(?:\.\d+)?)?$/
+export { installsPackages } from './command-rules-install'
 
-/** True when the command installs packages (pip, npm, apt, cargo, go, gem...). */
-export function installsPackages(view: CommandView): boolean {
-  const { program, args } = view
-  const sub = firstOperand(args)
-  if (pip.test(program)) return pipSubcommands.has(sub?.value ?? '')
-  if (python.test(program)) {
-    const module = args.indexOf('-m')
-    return module >= 0 && pip.test(args[module + 1] ?? '') && pipSubcommands.has(firstOperand(args.slice(module + 2))?.value ?? '')
-  }
-  if (program === 'uv') {
-    if (sub?.value === 'pip') return ['install', 'sync'].includes(firstOperand(args.slice(sub.index + 1))?.value ?? '')
-    if (sub?.value === 'tool') return firstOperand(args.slice(sub.index + 1))?.value === 'install'
-    return ['add', 'sync'].includes(sub?.value ?? '')
-  }
-  return installers[program]?.has(sub?.value ?? '') ?? false
-}
-
-const networkPrograms = new Set(['ssh', 'scp', 'sftp', 'ping', 'ping6', 'dig', 'nslookup', 'host', 'traceroute', 'tracepath', 'mtr', 'whois', 'telnet', 'ftp', 'tftp', 'nc', 'ncat', 'netcat', 'socat', 'nmap'])
-const gitNetwork = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'remote'])
+const networkPrograms = new Set(['ssh', 'scp', 'sftp', 'ping', 'ping6', 'dig', 'nslookup', 'host', 'traceroute', 'tracepath', 'mtr', 'whois', 'telnet', 'ftp', 'tftp', 'nc', 'ncat', 'netcat', 'socat', 'nmap', 'gh', 'hub', 'glab', 'aws', 'gcloud', 'gsutil', 'az', 'twine', 'kubectl', 'helm', 'terraform', 'tofu', 'pulumi', 'flyctl', 'vercel', 'netlify', 'heroku', 'doctl', 'rclone', 's3cmd'])
+const gitNetwork = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'remote', 'send-email', 'request-pull', 'archive'])
+const publishers = new Set(['npm', 'pnpm', 'yarn', 'cargo', 'poetry', 'gem', 'bun', 'uv', 'flit', 'hatch'])
+const publishVerbs = new Set(['publish', 'unpublish', 'deprecate', 'push', 'login', 'adduser', 'owner', 'dist-tag', 'yank', 'access', 'token'])
 
 /** True when the command reaches the network. */
 export function usesNetwork(view: CommandView): boolean {
   const { program, args } = view
   if (networkPrograms.has(program) || isDownloader(view) || installsPackages(view)) return true
-  if (program === 'rsync') return splitArgs(args).operands.some((o) => /^[^/]*:/.test(o) || o.startsWith('rsync://'))
+  if (view.command.redirects.some((r) => isSocketPath(r.target.value))) return true
+  const { operands } = splitArgs(args)
+  if (program === 'rsync') return operands.some((o) => /^[^/]*:/.test(o) || o.startsWith('rsync://'))
   if (program === 'docker' || program === 'podman') return ['pull', 'push', 'login', 'search'].includes(firstOperand(args)?.value ?? '')
+  if (publishers.has(program) && publishVerbs.has(operands[0] ?? '')) return true
   const git = gitSubcommand(view)
   return git !== undefined && gitNetwork.has(git.name)
 }
 
-/** True when `git config` sets, adds, removes or edits a value (not `--get`, `--list`, `-l`). */
-function setsGitConfig(view: CommandView): boolean {
-  const git = gitSubcommand(view)
-  if (git?.name !== 'config') return false
-  const { options, operands } = splitArgs(git.args, new Set(['-f', '--file', '--blob', '--type', '--default']))
-  if (options.some((o) => /^--(?:get|get-all|get-regexp|get-urlmatch|list|show-origin|show-scope|name-only)$/.test(o) || o === '-l')) return false
-  if (options.some((o) => /^--(?:unset|unset-all|add|replace-all|rename-section|remove-section|edit)$/.test(o) || o === '-e')) return true
-  if (['set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(operands[0] ?? '')) return true
-  if (['get', 'list'].includes(operands[0] ?? '')) return false
-  return operands.length >= 2
+/** Config writes a command makes without naming the file: `npm pkg set`, `crontab`, `at`. */
+function configCommand(view: CommandView): string | undefined {
+  const { program, args } = view
+  const { options, operands } = splitArgs(args)
+  if (setsGitConfig(view)) return `${shown(view)} sets a git configuration value`
+  if ((program === 'npm' || program === 'pnpm') && operands[0] === 'pkg' && ['set', 'delete', 'fix'].includes(operands[1] ?? '')) return `${shown(view)} edits package.json`
+  if (program === 'npm' && operands[0] === 'set-script') return `${shown(view)} edits package.json scripts`
+  if (program === 'crontab' && !options.some((o) => /^-[a-zA-Z]*l/.test(o))) return `${shown(view)} installs a crontab: code that runs later, outside this call`
+  if ((program === 'at' || program === 'batch') && !options.some((o) => /^-[a-zA-Z]*[lrd]/.test(o))) return `${shown(view)} schedules code that runs later, outside this call`
+  return undefined
 }
 
-/**
- * The working folders (workspace-relative segments, null when unknown) each command may run in:
- * `input.cwd`, plus every folder an earlier `cd`/`pushd` in the line moved to. A path must be safe
- * from all of them, so `cd .. && rm -rf scratch/x` is not mistaken for a scratch deletion.
- */
-export function workingFolders(views: readonly CommandView[], cwd: string | undefined): (string[] | null)[][] {
-  const start = resolvePath(cwd ?? '.', [])
-  let current: (string[] | null)[] = [start.anchor === 'workspace' ? start.segments : null]
-  return views.map((view) => {
-    const here = current
-    if (view.program === 'cd' || view.program === 'pushd' || view.program === 'popd') {
-      const target = view.program === 'popd' ? undefined : firstOperand(view.args)?.value
-      const moved = here.map((folder) => {
-        if (target === undefined || target === '-' || folder === null) return null
-        const path = resolvePath(target, folder)
-        return path.anchor === 'workspace' ? path.segments : null
-      })
-      current = [...here, ...moved]
-    }
-    return here
-  })
+/** Paths under which the line made a symlink in `scratch/`: deleting through one leaves scratch/. */
+function scratchLinks(views: readonly CommandView[], folders: readonly (readonly Folder[])[]): string[][] {
+  return views.flatMap((view, i) =>
+    view.program === 'ln' ? writeTargets(view).flatMap((target) => resolveAll(target, folders[i]!).filter((p) => p.anchor === 'workspace' && p.segments[0] === 'scratch').map((p) => p.segments)) : []
+  )
 }
+
+const under = (path: readonly string[], prefix: readonly string[]) => prefix.length <= path.length && prefix.every((s, i) => path[i] === s)
 
 /** The risk flags of a line, in `riskFlagOrder`, each with the first command that raised it. */
-export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyInput): { flag: string; why: string }[] {
+export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyInput, folders: readonly (readonly Folder[])[]): { flag: string; why: string }[] {
   const found = new Map<string, string>()
   const raise = (flag: string, why: string) => {
     if (!found.has(flag)) found.set(flag, why)
   }
-  const folders = workingFolders(views, input.cwd)
+  const links = scratchLinks(views, folders)
   views.forEach((view, i) => {
+    const here = folders[i] ?? [null]
     if (input.network !== 'none' && usesNetwork(view)) raise('network', `${shown(view)} reaches the network`)
     if (installsPackages(view)) raise('package_install', `${shown(view)} installs packages`)
     const deleted = deletionTargets(view)
-    const outside = deleted?.find((target) => target === unknownTarget || !insideScratch(target, folders[i]!))
+    const linked = (target: string) => links.length > 0 && resolveAll(target, here).some((p) => p.anchor === 'workspace' && links.some((link) => under(p.segments, link)))
+    const outside = deleted?.find((target) => target === unknownTarget || !insideScratch(target, here) || linked(target))
     if (outside !== undefined) raise('deletion', outside === unknownTarget ? `${shown(view)} deletes paths only known at run time` : `${shown(view)} deletes ${outside}, outside scratch/`)
-    for (const target of [...writeTargets(view), ...(deleted ?? [])]) {
-      const kind = protectedKind(target, folders[i]!)
+    const move = moveSources(view)
+    if (move.destination !== undefined && resolveAll(move.destination, here).some((p) => p.anchor !== 'workspace')) {
+      const away = move.sources.find((source) => !insideScratch(source, here))
+      if (away !== undefined) raise('deletion', `${shown(view)} moves ${away} out of the workspace`)
+    }
+    const written = writeTargets(view)
+    if (written.includes(unknownTarget)) raise('vcs_write', `${shown(view)} writes the files its input names (.git/ included)`)
+    for (const target of [...written, ...(deleted ?? [])]) {
+      const kind = protectedKind(target, here)
       if (kind) raise(kind, `${shown(view)} writes ${target}`)
     }
-    if (setsGitConfig(view)) raise('config_write', `${shown(view)} sets a git configuration value`)
+    const config = configCommand(view)
+    if (config) raise('config_write', config)
   })
   if (input.timeoutSeconds !== undefined && input.timeoutSeconds > longRuntimeSeconds) raise('long_runtime', `timeout of ${input.timeoutSeconds} s is above ${longRuntimeSeconds} s`)
   return riskFlagOrder.filter((flag) => found.has(flag)).map((flag) => ({ flag, why: found.get(flag)! }))

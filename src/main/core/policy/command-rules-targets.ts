@@ -1,14 +1,18 @@
-import { baseName, firstOperand, hasFlag, resolvePath, splitArgs, type CommandView } from './command-rules-words'
+import { resolveAll } from './command-rules-folders'
+import { gitSubcommand } from './command-rules-git'
+import { baseName, hasFlag, isLong, resolvePath, shortValues, splitArgs, type CommandView, type Folder } from './command-rules-words'
+import { protectedName, type ProtectedKind } from './protected-names'
 
 /**
  * What a simple command writes and deletes, read from its words the way each program reads its
  * arguments: the files a redirection, `cp`/`mv`/`tee`/`touch`/`ln`/`sed -i`/`truncate`/`install`,
- * `dd of=` and a downloader's `-o` write, and the paths `rm`/`rmdir`/`unlink`/`shred`,
- * `find -delete`, `git clean -f` and `git rm` delete. Used for the raw-device denylist family and
- * for the `deletion`, `vcs_write` and `config_write` risk flags.
+ * `dd of=`, `rsync`, `tar -x -C`, `unzip -d`, `patch`, `awk -i inplace` and a downloader
+ * (`curl -o`, `-O`, `wget`'s default name) write, and the paths `rm`/`rmdir`/`unlink`/`shred`,
+ * `find -delete`, `git clean -f`, `git rm`, `rsync --delete`, `tar --remove-files` and `zip -m`
+ * delete. Used for the raw-device family and the `deletion`, `vcs_write` and `config_write` flags.
  */
 
-/** Words that stand for paths only known at run time (`xargs` input, `find -exec`'s `{}`). */
+/** Words that stand for paths only known at run time (`xargs` input, `find -exec`'s `{}`, what a patch names). */
 export const unknownTarget = '$(stdin)'
 
 const valuedBy: Record<string, ReadonlySet<string>> = {
@@ -19,15 +23,15 @@ const valuedBy: Record<string, ReadonlySet<string>> = {
   touch: new Set(['-r', '-d', '-t']),
   truncate: new Set(['-s', '-r']),
   sed: new Set(['-e', '-f', '--expression', '--file', '-l']),
-  git: new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env'])
+  awk: new Set(['-f', '-v', '-F', '-i', '-l']),
+  gawk: new Set(['-f', '-v', '-F', '-i', '-l']),
+  rsync: new Set(['-e', '--rsh', '-f', '--filter', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from', '-T', '--temp-dir', '--partial-dir', '--backup-dir', '--suffix']),
+  zip: new Set(['-x', '-i', '-b', '-t', '-tt', '-n', '-P', '-Z'])
 }
 
-/** Git's subcommand and the arguments after it, skipping global options (`git -C dir push`). */
-export function gitSubcommand(view: CommandView): { name: string; args: string[] } | undefined {
-  if (view.program !== 'git') return undefined
-  const sub = firstOperand(view.args, valuedBy.git)
-  return sub ? { name: sub.value, args: view.args.slice(sub.index + 1) } : undefined
-}
+/** `https://x/a/i.sh?x=1` → `i.sh`: the file name `curl -O` and `wget` save a URL under. */
+const remoteName = (url: string) => baseName(url.replace(/[?#].*$/, '').replace(/^[a-z]+:\/\/[^/]*\/?/i, '')) || 'index.html'
+const isUrl = (word: string) => /^(?:https?|ftps?):\/\//i.test(word)
 
 const written = new WeakMap<CommandView, string[]>()
 
@@ -57,7 +61,8 @@ function findWriteTargets(view: CommandView): string[] {
     case 'cp':
     case 'mv':
     case 'ln':
-    case 'install': {
+    case 'install':
+    case 'rsync': {
       const directory = optionValue('-t', '--target-directory')
       if (program === 'install' && hasFlag(options, 'd', '--directory')) targets.push(...operands)
       else if (directory !== undefined) targets.push(directory, ...operands.map((source) => `${directory}/${baseName(source)}`))
@@ -69,10 +74,14 @@ function findWriteTargets(view: CommandView): string[] {
       break
     }
     case 'sed':
-      if (options.some((o) => o === '--in-place' || o.startsWith('--in-place=') || /^-[Enrsuz]*i/.test(o))) {
+      if (options.some((o) => isLong(o, '--in-place') || /^-[Enrsuz]*i/.test(o))) {
         const scriptGiven = values.has('-e') || values.has('-f') || values.has('--expression') || values.has('--file') || options.some((o) => o.startsWith('--expression=') || o.startsWith('--file='))
         targets.push(...(scriptGiven ? operands : operands.slice(1)))
       }
+      break
+    case 'awk':
+    case 'gawk':
+      if (values.get('-i') === 'inplace' || options.includes('--include=inplace')) targets.push(...(values.has('-f') ? operands : operands.slice(1)))
       break
     case 'perl':
       // `perl -pi -e CODE files`: the first operand is the code (or the script file), the rest are edited.
@@ -81,29 +90,54 @@ function findWriteTargets(view: CommandView): string[] {
     case 'dd':
       for (const arg of args) if (arg.startsWith('of=')) targets.push(arg.slice(3))
       break
-    case 'curl':
+    case 'tar':
+    case 'bsdtar': {
+      // Extraction writes what the archive names, into the folder `-C` / `--directory` gives.
+      const extracts = /^-?[a-zA-Z]*x/.test(args[0] ?? '') || options.some((o) => isLong(o, '--extract') || isLong(o, '--get'))
+      const longDir = args.flatMap((a, i) => (a === '--directory' ? [args[i + 1] ?? ''] : isLong(a, '--directory') && a.includes('=') ? [a.slice(a.indexOf('=') + 1)] : []))
+      if (extracts) targets.push(...[...shortValues(args, 'C').map((v) => v.value), ...longDir].map((dir) => `${dir}/${unknownTarget}`))
+      break
+    }
+    case 'unzip':
+      targets.push(...shortValues(args, 'd').map((v) => `${v.value}/${unknownTarget}`))
+      break
+    case 'patch': {
+      // Without a file operand or `-o`, patch writes whatever files the patch names: unknown here.
+      const output = shortValues(args, 'o').map((v) => v.value)
+      targets.push(...(output.length > 0 ? output : operands.length > 0 ? operands.slice(0, 1) : [unknownTarget]))
+      break
+    }
+    case 'curl': {
+      targets.push(...shortValues(args, 'ACDEHKPQTUXYbcdehmortuwxyz').filter((v) => v.letter === 'o').map((v) => v.value))
+      for (let i = 0; i < args.length; i++) if (isLong(args[i]!, '--output') && args[i]!.length >= 6) targets.push(args[i]!.includes('=') ? args[i]!.slice(args[i]!.indexOf('=') + 1) : (args[++i] ?? ''))
+      const remote = options.some((o) => /^-[a-zA-Z]*O/.test(o) && !/^-[a-zA-Z]*[ACDEHKPQTUXYbcdehmortuwxyz][a-zA-Z]*O/.test(o)) || options.some((o) => o.startsWith('--remote-name'))
+      if (remote) targets.push(...operands.filter(isUrl).map(remoteName))
+      break
+    }
     case 'wget': {
-      const flag = program === 'curl' ? ['-o', '--output'] : ['-O', '--output-document']
-      for (let i = 0; i < args.length; i++) {
-        if (flag.includes(args[i]!) && i + 1 < args.length) targets.push(args[i + 1]!)
-        else if (args[i]!.startsWith(`${flag[1]}=`)) targets.push(args[i]!.slice(flag[1]!.length + 1))
-      }
+      const named = [...shortValues(args, 'OoaeiBtTwQPUDIXRAl').filter((v) => v.letter === 'O').map((v) => v.value), ...options.filter((o) => o.startsWith('--output-document=')).map((o) => o.slice(18))]
+      const prefix = shortValues(args, 'OoaeiBtTwQPUDIXRAl').find((v) => v.letter === 'P')?.value
+      targets.push(...(named.length > 0 ? named : operands.filter(isUrl).map((url) => (prefix ? `${prefix}/${remoteName(url)}` : remoteName(url)))))
       break
     }
   }
-  return targets
+  return targets.filter((t) => t !== '')
 }
 
 /** Paths a command deletes, or undefined when it deletes nothing. `$(stdin)` stands for unknown paths. */
 export function deletionTargets(view: CommandView): string[] | undefined {
   const { program, args, command } = view
   const fromStdin = command.argsFromStdin ? [unknownTarget] : []
+  const { options, operands } = splitArgs(args, valuedBy[program])
   if (program === 'rm' || program === 'rmdir' || program === 'unlink' || program === 'shred') {
-    const { operands } = splitArgs(args)
-    const targets = [...operands.map((o) => (o === '{}' ? unknownTarget : o)), ...fromStdin]
+    const targets = [...operands.map((o) => (o.includes('{}') ? unknownTarget : o)), ...fromStdin]
     return targets.length > 0 ? targets : undefined
   }
   if (program === 'find' && args.includes('-delete')) return findPaths(args)
+  if (program === 'rsync' && options.some((o) => o.startsWith('--del') || isLong(o, '--delete')) && operands.length >= 2) return operands.slice(-1)
+  if (program === 'rsync' && options.some((o) => isLong(o, '--remove-source-files') && o.length >= 5)) return operands.slice(0, -1)
+  if ((program === 'tar' || program === 'bsdtar') && options.some((o) => isLong(o, '--remove-files') && o.length >= 5)) return operands.length > 0 ? operands : [unknownTarget]
+  if (program === 'zip' && options.some((o) => /^-[a-zA-Z]*m/.test(o) || isLong(o, '--move'))) return operands.length > 1 ? operands.slice(1) : [unknownTarget]
   const git = gitSubcommand(view)
   if (git?.name === 'clean' && hasFlag(splitArgs(git.args).options, 'f', '--force')) {
     const paths = splitArgs(git.args).operands
@@ -114,6 +148,15 @@ export function deletionTargets(view: CommandView): string[] | undefined {
     return paths.length > 0 ? paths : undefined
   }
   return undefined
+}
+
+/** The paths `mv` moves away (its sources), or [] for another command. */
+export function moveSources(view: CommandView): { sources: string[]; destination: string | undefined } {
+  if (view.program !== 'mv') return { sources: [], destination: undefined }
+  const { options, operands, values } = splitArgs(view.args, valuedBy.mv)
+  const directory = values.get('-t') ?? options.find((o) => o.startsWith('--target-directory='))?.slice(19)
+  if (directory !== undefined) return { sources: operands, destination: directory }
+  return operands.length >= 2 ? { sources: operands.slice(0, -1), destination: operands[operands.length - 1] } : { sources: [], destination: undefined }
 }
 
 /** The starting points of `find` (the words before its first expression word; `.` when none). */
@@ -128,30 +171,18 @@ export function findPaths(args: readonly string[]): string[] {
 
 /**
  * True when `value` is inside the workspace's `scratch/` folder for every working folder the
- * command may run in (`cwds`: segments relative to the workspace root, null when unknown).
+ * command may run in.
  */
-export function insideScratch(value: string, cwds: readonly (readonly string[] | null)[]): boolean {
-  return cwds.every((cwd) => {
-    const path = resolvePath(value, cwd)
+export function insideScratch(value: string, folders: readonly Folder[]): boolean {
+  return folders.every((folder) => {
+    const path = resolvePath(value, folder)
     return path.anchor === 'workspace' && path.segments[0] === 'scratch'
   })
 }
 
-const configNames = new Set(['package.json', '.bashrc', '.zshrc', '.profile', '.bash_profile', '.bash_login', '.zprofile', '.zshenv', '.npmrc', '.pypirc', '.gitconfig', '.yarnrc', '.yarnrc.yml'])
-
-/** Which protected kind of file a written path is: `vcs_write` (.git/, .github/) or `config_write`. */
-export function protectedKind(value: string, cwds: readonly (readonly string[] | null)[]): 'vcs_write' | 'config_write' | undefined {
-  const readings = [value.split('/').filter((s) => s !== '' && s !== '.')]
-  for (const cwd of cwds) {
-    const path = resolvePath(value, cwd)
-    if (path.anchor !== 'unknown') readings.push(path.segments)
-  }
-  for (const segments of readings) {
-    if (segments.some((s) => s === '.git' || s === '.github')) return 'vcs_write'
-  }
-  for (const segments of readings) {
-    const name = segments[segments.length - 1] ?? ''
-    if (configNames.has(name) || /^\.env(\..*)?$/.test(name)) return 'config_write'
-  }
-  return undefined
+/** Which protected kind of file a written path is (`./protected-names.ts`), from the word and every folder. */
+export function protectedKind(value: string, folders: readonly Folder[]): ProtectedKind | undefined {
+  const readings = [value.split('/').filter((s) => s !== '' && s !== '.'), ...resolveAll(value, folders).filter((p) => p.anchor !== 'unknown').map((p) => p.segments)]
+  const hits = readings.map(protectedName).filter((hit) => hit !== undefined)
+  return hits.find((hit) => hit.kind === 'vcs_write')?.kind ?? hits[0]?.kind
 }

@@ -58,9 +58,20 @@ export function splitArgs(args: readonly string[], valued: ReadonlySet<string> =
   return { options, operands, values }
 }
 
-/** True when a short-option cluster (`-rf`) or a long option in `options` names `short` / `long`. */
+/** True when a short-option cluster (`-rf`) or a long option (or its prefix) in `options` names `short` / `long`. */
 export function hasFlag(options: readonly string[], short: string, long?: string): boolean {
-  return options.some((o) => (long !== undefined && (o === long || o.startsWith(`${long}=`))) || (/^-[A-Za-z0-9]+$/.test(o) && o.slice(1).includes(short)))
+  return options.some((o) => (long !== undefined && isLong(o, long)) || (/^-[A-Za-z0-9]+$/.test(o) && o.slice(1).includes(short)))
+}
+
+/**
+ * True when `option` names the long option `long` (`--recursive`), as getopt_long reads it: the
+ * whole name or any prefix of it (`--rec`), with or without `=value`. An ambiguous prefix makes
+ * the program stop with an error, so reading every prefix as `long` never misses what runs.
+ */
+export function isLong(option: string, long: string): boolean {
+  const equals = option.indexOf('=')
+  const name = equals < 0 ? option : option.slice(0, equals)
+  return name.length > 2 && name.startsWith('--') && long.startsWith(name)
 }
 
 /** The first operand after skipping options (and the values of `valued` options), with its index. */
@@ -80,18 +91,31 @@ export function firstOperand(args: readonly string[], valued: ReadonlySet<string
 /** Where a path word lands: from `/`, from the home folder, from the workspace root, or unknown. */
 export type ResolvedPath = { anchor: 'root' | 'home' | 'workspace' | 'unknown'; segments: string[] }
 
-const homePrefix = /^(?:~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\})(?=\/|$)/
-/** Words whose value still holds an expansion the analysis could not resolve. */
-const unresolved = /\$|`|<\(|>\(/
+/** A working folder relative paths start from (`cd /` makes it the root); null when unknown. */
+export type Folder = { anchor: 'root' | 'home' | 'workspace'; segments: readonly string[] } | null
+
+/** The workspace root: where a command runs when nothing moved it. */
+export const workspaceRoot: Folder = { anchor: 'workspace', segments: [] }
 
 /**
- * Resolves a path word against `cwd` (segments relative to the workspace root, or null when the
- * working folder is unknown). `.`/`..` and repeated slashes are normalised; `..` above the home
- * folder reaches `/home`, above the workspace root it leaves the workspace (anchor `unknown`).
+ * The home folder however it is spelled: `~`, `~user`, `$HOME`, `${HOME}`, and the expansions of
+ * HOME that give its value when it is set (`${HOME:?}`, `${HOME:-x}`, `${HOME-x}`, `${HOME:=x}`).
  */
-export function resolvePath(value: string, cwd: readonly string[] | null): ResolvedPath {
+const homePrefix = /^(?:~[A-Za-z0-9_.-]*|\$HOME(?![A-Za-z0-9_])|\$\{HOME(?::?[-=?][^}]*)?\})(?=\/|$)/
+/** Words whose value still holds an expansion the analysis could not resolve. */
+const unresolved = /\$|`|<\(|>\(/
+/** `/proc/<pid>/root` (and `self`, `thread-self`) is the process' view of `/`. */
+const procRoot = /^(?:self|thread-self|\d+|[^/]*[*?[][^/]*)$/
+
+/**
+ * Resolves a path word against the working folder `cwd`. `.`/`..` and repeated slashes are
+ * normalised; `..` above the home folder reaches `/home`, above `/` stays at `/`, above the
+ * workspace root leaves the workspace (anchor `unknown`); `/proc/self/root/x` is `/x`.
+ */
+export function resolvePath(value: string, cwd: Folder): ResolvedPath {
   let anchor: ResolvedPath['anchor']
   let rest: string
+  let base: readonly string[] = []
   const home = homePrefix.exec(value)
   if (home) {
     anchor = 'home'
@@ -102,11 +126,12 @@ export function resolvePath(value: string, cwd: readonly string[] | null): Resol
   } else if (unresolved.test(value) || cwd === null) {
     return { anchor: 'unknown', segments: [] }
   } else {
-    anchor = 'workspace'
+    anchor = cwd.anchor
     rest = value
+    base = cwd.segments
   }
-  if (anchor !== 'workspace' && unresolved.test(rest)) return { anchor: 'unknown', segments: [] }
-  const segments: string[] = anchor === 'workspace' ? [...cwd!] : []
+  if (unresolved.test(rest)) return { anchor: 'unknown', segments: [] }
+  const segments = [...base]
   for (const part of rest.split('/')) {
     if (part === '' || part === '.') continue
     if (part !== '..') segments.push(part)
@@ -115,74 +140,32 @@ export function resolvePath(value: string, cwd: readonly string[] | null): Resol
       anchor = 'root'
       segments.push('home')
     } else if (anchor === 'workspace') return { anchor: 'unknown', segments: [] }
+    if (anchor === 'root' && segments.length === 3 && segments[0] === 'proc' && segments[2] === 'root' && procRoot.test(segments[1]!)) segments.length = 0
   }
   return { anchor, segments }
 }
 
-/** True when a word holds glob characters (after the analysis, only unquoted ones remain as such). */
-export const hasGlob = (value: string): boolean => /[*?[]/.test(value)
+export { globMatches, hasGlob, segmentMatches, segmentMatchesFolded } from './command-rules-glob'
 
-type GlobToken = { star: true } | { star: false; matches: (c: string) => boolean }
-
-/** The tokens of a one-segment glob: `*`, `?`, `[...]` (ranges, `!`/`^` negation) and literal characters. */
-function globTokens(pattern: string): GlobToken[] {
-  const tokens: GlobToken[] = []
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!
-    const end = c === '[' ? pattern.indexOf(']', i + 2) : -1
-    if (c === '*') {
-      if (!tokens[tokens.length - 1]?.star) tokens.push({ star: true })
-    } else if (c === '?') tokens.push({ star: false, matches: () => true })
-    else if (end > 0) {
-      const body = pattern.slice(i + 1, end)
-      const negate = body.startsWith('!') || body.startsWith('^')
-      const set = negate ? body.slice(1) : body
-      tokens.push({ star: false, matches: (x) => inClass(set, x) !== negate })
-      i = end
-    } else tokens.push({ star: false, matches: (x) => x === c })
-  }
-  return tokens
-}
-
-function inClass(set: string, c: string): boolean {
-  for (let i = 0; i < set.length; i++) {
-    if (set[i + 1] === '-' && i + 2 < set.length) {
-      if (c >= set[i]! && c <= set[i + 2]!) return true
-      i += 2
-    } else if (set[i] === c) return true
-  }
-  return false
-}
+/** A denylist family: the reason `view` (running in any of `folders`) hits it, or undefined. */
+export type Family = (view: CommandView, all: readonly CommandView[], folders: readonly Folder[]) => string | undefined
 
 /**
- * True when a one-segment glob matches `name` (bash defaults: a leading `.` is only matched by a
- * literal `.`). Iterative with one backtrack point, so time stays O(pattern × name) on any input.
+ * The values of short options read the way getopt reads a cluster: `-fsSLo out` and `-oout` both
+ * give `o` → `out` when `o` is in `valued` (the letters that take a value). Long options are not read.
  */
-export function globMatches(pattern: string, name: string): boolean {
-  if (name.startsWith('.') && !pattern.startsWith('.')) return false
-  const tokens = globTokens(pattern)
-  let t = 0
-  let n = 0
-  let starAt = -1
-  let starName = 0
-  while (n < name.length) {
-    const token = tokens[t]
-    if (token && !token.star && token.matches(name[n]!)) {
-      t++
-      n++
-    } else if (token?.star) {
-      starAt = t++
-      starName = n
-    } else if (starAt >= 0) {
-      t = starAt + 1
-      n = ++starName
-    } else return false
+export function shortValues(args: readonly string[], valued: string): { letter: string; value: string }[] {
+  const found: { letter: string; value: string }[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--') break
+    if (!/^-[^-]/.test(arg)) continue
+    for (let j = 1; j < arg.length; j++) {
+      if (!valued.includes(arg[j]!)) continue
+      const value = j + 1 < arg.length ? arg.slice(j + 1) : args[++i]
+      if (value !== undefined) found.push({ letter: arg[j]!, value })
+      break
+    }
   }
-  while (tokens[t]?.star) t++
-  return t === tokens.length
-}
-
-/** True when a segment (possibly a glob) names `name`. */
-export function segmentMatches(segment: string, name: string): boolean {
-  return segment === name || (hasGlob(segment) && globMatches(segment, name))
+  return found
 }

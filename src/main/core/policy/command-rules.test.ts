@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CommandAnalysis, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
 import { decideCommandLine } from './command-rules'
-import { globMatches } from './command-rules-words'
+import { globMatches } from './command-rules-glob'
 
 // The rules on hand-built analyses: what each family reads, independent of the parser. The
 // corpus (test/security/policy-corpus.test.ts) runs real command lines through the real analyzer.

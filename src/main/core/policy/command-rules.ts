@@ -1,5 +1,7 @@
-import type { CommandAnalysis, CommandDecision, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
+import type { AnalysisConcern, CommandAnalysis, CommandDecision, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
 import { defaultDenyHit, type RuleHit } from './command-rules-deny'
+import { workingFolders } from './command-rules-folders'
+import { gitCodeConfig, gitListArgv } from './command-rules-git'
 import { riskFlagsOf } from './command-rules-risk'
 import { baseName, shown, viewOf, type CommandView } from './command-rules-words'
 
@@ -10,27 +12,77 @@ import { baseName, shown, viewOf, type CommandView } from './command-rules-words
  * writes can change a rule. Precedence, whatever the ask mode: the default denylist families, then
  * the profile's denylist, then its allowlist block; then analysis concerns and risk flags ask (or
  * block under `ask: never` for concerns); `ask: always` asks for everything else.
+ *
+ * The profile's lists match word prefixes, the program by basename, wrappers included; for git the
+ * global options are skipped first (`git -C . push` and `git -c x=y push` match "git push"). A
+ * command that takes its remaining words from stdin (`echo push | xargs git`) matches an entry it
+ * is a prefix of: with the words a static `echo`/`printf` gives when that is where they come from,
+ * and otherwise as the entry itself (any interpretation that is denied is denied). Every command of
+ * a line — substitutions and wrapped commands too — must be on the allowlist when one is set.
+ * Git configuration that runs a program (`git -c core.fsmonitor=CMD`, `GIT_CONFIG_*`) asks as
+ * `command.dynamic`, and its value is also read as a command for the deny families.
  */
+
+/** The words a command's stdin gives it when a static `echo`/`printf` feeds it, else undefined. */
+function stdinWords(view: CommandView, all: readonly CommandView[]): string[] | undefined {
+  const sources = view.command.fedBy.map((feed) => all[feed.from])
+  const source = sources.length === 1 ? sources[0] : undefined
+  if (!source || !['echo', 'printf'].includes(source.program) || !source.command.argv.every((w) => w.static)) return undefined
+  return source.args.filter((a) => !/^-[neE]+$/.test(a)).join(' ').split(/\s+/).filter((w) => w !== '')
+}
 
 /** The custom denylist hit (`denylist.custom`) or allowlist miss (`allowlist.not_listed`), if any. */
 export function profileListHit(views: readonly CommandView[], input: Pick<CommandPolicyInput, 'denylist' | 'allowlist'>): RuleHit | undefined {
   const denylist = input.denylist.map((entry) => ({ entry: entry.trim(), words: prefixOf(entry) })).filter((d) => d.words.length > 0)
+  const readingsOf = (view: CommandView) => {
+    const own = [view.program, ...view.args]
+    const git = gitListArgv(view)
+    return git ? [own, git] : [own]
+  }
   for (const view of views) {
-    const candidates = [[view.program, ...view.args], ...view.command.wrappers.map((w) => [baseName(w.argv[0] ?? ''), ...w.argv.slice(1)])]
+    const candidates = [...readingsOf(view), ...view.command.wrappers.map((w) => [baseName(w.argv[0] ?? ''), ...w.argv.slice(1)])]
+    const fed = view.command.argsFromStdin ? stdinWords(view, views) : undefined
     for (const { entry, words } of denylist) {
       const matched = candidates.find((argv) => startsWith(argv, words))
       if (matched) return { rule: 'denylist.custom', reason: `${shown(matched)}: matches the profile's denylist entry "${entry}"` }
+      if (!view.command.argsFromStdin) continue
+      const own = readingsOf(view)[0]!
+      if (fed ? startsWith([...own, ...fed], words) : startsWith(words, own)) {
+        return { rule: 'denylist.custom', reason: `${shown(own)} takes its remaining words from stdin${fed ? ` (${fed.join(' ')})` : ''}: can match the profile's denylist entry "${entry}"` }
+      }
     }
   }
   const allowlist = input.allowlist.map(prefixOf).filter((words) => words.length > 0)
   if (input.allowlist.length > 0) {
     for (const view of views) {
-      if (!allowlist.some((entry) => startsWith([view.program, ...view.args], entry))) {
+      if (!readingsOf(view).some((argv) => allowlist.some((entry) => startsWith(argv, entry)))) {
         return { rule: 'allowlist.not_listed', reason: `${shown(view)}: not on the profile's allowlist (${input.allowlist.map((e) => `"${e.trim()}"`).join(', ')})` }
       }
     }
   }
   return undefined
+}
+
+/**
+ * Git configuration that runs a program: one `command.dynamic` concern per git command, and the
+ * values read as commands (split at `;`, `&`, `|` and spaces) for the deny families.
+ */
+function gitCodeReadings(views: readonly CommandView[]): { concerns: AnalysisConcern[]; readings: CommandView[] } {
+  const exported = views.filter((v) => v.program === 'export').flatMap((v) => v.args.filter((a) => a.includes('=')).map((a) => ({ name: a.slice(0, a.indexOf('=')), value: a.slice(a.indexOf('=') + 1) })))
+  const concerns: AnalysisConcern[] = []
+  const readings: CommandView[] = []
+  for (const view of views) {
+    const code = gitCodeConfig(view, [...exported, ...view.command.assignments.map((a) => ({ name: a.name, value: a.value.value }))])
+    if (code.length === 0) continue
+    concerns.push({ rule: 'command.dynamic', reason: `${shown(view)}: git runs ${code[0]!.key}=${code[0]!.value.slice(0, 60)} as a program` })
+    for (const { value } of code) {
+      for (const part of value.replace(/^\s*!/, '').split(/[;&|\n]+/)) {
+        const argv = part.split(/\s+/).filter((w) => w !== '').map((w) => ({ value: w.replace(/^['"]|['"]$/g, ''), static: false }))
+        if (argv.length > 0) readings.push(viewOf({ ...view.command, argv, wrappers: [], redirects: [], fedBy: [], argsFromStdin: false, text: part.trim().slice(0, 200) }))
+      }
+    }
+  }
+  return { concerns, readings }
 }
 
 /** A list entry as words, the program by basename (`/usr/bin/git push` is `git push`). */
@@ -108,14 +160,17 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
     return { decision: input.ask === 'never' ? 'blocked' : 'ask', rule: 'command.too_complex', reason, riskFlags: [], commands }
   }
   const views = analysis.commands.map(viewOf)
-  const flags = riskFlagsOf(views, input)
+  const git = gitCodeReadings(views)
+  const split = splitReadings(analysis.commands)
+  const readings = [...views, ...split, ...git.readings]
+  const folders = workingFolders(readings, input.cwd)
+  const flags = riskFlagsOf(views, input, folders)
   const riskFlags = flags.map((f) => f.flag)
   const decided = (decision: CommandDecision['decision'], rule: string | null, reason: string): CommandDecision => ({ decision, rule, reason, riskFlags, commands })
 
-  const readings = [...views, ...splitReadings(analysis.commands)]
-  const hit = defaultDenyHit(readings) ?? profileListHit(readings, input)
+  const hit = defaultDenyHit(readings, folders) ?? profileListHit([...views, ...split], input)
   if (hit) return decided('blocked', hit.rule, hit.reason)
-  const concern = analysis.concerns[0]
+  const concern = analysis.concerns[0] ?? git.concerns[0]
   if (concern) {
     if (input.ask === 'never') return decided('blocked', concern.rule, `${concern.reason} (ask: never, so it cannot wait for the operator)`)
     return decided('ask', concern.rule, concern.reason)

@@ -1,27 +1,25 @@
 import { closeSync, readSync } from 'node:fs'
 import { basename, posix } from 'node:path'
 import { openBeneath, openDirectoryNoFollow, openRegularFile } from '../sandbox/no-follow'
+import { protectedName } from './protected-names'
 
 /**
- * Risk flags of writing a workspace file (SPEC §6.1): `vcs_write` for anything under `.git/` or
- * `.github/` (and `.gitmodules`, `.gitattributes`, which make git run programs), `config_write`
- * for environment and shell start-up files, package-manager credentials, and a `package.json`
- * whose `scripts` change (scripts run on `npm install`/`npm test`; other package.json edits are
- * ordinary work).
+ * Risk flags of writing a workspace file (SPEC §6.1), from the protected-name list the command
+ * rules share (`./protected-names.ts`): `vcs_write` for anything under `.git/` or `.github/` (and
+ * `.gitmodules`, `.gitattributes`, which make git run programs), `config_write` for environment and
+ * shell start-up files and package-manager credentials. A `package.json` is flagged only when its
+ * `scripts` change (`packageScriptsChange`; scripts run on `npm install`/`npm test`, other edits are
+ * ordinary work), so it is left out here.
  */
 export function fileWriteRisks(path: string): ('vcs_write' | 'config_write')[] {
-  const parts = posix.normalize(path.replace(/\\/g, '/')).split('/')
-  const name = parts.at(-1) ?? ''
-  if (parts.includes('.git') || parts.includes('.github') || name === '.gitmodules' || name === '.gitattributes') return ['vcs_write']
-  if (configFileNames.has(name) || /^\.env(\..+)?$/.test(name)) return ['config_write']
-  return []
+  const parts = posix.normalize(path.replace(/\\/g, '/')).split('/').filter((part) => part !== '' && part !== '.')
+  const hit = protectedName(parts)
+  return hit && hit.name !== 'package.json' ? [hit.kind] : []
 }
 
-const configFileNames = new Set(['.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zprofile', '.zshenv', '.npmrc', '.yarnrc', '.pypirc', '.gitconfig', '.netrc', '.envrc'])
-
-/** True when a path names a `package.json`. */
+/** True when a path names a `package.json` (in any case: a macOS workspace ignores it). */
 export function isPackageManifest(path: string): boolean {
-  return basename(path) === 'package.json'
+  return basename(path.replace(/\\/g, '/')).toLowerCase() === 'package.json'
 }
 
 /**

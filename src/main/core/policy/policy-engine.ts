@@ -99,6 +99,7 @@ export class PolicyEngine {
       return { ...facts, decision: 'ask', rule: command?.decision === 'ask' && command.rule ? command.rule : `risk.${flag}`, reason: command?.decision === 'ask' ? command.reason : riskReason(flag, tool) }
     }
     if (profile.ask === 'always' && effects !== 'read') return { ...facts, decision: 'ask', rule: 'ask.always', reason: `this agent asks before every call that writes or executes (${tool})` }
+    if (assessed.riskFlags.length > 0) return { ...facts, decision: 'allow', reason: `flagged ${assessed.riskFlags.join(', ')}; runs without asking because this agent's ask mode is ${profile.ask}` }
     return { ...facts, decision: 'allow' }
   }
 

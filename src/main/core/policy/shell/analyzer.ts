@@ -11,11 +11,15 @@
  * still returns a tree, so a broken line is analysed as far as it goes and flagged
  * (`command.parse_error`) instead of being opaque. Its cost is node access (each crosses into
  * WASM, ≈1 µs), which is why the walk reads each node once and the budget counts nodes.
+ *
+ * Every parse (the line, and each script found in it) first removes bash's line continuations
+ * (`continuation.ts`): bash joins `r\⏎m` into `rm` before it splits words; tree-sitter does not.
  */
 import { createRequire } from 'node:module'
 import { Language, Parser, type Tree } from 'web-tree-sitter'
 import type { CommandAnalysis } from '../command-analysis'
 import { AnalysisBudget, analysisLimits, refuseText } from './budget'
+import { joinContinuations } from './continuation'
 import { LineWalker } from './walk'
 
 /** Analyses command lines; synchronous once loaded. */
@@ -46,6 +50,8 @@ function packageRequire(): NodeJS.Require {
   return createRequire(__filename)
 }
 
+const warmUpLines = ["cd src && npm test -- --run | tee out.log; git status --short", 'for f in *.py; do python3 -m pytest -q "$f" || echo "$(date) failed" >> log; done', "cat <<'EOF' > a.sh\necho hi\nEOF\nsh -c 'ls -la ~'"]
+
 async function load(): Promise<CommandAnalyzer> {
   const require = packageRequire()
   const runtimeWasm = require.resolve('web-tree-sitter/tree-sitter.wasm')
@@ -54,6 +60,9 @@ async function load(): Promise<CommandAnalyzer> {
   const language = await Language.load(grammarWasm)
   const parser = new Parser()
   parser.setLanguage(language)
+  // The first parses after loading are several times slower (the WASM code is still being
+  // compiled): spend that once here, not on an agent's first command.
+  for (const line of warmUpLines) analyzeLine(parser, line)
   return { analyze: (line) => analyzeLine(parser, line) }
 }
 
@@ -62,7 +71,7 @@ function analyzeLine(parser: Parser, line: string): CommandAnalysis {
   if (refusal) return { ok: false, ...refusal }
   const budget = new AnalysisBudget()
   const trees: Tree[] = []
-  const parse = (text: string): Tree | null => {
+  const parseOnce = (text: string): Tree | null => {
     let calls = 0
     const stop = (): boolean => ++calls > analysisLimits.maxParseProgressCalls || performance.now() > budget.parseDeadline
     const tree = parser.parse(text, null, { progressCallback: stop })
@@ -71,6 +80,17 @@ function analyzeLine(parser: Parser, line: string): CommandAnalysis {
       return null
     }
     trees.push(tree)
+    return tree
+  }
+  // Every parse (the line and each nested script) first removes bash's line continuations.
+  const parse = (text: string): Tree | null => {
+    let tree = parseOnce(text)
+    for (let pass = 0; tree && pass < 3; pass++) {
+      const joined = joinContinuations(text, tree)
+      if (joined === null) break
+      text = joined
+      tree = parseOnce(text)
+    }
     return tree
   }
   try {

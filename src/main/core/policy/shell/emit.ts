@@ -9,6 +9,7 @@ import type { Node } from 'web-tree-sitter'
 import type { CommandFeed, CommandRedirect, CommandWord, SimpleCommand } from '../command-analysis'
 import { analysisLimits } from './budget'
 import type { RedirectInfo } from './redirects'
+import { assignmentCode, evaluatedArguments } from './runtime-code'
 import type { LineWalker, WalkContext } from './walk'
 import { peelWrappers, programName, type Invocation, type RunInvocation } from './wrappers'
 import { clip, type EvalWord, type Sink, type SourceWord } from './words'
@@ -25,6 +26,9 @@ export type CommandSite = {
 }
 
 type Emitted = { inv: Invocation; cmd: SimpleCommand }
+
+/** Reserved words the grammar takes as a command name: bash refuses them there (`do echo`, `fi`). */
+const reserved = new Set(['do', 'done', 'then', 'else', 'elif', 'fi', 'esac', 'in', '{', '}'])
 
 /** Records what one command node runs, and queues everything nested in it. */
 export function emitInvocations(w: LineWalker, site: CommandSite): void {
@@ -63,6 +67,17 @@ export function emitInvocations(w: LineWalker, site: CommandSite): void {
     }
     emitted.push({ inv, cmd: record(w, inv, ctx, text, info) })
   }
+  const seenValues = new Set<EvalWord>()
+  for (const inv of invocations) {
+    if (inv.kind === 'run') evaluatedArguments(w, inv.argv)
+    for (const a of inv.assignments) {
+      if (seenValues.has(a.value)) continue
+      seenValues.add(a.value)
+      later.push(() => assignmentCode(w, a.name, a.value, ctx))
+    }
+  }
+  const first = argv[0]
+  if (first?.static && reserved.has(first.value)) w.concern('command.parse_error', `the keyword ${first.value} is out of place`)
   if (programName(argv[0]) === 'alias') {
     for (const word of argv.slice(1)) {
       const eq = word.value.indexOf('=')

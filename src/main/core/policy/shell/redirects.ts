@@ -20,7 +20,11 @@ export type RedirectInfo = {
   outSubs: Node[]
   /** Substitutions in redirect targets (`> $(…)`): their output is a file name. */
   argSubs: Node[]
-  /** Words the grammar hangs on a here-doc (`cat <<E file`): arguments of the command. */
+  /**
+   * Words the grammar hangs on a redirection that are arguments of the command, in order: after a
+   * here-doc (`cat <<E file`), and every destination after the first (`rm 2>/dev/null -rf /` gives
+   * one `file_redirect` with the destinations `/dev/null`, `-rf`, `/`).
+   */
   args: Node[]
 }
 
@@ -37,8 +41,10 @@ export function readRedirects(nodes: Node[], words: WordEvaluator): RedirectInfo
     if (node.type === 'file_redirect') {
       const fdNode = children.find((c) => c.type === 'file_descriptor')
       const op = children.find((c) => !c.isNamed)?.type ?? '>'
-      const dest = children.find((c) => c.isNamed && c.type !== 'file_descriptor' && c.type !== 'ERROR')
+      const dests = children.filter((c) => c.isNamed && c.type !== 'file_descriptor' && c.type !== 'ERROR')
+      const dest = dests[0]
       if (!dest) continue
+      info.args.push(...dests.slice(1))
       const target = words.single(dest)
       const fd = fdNode ? Number(fdNode.text) : undefined
       const writes = writing.has(op) || (op === '>&' && !/^(\d+|-)$/.test(target.value))
@@ -47,8 +53,10 @@ export function readRedirects(nodes: Node[], words: WordEvaluator): RedirectInfo
       if (dest.type === 'process_substitution') (op.startsWith('<') ? info.stdinSubs : info.outSubs).push(dest)
       else info.argSubs.push(...target.source.subs)
     } else if (node.type === 'herestring_redirect') {
-      const value = children.find((c) => c.isNamed)
+      const values = children.filter((c) => c.isNamed && c.type !== 'ERROR')
+      const value = values[0]
       if (!value) continue
+      info.args.push(...values.slice(1))
       const target = words.single(value)
       info.redirects.push({ op: '<<<', target: plain(target), writes: false })
       info.hasStdin = true

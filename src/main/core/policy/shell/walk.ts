@@ -6,13 +6,20 @@
  * stages, `< <(…)`), where its own commands' output goes (a substitution's parent), and the
  * redirections of an enclosing compound statement. Scripts found inside the line (`sh -c STRING`,
  * `eval`, a here-doc fed to a shell) are parsed and walked the same way, to a bounded depth.
+ * The body of backticks is parsed again when it has escapes bash removes first (`\``, `\$`,
+ * `\\`), so nested backticks are seen. Every `$(…)`, backticks and `<(…)` runs: as a backstop,
+ * once the tasks are done any substitution node of a walked tree the walk did not reach is walked.
+ * A statement where the grammar expects a word (`coproc ( … )`) is walked as a statement.
  */
 import type { Node, Tree } from 'web-tree-sitter'
 import type { AnalysisConcern, CommandFeed, CommandRedirect, CommandWrapper, SimpleCommand } from '../command-analysis'
 import { analysisLimits, type AnalysisBudget } from './budget'
+import { assign, assignmentValue, declaration } from './assignments'
 import { emitInvocations } from './emit'
+import { flattenPipeline, redirected } from './redirected'
 import { readRedirects } from './redirects'
-import { clip, literal, WordEvaluator, type EvalWord, type Sink, type VariableValue } from './words'
+import { evaluatedNode } from './runtime-code'
+import { clip, WordEvaluator, type EvalWord, type Sink, type VariableValue } from './words'
 
 /** Parses a nested script within the line's budget; null when the budget ran out. */
 export type ParseText = (text: string) => Tree | null
@@ -35,7 +42,8 @@ export type WalkContext = {
 
 type Task = { node: Node; ctx: WalkContext; extra?: Node[] } | { text: string; ctx: WalkContext }
 
-const statementTypes = new Set(['command', 'pipeline', 'list', 'redirected_statement', 'subshell', 'compound_statement', 'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition', 'negated_command', 'declaration_command', 'unset_command', 'variable_assignment', 'test_command'])
+/** Node types that are statements (walked as code, not read as words). */
+export const statementTypes = new Set(['command', 'pipeline', 'list', 'redirected_statement', 'subshell', 'compound_statement', 'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition', 'negated_command', 'declaration_command', 'unset_command', 'variable_assignment', 'test_command'])
 
 /** Walks one line; `commands` and `concerns` fill as it goes. */
 export class LineWalker {
@@ -44,23 +52,49 @@ export class LineWalker {
   readonly variables = new Map<string, VariableValue>()
   readonly words: WordEvaluator
   private readonly tasks: Task[] = []
+  /** Substitutions queued so far (node ids), and the trees walked: see `unwalked`. */
+  private readonly seen = new Set<number>()
+  private readonly roots: { node: Node; ctx: WalkContext }[] = []
 
   constructor(
     private readonly parse: ParseText,
     readonly budget: AnalysisBudget
   ) {
-    this.words = new WordEvaluator(this.variables, budget)
+    this.words = new WordEvaluator(this.variables, budget, parse, (node) => evaluatedNode(this, node))
   }
 
   /** Walks a parsed line to the end or until the budget runs out. */
   run(root: Node): void {
-    this.push({ node: root, ctx: { concurrent: false, wrappers: [], stdin: [], sinks: [], redirects: [], dynamic: false, depth: 0 } })
-    while (this.tasks.length > 0 && !this.budget.exhausted) {
-      const task = this.tasks.pop() as Task
-      if ('text' in task) this.script(task.text, task.ctx)
-      else if (this.budget.node()) this.visit(task)
+    const ctx: WalkContext = { concurrent: false, wrappers: [], stdin: [], sinks: [], redirects: [], dynamic: false, depth: 0 }
+    this.roots.push({ node: root, ctx })
+    this.push({ node: root, ctx })
+    for (let next: Task | null = null; ; next = null) {
+      while (this.tasks.length > 0 && !this.budget.exhausted) {
+        const task = this.tasks.pop() as Task
+        if ('text' in task) this.script(task.text, task.ctx)
+        else if (this.budget.node()) this.visit(task)
+      }
+      if (!this.budget.exhausted) next = this.unwalked()
+      if (!next) break
+      this.push(next)
     }
     if (this.budget.exhausted) this.concern('command.too_complex', `the analysis stopped: ${this.budget.exhausted}`)
+  }
+
+  /**
+   * A backstop for the rule that every substitution runs: the first `$(…)`, backticks or `<(…)`
+   * in a walked tree that the walk did not reach (a place the walk does not look into), walked
+   * with the context of its tree.
+   */
+  private unwalked(): Task | null {
+    for (const root of this.roots) {
+      // Most lines have no substitution at all: the text says so without a search of the tree.
+      if (!/\$\(|`|[<>]\(/.test(root.node.text)) continue
+      for (const node of root.node.descendantsOfType(['command_substitution', 'process_substitution'])) {
+        if (node && !this.seen.has(node.id)) return { node, ctx: root.ctx }
+      }
+    }
+    return null
   }
 
   /** Adds a concern once (at most ten per rule: one is enough to ask, more only repeat it). */
@@ -87,8 +121,25 @@ export class LineWalker {
       this.budget.stop(`substitutions nested deeper than ${analysisLimits.maxSubstitutionDepth}`)
       return
     }
-    const body = node.namedChildren.filter((c): c is Node => c !== null)
+    this.seen.add(node.id)
     const inner: WalkContext = { ...ctx, target, stdin, sinks, redirects: [], nesting }
+    const text = node.text
+    if (text.startsWith('`')) {
+      // Bash reads the body of backticks again after removing the backslash in `\``, `\$`, `\\`.
+      const body = text.slice(1, -1)
+      const unescaped = body.replace(/\\([$`\\])/g, '$1')
+      if (unescaped !== body) {
+        for (const sub of node.descendantsOfType(['command_substitution', 'process_substitution'])) if (sub) this.seen.add(sub.id)
+        const tree = this.parse(unescaped)
+        if (!tree) this.budget.stop('a substitution did not parse within the time budget')
+        else {
+          this.roots.push({ node: tree.rootNode, ctx: inner })
+          this.push({ node: tree.rootNode, ctx: inner })
+        }
+        return
+      }
+    }
+    const body = node.namedChildren.filter((c): c is Node => c !== null)
     this.push(...body.map((child) => ({ node: child, ctx: inner })))
   }
 
@@ -108,7 +159,9 @@ export class LineWalker {
       return
     }
     if (tree.rootNode.hasError) this.concern('command.parse_error', `a nested script has a syntax error: ${clip(text, 80)}`)
-    this.push({ node: tree.rootNode, ctx: { ...ctx, depth: ctx.depth + 1 } })
+    const inner: WalkContext = { ...ctx, depth: ctx.depth + 1 }
+    this.roots.push({ node: tree.rootNode, ctx: inner })
+    this.push({ node: tree.rootNode, ctx: inner })
   }
 
   private visit(task: Extract<Task, { node: Node }>): void {
@@ -118,14 +171,25 @@ export class LineWalker {
         return this.command(node, ctx, task.extra ?? [])
       case 'declaration_command':
       case 'unset_command':
-        return this.declaration(node, ctx)
+        return declaration(this, node, ctx)
       case 'variable_assignment':
-        this.assign(node, ctx)
+        assign(this, node, ctx)
         return
+      case 'compound_statement':
+        // `{echo;}` and `f() {}`: bash needs a blank after `{` and a command inside.
+        if (node.text.startsWith('{') && (!/^\{\s/.test(node.text) || node.namedChildCount === 0)) {
+          this.concern('command.parse_error', `a { … } group is malformed: ${clip(node.text, 60)}`)
+        }
+        evaluatedNode(this, node)
+        break
+      case 'test_command':
+      case 'c_style_for_statement':
+        evaluatedNode(this, node)
+        break
       case 'pipeline':
         return this.pipeline(flattenPipeline(node).map((n) => ({ node: n })), ctx)
       case 'redirected_statement':
-        return this.redirected(node, ctx)
+        return redirected(this, node, ctx)
       case 'function_definition': {
         const body = node.childForFieldName('body')
         if (body) this.push({ node: body, ctx: { ...ctx, fn: node.childForFieldName('name')?.text ?? '' } })
@@ -134,8 +198,7 @@ export class LineWalker {
       case 'command_substitution':
       case 'process_substitution':
         return this.substitution(node, ctx)
-      case 'for_statement':
-      case 'c_style_for_statement': {
+      case 'for_statement': {
         const variable = node.childForFieldName('variable')?.text
         if (variable) this.variables.delete(variable)
         break
@@ -143,9 +206,14 @@ export class LineWalker {
     }
     const children = node.children
     const next: Task[] = []
+    // `;;` belongs in a case item; the grammar also accepts it between plain commands.
+    const semis = node.type === 'program' || node.type === 'compound_statement' || node.type === 'subshell' || node.type === 'do_group'
     for (let i = 0; i < children.length; i++) {
       const child = children[i]
-      if (!child?.isNamed) continue
+      if (!child?.isNamed) {
+        if (semis && child?.type === ';;') this.concern('command.parse_error', '`;;` outside a case statement')
+        continue
+      }
       const background = children[i + 1]?.type === '&'
       next.push({ node: child, ctx: background ? { ...ctx, concurrent: true } : ctx })
     }
@@ -156,13 +224,18 @@ export class LineWalker {
     const assignments: { name: string; value: EvalWord }[] = []
     const argv: EvalWord[] = []
     const redirectNodes = [...extra]
+    const nested: Task[] = []
     for (const child of node.namedChildren) {
       if (!child) continue
-      if (child.type === 'variable_assignment') assignments.push(this.assignmentValue(child))
-      else if (child.type === 'command_name') argv.push(...this.wordsOf(child.firstNamedChild ?? child))
-      else if (child.type.endsWith('_redirect')) redirectNodes.push(child)
+      const type = child.type
+      if (type === 'variable_assignment') assignments.push(assignmentValue(this, child))
+      else if (type === 'command_name') argv.push(...this.wordsOf(child.firstNamedChild ?? child))
+      else if (type.endsWith('_redirect')) redirectNodes.push(child)
+      else if (statementTypes.has(type)) nested.push({ node: child, ctx })
       else argv.push(...this.wordsOf(child))
     }
+    // A statement where the grammar expects a word (`coproc ( … )`): its commands run.
+    this.push(...nested)
     const info = readRedirects(redirectNodes, this.words)
     for (const arg of info.args) argv.push(...this.wordsOf(arg))
     emitInvocations(this, { node, ctx, argv, assignments, info })
@@ -172,49 +245,8 @@ export class LineWalker {
     return this.words.fields(node)
   }
 
-  private declaration(node: Node, ctx: WalkContext): void {
-    const argv: EvalWord[] = []
-    for (const child of node.children) {
-      if (!child) continue
-      if (child.type === 'variable_assignment') {
-        const { name, value } = this.assign(child, ctx)
-        // Its substitutions are already queued by `assign`.
-        argv.push({ value: `${name}=${value.value}`, static: value.static, source: { subs: [], feeds: [] } })
-      } else if (!child.isNamed) argv.push(literal(child.text))
-      else {
-        if (node.type === 'unset_command') this.variables.delete(child.text)
-        argv.push(...this.wordsOf(child))
-      }
-    }
-    emitInvocations(this, { node, ctx, argv, assignments: [], info: readRedirects([], this.words), noPeel: true })
-  }
-
-  private assignmentValue(node: Node): { name: string; value: EvalWord } {
-    const named = node.namedChildren.filter((c): c is Node => c !== null)
-    const name = named[0]?.text ?? ''
-    const valueNode = named.length > 1 ? named[named.length - 1] : undefined
-    const value = valueNode ? this.words.single(valueNode) : literal('')
-    return { name, value }
-  }
-
-  /** A standalone assignment (`a=r`): remembered for later words; its substitutions are walked. */
-  private assign(node: Node, ctx: WalkContext): { name: string; value: EvalWord } {
-    const { name, value } = this.assignmentValue(node)
-    const sinks: Sink[] = value.source.subs.length > 0 ? [{ collected: [] }] : []
-    for (const sub of value.source.subs) this.substitution(sub, ctx, undefined, ctx.stdin, sinks)
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      const append = node.children.some((c) => c?.type === '+=')
-      const before = append ? this.variables.get(name) : undefined
-      this.variables.set(name, {
-        value: (before?.value ?? '') + value.value,
-        static: (before?.static ?? true) && value.static,
-        feeds: [...(before?.feeds ?? []), ...value.source.feeds, ...sinks]
-      })
-    }
-    return { name, value }
-  }
-
-  private pipeline(stages: { node: Node; extra?: Node[] }[], ctx: WalkContext): void {
+  /** Queues the stages of a pipeline, each fed by the ones before it. */
+  pipeline(stages: { node: Node; extra?: Node[] }[], ctx: WalkContext): void {
     const sinks: Sink[] = stages.map(() => ({ collected: [] }))
     this.push(
       ...stages.map((stage, i) => ({
@@ -224,54 +256,4 @@ export class LineWalker {
       }))
     )
   }
-
-  /**
-   * A statement with redirections. The grammar hangs whatever follows a here-doc operator on the
-   * here-doc node (`cat <<E | sh` puts `| sh` inside it), so that continuation is taken out here.
-   */
-  private redirected(node: Node, ctx: WalkContext): void {
-    const body = node.childForFieldName('body')
-    const redirectNodes = node.namedChildren.filter((c): c is Node => c !== null && c.id !== body?.id)
-    let pipe: Node | null = null
-    const rest: Node[] = []
-    for (const r of redirectNodes) {
-      if (r.type !== 'heredoc_redirect') continue
-      for (const c of r.namedChildren) {
-        if (!c || !statementTypes.has(c.type)) continue
-        if (c.type === 'pipeline' && c.child(0)?.type === '|') pipe = c
-        else rest.push(c)
-      }
-    }
-    const after = rest.map((n) => ({ node: n, ctx }))
-    if (body && (body.type === 'command' || body.type === 'pipeline' || pipe)) {
-      const stages: { node: Node; extra?: Node[] }[] = body.type === 'pipeline' ? flattenPipeline(body).map((n) => ({ node: n })) : [{ node: body }]
-      const last = stages[stages.length - 1]
-      if (last) last.extra = redirectNodes
-      if (pipe) stages.push(...flattenPipeline(pipe).map((n) => ({ node: n })))
-      this.push(...after)
-      if (stages.length === 1) this.push({ node: body, ctx, extra: redirectNodes })
-      else this.pipeline(stages, ctx)
-      return
-    }
-    const info = readRedirects(redirectNodes, this.words)
-    const stdinSink: Sink = { collected: [] }
-    const inner: WalkContext = { ...ctx, redirects: [...ctx.redirects, ...info.redirects], stdin: info.hasStdin ? [stdinSink] : ctx.stdin }
-    // Queued after the body so they run first: the body reads their output.
-    this.push(...(body ? [{ node: body, ctx: inner }] : []), ...after)
-    for (const sub of info.stdinSubs) this.substitution(sub, ctx, undefined, ctx.stdin, [stdinSink])
-    for (const sub of [...info.argSubs, ...info.outSubs]) this.substitution(sub, ctx)
-  }
-}
-
-/** The stages of a pipeline, with nested pipeline nodes flattened (no recursion). */
-function flattenPipeline(node: Node): Node[] {
-  const out: Node[] = []
-  const stack: Node[] = [node]
-  while (stack.length > 0) {
-    const next = stack.pop() as Node
-    if (next.type !== 'pipeline') { out.push(next); continue }
-    const named = next.namedChildren.filter((c): c is Node => c !== null)
-    for (let i = named.length - 1; i >= 0; i--) stack.push(named[i] as Node)
-  }
-  return out
 }

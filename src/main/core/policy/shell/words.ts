@@ -6,18 +6,29 @@
  * keep their source text (`$HOME`, `${HOME}`, `$(date)`). Unquoted expansions are split into
  * fields the way the shell would, so `rm${IFS}-rf${IFS}/` becomes the three words `rm`, `-rf`, `/`
  * (not static), and an unquoted expansion of a known empty variable disappears. `${IFS}` reads as
- * the assigned IFS, else a space. Command and process substitutions are not evaluated here: they
- * are returned for the walk to queue (so nesting depth never becomes recursion depth).
+ * the assigned IFS, else a space. Unquoted braces are expanded first (`braces.ts`: `/{bin,usr}`
+ * gives two words). Command and process substitutions are not evaluated here: they are returned
+ * for the walk to queue (so nesting depth never becomes recursion depth), including those the
+ * grammar leaves as text inside `${…}` (`${x#$(…)}`, `${x:-`…`}`), which are parsed again.
+ * Values and words count against the budget (`chars`), so repeated expansion cannot fill memory.
  */
-import type { Node } from 'web-tree-sitter'
+import type { Node, Tree } from 'web-tree-sitter'
 import type { AnalysisBudget } from './budget'
 import { analysisLimits } from './budget'
+import { decodeAnsiC, unescapeDouble, unescapeHeredoc, unescapeUnquoted } from './escapes'
+import { braceClose, braceOpen, expandBraces, markBraces, unmarkBraces } from './braces'
 
 /** Where a sink's commands' output goes (a substitution's parent, a pipeline stage, a variable). */
 export type Sink = { collected: number[] }
 
 /** What one variable holds, as far as the line tells. */
-export type VariableValue = { value: string; static: boolean; feeds: Sink[] }
+export type VariableValue = {
+  value: string
+  static: boolean
+  feeds: Sink[]
+  /** The value holds `$(` or a backtick: evaluating it again (arithmetic, `@P`) runs code. */
+  code?: boolean
+}
 
 /** One source word (it may give several fields): its substitutions and the commands feeding it. */
 export type SourceWord = { subs: Node[]; feeds: Sink[] }
@@ -25,24 +36,42 @@ export type SourceWord = { subs: Node[]; feeds: Sink[] }
 /** One field: a word as the program receives it. */
 export type EvalWord = { value: string; static: boolean; source: SourceWord }
 
-type Piece = { text: string; split: boolean; keep: boolean }
-type State = { static: boolean; pieces: Piece[]; source: SourceWord; quoted: boolean }
+/** A part of a word's value; `marked` when it is line text whose brace syntax is marked (`braces.ts`). */
+type Piece = { text: string; split: boolean; keep: boolean; marked?: boolean }
+type State = { static: boolean; pieces: Piece[]; source: SourceWord; quoted: boolean; braces: boolean }
 
 const substitutionTypes = new Set(['command_substitution', 'process_substitution'])
+/** Text with an unescaped `` ` `` or `$(`: a substitution the grammar left as text. */
+const hiddenSubstitution = /(^|[^\\])(\\\\)*(`|\$\()/
 const defaultIfs = ' \t\n'
 
 /** Evaluates word nodes against the line's known variables, within the budget. */
 export class WordEvaluator {
   constructor(
     private readonly variables: Map<string, VariableValue>,
-    private readonly budget: AnalysisBudget
+    private readonly budget: AnalysisBudget,
+    private readonly parse: (text: string) => Tree | null,
+    /** Called with each expansion the evaluator does not evaluate (arithmetic, `${!x}`, `${x@P}`…). */
+    private readonly onOpaque: (node: Node) => void = () => undefined
   ) {}
 
   /** The fields a word gives in an argument position (after field splitting). */
   fields(node: Node): EvalWord[] {
     const state = this.evaluate(node)
-    const fields = splitFields(state.pieces, this.variables.get('IFS')?.value ?? defaultIfs)
+    const ifs = this.variables.get('IFS')?.value ?? defaultIfs
+    let variants: Piece[][] | null = [state.pieces]
+    if (state.braces) {
+      // Marks that did not come from brace syntax (a value holding U+E000…) make the reading unsure.
+      const foreign = state.pieces.some((p) => !p.marked && /[\uE000-\uE002]/.test(p.text))
+      variants = foreign ? null : expandBraces(state.pieces)
+      if (!variants) {
+        state.static = false
+        variants = [state.pieces.map((p) => ({ ...p, text: unmarkBraces(p.text) }))]
+      }
+    }
+    const fields = variants.flatMap((pieces) => splitFields(pieces, ifs))
     this.budget.word(fields.length)
+    this.budget.chars(fields.reduce((n, f) => n + f.length, 0))
     return fields.map((value) => ({ value, static: state.static, source: state.source }))
   }
 
@@ -50,11 +79,13 @@ export class WordEvaluator {
   single(node: Node): EvalWord {
     const state = this.evaluate(node)
     this.budget.word()
-    return { value: state.pieces.map((p) => p.text).join(''), static: state.static, source: state.source }
+    const value = unmarkBraces(state.pieces.map((p) => p.text).join(''))
+    this.budget.chars(value.length)
+    return { value, static: state.static, source: state.source }
   }
 
   private evaluate(node: Node): State {
-    const state: State = { static: true, pieces: [], source: { subs: [], feeds: [] }, quoted: false }
+    const state: State = { static: true, pieces: [], source: { subs: [], feeds: [] }, quoted: false, braces: false }
     this.collect(node, state, 0)
     return state
   }
@@ -68,9 +99,23 @@ export class WordEvaluator {
     const type = node.type
     const text = node.text
     switch (type) {
-      case 'word':
-        if (/(^|[^\\])[*?[]/.test(text) || text.startsWith('~') || isBrace(text)) state.static = false
-        state.pieces.push({ text: unescapeUnquoted(text), split: false, keep: true })
+      case 'word': {
+        if (/(^|[^\\])[*?[]/.test(text) || text.startsWith('~')) state.static = false
+        if (state.quoted) {
+          state.pieces.push({ text: unescapeUnquoted(text), split: false, keep: true })
+          return
+        }
+        const marked = markBraces(text)
+        state.braces ||= marked !== text && /[\uE000-\uE002]/.test(marked)
+        state.pieces.push({ text: marked, split: false, keep: true, marked: true })
+        return
+      }
+      case 'brace_expression':
+        if (state.quoted) this.opaque(node, text, state)
+        else {
+          state.braces = true
+          state.pieces.push({ text: `${braceOpen}${text.slice(1, -1)}${braceClose}`, split: false, keep: true, marked: true })
+        }
         return
       case 'number':
       case 'file_descriptor':
@@ -101,7 +146,6 @@ export class WordEvaluator {
         return
       }
       case 'concatenation':
-        if (!state.quoted && isBrace(text)) state.static = false
         for (const child of node.children) if (child) this.collect(child, state, depth + 1)
         return
       case 'simple_expansion':
@@ -139,6 +183,7 @@ export class WordEvaluator {
     }
     // A propagated value is a best reading (the line could be run differently), never certain.
     state.static = false
+    if (!this.budget.chars(known.value.length)) return
     state.source.feeds.push(...known.feeds)
     state.pieces.push({ text: known.value, split: !state.quoted, keep: state.quoted })
   }
@@ -147,18 +192,40 @@ export class WordEvaluator {
   private opaque(node: Node, text: string, state: State): void {
     state.static = false
     state.pieces.push({ text, split: false, keep: true })
-    const stack: Node[] = [...node.namedChildren.filter((n): n is Node => n !== null)]
+    this.onOpaque(node)
+    state.source.subs.push(...this.substitutionsIn(node))
+  }
+
+  /**
+   * Every `$(…)`, backticks or `<(…)` inside a node, outermost first (their bodies are walked
+   * later). The grammar leaves some as plain text: a pattern or a word inside `${…}`
+   * (`${x#$(…)}`, `${x:-`…`}`). Such text is parsed again as a word, the way bash reads it, and
+   * searched the same way (each text is shorter than the one it came from, so this ends).
+   */
+  substitutionsIn(node: Node): Node[] {
+    const found: Node[] = []
+    const stack: Node[] = [node]
     while (stack.length > 0) {
       const next = stack.pop() as Node
-      if (!this.budget.node()) return
-      if (substitutionTypes.has(next.type)) state.source.subs.push(next)
-      else for (const child of next.namedChildren) if (child) stack.push(child)
+      if (!this.budget.node()) break
+      if (substitutionTypes.has(next.type)) { found.push(next); continue }
+      const children = next.namedChildren
+      // `${x/`a b/c`/y}`: the grammar ends the pattern at the `/` inside the backticks, so the
+      // whole inside of the `${…}` is parsed again (`_` keeps a leading `#` from being a comment).
+      const hidden = next.type === 'expansion'
+        ? children.some((c) => c !== null && c.namedChildCount === 0 && hiddenSubstitution.test(c.text))
+        : children.length === 0 && next !== node && hiddenSubstitution.test(next.text)
+      if (hidden) {
+        const text = next.type === 'expansion' ? `_${next.text.slice(2, -1)}` : next.text
+        const tree = this.parse(`: ${text}`)
+        if (!tree) { this.budget.stop('a word did not parse within the time budget'); break }
+        stack.push(tree.rootNode)
+        continue
+      }
+      for (let i = children.length - 1; i >= 0; i--) { const child = children[i]; if (child) stack.push(child) }
     }
+    return found
   }
-}
-
-function isBrace(text: string): boolean {
-  return /\{[^{}\s]*(,|\.\.)[^{}\s]*\}/.test(text)
 }
 
 /** Splits pieces into fields: only text from unquoted expansions splits, on the IFS characters. */
@@ -187,43 +254,6 @@ function splitFields(pieces: Piece[], ifs: string): string[] {
   return fields
 }
 
-/** Unquoted text: a backslash quotes the next character; backslash-newline disappears. */
-export function unescapeUnquoted(text: string): string {
-  return text.replace(/\\(\n|[\s\S])/g, (_, ch: string) => (ch === '\n' ? '' : ch))
-}
-
-/** Inside double quotes a backslash only quotes `$`, `` ` ``, `"`, `\` and newline. */
-export function unescapeDouble(text: string): string {
-  return text.replace(/\\([$`"\\\n])/g, (_, ch: string) => (ch === '\n' ? '' : ch))
-}
-
-function unescapeHeredoc(text: string): string {
-  return text.replace(/\\([$`\\\n])/g, (_, ch: string) => (ch === '\n' ? '' : ch))
-}
-
-const simpleEscapes: Record<string, string> = {
-  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v',
-  '\\': '\\', "'": "'", '"': '"', '?': '?'
-}
-
-/** Decodes the body of `$'…'`: `\xHH`, `\NNN` (octal), `\uHHHH`, `\UHHHHHHHH`, `\cX`, `\n`… */
-export function decodeAnsiC(body: string): string {
-  return body.replace(
-    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c[\s\S]|[\s\S])/g,
-    (all, esc: string) => {
-      const head = esc[0] ?? ''
-      if (head === 'x') return String.fromCharCode(parseInt(esc.slice(1), 16))
-      if (head === 'u' || head === 'U') {
-        const code = parseInt(esc.slice(1), 16)
-        return code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : ''
-      }
-      if (/[0-7]/.test(head)) return String.fromCharCode(parseInt(esc, 8) & 0xff)
-      if (head === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 0x1f)
-      return simpleEscapes[esc] ?? all
-    }
-  )
-}
-
 /** A static word with no source (keywords, synthetic values). */
 export function literal(value: string): EvalWord {
   return { value, static: true, source: { subs: [], feeds: [] } }
@@ -233,3 +263,5 @@ export function literal(value: string): EvalWord {
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
+
+export { decodeAnsiC, unescapeDouble, unescapeUnquoted } from './escapes'

@@ -4,10 +4,14 @@
  * `script -c`, `watch`, `flock FILE -c`). `peelWrappers` looks through them: the effective command
  * is what runs, and each wrapper's own words are kept (`CommandWrapper`) so rules can still deny
  * `sudo`. A script becomes a `script` invocation the walk parses as shell code. Options are read
- * per program (which options take a value), so `sudo -u root rm` finds `rm`, not `root`.
+ * per program (which options take a value), so `sudo -u root rm` finds `rm`, not `root`. Shells
+ * are known by name with a version suffix (`ksh93`, `bash5`). Under `xargs`, words holding the
+ * `-I` string and an `sh -c` without its script are filled from stdin (not static / code from
+ * stdin). Tracers, sandboxes, `trap`, `coproc`, `parallel`… are in `wrappers-more.ts`.
  */
 import type { CommandWrapper } from '../command-analysis'
 import { options } from './wrapper-options'
+import { peelMore } from './wrappers-more'
 import type { EvalWord } from './words'
 
 /** A program to run, after its wrappers. */
@@ -40,9 +44,12 @@ export type ScriptInvocation = {
 
 export type Invocation = RunInvocation | ScriptInvocation
 
-type Branch = Omit<RunInvocation, 'kind' | 'stdinScript' | 'scriptWords'>
+/** A command still to peel, with what its outer wrappers gave it. */
+export type Branch = Omit<RunInvocation, 'kind' | 'stdinScript' | 'scriptWords'>
 
-const shells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'rbash', 'fish', 'yash', 'posh'])
+const shells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'pdksh', 'oksh', 'ash', 'rbash', 'fish', 'yash', 'posh', 'tcsh', 'csh', 'pwsh', 'powershell'])
+/** `ksh93`, `bash5`, `bash-5.2` are their shells. */
+const isShell = (name: string): boolean => shells.has(name.replace(/-?[0-9.]+$/, ''))
 const interpreterCode: Record<string, string[]> = {
   python: ['-c', '-m'], perl: ['-e', '-E'], ruby: ['-e'], node: ['-e', '-p', '--eval', '--print'],
   nodejs: ['-e', '-p', '--eval', '--print'], php: ['-r'], lua: ['-e']
@@ -83,19 +90,22 @@ function peelOne(b: Branch, out: Invocation[]): Branch[] | null {
     out.push({ ...b, kind: 'script', words: code, runner: argv, wrappers: [...b.wrappers, { argv: wrapperWords.map((w) => w.value) }] })
     return []
   }
-  if (shells.has(name) || (name === 'busybox' && shells.has(programName(argv[1])))) return peelShell(b, out, name === 'busybox' ? 1 : 0)
-  if (/^python[0-9.]*$/.test(name) || name in interpreterCode) {
-    out.push(interpreter(b, interpreterCode[name] ?? ['-c', '-m']))
+  if (isShell(name) || ((name === 'busybox' || name === 'toybox') && isShell(programName(argv[1])))) return peelShell(b, out, name === 'busybox' || name === 'toybox' ? 1 : 0)
+  if (/^python[0-9.]*$/.test(name) || Object.hasOwn(interpreterCode, name)) {
+    out.push(interpreter(b, (Object.hasOwn(interpreterCode, name) ? interpreterCode[name] : undefined) ?? ['-c', '-m']))
     return []
   }
   switch (name) {
     case 'env': {
       const o = options(argv, 'uCSP', ['unset', 'chdir', 'split-string'])
       let i = o.index
+      // `env -` is `env -i`; `options` stops at it.
+      while (argv[i]?.value === '-') i++
       const assignments = [...b.assignments]
       for (; i < argv.length; i++) {
         const word = argv[i] as EvalWord
-        const eq = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/.exec(word.value)
+        // env takes any word with `=` as an assignment (`BASH_FUNC_f%%=() { …; }` too).
+        const eq = /^([^=]+)=([\s\S]*)$/.exec(word.value)
         if (!eq) break
         assignments.push({ name: eq[1] ?? '', value: { ...word, value: eq[2] ?? '' } })
       }
@@ -147,8 +157,14 @@ function peelOne(b: Branch, out: Invocation[]): Branch[] | null {
       const o = options(argv, '', [])
       return o.flags.has('v') || o.flags.has('V') ? null : inner(o.index)
     }
-    case 'xargs':
-      return inner(options(argv, 'adEILnPs', ['arg-file', 'delimiter', 'eof', 'replace', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var']).index, { argsFromStdin: true })
+    case 'xargs': {
+      const o = options(argv, 'adEILnPs', ['arg-file', 'delimiter', 'eof', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'])
+      const replace = o.values.get('I') ?? o.values.get('replace') ?? (o.flags.has('i') || o.flags.has('replace') ? '{}' : undefined)
+      const next = inner(o.index, { argsFromStdin: true })
+      // Words holding the replace string (`-I% sh -c %`) are filled from stdin: not known here.
+      if (next && replace) for (const x of next) x.argv = x.argv.map((word) => (word.value.includes(replace) ? { ...word, static: false } : word))
+      return next
+    }
     case 'busybox':
       return inner(1)
     case 'chroot':
@@ -176,7 +192,7 @@ function peelOne(b: Branch, out: Invocation[]): Branch[] | null {
     case 'find':
       return peelFind(b, out)
     default:
-      return null
+      return peelMore(b, out, name) ?? null
   }
 }
 
@@ -198,6 +214,11 @@ function peelShell(b: Branch, out: Invocation[], offset: number): Branch[] {
   const wrappers = [...b.wrappers, ...(offset ? [wrapper(argv, offset)] : [])]
   if (fromC && i < argv.length) {
     out.push({ ...b, kind: 'script', words: [argv[i] as EvalWord], runner: argv, wrappers: [...wrappers, { argv: argv.slice(offset, i).map((w) => w.value) }] })
+    return []
+  }
+  if (fromC && b.argsFromStdin) {
+    // `xargs sh -c`: the script is the first word xargs reads from stdin.
+    out.push({ ...run(b), argv: argv.slice(offset), wrappers, stdinScript: 'shell', scriptWords: [] })
     return []
   }
   const operand = argv[i]

@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs'
+import { agentIdSchema } from '@shared/agents'
+import { skillNameSchema, type SkillView } from '@shared/skills'
+import { SkillService } from '../../console/skill-service'
+import { airlockPaths, resolveHome } from '../../host'
+import { openStore } from '../../store'
+import { defineCommand, type CommandIo } from '../command'
+import { CliError, UsageError } from '../cli-error'
+
+/**
+ * `airlock skills list --agent A [--json]`, `airlock skills approve <agent>/<name> <revision>`,
+ * `airlock skills reject <agent>/<name> <revision> --reason TEXT`: the operator's side of skills
+ * (SPEC §6.4) from a terminal, on the home's database (a running console sees the decision at the
+ * agent's next `run_skill`, which reads the store). The console's `skills` contract does the same.
+ */
+export const skillsCommand = defineCommand({
+  name: 'skills',
+  summary: "List an agent's skills and approve or reject a revision that waits",
+  usage: 'airlock skills list --agent A [--json] | skills approve <agent>/<name> <revision> | skills reject <agent>/<name> <revision> --reason TEXT  [--home DIR]',
+  options: { agent: 'text', reason: 'text' },
+  async run({ options, positionals }, io) {
+    const [action, skill, revisionText, ...rest] = positionals
+    if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
+    if (action === 'list') {
+      if (skill !== undefined) throw new UsageError('skills list takes --agent A, not an argument')
+      const agentId = parse(agentIdSchema, options.agent, '--agent')
+      return withSkills(options.home, (skills) => printList(skills.list(agentId), options.json === true, io))
+    }
+    if (action !== 'approve' && action !== 'reject') throw new UsageError(`skills takes list, approve or reject${action ? `, not ${JSON.stringify(action)}` : ''}`)
+    const [agentText, name] = (skill ?? '').split('/')
+    const agentId = parse(agentIdSchema, agentText, 'the skill id (<agent>/<name>)')
+    const skillName = parse(skillNameSchema, name, 'the skill id (<agent>/<name>)')
+    if (!revisionText || !/^[1-9]\d{0,8}$/.test(revisionText)) throw new UsageError(`skills ${action} needs a revision number after the skill id`)
+    if (action === 'reject' && !options.reason?.trim()) throw new UsageError('skills reject needs --reason TEXT (the agent is told it)')
+    if (action === 'approve' && options.reason !== undefined) throw new UsageError('--reason is only for skills reject')
+    const revision = Number(revisionText)
+    const decided = withSkills(options.home, (skills) => (action === 'approve' ? skills.approve(agentId, skillName, revision) : skills.reject(agentId, skillName, revision, options.reason!.trim())))
+    io.out(options.json ? JSON.stringify(decided, null, 2) : `Skill ${agentId}/${skillName} revision ${revision} is ${decided.state} (${decided.contentHash}).`)
+    return 0
+  }
+})
+
+function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: string | undefined, what: string): T {
+  if (value === undefined || value === '') throw new UsageError(`${what} is missing`)
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) throw new UsageError(`${what} ${JSON.stringify(value)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`)
+  return parsed.data
+}
+
+function withSkills<T>(home: string | undefined, use: (skills: SkillService) => T): T {
+  const { database } = airlockPaths(resolveHome(home))
+  if (!existsSync(database)) throw new CliError('not_found', `no Airlock database at ${database} (check --home or AIRLOCK_HOME)`)
+  const store = openStore(database)
+  try {
+    return use(new SkillService({ repository: store.skills, onChange: (change) => store.events.append('skill.changed', change) }))
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (code === 'skill.not_found' || code === 'skill.already_decided') throw new CliError(code === 'skill.not_found' ? 'not_found' : 'conflict', (error as Error).message)
+    throw error
+  } finally {
+    store.close()
+  }
+}
+
+function printList(list: SkillView[], json: boolean, io: CommandIo): number {
+  if (json) {
+    io.out(JSON.stringify(list, null, 2))
+    return 0
+  }
+  if (list.length === 0) {
+    io.out('No skills yet: an agent saves one with persist_skill.')
+    return 0
+  }
+  for (const skill of list) {
+    io.out(`${skill.skillId}  approved: ${skill.approvedRevision ?? '-'}`)
+    for (const revision of skill.revisions) {
+      io.out(`  revision ${revision.revision}  ${revision.state.padEnd(16)}  ${revision.language} ${revision.entry}  ${revision.files.length} files  ${revision.contentHash}${revision.reason ? `  (${revision.reason})` : ''}`)
+    }
+  }
+  return 0
+}

@@ -1,0 +1,85 @@
+import { firstOperand, splitArgs, type CommandView } from './command-rules-words'
+
+/**
+ * Git as the rules read it: the subcommand after git's global options (`git -C dir -c k=v push`),
+ * with `-c alias.NAME=VALUE` resolved (`git -c alias.p=push p` is `git push`); whether `git config`
+ * sets a value; and configuration that makes git run a program (`command.dynamic`): `-c KEY=VALUE`
+ * and `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` (and `GIT_CONFIG_PARAMETERS`,
+ * `GIT_SSH_COMMAND`, `GIT_EXTERNAL_DIFF`...) for keys such as `core.fsmonitor`, `core.pager`,
+ * `core.sshCommand`, `core.hooksPath`, `diff.external`, `*.textconv`, `filter.*.smudge`, `alias.*`
+ * with a `!` value. Harmless values (`true`, `cat`, `less`, an empty one) are left alone, so
+ * `GIT_EDITOR=true git rebase --continue` still runs.
+ */
+
+const globalValued = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path', '--super-prefix', '--list-cmds', '--attr-source'])
+
+/** Keys whose value git runs as a command (or, for `core.hooksPath`, a folder of programs). */
+const codeKey = /^(?:core\.(?:fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|gpg(?:\..+)?\.program|sequence\.editor|uploadpack\.packobjectshook|pager\..+|interactive\.difffilter|remote\..+\.(?:uploadpack|receivepack|vcs)|protocol\..+\.allow|ssh\.variant)$/
+const codeEnv = new Set(['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EXTERNAL_DIFF', 'GIT_PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'])
+/** Values that run nothing worth asking about. */
+const harmless = /^(?:|true|false|:|cat|less|less -R|more|head|vi|vim|nano)$/
+
+/** `-c KEY=VALUE` pairs given to git before its subcommand, keys lowercased as git reads them. */
+function configPairs(view: CommandView): { key: string; value: string }[] {
+  const pairs: { key: string; value: string }[] = []
+  for (let i = 0; i < view.args.length; i++) {
+    const arg = view.args[i]!
+    if (!arg.startsWith('-')) break
+    const text = arg === '-c' ? view.args[++i] : arg.startsWith('-c') ? arg.slice(2) : undefined
+    if (text === undefined) {
+      if (globalValued.has(arg)) i++
+      continue
+    }
+    const equals = text.indexOf('=')
+    pairs.push({ key: (equals < 0 ? text : text.slice(0, equals)).toLowerCase(), value: equals < 0 ? 'true' : text.slice(equals + 1) })
+  }
+  return pairs
+}
+
+/** Git's subcommand and the arguments after it, skipping global options and resolving `-c alias.*`. */
+export function gitSubcommand(view: CommandView): { name: string; args: string[] } | undefined {
+  if (view.program !== 'git') return undefined
+  const sub = firstOperand(view.args, globalValued)
+  if (!sub) return undefined
+  const rest = view.args.slice(sub.index + 1)
+  const alias = configPairs(view).find((p) => p.key === `alias.${sub.value.toLowerCase()}` && !p.value.startsWith('!'))
+  if (alias) {
+    const words = alias.value.trim().split(/\s+/).filter((w) => w !== '')
+    if (words.length > 0) return { name: words[0]!, args: [...words.slice(1), ...rest] }
+  }
+  return { name: sub.value, args: rest }
+}
+
+/** `git` and its subcommand with the global options taken out (`git -C . push` → `git push`), for the profile's lists. */
+export function gitListArgv(view: CommandView): string[] | undefined {
+  const git = gitSubcommand(view)
+  return git ? ['git', git.name, ...git.args] : undefined
+}
+
+/** Configuration that makes this git command run a program: `{ key, value }` with the code in `value`. */
+export function gitCodeConfig(view: CommandView, assignments: readonly { name: string; value: string }[]): { key: string; value: string }[] {
+  if (view.program !== 'git') return []
+  const env = new Map(assignments.map((a) => [a.name, a.value]))
+  const pairs = configPairs(view)
+  const count = Number.parseInt(env.get('GIT_CONFIG_COUNT') ?? '0', 10)
+  for (let i = 0; i < Math.min(Number.isFinite(count) ? count : 0, 1000); i++) {
+    const key = env.get(`GIT_CONFIG_KEY_${i}`)
+    if (key !== undefined) pairs.push({ key: key.toLowerCase(), value: env.get(`GIT_CONFIG_VALUE_${i}`) ?? '' })
+  }
+  for (const [name, value] of env) {
+    if (codeEnv.has(name) || name === 'GIT_CONFIG_PARAMETERS') pairs.push({ key: name, value })
+  }
+  return pairs.filter((p) => (p.key.startsWith('alias.') ? p.value.trimStart().startsWith('!') : codeKey.test(p.key) || p.key.startsWith('GIT_')) && !harmless.test(p.value.trim()))
+}
+
+/** True when `git config` sets, adds, removes or edits a value (not `--get`, `--list`, `-l`). */
+export function setsGitConfig(view: CommandView): boolean {
+  const git = gitSubcommand(view)
+  if (git?.name !== 'config') return false
+  const { options, operands } = splitArgs(git.args, new Set(['-f', '--file', '--blob', '--type', '--default']))
+  if (options.some((o) => /^--(?:get|get-all|get-regexp|get-urlmatch|list|show-origin|show-scope|name-only)$/.test(o) || o === '-l')) return false
+  if (options.some((o) => /^--(?:unset|unset-all|add|replace-all|rename-section|remove-section|edit)$/.test(o) || o === '-e')) return true
+  if (['set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(operands[0] ?? '')) return true
+  if (['get', 'list'].includes(operands[0] ?? '')) return false
+  return operands.length >= 2
+}

@@ -35,7 +35,10 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     expect(filled.error!.message).toMatch(/quota/i)
     const refused = await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })
     expect(refused).toMatchObject({ ok: false, status: 'blocked' })
-    expect((await call('run_command', { command: 'rm big.bin' })).ok).toBe(true)
+    // Deleting outside scratch/ asks the operator (risk flag `deletion`); with no operator here the
+    // call stays pending and nothing is deleted. Moved into scratch/, it is deleted without asking.
+    expect((await call('run_command', { command: 'rm big.bin' })).status).toBe('approval_required')
+    expect((await call('run_command', { command: 'mv big.bin scratch/ && rm scratch/big.bin' })).ok).toBe(true)
     expect(await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })).toMatchObject({ ok: true })
   }, 60_000)
 })

@@ -47,10 +47,11 @@ describe.skipIf(skip !== undefined)(`secrets never reach the record${skip ? ` (s
   it('keeps env, header and typed secrets out of rows, events, logs and .exec_history', async () => {
     const { sessionId } = host.agents.sessions.start('coder', 'test')
     const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
-    // The agent sees its own output in full; the record does not.
+    // Known secrets are redacted from what the agent gets (issue 10) and from every record.
     const echoed = await call('run_command', { command: `echo ${envCanary} ${headerCanary}; curl -H "Authorization: Bearer ${typedCanary}" http://127.0.0.1:9/ 2>/dev/null; echo --token=${typedCanary} >&2; exit 3` })
     expect(echoed.data).toMatchObject({ exitCode: 3 })
-    expect((echoed.data as { stdout: string }).stdout).toContain(envCanary)
+    expect((echoed.data as { stdout: string }).stdout).not.toContain(envCanary)
+    expect((echoed.data as { stdout: string }).stdout).toContain('[redacted]')
     const big = await call('run_command', { command: `yes ${envCanary} | head -c 200000` })
     expect((big.data as { stdout: string }).stdout.length).toBeGreaterThan(100_000)
     await call('write_file', { path: 'notes.txt', content: `API_TOKEN=${typedCanary}\n${headerCanary}` })

@@ -115,7 +115,9 @@ describe.skipIf(skip !== undefined)(`the policy engine through the host${skip ? 
     const stdout = (result.data as { stdout: string }).stdout
     expect(stdout).not.toContain(canary)
     expect(stdout).toContain('token [redacted]')
-    expect(result.meta.redaction).toEqual({ replaced: 2, kinds: ['github_token'] })
+    // Twice in stdout, twice in the parsed commands of meta.policy (which quote the input).
+    expect(result.meta.redaction).toEqual({ replaced: 4, kinds: ['github_token'] })
+    expect(JSON.stringify(result)).not.toContain(canary)
     const callId = result.meta.callId as string
     expect(JSON.stringify(host.agents.history.detail(callId))).not.toContain(canary)
     for (const name of readdirSync(join(dir.path, 'logs'))) expect(readFileSync(join(dir.path, 'logs', name), 'utf8')).not.toContain(canary)

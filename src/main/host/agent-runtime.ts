@@ -92,7 +92,12 @@ export function createAgentRuntime(input: {
   })
   // The built-in policy runs first; the quota check, then output redaction last (so whatever a
   // response hook put in the result is redacted too).
-  const policy = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => input.settings?.get('policy.labels') ?? {} })
+  const policy = new PolicyEngine({
+    analyzer: loadCommandAnalyzer,
+    taint: store.sessions,
+    globalLabels: () => input.settings?.get('policy.labels') ?? {},
+    isRunning: (callId) => dispatcher.running().includes(callId)
+  })
   const unhooks = [policy.install(dispatcher.hooks), dispatcher.hooks.onPostToolResponse(quotaAfterCommands), installOutputRedaction(dispatcher.hooks)]
   const secretEnv = () => (input.settings?.get('policy.secret_env_vars') ?? []).map((name) => process.env[name] ?? '').filter((value) => value !== '')
   const sessions = new AgentSessions({ dispatcher, agents, ledger: store.sessions, secretsOf: (profile) => [...secretsOf(profile), ...secretEnv()] })

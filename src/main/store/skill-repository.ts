@@ -48,15 +48,16 @@ export class SkillRepository {
   }
 
   /**
-   * Records content as the next revision, `pending_approval`; the same content hash as a revision
-   * that waits or was approved is that revision (`created: false`). One transaction, so two
-   * proposals of the same content make one revision.
+   * Records content as the next revision, `pending_approval`; the same content hash as an existing
+   * revision is that revision (`created: false`), whatever its state: content the operator rejected
+   * stays rejected (the agent must change it), and is not put before the operator again as new.
+   * One transaction, so two proposals of the same content make one revision.
    */
   propose(agentId: string, name: string, proposal: SkillProposal): { revision: SkillRevisionRecord; created: boolean } {
     const manifest = skillManifestSchema.parse(proposal.manifest)
     return this.db.transaction(() => {
       const same = this.db
-        .prepare(`select ${columns} from skill_revisions where agent_id = ? and name = ? and content_hash = ? and state in ('pending_approval', 'approved') order by revision desc limit 1`)
+        .prepare(`select ${columns} from skill_revisions where agent_id = ? and name = ? and content_hash = ? order by revision desc limit 1`)
         .get(agentId, name, proposal.contentHash) as Row | undefined
       const existing = same ? readable([same])[0] : undefined
       if (existing) return { revision: existing, created: false }

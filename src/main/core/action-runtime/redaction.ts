@@ -18,18 +18,19 @@ export const redacted = '[redacted]'
  * Well-known credential shapes, each with the kind it is reported as: what the output redaction
  * (core/policy/output-redaction.ts) replaces in results, and what records redact too. A pattern
  * with a group keeps that group (a label such as `aws_secret_access_key = `). A fresh copy per
- * call: the patterns are global (stateful) regular expressions.
+ * call: the patterns are global (stateful) regular expressions. They are bounded by "not a letter
+ * or digit" rather than `\b`, so a token glued to `_` (`x_ghp_…`, `AKIA…_old`) is still found.
  */
 export function credentialShapes(): { kind: string; pattern: RegExp }[] {
   return [
     { kind: 'private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)/g },
-    { kind: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g },
+    { kind: 'aws_access_key', pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g },
     { kind: 'aws_secret_key', pattern: /(aws_secret_access_key\s*[=:]\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi },
-    { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255})\b/g },
-    { kind: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g },
-    { kind: 'api_key', pattern: /\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{20,}\b/g },
-    { kind: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
-    { kind: 'stripe_key', pattern: /\b[sr]k_live_[0-9A-Za-z]{16,}\b/g }
+    { kind: 'github_token', pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255})(?![A-Za-z0-9])/g },
+    { kind: 'slack_token', pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/g },
+    { kind: 'api_key', pattern: /(?<![A-Za-z0-9])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{20,}/g },
+    { kind: 'google_api_key', pattern: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}/g },
+    { kind: 'stripe_key', pattern: /(?<![A-Za-z0-9])[sr]k_live_[0-9A-Za-z]{16,}/g }
   ]
 }
 

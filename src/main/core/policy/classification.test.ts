@@ -37,3 +37,15 @@ describe('ClassificationLabelSet', () => {
     expect(new ClassificationLabelSet([]).empty).toBe(true)
   })
 })
+
+describe('ClassificationLabelSet: globs and databases', () => {
+  const labels = new ClassificationLabelSet([{ paths: { 'secrets/**': 'CONFIDENTIAL' }, databases: { 'data.db': 'RESTRICTED' } }])
+  it('a glob word gets the level of every label it can reach', () => {
+    for (const word of ['sec*/x', 'secret[s]/x', '*/x', 's*', '*', 'secrets/*']) expect(labels.ofPath(word), word).toBe('CONFIDENTIAL')
+    for (const word of ['*.py', 'src/*', 'docs/sec*']) expect(labels.ofPath(word), word).toBe('PUBLIC')
+  })
+  it('a labelled database is a labelled file too', () => {
+    expect(labels.ofPath('data.db')).toBe('RESTRICTED')
+    expect(labels.ofPath('./data.db')).toBe('RESTRICTED')
+  })
+})

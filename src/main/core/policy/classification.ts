@@ -33,10 +33,16 @@ export class ClassificationLabelSet {
     return this.paths.length === 0 && this.databases.length === 0 && this.domains.length === 0 && this.servers.size === 0
   }
 
-  /** The level of one workspace file (relative path). */
+  /**
+   * The level of one workspace file (relative path). A database label applies too: a database is
+   * a file a command can read. A glob (`sec*` + `/x`, `*` + `/x`) gets the level of every label it
+   * can reach: a label whose static base it matches, or the ancestor of that base it names.
+   */
   ofPath(path: string): Classification {
     const relative = normalise(path)
-    return highest(this.paths.filter((label) => label.match(relative) || label.match(`${relative}/`)).map((label) => label.level))
+    const direct = [...this.paths, ...this.databases].filter((label) => label.match(relative) || label.match(`${relative}/`))
+    const reached = picomatch.scan(relative).isGlob ? this.paths.filter((label) => globReaches(relative, label.base)) : []
+    return highest([...direct, ...reached].map((label) => label.level))
   }
 
   /** The highest level anything under a workspace folder can have (what a recursive read may meet). */
@@ -66,6 +72,18 @@ export class ClassificationLabelSet {
   ofServer(name: string): Classification {
     return this.servers.get(name) ?? 'PUBLIC'
   }
+}
+
+/**
+ * True when the glob `word` can name the labelled base folder `base`, something inside it, or a
+ * folder above it: its first segments (as many as the base has) match the base's.
+ */
+function globReaches(word: string, base: string): boolean {
+  if (base === '') return true
+  const wordParts = word.split('/')
+  const baseParts = base.split('/')
+  const n = Math.min(wordParts.length, baseParts.length)
+  return picomatch(wordParts.slice(0, n).join('/'), { dot: true })(baseParts.slice(0, n).join('/'))
 }
 
 /** The highest of some levels; `PUBLIC` for none. */

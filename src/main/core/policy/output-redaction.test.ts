@@ -18,6 +18,12 @@ describe('output redaction', () => {
     expect(Object.fromEntries(counts)).toEqual({ known_secret: 1, private_key: 1, aws_access_key: 1, aws_secret_key: 1, github_token: 1, slack_token: 1, api_key: 1 })
   })
 
+  it('finds tokens glued to an underscore', () => {
+    const counts = new Map<string, number>()
+    const out = redactOutputText(`x_${github} ${aws}_old`, [], counts)
+    expect(out).toBe('x_[redacted] [redacted]_old')
+  })
+
   it('leaves ordinary output alone', () => {
     const counts = new Map<string, number>()
     const text = 'sk-short ghp_short AKIA1234 git sha 3f2a9c1b0e7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 risk-flagged task-runner'

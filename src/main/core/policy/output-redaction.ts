@@ -6,7 +6,7 @@ import { credentialShapes, redacted } from '../action-runtime/redaction'
  * POST_TOOL_RESPONSE redaction of what leaves Airlock (SPEC §6.3, issue 10): before a result goes
  * back to the agent (and so into history, logs and `.exec_history`, which record the result),
  * known secrets and well-known credential shapes are replaced by `[redacted]` in every string of
- * `data` and in the error message. `meta.redaction` says how many and of which kinds, so the agent
+ * `data`, in the error message and in the diagnostics. `meta.redaction` says how many and of which kinds, so the agent
  * and the operator know the output was changed and why.
  *
  * Known secrets: the agent's (its MCP servers' `env` and `headers` values) and the values of the
@@ -47,14 +47,18 @@ function redactResult({ agent, result }: PostToolResponseEvent): ActionResult | 
   const secrets = agent.secrets ?? []
   const data = result.data === undefined ? undefined : redactData(result.data, secrets, counts)
   const error = result.error ? { ...result.error, message: redactOutputText(result.error.message, secrets, counts) } : undefined
+  // Diagnostics can quote what a program did (the directory its shell ended in).
+  const diagnostics = result.diagnostics.map((line) => redactOutputText(line, secrets, counts))
+  // The policy's parsed commands and reason quote the input.
+  const policy = result.meta.policy === undefined ? undefined : redactData(result.meta.policy, secrets, counts)
   if (counts.size === 0) return undefined
   const replaced = [...counts.values()].reduce((sum, n) => sum + n, 0)
   return {
     ...result,
     ...(data !== undefined ? { data } : {}),
     ...(error ? { error } : {}),
-    meta: { ...result.meta, redaction: { replaced, kinds: [...counts.keys()].sort() } },
-    diagnostics: [...result.diagnostics, `${replaced} secret${replaced === 1 ? '' : 's'} redacted from this result (${[...counts.keys()].sort().join(', ')})`]
+    meta: { ...result.meta, ...(policy !== undefined ? { policy } : {}), redaction: { replaced, kinds: [...counts.keys()].sort() } },
+    diagnostics: [...diagnostics, `${replaced} secret${replaced === 1 ? '' : 's'} redacted from this result (${[...counts.keys()].sort().join(', ')})`]
   }
 }
 

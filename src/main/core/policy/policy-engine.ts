@@ -1,4 +1,4 @@
-import type { Classification, ClassificationLabels } from '@shared/agents'
+import { higherClassification, type Classification, type ClassificationLabels } from '@shared/agents'
 import type { ActionHooks, PostToolResponseEvent, PreToolCallDecision, PreToolCallEvent } from '../action-runtime/action-hooks'
 import type { ActionAgent, ActionResult } from '../action-runtime/action-spec'
 import { above, ClassificationLabelSet } from './classification'
@@ -19,6 +19,8 @@ export type PolicyEngineOptions = {
   taint: TaintLedger
   /** The global labels (setting `policy.labels`), read at every call so a change applies at once. */
   globalLabels?: () => ClassificationLabels
+  /** Whether a call is still in flight (the dispatcher's `running()`): prunes the sink calls the engine tracks. */
+  isRunning?: (callId: string) => boolean
 }
 
 /**
@@ -38,6 +40,11 @@ export type PolicyEngineOptions = {
 export class PolicyEngine {
   /** Each call's assessment from PRE_TOOL_CALL, found again by its (validated, shared) input object. */
   private readonly assessments = new WeakMap<object, ToolAssessment>()
+  /**
+   * Calls with a sink (a networked execution, browse, an MCP tool) let through, by session: while
+   * one runs, data the session reads now could reach it, so a labelled read above that sink asks.
+   */
+  private readonly sinkCalls = new Map<string, Map<string, Classification>>()
 
   constructor(private readonly options: PolicyEngineOptions) {}
 
@@ -68,10 +75,30 @@ export class PolicyEngine {
 
   /** The PRE_TOOL_CALL decision of one call. */
   async decide(event: PreToolCallEvent): Promise<PreToolCallDecision> {
-    return this.decideCall(event.spec.name, event.spec.effects, event.input, event.agent)
+    const decision = await this.decideCall(event.spec.name, event.spec.effects, event.input, event.agent, event.callId)
+    const sink = decision.classification?.sink
+    if (sink && decision.decision !== 'deny') {
+      const calls = this.sinkCalls.get(event.agent.sessionId) ?? new Map<string, Classification>()
+      calls.set(event.callId, sink as Classification)
+      this.sinkCalls.set(event.agent.sessionId, calls)
+    }
+    return decision
   }
 
-  private async decideCall(tool: string, effects: 'read' | 'write' | 'execute', input: unknown, agent: ActionAgent): Promise<PreToolCallDecision> {
+  /** The lowest sink among the session's calls still running (other than `callId`), if any. */
+  private runningSink(sessionId: string, callId: string): Classification | undefined {
+    const calls = this.sinkCalls.get(sessionId)
+    if (!calls) return undefined
+    let lowest: Classification | undefined
+    for (const [id, sink] of calls) {
+      if (this.options.isRunning && !this.options.isRunning(id)) calls.delete(id)
+      else if (id !== callId && (lowest === undefined || above(lowest, sink))) lowest = sink
+    }
+    if (calls.size === 0) this.sinkCalls.delete(sessionId)
+    return lowest
+  }
+
+  private async decideCall(tool: string, effects: 'read' | 'write' | 'execute', input: unknown, agent: ActionAgent, callId = ''): Promise<PreToolCallDecision> {
     const profile = agent.profile
     const labels = this.labelsOf(agent)
     const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer())
@@ -91,8 +118,16 @@ export class PolicyEngine {
     if (above(assessed.reads, profile.classificationCeiling)) {
       return verdict('ask', 'classification.above_ceiling', `${tool} reads ${assessed.reads} data, above this agent's ceiling ${profile.classificationCeiling}`)
     }
-    if (assessed.sink && above(taint, assessed.sink)) {
-      return verdict('ask', 'classification.write_down', `this session has read ${taint} data; ${tool} would send to a ${assessed.sink} destination (write-down)`)
+    // A call that reads labelled data and can send it out (a networked command naming a secret)
+    // is a write-down by itself: what it reads counts with what the session read before.
+    const carried = higherClassification(taint, assessed.reads)
+    if (assessed.sink && above(carried, assessed.sink)) {
+      const what = above(taint, assessed.sink) ? `this session has read ${taint} data` : `this call reads ${assessed.reads} data`
+      return verdict('ask', 'classification.write_down', `${what}; ${tool} would send to a ${assessed.sink} destination (write-down)`)
+    }
+    const inFlight = agent.sessionId === '' ? undefined : this.runningSink(agent.sessionId, callId)
+    if (inFlight && above(carried, inFlight)) {
+      return verdict('ask', 'classification.write_down', `a call of this session that can send to a ${inFlight} destination is still running; ${tool} reads ${assessed.reads} data it could reach (write-down)`)
     }
     if (profile.ask === 'on_risk' && assessed.riskFlags.length > 0) {
       const flag = assessed.riskFlags[0]!
@@ -106,13 +141,14 @@ export class PolicyEngine {
   /** POST_TOOL_RESPONSE: raises the taint to what the call read and records it on the result. */
   private async afterCall(event: PostToolResponseEvent): Promise<ActionResult> {
     const { agent, result } = event
+    this.sinkCalls.get(agent.sessionId)?.delete(event.callId)
     const labels = this.labelsOf(agent)
     const before = this.options.taint.taint(agent.sessionId)
     let after = before
     if (!labels.empty) {
       const known = typeof event.input === 'object' && event.input !== null ? this.assessments.get(event.input) : undefined
       const assessed = known ?? assessToolCall(event.spec.name, event.input, agent, labels, await this.options.analyzer())
-      const read = readsOfResult(event.spec.name, result.data, assessed.reads, labels)
+      const read = readsOfResult(event.spec.name, result.data, assessed.reads, labels, agent.workspace)
       if (above(read, before)) after = this.options.taint.raiseTaint(agent.sessionId, read)
     }
     const policy = typeof result.meta.policy === 'object' && result.meta.policy !== null ? (result.meta.policy as Record<string, unknown>) : {}

@@ -3,9 +3,10 @@ import { allowsUnsafeFallback } from '@shared/agents'
 import type { ActionAgent } from '../action-runtime/action-spec'
 import type { ClassificationLabelSet } from './classification'
 import { highest } from './classification'
-import type { CommandDecision } from './command-analysis'
+import type { CommandAnalysis, CommandDecision } from './command-analysis'
 import { decideCommandLine } from './command-rules'
 import { fileWriteRisks, isPackageManifest, packageScriptsChange, readSmallFile } from './file-risks'
+import { pathSpellings } from './path-spellings'
 import type { CommandAnalyzer } from './shell'
 
 /**
@@ -41,6 +42,8 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
   const text = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined)
   const profile = agent.profile
   const out: ToolAssessment = { riskFlags: [], reads: 'PUBLIC' }
+  const levelOf = (path: string, cwd?: string) => (labels.empty ? 'PUBLIC' : highest(pathSpellings(path, agent.workspace, cwd).map((spelling) => labels.ofPath(spelling))))
+  const treeLevelOf = (path: string) => (labels.empty ? 'PUBLIC' : highest(pathSpellings(path, agent.workspace).map((spelling) => labels.ofTree(spelling))))
   if (executing.has(tool)) {
     if (allowsUnsafeFallback(profile)) out.riskFlags.push('isolation_fallback')
     if (profile.network !== 'none') out.sink = 'PUBLIC'
@@ -49,7 +52,8 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
     case 'run_command': {
       const command = text('command') ?? ''
       const timeoutSeconds = typeof fields.timeoutSeconds === 'number' ? fields.timeoutSeconds : undefined
-      out.command = decideCommandLine(analyzer.analyze(command), {
+      const analysis = analyzer.analyze(command)
+      out.command = decideCommandLine(analysis, {
         ask: profile.ask,
         network: profile.network,
         denylist: profile.denylist,
@@ -58,27 +62,30 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
         ...(text('cwd') !== undefined ? { cwd: text('cwd') } : {})
       })
       out.riskFlags.push(...out.command.riskFlags)
-      out.reads = labels.empty ? 'PUBLIC' : highest(out.command.commands.flat().map((word) => labels.ofPath(inWorkspace(word, agent.workspace))))
+      if (!labels.empty) out.reads = highest(commandPaths(analysis).map((word) => levelOf(word, text('cwd'))))
       break
     }
     case 'run_code':
       if (fields.dependencies !== undefined) out.riskFlags.push('package_install')
       break
     case 'read_file':
-      out.reads = labels.ofPath(text('path') ?? '')
+      out.reads = levelOf(text('path') ?? '')
       break
     case 'list_directory':
-      out.reads = fields.recursive === true ? labels.ofTree(text('path') ?? '') : labels.ofPath(text('path') ?? '')
+      out.reads = fields.recursive === true ? treeLevelOf(text('path') ?? '') : levelOf(text('path') ?? '')
       break
     case 'search_files':
-      out.reads = labels.ofTree(text('path') ?? '')
+      out.reads = treeLevelOf(text('path') ?? '')
       break
     case 'write_file':
     case 'edit_file': {
-      const path = text('path') ?? ''
-      out.riskFlags.push(...fileWriteRisks(path))
-      if (isPackageManifest(path) && packageScriptsChange(agent.workspace, path, nextContent(tool, fields, agent.workspace, path))) out.riskFlags.push('config_write')
-      out.reads = labels.ofPath(path)
+      // Flags and labels go by every spelling of the path: a link `g -> .git` makes `g/hooks/x` a VCS write.
+      const spellings = pathSpellings(text('path') ?? '', agent.workspace)
+      for (const path of spellings) {
+        out.riskFlags.push(...fileWriteRisks(path))
+        if (isPackageManifest(path) && scriptsChange(tool, fields, agent.workspace, path)) out.riskFlags.push('config_write')
+      }
+      out.reads = highest(spellings.map((path) => labels.ofPath(path)))
       break
     }
     case 'sqlite_query':
@@ -108,29 +115,48 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
  * for `search_files`, the files it returned matches from; nothing for `write_file`; otherwise what
  * `assessToolCall` saw (an `edit_file` returns a diff of the labelled file).
  */
-export function readsOfResult(tool: string, data: unknown, assessed: Classification, labels: ClassificationLabelSet): Classification {
+export function readsOfResult(tool: string, data: unknown, assessed: Classification, labels: ClassificationLabelSet, workspace: string): Classification {
   // Writing a labelled file is an operation on it (the ceiling applies) but reads nothing back.
   if (tool === 'write_file') return 'PUBLIC'
   if (tool !== 'search_files' || typeof data !== 'object' || data === null) return assessed
   const matches = (data as { matches?: { file?: unknown }[] }).matches
   if (!Array.isArray(matches)) return assessed
-  return highest(matches.map((match) => (typeof match.file === 'string' ? labels.ofPath(match.file) : 'PUBLIC')))
+  const levels = matches.flatMap((match) => (typeof match.file === 'string' ? pathSpellings(match.file, workspace).map((path) => labels.ofPath(path)) : []))
+  return highest(levels)
 }
 
-/** The content a write or edit would leave (an edit is applied to the current file, literally). */
-function nextContent(tool: string, fields: Record<string, unknown>, workspace: string, path: string): string {
-  if (tool === 'write_file') return typeof fields.content === 'string' ? fields.content : ''
-  const current = readSmallFile(workspace, path) ?? ''
+/**
+ * Whether a write or edit changes a package.json's `scripts`. An edit is applied to the current
+ * file, literally; a current file that cannot be read (too big, reached through a link, gone)
+ * counts as changed: unknown is not "no change".
+ */
+function scriptsChange(tool: string, fields: Record<string, unknown>, workspace: string, path: string): boolean {
+  if (tool === 'write_file') return packageScriptsChange(workspace, path, typeof fields.content === 'string' ? fields.content : '')
+  const current = readSmallFile(workspace, path)
+  if (current === undefined) return true
   const oldText = typeof fields.oldText === 'string' ? fields.oldText : ''
   const newText = typeof fields.newText === 'string' ? fields.newText : ''
-  if (oldText === '') return current
-  return fields.replaceAll === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText)
+  const next = fields.replaceAll === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText)
+  return packageScriptsChange(workspace, path, next)
 }
 
-/** A command word as a workspace-relative path when it names one inside the workspace. */
-function inWorkspace(word: string, workspace: string): string {
-  if (word.startsWith(`${workspace}/`)) return word.slice(workspace.length + 1)
-  return word
+/**
+ * Every word of a command line that could name a file it reads: arguments (and the value of a
+ * `--option=value`), assignment values and redirection targets, of every simple command found.
+ */
+function commandPaths(analysis: CommandAnalysis): string[] {
+  if (!analysis.ok) return []
+  const words: string[] = []
+  for (const command of analysis.commands) {
+    for (const word of command.argv) {
+      words.push(word.value)
+      const value = /^--?[A-Za-z0-9-]+=(.+)$/.exec(word.value)?.[1]
+      if (value) words.push(value)
+    }
+    for (const redirect of command.redirects) words.push(redirect.target.value)
+    for (const assignment of command.assignments) words.push(assignment.value.value)
+  }
+  return words.slice(0, 512)
 }
 
 function hostOf(url: string): string {

@@ -107,6 +107,16 @@ describe.skipIf(skip !== undefined)(`the policy engine through the host${skip ? 
     expect(asked.map((request) => request.rule)).toEqual(['risk.config_write', 'risk.config_write', 'risk.vcs_write', 'risk.config_write'])
   })
 
+  it('records the lineage of a sandbox with the host network, and none without it', async () => {
+    const networked = open('networked', { network: 'full' })
+    const withNetwork = await networked('run_command', { command: 'true' })
+    expect(withNetwork.status).toBe('success')
+    expect(host.agents.history.detail(withNetwork.meta.callId as string).lineage).toEqual([{ kind: 'tcp', endpoint: 'host network: any destination' }])
+    const offline = open('offline', {})
+    const without = await offline('run_command', { command: 'true' })
+    expect(host.agents.history.detail(without.meta.callId as string).lineage).toEqual([])
+  })
+
   it('redacts a canary token printed by a command from the result, history, logs and .exec_history', async () => {
     const call = open('leaky', {})
     const canary = `ghp_${'C4n4ry'.repeat(6)}`

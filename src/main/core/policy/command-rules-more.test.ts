@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import type { CommandAnalysis, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
-import { decideCommandLine } from './command-rules'
+import { command, decide, line, word } from './command-rules-test-support'
 import { fileWriteRisks } from './file-risks'
 import { protectedName } from './protected-names'
 
 // The red-team shapes (test/security/attack-policy.test.ts) on hand-built analyses: what each rule
 // reads from correctly parsed argv, independent of the parser.
 
-const profile: CommandPolicyInput = { ask: 'on_risk', network: 'none', denylist: [], allowlist: [] }
-const word = (value: string): CommandWord => ({ value, static: !/[$*?` ]/.test(value) })
-const command = (argv: string[], extra: Partial<SimpleCommand> = {}): SimpleCommand => ({
-  argv: argv.map(word),
-  wrappers: [],
-  assignments: [],
-  redirects: [],
-  fedBy: [],
-  argsFromStdin: false,
-  concurrent: false,
-  text: argv.join(' '),
-  ...extra
-})
-const line = (...commands: SimpleCommand[]): CommandAnalysis => ({ ok: true, commands, concerns: [] })
-const decide = (analysis: CommandAnalysis, input: Partial<CommandPolicyInput> = {}) => decideCommandLine(analysis, { ...profile, ...input })
 const one = (...argv: string[]) => line(command(argv))
 const redirect = (op: string, target: string, writes = op !== '<') => ({ op, target: word(target), writes })
 

@@ -1,26 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import type { CommandAnalysis, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
-import { decideCommandLine } from './command-rules'
+import type { CommandAnalysis } from './command-analysis'
+import { command, decide, line, word } from './command-rules-test-support'
 import { globMatches } from './command-rules-glob'
 
 // The rules on hand-built analyses: what each family reads, independent of the parser. The
 // corpus (test/security/policy-corpus.test.ts) runs real command lines through the real analyzer.
 
-const profile: CommandPolicyInput = { ask: 'on_risk', network: 'none', denylist: [], allowlist: [] }
-const word = (value: string): CommandWord => ({ value, static: !/[$*?` ]/.test(value) })
-const command = (argv: string[], extra: Partial<SimpleCommand> = {}): SimpleCommand => ({
-  argv: argv.map(word),
-  wrappers: [],
-  assignments: [],
-  redirects: [],
-  fedBy: [],
-  argsFromStdin: false,
-  concurrent: false,
-  text: argv.join(' '),
-  ...extra
-})
-const line = (...commands: SimpleCommand[]): CommandAnalysis => ({ ok: true, commands, concerns: [] })
-const decide = (analysis: CommandAnalysis, input: Partial<CommandPolicyInput> = {}) => decideCommandLine(analysis, { ...profile, ...input })
 
 describe('decideCommandLine: denylist families', () => {
   it.each([

@@ -227,7 +227,7 @@ function upgradeHistory(db: Database): void {
  * the agent's workspace, which the agent can write; what was approved lives here, out of its reach:
  * each revision's content hash and file manifest, and its state.
  */
-const policySchema = `
+const skillsSchema = `
 create table skill_revisions (
   id text primary key,
   agent_id text not null,
@@ -249,7 +249,7 @@ create index skill_revisions_agent on skill_revisions(agent_id, name, revision d
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
   { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
-  { version: 3, name: 'skills', up: (db) => db.exec(policySchema) }
+  { version: 3, name: 'skills', up: (db) => db.exec(skillsSchema) }
 ]
 
 /** The schema version this build writes. */

@@ -69,13 +69,13 @@ const consequence: Record<CommandDecision['decision'], string> = {
  * setting `access_control_policy.auto_allow` would approve is reported as `run`, saying so.
  */
 async function decide(store: Store, workspaces: string, agentId: string, line: string): Promise<CommandDecision> {
-  const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(workspaces) })
+  const agentWorkspaces = new AgentWorkspaces(workspaces)
+  const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: agentWorkspaces })
   const settings = new SettingsService(store.settings)
   const profile = agents.effectiveProfile(agentId)
   const blocked = (rule: string, reason: string): CommandDecision => ({ decision: 'blocked', rule, reason, riskFlags: [], commands: [] })
   if (agents.state(agentId) === 'disabled') return blocked('policy.agent_disabled', `agent ${agentId} is disabled: every call is refused until it is enabled`)
-  const workspace = new AgentWorkspaces(workspaces).pathOf(agentId)
-  const agent = actionAgent({ agentId, sessionId: '', workspace, profile })
+  const agent = actionAgent({ agentId, sessionId: '', workspace: agentWorkspaces.pathOf(agentId), profile })
   if (!agent.tools.has('run_command')) return blocked('capability.not_enabled', `agent ${agentId} has no shell: its capabilities do not include run_command`)
   const engine = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels') })
   const decision = await engine.checkCommand(line, agent)

@@ -64,12 +64,24 @@ export function secretVariants(values: Iterable<string>): string[] {
   return [...variants]
 }
 
-/** Replaces known secrets and credential shapes inside one string. */
-export function redactText(text: string, secrets: readonly string[] = []): string {
+/**
+ * Replaces every occurrence of a known secret (at least `shortestKnownSecret` long) in one string;
+ * `onReplaced` hears how many of each were replaced.
+ */
+export function replaceKnownSecrets(text: string, secrets: readonly string[], onReplaced?: (count: number) => void): string {
   let out = text
   for (const secret of secrets) {
-    if (secret.length >= shortestKnownSecret && out.includes(secret)) out = out.split(secret).join(redacted)
+    if (secret.length < shortestKnownSecret || !out.includes(secret)) continue
+    const parts = out.split(secret)
+    onReplaced?.(parts.length - 1)
+    out = parts.join(redacted)
   }
+  return out
+}
+
+/** Replaces known secrets and credential shapes inside one string. */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  let out = replaceKnownSecrets(text, secrets)
   for (const shape of secretShapes) {
     out = out.replace(shape, (match, ...groups: unknown[]) => {
       const [first, second] = groups as (string | undefined)[]

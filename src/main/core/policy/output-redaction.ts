@@ -1,6 +1,6 @@
 import type { ActionHooks, PostToolResponseEvent } from '../action-runtime/action-hooks'
 import type { ActionResult } from '../action-runtime/action-spec'
-import { credentialShapes, redacted } from '../action-runtime/redaction'
+import { credentialShapes, redacted, replaceKnownSecrets } from '../action-runtime/redaction'
 
 /**
  * POST_TOOL_RESPONSE redaction of what leaves Airlock (SPEC §6.3, issue 10): before a result goes
@@ -21,18 +21,9 @@ export function installOutputRedaction(hooks: ActionHooks): () => void {
 
 const shapes = credentialShapes()
 
-/** Known secrets shorter than this are not searched for: they would redact ordinary words. */
-const shortestKnownSecret = 6
-
 /** One string with secrets replaced, counting what was replaced by kind. */
 export function redactOutputText(text: string, secrets: readonly string[], counts: Map<string, number>): string {
-  let out = text
-  for (const secret of secrets) {
-    if (secret.length < shortestKnownSecret || !out.includes(secret)) continue
-    const parts = out.split(secret)
-    counts.set('known_secret', (counts.get('known_secret') ?? 0) + parts.length - 1)
-    out = parts.join(redacted)
-  }
+  let out = replaceKnownSecrets(text, secrets, (count) => counts.set('known_secret', (counts.get('known_secret') ?? 0) + count))
   for (const { kind, pattern } of shapes) {
     out = out.replace(pattern, (match: string, label?: unknown) => {
       counts.set(kind, (counts.get(kind) ?? 0) + 1)

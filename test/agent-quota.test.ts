@@ -21,7 +21,7 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     dir = makeTempDir('airlock-quota-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('coder', { profile: { providers: ['bubblewrap'], limits: { diskMb: 2 } } })
+    host.agents.agents.create('coder', { profile: { providers: ['bubblewrap'], limits: { diskMb: 2 }, approvalTimeoutSeconds: 1 } })
     sessionId = host.agents.sessions.start('coder', 'test').sessionId
   }, 60_000)
   afterAll(async () => {
@@ -35,9 +35,10 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     expect(filled.error!.message).toMatch(/quota/i)
     const refused = await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })
     expect(refused).toMatchObject({ ok: false, status: 'blocked' })
-    // Deleting outside scratch/ asks the operator (risk flag `deletion`); with no operator here the
-    // call stays pending and nothing is deleted. Moved into scratch/, it is deleted without asking.
-    expect((await call('run_command', { command: 'rm big.bin' })).status).toBe('approval_required')
+    // Deleting outside scratch/ asks the operator (risk flag `deletion`); nobody decides here, so
+    // the item expires (this agent waits 1 s) and the call is denied: nothing is deleted. Moved
+    // into scratch/, it is deleted without asking.
+    expect(await call('run_command', { command: 'rm big.bin' })).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/expired/) } })
     expect((await call('run_command', { command: 'mv big.bin scratch/ && rm scratch/big.bin' })).ok).toBe(true)
     expect(await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })).toMatchObject({ ok: true })
   }, 60_000)

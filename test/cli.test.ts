@@ -118,7 +118,7 @@ describe('airlock serve', () => {
   })
 
   it('prints the console URL as its first line, serves it, and stops cleanly on SIGTERM', async () => {
-    const served = await startServe(['--port', '0', '--gateway-port', '7411', '--home', dir.path])
+    const served = await startServe(['--port', '0', '--gateway-port', '0', '--home', dir.path])
     try {
       expect(served.firstLine).toMatch(/^Airlock console: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{20,}$/)
       const url = served.firstLine.replace('Airlock console: ', '')
@@ -134,7 +134,7 @@ describe('airlock serve', () => {
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`on ${signal} disposes the host before it exits: exit 0, the database closed cleanly`, async () => {
-      const served = await startServe(['--port', '0', '--home', dir.path])
+      const served = await startServe(['--port', '0', '--gateway-port', '0', '--home', dir.path])
       // SQLite removes the write-ahead log when the last connection closes, so a -wal file
       // left behind means the process ended without the host closing its store.
       expect(existsSync(join(dir.path, 'airlock.db-wal'))).toBe(true)

@@ -19,6 +19,16 @@ afterEach(async () => {
 
 const ctx = { transport: 'websocket' as const }
 
+/** The first pending item of the queue, once the request reached it. */
+async function waitForItem() {
+  for (let tries = 0; tries < 500; tries++) {
+    const [item] = host.approvals.list()
+    if (item) return item
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error('no approval item appeared')
+}
+
 describe('the host wires the resource manager to the store and the console', () => {
   it('mirrors handles into SQLite and records every event in the audit log', async () => {
     const handle = await host.resources.ensure({ kind: 'scratch_directory', scope: 'session', ownerId: 's1', config: { prefix: 'host' } })
@@ -35,10 +45,13 @@ describe('the host wires the resource manager to the store and the console', () 
     ])
   })
 
-  it('approvals fail closed: with no console queue yet, a requirement that needs approval stays pending and nothing starts', async () => {
-    const error = await host.resources.ensure({ kind: 'scratch_directory', approvalRequired: true }).catch((e: { code?: string }) => e)
-    expect(error).toMatchObject({ code: 'execution_resource.approval_required' })
-    expect(host.resources.approval.defaultHandlerName).toBe('fail_closed')
+  it("a requirement that needs approval waits in the operator's queue (the default handler): denied, nothing starts", async () => {
+    expect(host.resources.approval.defaultHandlerName).toBe('console')
+    const ensuring = host.resources.ensure({ kind: 'scratch_directory', approvalRequired: true }).catch((e: { code?: string }) => e)
+    const item = await waitForItem()
+    expect(item).toMatchObject({ kind: 'resource', tool: 'scratch_directory', status: 'pending', agentId: null })
+    host.approvals.decide({ id: item.id, decision: 'deny', reason: 'no scratch today' })
+    expect(await ensuring).toMatchObject({ code: 'execution_resource.approval_denied', message: expect.stringContaining('no scratch today') })
     expect(host.resources.list()).toEqual([])
   })
 

@@ -191,10 +191,11 @@ describe.skipIf(skip !== undefined || chromiumSkip !== undefined)(`classificatio
     expect(host.store.sessions.get(first)).toMatchObject({ taint: 'CONFIDENTIAL', endReason: 'shutdown' })
   })
 
-  it('reading above the ceiling asks (the restarted host has no test handler: the request stays pending, fail closed)', async () => {
-    host.agents.agents.create('junior', { profile: { capabilities: ['files'], classificationCeiling: 'INTERNAL' } })
+  it("reading above the ceiling asks (the restarted host has no test handler: the request waits in the operator's queue, nobody decides, it expires: fail closed)", async () => {
+    host.agents.agents.create('junior', { profile: { capabilities: ['files'], classificationCeiling: 'INTERNAL', approvalTimeoutSeconds: 1 } })
     const sessionId = host.agents.sessions.start('junior', 'test').sessionId
     const result = await host.agents.sessions.execute({ sessionId, tool: 'read_file', input: { path: 'secrets/x.txt' } })
-    expect(result).toMatchObject({ status: 'approval_required', meta: { policy: { decision: 'ask', rule: 'classification.above_ceiling' } } })
+    expect(result).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/expired/) }, meta: { policy: { decision: 'ask', rule: 'classification.above_ceiling' } } })
+    expect(host.approvals.list({ status: 'expired' })).toMatchObject([{ agentId: 'junior', policyRule: 'classification.above_ceiling', proposedRule: null }])
   })
 })

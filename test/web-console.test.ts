@@ -12,7 +12,7 @@ let token: string
 
 beforeEach(async () => {
   dir = makeTempDir()
-  running = await serve({ home: dir.path, port: 0, rendererDir: resolve(__dirname, '../out/renderer'), open: false, print: () => undefined })
+  running = await serve({ home: dir.path, port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../out/renderer'), open: false, print: () => undefined })
   token = running.console.token
 })
 afterEach(async () => {

@@ -2,6 +2,7 @@ import { app, BrowserWindow, ipcMain } from 'electron'
 import { join } from 'node:path'
 import { airlockContract } from '@shared/ipc'
 import { createHost, type Host } from './host'
+import { startHostGateway, type AgentGateway } from './gateway'
 import { registerElectronIpc } from './app/electron-ipc'
 import { createMainWindow, rendererEntry } from './app/main-window'
 import { holdQuitUntilDisposed } from './app/shutdown'
@@ -9,6 +10,7 @@ import { holdQuitUntilDisposed } from './app/shutdown'
 // The desktop shell: one host, one secure window, IPC from the contract. Wiring only.
 const buildDir = join(__dirname, '..')
 let host: Host | undefined
+let gateway: AgentGateway | undefined
 let disposeIpc: (() => void) | undefined
 
 if (!app.requestSingleInstanceLock()) app.quit()
@@ -29,6 +31,11 @@ async function start(): Promise<void> {
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) createMainWindow(buildDir)
     })
+    // The console stays usable when the gateway cannot start (its port taken): the error says which setting to change.
+    gateway = await startHostGateway(host).catch((error: unknown) => {
+      console.error(`Airlock: the agent gateway did not start: ${error instanceof Error ? error.message : String(error)}`)
+      return undefined
+    })
 }
 
 app
@@ -44,6 +51,7 @@ app.on('window-all-closed', () => app.quit())
 holdQuitUntilDisposed(app, {
   dispose: async () => {
     disposeIpc?.()
+    await gateway?.close()
     await host?.dispose()
   },
   log: (message, error) => console.error(message, error ?? '')

@@ -1,27 +1,34 @@
 import { createHost, type Host, type HostConfig } from './host'
 import { startWebConsole, type WebConsole } from './app/web-console-server'
 import { openInBrowser } from './app/open-in-browser'
+import { startHostGateway, type AgentGateway, type ApprovalWaits } from './gateway'
 
 /** Options of the headless web console shell (`airlock serve`, `npm run serve`). */
 export type ServeOptions = HostConfig & {
   /** Port on 127.0.0.1; default: the `console.port` setting (7410). 0 picks a free port. */
   port?: number
+  /** Port of the agent gateway on 127.0.0.1; default: the `gateway.port` setting (7411). 0 picks a free port. */
+  gatewayPort?: number
+  /** Progress for calls waiting on the operator (the approval queue); optional until the host provides it. */
+  approvalWaits?: ApprovalWaits
   rendererDir: string
   open: boolean
-  /** Where the console URL line goes (the first line the command prints). */
+  /** Where the console URL line (first) and the gateway URL line (second) go. */
   print: (line: string) => void
 }
 
-/** A running headless console: the host plus its web server. */
-export type RunningConsole = { host: Host; console: WebConsole; stop(): Promise<void> }
+/** A running headless console: the host, its web server and its agent gateway. */
+export type RunningConsole = { host: Host; console: WebConsole; gateway: AgentGateway; stop(): Promise<void> }
 
 /**
  * The headless shell: builds the host, serves the built renderer and the typed contract on
- * 127.0.0.1, prints the console URL first. Used where Electron cannot start and by e2e tests.
+ * 127.0.0.1 and starts the agent gateway; prints the console URL first, the gateway URL second.
+ * Used where Electron cannot start and by e2e tests.
  */
 export async function serve(options: ServeOptions): Promise<RunningConsole> {
   const host = createHost(options)
-  let webConsole: WebConsole
+  let webConsole: WebConsole | undefined
+  let gateway: AgentGateway
   try {
     await host.recovered
     webConsole = await startWebConsole({
@@ -29,16 +36,24 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
       rendererDir: options.rendererDir,
       port: options.port ?? host.settings.get('console.port')
     })
+    gateway = await startHostGateway(host, { port: options.gatewayPort, approvalWaits: options.approvalWaits, logError: options.logError })
   } catch (error) {
+    await webConsole?.close()
     await host.dispose()
     throw error
   }
   options.print(`Airlock console: ${webConsole.url}`)
+  options.print(`Agent gateway: ${gateway.url}`)
   if (options.open) openInBrowser(webConsole.url)
   let stopped: Promise<void> | undefined
-  return {
-    host,
-    console: webConsole,
-    stop: () => (stopped ??= webConsole.close().then(() => host.dispose()))
+  // Agents first (their sessions end and release), then the console, then the host.
+  const stop = async () => {
+    try {
+      await gateway.close()
+    } finally {
+      await webConsole.close()
+      await host.dispose()
+    }
   }
+  return { host, console: webConsole, gateway, stop: () => (stopped ??= stop()) }
 }

@@ -50,9 +50,24 @@ export const agentLimitsSchema = z
 const headerValue = z.string().max(8192)
 
 /**
- * An upstream MCP server attached to an agent: a stdio command (run inside the agent's isolating
- * provider unless `unsafe`) or a Streamable HTTP URL. `env` and `headers` values are secrets: they
- * are redacted from everything Airlock records.
+ * A host directory an operator lets a sandboxed stdio MCP server read (its program's files, e.g.
+ * a node_modules tree): absolute, no `..`. Where it really leads is checked when the server starts
+ * (the Airlock home, `/` and the user's whole home are refused; see src/main/providers/mcp/server-sandbox.ts).
+ */
+const readOnlyPath = z
+  .string()
+  .max(4096)
+  .startsWith('/', 'must be an absolute path')
+  .refine((path) => !path.includes('\0') && !path.split('/').includes('..'), 'must not contain ".." or NUL')
+  .refine((path) => path.replace(/\/+$/, '') !== '', 'must not be / (the whole file system)')
+
+/**
+ * An upstream MCP server attached to an agent: a stdio command or a Streamable HTTP URL. A stdio
+ * server runs inside a bubblewrap sandbox with its own scratch directory
+ * (`<workspace>/integrations/<name>/`), read-only `readOnlyPaths`, only its `env` and network as
+ * `network` says (default `none`); `unsafe: true` runs it on the host instead (the operator's
+ * explicit choice, shown as unsandboxed). `env` and `headers` values are secrets: they are
+ * redacted from everything Airlock records.
  */
 export const mcpServerSchema = z
   .object({
@@ -62,10 +77,20 @@ export const mcpServerSchema = z
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65536)).optional(),
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), headerValue).optional(),
     unsafe: z.boolean().optional(),
+    network: z.enum(['none', 'full']).optional(),
+    readOnlyPaths: z.array(readOnlyPath).max(16).optional(),
     classification: classificationSchema.optional()
   })
   .strict()
   .refine((server) => (server.command === undefined) !== (server.url === undefined), { message: 'give exactly one of command (stdio) or url (Streamable HTTP)', path: ['command'] })
+  .superRefine((server, ctx) => {
+    // A key that would not apply must not look like a restriction in force.
+    for (const key of ['network', 'readOnlyPaths'] as const) {
+      if (server[key] === undefined) continue
+      if (server.url !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `applies to stdio servers only (a URL server is reached under the agent's network policy)` })
+      else if (server.unsafe === true) ctx.addIssue({ code: 'custom', path: [key], message: 'does not apply to a server marked unsafe (it runs on the host, without a sandbox)' })
+    }
+  })
 
 const labelMap = <K extends z.ZodType<string>>(key: K) =>
   z.record(key, classificationSchema).refine((map) => Object.keys(map).length <= 256, 'at most 256 labels')

@@ -36,6 +36,27 @@ export const settingDefinitions = {
     schema: port,
     defaultValue: 7410,
     description: 'Port of the web console on 127.0.0.1 (used by `airlock serve`).'
+  },
+  'gateway.port': {
+    schema: port,
+    defaultValue: 7411,
+    description: 'Port of the agent gateway (MCP over Streamable HTTP) on 127.0.0.1: agents connect to http://127.0.0.1:<port>/mcp.'
+  },
+  'gateway.idle_timeout_seconds': {
+    schema: z.number().int().min(10).max(7 * 24 * 3600),
+    defaultValue: 1800,
+    description:
+      'An MCP session with no request and no call in flight for this long is ended, and its session resources (warm shell, containers, upstream servers) released.'
+  },
+  'gateway.max_concurrent_calls': {
+    schema: z.number().int().min(1).max(1024),
+    defaultValue: 16,
+    description: 'Tool calls one agent may have in flight at once, over all its sessions; a call beyond this is refused with a clear error.'
+  },
+  'gateway.rate_per_minute': {
+    schema: z.number().int().min(1).max(1_000_000),
+    defaultValue: 600,
+    description: 'Tool calls and tool listings one agent may start per minute (a burst of up to a minute\'s worth is allowed); beyond this a request is refused until the budget refills.'
   }
 } as const
 

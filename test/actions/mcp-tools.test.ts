@@ -46,7 +46,10 @@ async function startAuthServer(): Promise<{ server: Server; url: string }> {
 }
 
 describe('proxied MCP tools through the dispatcher and the real mcp provider', () => {
-  const harness = dataActionHarness([new McpProvider()])
+  const harness = dataActionHarness([])
+  // A bwrap that is not there: a stdio server not marked unsafe must then be refused, never run on
+  // the host (the sandboxed runs themselves are in test/mcp-sandboxed.test.ts).
+  harness.manager.registerProvider(new McpProvider({ home: harness.home.path, bwrapPath: '/nonexistent/bwrap' }))
   harness.registry.registerResolver(mcpToolResolver)
   const events: ResourceEvent[] = []
   harness.manager.events.on('*', (event) => events.push(event))
@@ -86,7 +89,8 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
   it('everything__echo calls the upstream over stdio in a session connection; calls reuse it; the session end stops the server', async () => {
     const session = agent()
     const first = await call('everything__echo', { message: 'hello upstream' }, session)
-    expect(first).toMatchObject({ ok: true, status: 'success', meta: { mcp: { server: 'everything', tool: 'echo', transport: 'stdio', endpoint: 'stdio:node' }, provider: { providerId: 'mcp' } } })
+    expect(first).toMatchObject({ ok: true, status: 'success', meta: { mcp: { server: 'everything', tool: 'echo', transport: 'stdio', endpoint: 'stdio:node', sandboxed: false }, provider: { providerId: 'mcp', sandboxed: false, isolation: { processContained: false, mechanism: 'host (unsafe)' } } } })
+    expect(harness.manager.list({ scope: 'session', ownerId: session.sessionId })[0]!.meta).toMatchObject({ sandboxed: false, unsafe: true })
     expect(textOf(first)).toBe('Echo: hello upstream')
     expect(harness.history.ends.find((e) => e.callId === first.meta.callId)?.lineage).toEqual([{ kind: 'mcp', endpoint: 'stdio:node' }])
     await call('everything__echo', { message: 'again' }, session)
@@ -127,8 +131,11 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
     expect(result).toMatchObject({ ok: false, status: 'error', error: { code: 'upstream_unavailable', message: expect.stringMatching(/could not connect to the upstream MCP server/) } })
   })
 
-  it('a stdio server not marked unsafe is refused (no sandbox for it yet); unknown servers and tools not enabled are refused', async () => {
-    expect(await call('sandboxed__echo', { message: 'x' })).toMatchObject({ status: 'blocked', error: { code: 'policy.blocked' }, meta: { policy: { rule: 'mcp.stdio_unsandboxed' } } })
+  it('a stdio server not marked unsafe is refused where bubblewrap cannot run (fail closed); unknown servers and tools not enabled are refused', async () => {
+    const refused = await call('sandboxed__echo', { message: 'x' })
+    expect(refused).toMatchObject({ status: 'blocked', error: { code: 'policy.blocked' }, meta: { policy: { rule: 'mcp.sandbox_refused' }, mcp: { server: 'sandboxed', sandboxed: true } } })
+    expect(refused.error!.message).toMatch(/runs only inside a sandbox.*bwrap not found at \/nonexistent\/bwrap.*"unsafe": true/)
+    expect(harness.manager.list({ scope: 'session' }).filter((handle) => handle.resourceKey === 'mcp:sandboxed')).toEqual([])
     expect(await call('ghost__echo', {})).toMatchObject({ status: 'error', error: { code: 'mcp.unknown_server' } })
     expect(await call('everything__echo', { message: 'x' }, agent(['auth__*']))).toMatchObject({ status: 'blocked', meta: { policy: { rule: 'capability.not_enabled' } } })
     expect(await call('everything__echo', [1, 2])).toMatchObject({ status: 'error', error: { code: 'invalid_input' } })

@@ -11,7 +11,7 @@ let url = ''
 
 test.beforeEach(async () => {
   home = makeTempDir('airlock-e2e-agents-')
-  running = await serve({ home: home.path, port: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, logError: () => undefined, print: (line) => (url = line.replace('Airlock console: ', '')) })
+  running = await serve({ home: home.path, port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, logError: () => undefined, print: (line) => (url = line.startsWith('Airlock console: ') ? line.replace('Airlock console: ', '') : url) })
 })
 
 test.afterEach(async () => {

@@ -27,7 +27,7 @@ export const test = base.extend<Fixtures>({
   // eslint-disable-next-line no-empty-pattern
   served: async ({}, use) => {
     const home = makeTempDir('airlock-e2e-')
-    const served = await startServe(['--port', '0', '--home', home.path])
+    const served = await startServe(['--port', '0', '--gateway-port', '0', '--home', home.path])
     const url = served.firstLine.replace('Airlock console: ', '')
     const parsed = new URL(url)
     await use({ url, port: Number(parsed.port), token: parsed.searchParams.get('token')!, home: home.path })

@@ -17,7 +17,7 @@ const historyPageSize = 100
 test.beforeEach(async () => {
   home = makeTempDir('airlock-e2e-history-')
   seeded = seedHistory(home.path)
-  running = await serve({ home: home.path, port: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, logError: () => undefined, print: (line) => (url = line.replace('Airlock console: ', '')) })
+  running = await serve({ home: home.path, port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, logError: () => undefined, print: (line) => (url = line.startsWith('Airlock console: ') ? line.replace('Airlock console: ', '') : url) })
 })
 
 test.afterEach(async () => {

@@ -10,7 +10,7 @@ import { expect, test } from './fixtures'
 test('the Resources view shows a live handle, streams its events, and releases it', async ({ systemBrowser }) => {
   const home = makeTempDir('airlock-e2e-resources-')
   let logged = ''
-  const running = await serve({ home: home.path, port: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, print: (line) => (logged = line) })
+  const running = await serve({ home: home.path, port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, print: (line) => (logged = line.startsWith('Airlock console: ') ? line : logged) })
   try {
     const host = running.host
     host.resources.registerProvider(new ScratchDirectoryProvider())

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 
 const repoRoot = join(__dirname, '..', '..')
 const asRoot = process.getuid?.() === 0
-const suites = ['test/security/bubblewrap-escapes.test.ts', 'test/security/host-runner.test.ts', 'src/main/providers/trusted-local', 'src/main/providers/process/run-ledger.test.ts', 'test/security/workspace-paths.test.ts', 'src/main/actions/write_file', 'src/main/actions/read_file', 'src/main/actions/edit_file', 'src/main/actions/list_directory', 'src/main/actions/search_files', 'src/main/actions/workspace-files']
+const suites = ['test/security/bubblewrap-escapes.test.ts', 'test/security/host-runner.test.ts', 'src/main/providers/trusted-local', 'src/main/providers/process/run-ledger.test.ts', 'test/security/workspace-paths.test.ts', 'src/main/actions/write_file', 'src/main/actions/read_file', 'src/main/actions/edit_file', 'src/main/actions/list_directory', 'src/main/actions/search_files', 'src/main/actions/workspace-files', 'test/mcp-sandboxed.test.ts', 'test/security/attack-mcp-upstream.test.ts', 'src/main/providers/mcp']
 
 describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped: this suite already runs as a non-root user)'}`, () => {
   it('the bubblewrap, host runner, trusted_local and workspace file suites pass as uid 65534', () => {

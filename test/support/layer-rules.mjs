@@ -68,6 +68,18 @@ export const layerRules = [
     ]
   },
   {
+    layer: 'gateway',
+    dir: 'src/main/gateway/',
+    files: ['src/main/gateway/**/*.ts'],
+    forbidden: [
+      {
+        patterns: ['electron', '**/providers/**', '**/providers', '**/store/**', '**/store', '**/renderer/**', 'better-sqlite3'],
+        targets: [/^electron$/, /^better-sqlite3$/, /^src\/main\/(providers|store)\//, /^src\/renderer\//],
+        message: "the gateway reaches agents only through the host's sessions: no electron (it runs headless too), no provider or store internals."
+      }
+    ]
+  },
+  {
     layer: 'renderer',
     dir: 'src/renderer/',
     files: ['src/renderer/**/*.{ts,tsx}'],

@@ -36,3 +36,23 @@ export async function startServe(args: string[]): Promise<{ child: ChildProcess;
       })
   }
 }
+
+/**
+ * Runs `airlock ...args` to completion without blocking this process: for tests where a host in
+ * the test process must keep serving (delivering an approval) while the command runs.
+ */
+export function runAirlockAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [airlockBin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.on('data', (chunk) => (stdout += chunk))
+    child.stderr!.on('data', (chunk) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    child.once('error', reject)
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolveRun({ code, stdout, stderr })
+    })
+  })
+}

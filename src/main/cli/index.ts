@@ -2,17 +2,20 @@ import { join } from 'node:path'
 import type { Command, CommandIo } from './command'
 import { globalOptions } from './command'
 import { agentCommand } from './commands/agent'
+import { approvalsCommand } from './commands/approvals'
 import { auditCommand } from './commands/audit'
 import { historyCommand } from './commands/history'
 import { imagesCommand } from './commands/images'
+import { mcpStdioCommand } from './commands/mcp-stdio'
 import { policyCommand } from './commands/policy'
+import { rulesCommand } from './commands/rules'
 import { serveCommand } from './commands/serve'
 import { skillsCommand } from './commands/skills'
 import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, historyCommand, policyCommand, skillsCommand, auditCommand, imagesCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, historyCommand, policyCommand, skillsCommand, auditCommand, imagesCommand, mcpStdioCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

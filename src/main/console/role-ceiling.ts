@@ -30,7 +30,8 @@ import {
  *   which means "any", is then wider than the role's;
  * - `denylist`: the role's always applies, in addition to the agent's; so do its `labels` (the
  *   higher level wins where both label the same thing);
- * - `approvalTimeoutSeconds` and `mcpServers` (beyond `unsafe`) are the agent's to choose.
+ * - an MCP server's `network: "full"` only when the role's network is `full`;
+ * - `approvalTimeoutSeconds` and `mcpServers` (beyond `unsafe` and `network`) are the agent's to choose.
  * An agent profile beyond its role is refused when saved (`ceilingClamps` names each field);
  * a role tightened later clamps its agents here, and the clamps are reported. When clamping would
  * empty a list whose emptiness means "no restriction" (providers, runtimes, allowlist), the role's
@@ -122,9 +123,18 @@ function applyCeiling(
   out.denylist = union(ceiling.denylist, value.denylist)
   out.labels = joinLabels(ceiling.labels, value.labels)
   out.mcpServers = value.mcpServers.map((server, index) => {
-    if (!server.unsafe || ceiling.allowUnsafeLocal || !own.mcpServers) return server
-    clamp(`mcpServers.${index}.unsafe`, `server ${server.name} may not run outside a sandbox without allowUnsafeLocal`)
-    return { ...server, unsafe: false }
+    if (!own.mcpServers) return server
+    let kept = server
+    if (kept.unsafe && !ceiling.allowUnsafeLocal) {
+      clamp(`mcpServers.${index}.unsafe`, `server ${server.name} may not run outside a sandbox without allowUnsafeLocal`)
+      kept = { ...kept, unsafe: false }
+    }
+    // A sandboxed server's network is a network of the agent's: no wider than the role allows.
+    if (kept.network === 'full' && ceiling.network !== 'full') {
+      clamp(`mcpServers.${index}.network`, `server ${server.name} may not have network "full" under a role whose network is "${ceiling.network}"`)
+      kept = { ...kept, network: 'none' }
+    }
+    return kept
   })
   return out
 }

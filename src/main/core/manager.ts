@@ -92,7 +92,7 @@ export class ExecutionResourceManager {
       })
     }
     const requirement: ResourceRequirement = { ...declared, scope: options.scope ?? declared.scope, ownerId: options.ownerId ?? declared.ownerId }
-    const policy = await this.approve(requirement, this.accessPolicy(requirement))
+    const policy = await this.approve(requirement, this.accessPolicy(requirement), options.signal)
     const plan = planCandidates({
       requirement,
       policy,
@@ -179,7 +179,7 @@ export class ExecutionResourceManager {
     return policy
   }
 
-  private async approve(requirement: ResourceRequirement, policy: ResourcePolicy): Promise<ResourcePolicy> {
+  private async approve(requirement: ResourceRequirement, policy: ResourcePolicy, signal?: AbortSignal): Promise<ResourcePolicy> {
     const mode = policy.approvalMode ?? 'auto'
     if (requirement.approvalRequired !== true && mode !== 'always') return policy
     const reason = requirement.approvalRequired ? 'the requirement asks for approval' : 'approvalMode is always'
@@ -199,7 +199,9 @@ export class ExecutionResourceManager {
           providerId: requirement.providerId,
           actionCallId: requirement.actionCallId,
           reason,
-          summary: `${requirement.kind} resource ${requirement.resourceKey} for ${requirement.scope} ${requirement.ownerId ?? '(no owner)'}`
+          summary: `${requirement.kind} resource ${requirement.resourceKey} for ${requirement.scope} ${requirement.ownerId ?? '(no owner)'}`,
+          approvalKind: 'resource',
+          ...(signal ? { signal } : {})
         },
         { handler: policy.approvalHandler }
       )

@@ -21,6 +21,20 @@ export type ApprovalRequest = {
   rule?: string
   riskFlags?: string[]
   timeoutSeconds?: number
+  /** What kind of thing asks (the queue groups and explains by it); default `resource` without a tool, else `action`. */
+  approvalKind?: 'action' | 'resource' | 'write_down' | 'skill' | 'network'
+  /** The call's validated input with secrets redacted: what remembered rules match on. Never re-parsed. */
+  input?: unknown
+  /** The simple commands a command line would run, as the policy parsed them (rules match on these). */
+  commands?: string[][]
+  /** Whether the policy saw the whole command line (no `command.*` concern); a rule never covers a line it could not see. */
+  analysed?: boolean
+  /** Classification facts of the call: what it reads, where it sends, the session's taint. */
+  classification?: { reads?: string; sink?: string; taint?: string }
+  /** A preview for the person deciding (a unified diff for file tools), secrets redacted. */
+  preview?: string
+  /** The waiting call's signal: when it aborts (cancelled, agent disabled), the handler stops waiting. */
+  signal?: AbortSignal
 }
 
 /** A decision: approved, denied, or pending (nobody decided: fail closed). */
@@ -28,6 +42,12 @@ export type ApprovalDecision = {
   status: 'approved' | 'denied' | 'pending'
   reason: string
   policyOverride?: Partial<ResourcePolicy>
+  /** The queue item that carried the request (the `console` handler), for history and the agent. */
+  approvalId?: string
+  /** The remembered rule that answered, when one did (recorded in history as `meta.approval.ruleId`). */
+  ruleId?: string
+  /** How far the operator's approval reaches (`once`, `session`, `rule`). */
+  scope?: 'once' | 'session' | 'rule'
 }
 
 /** A handler may answer with a decision or a plain boolean (true = approved). */

@@ -1,8 +1,9 @@
+import type { SessionChangedEvent } from '@shared/approvals'
 import type { AirlockContract } from '@shared/ipc'
 import { assertWithinQuota, registerBuiltinActions, secretsOf } from '../actions'
 import { ActionHistoryRecorder } from '../console/action-history-recorder'
 import { AgentService } from '../console/agent-service'
-import { AgentSessions } from '../console/agent-sessions'
+import { AgentSessions, type SessionLedger } from '../console/agent-sessions'
 import { AgentWorkspaces } from '../console/agent-workspaces'
 import { HistoryService } from '../console/history-service'
 import { RoleService } from '../console/role-service'
@@ -41,6 +42,8 @@ export function createAgentRuntime(input: {
   logError: (message: string, error: unknown) => void
   /** Settings the policy reads at every call (`policy.labels`, `policy.secret_env_vars`). */
   settings?: Pick<SettingsService, 'get'>
+  /** Hears every session that starts or ends (consoles refresh; the session's rules end with it). */
+  onSessionChange?: (event: SessionChangedEvent) => void
 }): AgentRuntime {
   const { store, events } = input
   const workspaces = new AgentWorkspaces(input.workspaces)
@@ -100,7 +103,20 @@ export function createAgentRuntime(input: {
   })
   const unhooks = [policy.install(dispatcher.hooks), dispatcher.hooks.onPostToolResponse(quotaAfterCommands), installOutputRedaction(dispatcher.hooks)]
   const secretEnv = () => (input.settings?.get('policy.secret_env_vars') ?? []).map((name) => process.env[name] ?? '').filter((value) => value !== '')
-  const sessions = new AgentSessions({ dispatcher, agents, ledger: store.sessions, secretsOf: (profile) => [...secretsOf(profile), ...secretEnv()] })
+  const ledger: SessionLedger = {
+    start: (agentId, transport) => {
+      const sessionId = store.sessions.start(agentId, transport)
+      input.onSessionChange?.({ sessionId, agentId, change: 'started' })
+      return sessionId
+    },
+    touch: (sessionId) => store.sessions.touch(sessionId),
+    end: (sessionId, reason) => {
+      store.sessions.end(sessionId, reason)
+      const agentId = store.sessions.get(sessionId)?.agentId
+      if (agentId) input.onSessionChange?.({ sessionId, agentId, change: 'ended' })
+    }
+  }
+  const sessions = new AgentSessions({ dispatcher, agents, ledger, secretsOf: (profile) => [...secretsOf(profile), ...secretEnv()] })
   late.sessions = sessions
   return {
     agents,
@@ -120,11 +136,13 @@ export function createAgentRuntime(input: {
 }
 
 /**
- * After a command or code run, the workspace must still be within its disk quota (SPEC §6.2):
+ * After a command, code run or upstream MCP call, the workspace must still be within its disk quota (SPEC §6.2):
  * a run that left it over ends `error` (its output kept), and writes are refused until space is freed.
  */
 async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent): Promise<ActionResult | undefined> {
-  if ((tool !== 'run_command' && tool !== 'run_code' && tool !== 'run_skill') || result.status !== 'success') return undefined
+  // Proxied MCP tools too: a sandboxed upstream server writes into its scratch under integrations/.
+  const writesByRunning = tool === 'run_command' || tool === 'run_code' || tool === 'run_skill' || tool.includes('__')
+  if (!writesByRunning || result.status !== 'success') return undefined
   try {
     await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0)
     return undefined

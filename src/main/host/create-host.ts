@@ -1,8 +1,10 @@
 import { airlockContract, type AirlockContract } from '@shared/ipc'
 import { version as appVersion } from '../../../package.json'
+import { ApprovalQueue, RuleService } from '../console/approvals'
 import { ProviderCatalog } from '../console/provider-catalog'
+import { SessionService } from '../console/session-service'
 import { SettingsService } from '../console/settings-service'
-import { ExecutionResourceManager, PolicyApproval, type HandleStore } from '../core'
+import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, type HandleStore } from '../core'
 import {
   ContractEventHub,
   createCallDispatcher,
@@ -35,6 +37,13 @@ export type Host = {
   readonly resources: ExecutionResourceManager
   /** Agents, roles, the action runtime, sessions (what the gateway calls) and history. */
   readonly agents: AgentRuntime
+  /**
+   * The operator's approval queue (SPEC §7): the `console` approval handler, the default. The
+   * gateway follows a waiting call with `approvals.watchCall(callId, listener)`.
+   */
+  readonly approvals: ApprovalQueue
+  /** Remembered grants: consulted before a request is queued; listed, edited, revoked by the operator. */
+  readonly rules: RuleService
   /** Contract events for every console (transports subscribe). */
   readonly events: ContractEventHub<AirlockContract>
   /** The one entry point of contract calls for every transport. */
@@ -77,9 +86,17 @@ export function createHost(config: HostConfig = {}): Host {
         events.publish('resources', 'changed', { handleId })
       }
     }
-    // No one answers the host's own terminal, and the console queue comes with the gateway: until
-    // then every approval a requirement asks for stays pending (fail closed), never a prompt.
-    const approval = new PolicyApproval().setDefaultHandler('fail_closed')
+    // Every approval goes to the operator's queue (never a prompt on the host's own terminal): the
+    // call waits for a decision from any console or the CLI, or its item expires (fail closed).
+    const rules = new RuleService({ store, analyzer: loadCommandAnalyzer, onChange: (event) => events.publish('rules', 'changed', event) })
+    const approvals = new ApprovalQueue({
+      store,
+      rules,
+      onChange: (event) => events.publish('approvals', 'changed', event),
+      onRulesChange: (event) => events.publish('rules', 'changed', event),
+      logError
+    })
+    const approval = new PolicyApproval().registerHandler('console', approvals.handler).setDefaultHandler('console')
     const resources = new ExecutionResourceManager({ approval, settings, handleStore })
     const onImageProgress = (progress: ImageProgress) => events.publish('providers', 'imageProgress', progress)
     for (const provider of createBuiltinProviders({ home: paths.home, onImageProgress })) resources.registerProvider(provider)
@@ -95,9 +112,23 @@ export function createHost(config: HostConfig = {}): Host {
       () =>
         resources.releaseAll().catch((error: unknown) => logError('Airlock: some resources could not be released at shutdown', error))
     )
-    const agents = createAgentRuntime({ store, resources, workspaces: paths.workspaces, events, logError, settings })
+    const agents = createAgentRuntime({
+      store,
+      resources,
+      workspaces: paths.workspaces,
+      events,
+      logError,
+      settings,
+      onSessionChange: (event) => {
+        events.publish('sessions', 'changed', event)
+        // A session's rules end with it.
+        if (event.change === 'ended') rules.expireSession(event.sessionId)
+      }
+    })
     // Sessions end (their warm resources released) before the manager releases what is left.
     disposers.push(() => agents.dispose())
+    // First of all at shutdown: calls waiting for approval are let go (their items stay queued).
+    disposers.push(approvals.start())
     const dispatch = createCallDispatcher(
       airlockContract,
       createContractHandlers({
@@ -110,6 +141,9 @@ export function createHost(config: HostConfig = {}): Host {
         sessions: store.sessions,
         history: agents.history,
         skills: agents.skills,
+        approvals,
+        rules,
+        sessionControl: new SessionService({ ledger: store.sessions, sessions: agents.sessions, resources }),
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }
@@ -122,6 +156,8 @@ export function createHost(config: HostConfig = {}): Host {
       settings,
       resources,
       agents,
+      approvals,
+      rules,
       events,
       dispatch,
       recovered,

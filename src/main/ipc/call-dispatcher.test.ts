@@ -32,9 +32,12 @@ function recordingDispatcher() {
       list: () => (reached.push('providers.list'), { providers: [], codeExecutionOrder: [] })
     },
     // Not reached by these tests: the agents, history and skills handlers have their own contract tests.
-    agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole']) as unknown as ContractHandlers<AirlockContract>['agents'],
+    agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole', 'connection']) as unknown as ContractHandlers<AirlockContract>['agents'],
     history: unreachable(['list', 'detail', 'verify']) as unknown as ContractHandlers<AirlockContract>['history'],
-    skills: unreachable(['list', 'approve', 'reject']) as unknown as ContractHandlers<AirlockContract>['skills']
+    skills: unreachable(['list', 'approve', 'reject']) as unknown as ContractHandlers<AirlockContract>['skills'],
+    approvals: unreachable(['list', 'get', 'decide']) as unknown as ContractHandlers<AirlockContract>['approvals'],
+    rules: unreachable(['list', 'update', 'revoke']) as unknown as ContractHandlers<AirlockContract>['rules'],
+    sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions']
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
 }

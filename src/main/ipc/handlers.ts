@@ -1,11 +1,15 @@
 import type { AirlockContract } from '@shared/ipc'
 import type { ExecutionResourceManager } from '../core'
 import type { AgentService } from '../console/agent-service'
+import type { ApprovalQueue, RuleService } from '../console/approvals'
 import type { HistoryService } from '../console/history-service'
 import type { ProviderCatalog } from '../console/provider-catalog'
 import type { RoleService } from '../console/role-service'
+import type { SessionService } from '../console/session-service'
 import type { SettingsService } from '../console/settings-service'
 import type { SkillService } from '../console/skill-service'
+import { connectionSnippets } from '../gateway/connection-snippets'
+import { gatewayUrl } from '../gateway/gateway-address'
 import type { EventRepository, SessionRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
 import { IpcError } from './ipc-error'
@@ -21,6 +25,10 @@ export type HandlerServices = {
   sessions: SessionRepository
   history: HistoryService
   skills: SkillService
+  /** The operator's approval queue, the remembered rules, and agent sessions (SPEC §7). */
+  approvals: ApprovalQueue
+  rules: RuleService
+  sessionControl: SessionService
   system: { appVersion: string; home: string; databasePath: string }
 }
 
@@ -70,6 +78,7 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       setEnabled: ({ agentId, enabled }) => services.agents.setEnabled(agentId, enabled),
       remove: ({ agentId }) => services.agents.remove(agentId),
       rotateToken: ({ agentId }) => ({ token: services.agents.rotateToken(agentId) }),
+      connection: ({ agentId }) => connectionSnippets(services.agents.get(agentId).id, gatewayUrl(services.system.home, services.settings)),
       sessions: ({ agentId, limit }) => services.sessions.listByAgent(agentId, { limit }),
       listRoles: () => services.roles.list(),
       saveRole: (input) => services.roles.save(input),
@@ -84,6 +93,20 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       list: ({ agentId }) => services.skills.list(agentId),
       approve: ({ agentId, name, revision }) => services.skills.approve(agentId, name, revision),
       reject: ({ agentId, name, revision, reason }) => services.skills.reject(agentId, name, revision, reason)
+    },
+    approvals: {
+      list: (query) => services.approvals.list(query),
+      get: ({ id }) => services.approvals.get(id),
+      decide: (decision) => services.approvals.decide(decision, 'console')
+    },
+    rules: {
+      list: (query) => services.rules.list(query),
+      update: (change) => services.rules.update(change),
+      revoke: ({ id }) => services.rules.revoke(id)
+    },
+    sessions: {
+      list: (query) => services.sessionControl.list(query),
+      end: ({ id }) => services.sessionControl.end(id)
     }
   }
 }

@@ -22,7 +22,7 @@ export { DockerProvider, type DockerProviderOptions } from './docker/docker-prov
 export { checkEngine, createDockerClient } from './docker/docker-engine'
 export { airlockImage, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker/docker-images'
 export { provisionImages, languagePackages } from './docker/offline-provisioning'
-export { McpProvider } from './mcp/mcp-provider'
+export { McpProvider, type McpProviderOptions } from './mcp/mcp-provider'
 export { McpConnection, type UpstreamTool } from './mcp/mcp-connection'
 export { SqliteProvider } from './sqlite/sqlite-provider'
 export { SqliteConnection, type SqliteQueryResult } from './sqlite/sqlite-connection'
@@ -47,7 +47,7 @@ export function createBuiltinProviders(options: { home: string; settings?: Setti
     new BashProvider({ runLedger }),
     new SqliteProvider(),
     new BrowserProvider(),
-    new McpProvider(),
+    new McpProvider({ home: options.home, runLedger }),
     new VectorStoreProvider({ home: options.home })
   ]
 }

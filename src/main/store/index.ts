@@ -9,6 +9,8 @@ import { RoleRepository } from './role-repository'
 import { SessionRepository } from './session-repository'
 import { SettingsRepository } from './settings-repository'
 import { SkillRepository } from './skill-repository'
+import { ApprovalRepository } from './approval-repository'
+import { RuleRepository } from './rule-repository'
 
 export { openDatabase, latestSchemaVersion } from './database'
 export { migrations, type Migration } from './migrations'
@@ -23,6 +25,8 @@ export { AgentRepository, type AgentRecord, type AgentRecordChange } from './age
 export { RoleRepository, type RoleRecord } from './role-repository'
 export { SessionRepository, SessionRecordError, interruptedReason } from './session-repository'
 export { SkillRepository } from './skill-repository'
+export { ApprovalRepository, watchFreshMs, type NewApproval } from './approval-repository'
+export { RuleRepository, type NewRule } from './rule-repository'
 
 /** The opened store: the database and one repository per table in use. */
 export type Store = {
@@ -37,6 +41,10 @@ export type Store = {
   readonly sessions: SessionRepository
   /** Skill revisions and their approval state (SPEC §6.4). */
   readonly skills: SkillRepository
+  /** The operator's approval queue (SPEC §7). */
+  readonly approvals: ApprovalRepository
+  /** Remembered grants (SPEC §7). */
+  readonly rules: RuleRepository
   close(): void
 }
 
@@ -53,6 +61,8 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     roles: new RoleRepository(db),
     sessions: new SessionRepository(db),
     skills: new SkillRepository(db),
+    approvals: new ApprovalRepository(db),
+    rules: new RuleRepository(db),
     close: () => db.close()
   }
 }

@@ -245,11 +245,34 @@ create table skill_revisions (
 create index skill_revisions_agent on skill_revisions(agent_id, name, revision desc);
 `
 
+/**
+ * Version 4: the operator's approval queue and remembered rules (SPEC §7) put the version 1 tables
+ * to use. A queue item gains what it is (`kind`), the key identical requests of one agent share
+ * while it waits (`batch_key`, batching), how many requests it stands for, and who waits for it
+ * now: `waiting` calls in the console process that last noted them at `watched_at` (a heartbeat,
+ * so another process, such as the CLI, can tell a live waiter from one a crash left behind). A rule
+ * gains the risk flags it answers, a line for people, its last match and the item it came from.
+ */
+const approvalsSchema = `
+alter table approvals add column kind text not null default 'action';
+alter table approvals add column batch_key text;
+alter table approvals add column count integer not null default 1;
+alter table approvals add column waiting integer not null default 0;
+alter table approvals add column watched_at text;
+create index approvals_batch on approvals(batch_key) where status = 'pending';
+alter table rules add column risk_flags_json text not null default '[]';
+alter table rules add column description text not null default '';
+alter table rules add column last_matched_at text;
+alter table rules add column approval_id text;
+create index rules_scope on rules(scope, agent_id) where revoked_at is null;
+`
+
 /** Every migration this build knows, in order. Never edit a released one; add the next. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
   { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
-  { version: 3, name: 'skills', up: (db) => db.exec(skillsSchema) }
+  { version: 3, name: 'skills', up: (db) => db.exec(skillsSchema) },
+  { version: 4, name: 'approval queue and rules', up: (db) => db.exec(approvalsSchema) }
 ]
 
 /** The schema version this build writes. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Database } from 'better-sqlite3'
 import { classificationRank, type Classification, type SessionView } from '@shared/agents'
+import type { SessionView as SessionListView } from '@shared/approvals'
 
 type Row = {
   id: string
@@ -96,6 +97,16 @@ export class SessionRepository {
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000)
     const rows = this.db.prepare('select * from sessions where agent_id = ? order by started_at desc, rowid desc limit ?').all(agentId, limit) as Row[]
     return rows.map(viewOf)
+  }
+
+  /** Sessions newest first, of one agent or all, only open or only ended ones when `open` says (at most `limit`, default 200, up to 1000). */
+  list(options: { agentId?: string; open?: boolean; limit?: number } = {}): SessionListView[] {
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 200), 1), 1000)
+    const where = [options.agentId === undefined ? '' : 'agent_id = @agentId', options.open === undefined ? '' : options.open ? 'ended_at is null' : 'ended_at is not null'].filter(Boolean)
+    const rows = this.db
+      .prepare(`select * from sessions ${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by started_at desc, rowid desc limit @limit`)
+      .all({ ...(options.agentId === undefined ? {} : { agentId: options.agentId }), limit }) as Row[]
+    return rows.map((row) => ({ ...viewOf(row), open: row.ended_at === null }))
   }
 }
 

@@ -31,6 +31,27 @@ export const agentDetailSchema = z.object({
 export type AgentDetail = z.infer<typeof agentDetailSchema>
 
 /**
+ * How an MCP client connects as an agent (SPEC §8, the Agents view): the gateway's URL and
+ * ready-to-paste snippets. The token appears in them only as the placeholder `<token>`.
+ */
+export const agentConnectionSchema = z.object({
+  url: z.string(),
+  snippets: z.object({
+    /** A generic MCP JSON `mcpServers` entry (Streamable HTTP, bearer header). */
+    generic: z.string(),
+    /** The `claude mcp add --transport http ...` command. */
+    claudeCode: z.string(),
+    /** Cursor's `mcp.json`. */
+    cursor: z.string(),
+    /** A stdio entry through `airlock mcp-stdio` (token from `AIRLOCK_TOKEN`). */
+    stdio: z.string()
+  })
+})
+
+/** An agent's connection details. */
+export type AgentConnection = z.infer<typeof agentConnectionSchema>
+
+/**
  * The `agents` namespace (SPEC §6.1, §11 Agents view): agents, their roles and sessions. No output
  * ever holds a token hash; a token appears once, in the result of `create` or `rotateToken`.
  * MCP server secrets appear as `redactedSecret`; sending the marker back in `update` keeps them.
@@ -55,6 +76,8 @@ export const agentsContract = {
     /** The workspace is moved to `workspaces/.removed/<id>-<timestamp>`, never deleted. */
     remove: { input: agentIdInput, output: z.object({ workspaceMovedTo: z.string().optional() }) },
     rotateToken: { input: agentIdInput, output: z.object({ token: z.string() }) },
+    /** The gateway URL (of the running gateway on this home, else the configured port) and connection snippets. */
+    connection: { input: agentIdInput, output: agentConnectionSchema },
     sessions: {
       input: z.object({ agentId: agentIdSchema, limit: z.number().int().min(1).max(1000).optional() }).strict(),
       output: z.array(sessionViewSchema)

@@ -1,7 +1,10 @@
 import { agentsContract } from './agents'
+import { approvalsContract } from './approvals'
 import { historyContract } from './history'
 import { providersContract } from './providers'
 import { resourcesContract } from './resources'
+import { rulesContract } from './rules'
+import { sessionsContract } from './sessions'
 import { settingsContract } from './settings'
 import { skillsContract } from './skills'
 import { systemContract } from './system'
@@ -10,9 +13,12 @@ import type { ContractApi } from './contract'
 export * from './contract'
 export * from './wire'
 export { agentsContract } from './agents'
+export { approvalsContract } from './approvals'
 export { historyContract } from './history'
 export { providersContract, type ProviderView } from './providers'
 export { resourcesContract, resourceEventSchema, type ResourceEventView } from './resources'
+export { rulesContract } from './rules'
+export { sessionsContract } from './sessions'
 export { settingsContract } from './settings'
 export { skillsContract } from './skills'
 export { systemContract, transportSchema, type SystemInfo } from './system'
@@ -25,7 +31,10 @@ export const airlockContract = {
   providers: providersContract,
   agents: agentsContract,
   history: historyContract,
-  skills: skillsContract
+  skills: skillsContract,
+  approvals: approvalsContract,
+  rules: rulesContract,
+  sessions: sessionsContract
 }
 
 /** The contract's type. */

@@ -17,9 +17,11 @@ import {
   WorkspaceFileError,
   workspaceLimits
 } from '../workspace-files'
+import { previewFileChange } from './change-preview'
 import { replacementDiff } from './unified-diff'
 
 export { diffContextLines, replacementDiff, splitLines } from './unified-diff'
+export { previewFileChange } from './change-preview'
 
 /** The input of `edit_file`: the exact text to find and what replaces it (literally). */
 export const editFileInputSchema = z
@@ -54,6 +56,7 @@ export const editFileAction: ActionSpec<typeof editFileInputSchema> = {
   inputSchema: editFileInputSchema,
   effects: 'write',
   summarize: (input) => `edit_file ${input.path}${input.replaceAll ? ' (replace all)' : ''}`,
+  preview: ({ input, agent }) => previewFileChange(agent.workspace, input.path, input),
   executor: {
     execute: ({ input, agent, signal }) =>
       fileActionOutcome(async () => {

@@ -1,5 +1,6 @@
+import { join } from 'node:path'
 import type { EffectiveAgentProfile, McpServerConfig } from '@shared/agents'
-import { secretVariants, type ActionOutcome, type LineageEndpoint, type ResourceRequirementInput } from '../../core'
+import { secretVariants, type ActionAgent, type ActionOutcome, type LineageEndpoint, type ResourceRequirementInput } from '../../core'
 
 /** The separator of proxied tool names: `<server>__<tool>` (server names never contain it). */
 export const toolSeparator = '__'
@@ -46,32 +47,73 @@ export function mcpLineage(server: McpServerConfig): LineageEndpoint {
   return { kind: 'mcp', endpoint: mcpEndpoint(server) }
 }
 
+/** The isolation a sandboxed server's connection demands: every axis (the provider reports them from the sandbox it starts). */
+const sandboxDemand = { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true }
+
+/** True for a stdio server that must run in a sandbox (not marked `unsafe: true`). */
+export function runsSandboxed(server: McpServerConfig): boolean {
+  return server.command !== undefined && server.unsafe !== true
+}
+
+/** The scratch directory of a sandboxed server: `<workspace>/integrations/<server>` (SPEC §6.2), its HOME and cwd. */
+export function serverScratch(workspace: string, server: McpServerConfig): string {
+  return join(workspace, 'integrations', server.name)
+}
+
 /**
- * The session-scoped `mcp` requirement of a server: its command (argv) and `env`, or its URL and
- * `headers`, as the mcp provider's config; the agent's network mode as the policy (an HTTP server
- * that is not on loopback needs network `full`). The config holds secrets: it is never recorded.
+ * The session-scoped `mcp` requirement of a server, as the mcp provider's config. A stdio server
+ * not marked `unsafe` runs sandboxed: its scratch directory in the agent's workspace (the provider
+ * checks it lies in the workspaces folder and opens it without following links), its
+ * `readOnlyPaths`, its own `network` (default none) and the agent's CPU, memory and process limits,
+ * and the requirement demands every isolation axis, so nothing less than a sandbox can serve it.
+ * An unsafe one runs on the host. An HTTP server takes the agent's network mode (off loopback it
+ * needs `full`). The config holds secrets: it is never recorded.
  */
-export function mcpServerRequirement(server: McpServerConfig, profile: Pick<EffectiveAgentProfile, 'network'>): ResourceRequirementInput {
-  const config = server.command
-    ? { transport: 'stdio', command: server.command[0], args: server.command.slice(1), ...(server.env ? { env: server.env } : {}) }
-    : { transport: 'http', url: server.url, ...(server.headers ? { headers: server.headers } : {}) }
+export function mcpServerRequirement(server: McpServerConfig, agent: Pick<ActionAgent, 'workspace' | 'profile'>): ResourceRequirementInput {
+  const base = { kind: 'mcp', scope: 'session', resourceKey: `mcp:${server.name}`, meta: { server: server.name, endpoint: mcpEndpoint(server) } } as const
+  const env = server.env ? { env: server.env } : {}
+  if (server.command && server.unsafe === true) {
+    return { ...base, config: { transport: 'stdio', command: server.command[0], args: server.command.slice(1), unsafe: true, ...env } }
+  }
+  if (server.command) {
+    const { cpuSeconds, memoryMb, pids } = agent.profile.limits
+    return {
+      ...base,
+      config: {
+        transport: 'stdio',
+        command: server.command[0],
+        args: server.command.slice(1),
+        scratch: serverScratch(agent.workspace, server),
+        ...(server.readOnlyPaths ? { readOnlyPaths: server.readOnlyPaths } : {}),
+        ...env
+      },
+      policy: { networkMode: server.network ?? 'none', limits: { cpuSeconds, memoryMb, pids } },
+      requiredCapabilities: { isolation: sandboxDemand }
+    }
+  }
   return {
-    kind: 'mcp',
-    scope: 'session',
-    resourceKey: `mcp:${server.name}`,
-    config,
-    policy: { networkMode: profile.network === 'full' ? 'full' : 'none' },
-    meta: { server: server.name, endpoint: mcpEndpoint(server) }
+    ...base,
+    config: { transport: 'http', url: server.url, ...(server.headers ? { headers: server.headers } : {}) },
+    policy: { networkMode: agent.profile.network === 'full' ? 'full' : 'none' }
   }
 }
 
 /**
- * A stdio server the operator did not mark `unsafe: true`: SPEC §4 runs such servers inside the
- * agent's isolating provider, which the mcp provider cannot do yet, so they are refused rather
- * than run on the host without a sandbox (fail closed). The outcome names the fix.
+ * The error codes that mean a sandboxed server was refused before it ran: no provider could give
+ * it a sandbox (bubblewrap missing, a read-only path or program refused at the probe), or its
+ * scratch directory was refused (a link on its path, outside the workspace).
  */
-export function unsandboxedRefusal(server: McpServerConfig): ActionOutcome | undefined {
-  if (!server.command || server.unsafe === true) return undefined
-  const reason = `the MCP server ${server.name} is a stdio command, and Airlock cannot run stdio MCP servers inside a sandbox yet; the operator can mark it "unsafe": true to run it on the host`
-  return { status: 'blocked', meta: { policy: { decision: 'deny', rule: 'mcp.stdio_unsandboxed', reason } }, error: { code: 'policy.blocked', message: `${reason}.` } }
+const refusalCodes = new Set(['execution_resource.provider_unavailable', 'execution_resource.bubblewrap_unavailable', 'workspace_path_refused', 'workspace_boundary'])
+
+/**
+ * A stdio server that must run sandboxed and could not: blocked (fail closed, never run on the
+ * host instead), with the provider's reason and the operator's choices. Anything else (an upstream
+ * that started and would not answer) is not a refusal.
+ */
+export function sandboxRefusal(server: McpServerConfig, error: unknown): ActionOutcome | undefined {
+  const code = (error as { code?: unknown })?.code
+  if (!runsSandboxed(server) || typeof code !== 'string' || !refusalCodes.has(code)) return undefined
+  const said = error instanceof Error ? error.message : String(error)
+  const reason = `the MCP server ${server.name} is a stdio command and runs only inside a sandbox, which was refused or is unavailable here (${said}); fix that, or the operator can mark the server "unsafe": true to run it on the host without one`
+  return { status: 'blocked', meta: { policy: { decision: 'deny', rule: 'mcp.sandbox_refused', reason } }, error: { code: 'policy.blocked', message: reason } }
 }

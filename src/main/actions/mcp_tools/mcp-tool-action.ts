@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { redactText, type ActionContext, type ActionOutcome, type ActionResolver, type AnyActionSpec } from '../../core'
 import type { UpstreamMcpClient } from '../../core/live-resources-data'
-import { mcpEndpoint, mcpLineage, mcpServerRequirement, secretsOf, splitProxiedName, unsandboxedRefusal } from './mcp-servers'
+import { mcpEndpoint, mcpLineage, mcpServerRequirement, runsSandboxed, sandboxRefusal, secretsOf, splitProxiedName } from './mcp-servers'
 import { firstText, upstreamData } from './upstream-result'
 
 /** The largest arguments object passed upstream, as JSON. */
@@ -51,33 +51,46 @@ async function callUpstream(context: ActionContext<ProxiedToolInput>, serverName
   const { agent, signal } = context
   const server = agent.profile.mcpServers.find((s) => s.name === serverName)
   if (!server) return { status: 'error', error: { code: 'mcp.unknown_server', message: `No MCP server named ${serverName} is attached to agent ${agent.agentId}.` } }
-  const refusal = unsandboxedRefusal(server)
-  if (refusal) return refusal
   // The host fills agent.secrets; the profile's own are added in case a caller did not.
   const secrets = [...new Set([...(agent.secrets ?? []), ...secretsOf(agent.profile)])]
-  const mcp = { server: server.name, tool, transport: server.command ? 'stdio' : 'http', endpoint: mcpEndpoint(server) }
+  // Where the server runs, for history: in a sandbox, or on the host because the operator said unsafe.
+  const sandbox = server.command ? { sandboxed: runsSandboxed(server) } : {}
+  const mcp = { server: server.name, tool, transport: server.command ? 'stdio' : 'http', endpoint: mcpEndpoint(server), ...sandbox }
   context.touched(mcpLineage(server))
   let raw: unknown
-  let providerId = 'mcp'
+  let provider: Record<string, unknown> = { providerId: 'mcp' }
   try {
-    const handle = await context.holdForSession(mcpServerRequirement(server, agent.profile))
-    providerId = handle.providerId
+    const handle = await context.holdForSession(mcpServerRequirement(server, agent))
+    provider = { providerId: handle.providerId, ...providerFacts(handle.meta) }
     raw = await (handle.resource as UpstreamMcpClient).callTool(tool, context.input, { timeoutMs: agent.profile.limits.timeoutSeconds * 1000, signal })
   } catch (error) {
     if (signal.aborted) throw error
-    return { ...upstreamFailure(error, secrets), meta: { mcp, provider: { providerId } } }
+    const refusal = sandboxRefusal(server, error)
+    if (refusal) return { ...refusal, error: { code: refusal.error!.code, message: redactText(refusal.error!.message, secrets) }, meta: { ...refusal.meta, mcp, provider } }
+    return { ...upstreamFailure(error, secrets), meta: { mcp, provider } }
   }
   const { data, redactions } = upstreamData(raw, secrets, agent.profile.limits.outputBytes)
   const diagnostics = [
     ...(redactions > 0 ? [`${redactions} occurrence(s) of the server's configured secrets were replaced in its result`] : []),
     ...(data.truncated ? [`the upstream result was cut to the agent's output limit of ${agent.profile.limits.outputBytes} bytes`] : [])
   ]
-  const meta = { mcp, provider: { providerId } }
+  const meta = { mcp, provider }
   if (data.isError) {
     const said = firstText(data)
     return { status: 'error', data, diagnostics, meta, error: { code: 'mcp.tool_error', message: redactText(`${server.name}__${tool} failed upstream${said ? `: ${said}` : ''}`, secrets) } }
   }
   return { data, diagnostics, meta }
+}
+
+/**
+ * What the provider observed of where a stdio server runs (kept in history with the call): in a
+ * sandbox and with which isolation, or on the host because the operator marked it unsafe.
+ */
+function providerFacts(meta: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...(typeof meta.sandboxed === 'boolean' ? { sandboxed: meta.sandboxed } : {}),
+    ...(meta.isolation && typeof meta.isolation === 'object' ? { isolation: meta.isolation } : {})
+  }
 }
 
 /** A thrown failure (connection, protocol, timeout) as an outcome whose message carries no secret. */

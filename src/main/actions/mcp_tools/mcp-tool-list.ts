@@ -1,6 +1,6 @@
 import { redactText, toolEnabled, type ActionAgent, type ResourceHandle, type ResourceRequirementInput } from '../../core'
 import type { UpstreamMcpClient } from '../../core/live-resources-data'
-import { mcpServerRequirement, proxiedToolName, secretsOf, unsandboxedRefusal } from './mcp-servers'
+import { mcpServerRequirement, proxiedToolName, sandboxRefusal, secretsOf } from './mcp-servers'
 
 /** A proxied tool as the gateway lists it to the agent: its Airlock name and the upstream's description and input schema. */
 export type ProxiedTool = { name: string; server: string; tool: string; description?: string; inputSchema: Record<string, unknown> }
@@ -29,13 +29,8 @@ export async function listMcpTools(input: { agent: ActionAgent; sessions: Sessio
   for (const server of agent.profile.mcpServers) {
     const enabled = (tool: string) => toolEnabled(agent.tools, proxiedToolName(server.name, tool))
     if (![...agent.tools].some((name) => name.startsWith(`${server.name}__`))) continue
-    const refusal = unsandboxedRefusal(server)
-    if (refusal) {
-      failures.push({ server: server.name, code: refusal.error!.code, message: refusal.error!.message })
-      continue
-    }
     try {
-      const handle = await sessions.hold(agent.sessionId, mcpServerRequirement(server, agent.profile), signal)
+      const handle = await sessions.hold(agent.sessionId, mcpServerRequirement(server, agent), signal)
       for (const tool of await (handle.resource as UpstreamMcpClient).listTools()) {
         const name = proxiedToolName(server.name, tool.name)
         if (!toolNamePattern.test(name)) {
@@ -45,8 +40,10 @@ export async function listMcpTools(input: { agent: ActionAgent; sessions: Sessio
         }
       }
     } catch (error) {
-      const code = (error as { code?: unknown })?.code
-      failures.push({ server: server.name, code: typeof code === 'string' ? code : 'mcp.upstream_error', message: redactText(error instanceof Error ? error.message : String(error), secrets) })
+      const refusal = sandboxRefusal(server, error)
+      const code = refusal ? refusal.error!.code : (error as { code?: unknown })?.code
+      const message = refusal ? refusal.error!.message : error instanceof Error ? error.message : String(error)
+      failures.push({ server: server.name, code: typeof code === 'string' ? code : 'mcp.upstream_error', message: redactText(message, secrets) })
     }
   }
   return { tools, failures }

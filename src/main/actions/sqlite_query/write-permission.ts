@@ -46,9 +46,12 @@ export async function writePermission(
     sessionId: agent.sessionId,
     rule,
     riskFlags: decisionRecord.riskFlags,
-    timeoutSeconds: agent.profile.approvalTimeoutSeconds
+    timeoutSeconds: agent.profile.approvalTimeoutSeconds,
+    approvalKind: 'action',
+    input: { database: input.database, sql: redactText(input.sql, agent.secrets) },
+    signal: context.signal
   })
-  const record = { status: approval.status, reason: approval.reason }
+  const record = { status: approval.status, reason: approval.reason, ...(approval.approvalId ? { approvalId: approval.approvalId } : {}), ...(approval.ruleId ? { ruleId: approval.ruleId } : {}) }
   if (approval.status === 'approved') return { granted: { write: decisionRecord, approval: record } }
   const pending = approval.status === 'pending'
   return {

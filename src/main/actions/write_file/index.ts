@@ -18,6 +18,7 @@ import {
   WorkspaceFileError,
   type ResolvedEntry
 } from '../workspace-files'
+import { previewFileChange } from '../edit_file/change-preview'
 
 /** The input of `write_file`: a workspace-relative path and the whole new text of the file. */
 export const writeFileInputSchema = z
@@ -46,6 +47,7 @@ export const writeFileAction: ActionSpec<typeof writeFileInputSchema> = {
   inputSchema: writeFileInputSchema,
   effects: 'write',
   summarize: (input) => `write_file ${input.path} (${Buffer.byteLength(input.content, 'utf8')} bytes)`,
+  preview: ({ input, agent }) => previewFileChange(agent.workspace, input.path, input),
   executor: {
     execute: ({ input, agent, signal }) =>
       fileActionOutcome(async () => {

@@ -73,7 +73,7 @@ function perform(action: Action, id: string, { agents, io, json, role, name, pro
       warnIfUnreachable(created.workspace, io)
       io.out(`Token (shown once, keep it secret): ${created.token}`)
       io.out(
-        `Keep it: the agent will send it as "Authorization: Bearer <token>" to the MCP gateway of \`airlock serve\` (http://127.0.0.1:7411/mcp), which comes with the next release; until then nothing listens there.`
+        `The agent sends it as "Authorization: Bearer <token>" to the MCP gateway that \`airlock serve\` and the desktop app run (http://127.0.0.1:7411/mcp unless the gateway.port setting or --gateway-port says otherwise); stdio-only clients use \`airlock mcp-stdio --agent ${id}\` with the token in AIRLOCK_TOKEN.`
       )
       return 0
     }

@@ -4,12 +4,11 @@ import { serve } from '../../serve'
 import { defineCommand } from '../command'
 import { UsageError } from '../cli-error'
 
-/** `airlock serve`: the headless web console (and, once it exists, the agent gateway). */
+/** `airlock serve`: the headless web console and the agent gateway (SPEC §8.1). */
 export const serveCommand = defineCommand({
   name: 'serve',
-  summary: 'Run the web console on 127.0.0.1 (prints its URL first)',
+  summary: 'Run the web console and the agent gateway on 127.0.0.1 (prints the console URL, then the gateway URL)',
   usage: 'airlock serve [--home DIR] [--port 7410] [--gateway-port 7411] [--no-open]',
-  // The agent gateway arrives with its own issue; until then --gateway-port is validated only.
   options: { port: 'port', 'gateway-port': 'port', 'no-open': 'flag' },
   async run({ options, positionals }, io) {
     if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got ${positionals[0]}`)
@@ -19,6 +18,7 @@ export const serveCommand = defineCommand({
       const running = await serve({
         home: options.home,
         port: options.port,
+        gatewayPort: options['gateway-port'],
         rendererDir: join(io.buildDir, 'renderer'),
         open: options['no-open'] !== true,
         print: io.out

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { describeIssues } from '@shared/agents'
 import type { ExecutionResourceManager } from '../manager'
+import type { ApprovalDecision, ApprovalRequest } from '../policy-approval'
 import type { ResourceHandle, ResourceRequirementInput } from '../types'
 import { ActionHooks, type PreToolCallDecision } from './action-hooks'
 import type { ActionCallEnd, ActionHistory } from './action-history'
@@ -142,8 +143,10 @@ export class ActionDispatcher {
       return finalResult({ status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message: decision.reason ?? `Blocked by ${decision.rule ?? 'policy'}.` } }, callId, elapsed())
     }
     if (decision.decision === 'ask' || spec.approval === 'always') {
-      const approval = await this.approve(call, callId, spec, input, decision)
+      const approval = await this.approve(call, callId, spec, input, decision, signal)
       trace.approval = approval
+      // A call cancelled (or whose agent was disabled) while it waited ends as that, whatever was decided.
+      if (signal.aborted) return finalResult({ ...failure(signal.reason, signal), meta: { policy: decision, approval } }, callId, elapsed())
       if (approval.status !== 'approved') {
         const status: ActionStatus = approval.status === 'pending' ? 'approval_required' : 'blocked'
         return finalResult({ status, meta: { policy: decision, approval }, error: { code: status === 'blocked' ? 'approval.denied' : 'approval.pending', message: approval.reason } }, callId, elapsed())
@@ -210,10 +213,25 @@ export class ActionDispatcher {
     return this.options.manager.ensure({ ...requirement, scope, ownerId, actionCallId: callId }, { scope, ownerId, signal })
   }
 
-  private async approve(call: ActionCall, callId: string, spec: AnyActionSpec, input: unknown, decision: PreToolCallDecision) {
-    if (this.options.autoAllow?.() === true) return { status: 'approved' as const, reason: 'access_control_policy.auto_allow' }
-    const summary = redactText(spec.summarize?.(input as never) ?? `${spec.name} ${JSON.stringify(redactValue(input, { maxStringBytes: 200 }))}`, call.agent.secrets)
-    const request = {
+  /**
+   * Asks the approval handler (the operator's queue in the application) about a call. The request
+   * carries what the queue shows and what remembered rules match on, all redacted: the validated
+   * input, the commands as the policy parsed them and whether it saw the whole line (no
+   * `command.*` concern), the classification facts, a preview (the diff of a file tool), and the
+   * call's signal (the wait ends with the call). Returns the decision as recorded in `meta.approval`.
+   */
+  private async approve(call: ActionCall, callId: string, spec: AnyActionSpec, input: unknown, decision: PreToolCallDecision, signal: AbortSignal): Promise<ApprovalOutcome> {
+    if (this.options.autoAllow?.() === true) return { status: 'approved', reason: 'access_control_policy.auto_allow' }
+    const secrets = call.agent.secrets ?? []
+    const summary = redactText(spec.summarize?.(input as never) ?? `${spec.name} ${JSON.stringify(redactValue(input, { maxStringBytes: 200 }))}`, secrets)
+    let preview: string | undefined
+    try {
+      preview = await spec.preview?.({ input: input as never, agent: call.agent })
+    } catch {
+      preview = undefined
+    }
+    const classification = { ...decision.classification, ...(decision.taint ? { taint: decision.taint } : {}) }
+    const request: ApprovalRequest = {
       requirementId: callId,
       kind: 'action',
       scope: 'action_call',
@@ -226,9 +244,23 @@ export class ActionDispatcher {
       sessionId: call.agent.sessionId,
       rule: decision.rule,
       riskFlags: decision.riskFlags ?? [],
-      timeoutSeconds: call.agent.profile.approvalTimeoutSeconds
+      timeoutSeconds: call.agent.profile.approvalTimeoutSeconds,
+      approvalKind: decision.rule === 'classification.write_down' ? 'write_down' : 'action',
+      input: redactValue(input, { secrets }),
+      ...(decision.commands ? { commands: decision.commands.map((argv) => argv.map((word) => redactText(word, secrets))) } : {}),
+      analysed: !(decision.rule ?? '').startsWith('command.'),
+      ...(Object.keys(classification).length > 0 ? { classification } : {}),
+      ...(preview ? { preview: redactText(preview, secrets) } : {}),
+      signal
     }
-    return this.options.manager.approval.resolve(request, this.options.approvalHandler ? { handler: this.options.approvalHandler } : {})
+    const answer = await this.options.manager.approval.resolve(request, this.options.approvalHandler ? { handler: this.options.approvalHandler } : {})
+    return {
+      status: answer.status,
+      reason: answer.reason,
+      ...(answer.approvalId ? { approvalId: answer.approvalId } : {}),
+      ...(answer.ruleId ? { ruleId: answer.ruleId } : {}),
+      ...(answer.scope ? { scope: answer.scope } : {})
+    }
   }
 
   private gate(agent: ActionAgent): ActionOutcome | undefined {
@@ -271,7 +303,10 @@ export class ActionDispatcher {
   }
 }
 
-type Trace = { lineage: LineageEndpoint[]; policy?: PreToolCallDecision; approval?: { status: string; reason: string } }
+/** An approval as `meta.approval` and history keep it: the outcome, and the queue item or remembered rule behind it. */
+type ApprovalOutcome = Pick<ApprovalDecision, 'status' | 'reason' | 'approvalId' | 'ruleId' | 'scope'>
+
+type Trace = { lineage: LineageEndpoint[]; policy?: PreToolCallDecision; approval?: ApprovalOutcome }
 
 /** True when a tool is among the agent's enabled tools (`server__*` enables every tool of an upstream server). */
 export function toolEnabled(tools: ReadonlySet<string>, name: string): boolean {

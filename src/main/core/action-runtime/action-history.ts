@@ -20,8 +20,11 @@ export type ActionCallEnd = {
   durationMs: number
   /** The policy decision (rule, risk flags, parsed commands, taint before and after), when a hook decided. */
   policy?: PreToolCallDecision
-  /** The approval this call waited for (its id when the console queue made one) and the outcome. */
-  approval?: { status: string; reason: string; approvalId?: string }
+  /**
+   * The approval this call waited for and the outcome: the queue item that carried it, or the
+   * remembered rule that answered (`ruleId`), and how far the approval reached (`scope`).
+   */
+  approval?: { status: string; reason: string; approvalId?: string; ruleId?: string; scope?: string }
   /** Which provider ran it and the isolation facts, including a recorded fallback. */
   provider?: Record<string, unknown>
   exitCode?: number

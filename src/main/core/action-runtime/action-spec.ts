@@ -104,6 +104,11 @@ export type ActionSpec<S extends z.ZodType = z.ZodType> = {
   effects: 'read' | 'write' | 'execute'
   /** A short, secret-free summary of an input for the approval queue and history. */
   summarize?(input: z.output<S>): string
+  /**
+   * What the operator sees before deciding a call that asks (the approval queue's preview): for the
+   * file tools, the unified diff the call would make. Read-only; the dispatcher redacts it.
+   */
+  preview?(context: { input: z.output<S>; agent: ActionAgent }): Promise<string | undefined> | string | undefined
 }
 
 /**

@@ -10,7 +10,7 @@ export type UpstreamTool = { name: string; description?: string; inputSchema: Re
 export class McpConnection {
   constructor(
     private readonly client: Client,
-    /** The upstream child process (stdio), for release checks; undefined over HTTP. */
+    /** The upstream's host process (stdio: the child, or the sandbox launcher, bwrap), for release checks; undefined over HTTP. */
     readonly pid: number | undefined
   ) {}
 

@@ -1,15 +1,22 @@
 import { createServer, type Server } from 'node:http'
-import { resolve } from 'node:path'
+import { existsSync, lstatSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { isAlive } from '../../../../test/support/processes'
-import { ExecutionResourceManager, type ResourceEvent } from '../../core'
+import { skipReasonFor } from '../../../../test/support/components'
+import { isAlive, survivorsOf } from '../../../../test/support/processes'
+import { makeTempDir } from '../../../../test/support/temp-home'
+import { claimWorkspace, ExecutionResourceManager, sandboxIdentity, type ResourceEvent } from '../../core'
+import { checkBubblewrapHost } from '../bubblewrap/bubblewrap-probe'
 import type { McpConnection } from './mcp-connection'
 import { McpProvider } from './mcp-provider'
 
-const everything = resolve(__dirname, '../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js')
+const nodeModules = resolve(__dirname, '../../../../node_modules')
+const everything = join(nodeModules, '@modelcontextprotocol/server-everything/dist/index.js')
+const bwrap = await checkBubblewrapHost()
+const skipSandbox = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
 
 /** A small real MCP server over Streamable HTTP that requires a bearer token. */
 async function startHttpServer(token: string): Promise<{ server: Server; url: string; seenAuth: string[] }> {
@@ -36,35 +43,98 @@ async function startHttpServer(token: string): Promise<{ server: Server; url: st
 }
 
 describe('mcp provider', () => {
-  const manager = new ExecutionResourceManager().registerProvider(new McpProvider())
+  const home = makeTempDir('airlock-mcp-provider-', { outsideTmp: true })
+  const manager = new ExecutionResourceManager().registerProvider(new McpProvider({ home: home.path }))
   const events: ResourceEvent[] = []
   manager.events.on('*', (event) => events.push(event))
   let http: Awaited<ReturnType<typeof startHttpServer>>
   const token = 'upstream-secret-token-9f3a'
+  const workspace = join(home.path, 'workspaces', 'agent-1')
+  const scratch = join(workspace, 'integrations', 'everything')
+  const sandboxed = (extra: Record<string, unknown> = {}) => ({
+    transport: 'stdio',
+    command: '/usr/bin/node',
+    args: [everything, 'stdio'],
+    scratch,
+    readOnlyPaths: [nodeModules],
+    env: { EVERYTHING_SECRET: 'env-secret-value-77' },
+    ...extra
+  })
 
   beforeAll(async () => {
     http = await startHttpServer(token)
+    claimWorkspace(workspace)
   })
   afterAll(async () => {
     await manager.releaseAll()
     http.server.close()
+    home.remove()
   })
 
-  it('connects to @modelcontextprotocol/server-everything over stdio, lists tools, calls one; release leaves no child process', async () => {
-    const handle = await manager.ensure({
-      kind: 'mcp',
-      config: { transport: 'stdio', command: 'node', args: [everything, 'stdio'], env: { EVERYTHING_SECRET: 'env-secret-value-77' } }
-    })
+  it.skipIf(skipSandbox !== undefined)(`runs @modelcontextprotocol/server-everything over stdio in bubblewrap: lists tools, calls one; meta says sandboxed; release leaves no process${skipSandbox ? ` (skipped: ${skipSandbox})` : ''}`, async () => {
+    const handle = await manager.ensure({ kind: 'mcp', config: sandboxed() })
+    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: true, isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' }, scratch })
     const connection = handle.resource as McpConnection
     const tools = await connection.listTools()
     expect(tools.map((t) => t.name)).toContain('echo')
     const result = await connection.callTool('echo', { message: 'hello upstream' })
     expect(JSON.stringify(result.content)).toContain('hello upstream')
+    // The scratch was made for the sandbox identity; the server's HOME and cwd are there.
+    expect(existsSync(scratch)).toBe(true)
+    const listed = (await connection.callTool('get-env', {})).content as { text: string }[]
+    const env = JSON.parse(listed[0]!.text) as Record<string, string>
+    expect(env).toMatchObject({ HOME: scratch, PATH: '/usr/local/bin:/usr/bin:/bin', EVERYTHING_SECRET: 'env-secret-value-77' })
     const pid = connection.pid!
     expect(isAlive(pid)).toBe(true)
     expect(await new McpProvider().healthCheck(handle)).toBe('ready')
     await manager.release(handle)
     await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false)
+  })
+
+  it('an unsafe stdio server runs on the host, and probe and meta say it is unsandboxed', async () => {
+    const handle = await manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', args: [everything, 'stdio'], unsafe: true } })
+    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: false, unsafe: true, isolation: { processContained: false, mechanism: 'host (unsafe)' } })
+    const connection = handle.resource as McpConnection
+    expect((await connection.listTools()).map((t) => t.name)).toContain('echo')
+    const pid = connection.pid!
+    await manager.release(handle)
+    await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false)
+  })
+
+  it('fails closed: without bubblewrap, or without the Airlock home, a stdio server not marked unsafe is refused with the reason', async () => {
+    const noBwrap = new ExecutionResourceManager().registerProvider(new McpProvider({ home: home.path, bwrapPath: '/nonexistent/bwrap' }))
+    await expect(noBwrap.ensure({ kind: 'mcp', config: sandboxed() })).rejects.toThrow(/runs only inside a sandbox .*bubblewrap cannot run here: bwrap not found at \/nonexistent\/bwrap/)
+    const noHome = new ExecutionResourceManager().registerProvider(new McpProvider())
+    await expect(noHome.ensure({ kind: 'mcp', config: sandboxed() })).rejects.toThrow(/built without the Airlock home/)
+  })
+
+  it.skipIf(skipSandbox !== undefined)('refuses a scratch outside <workspaces>/<agent>/integrations/<server>, and a program the sandbox cannot see', async () => {
+    const outside = join(home.path, 'elsewhere')
+    mkdirSync(outside, { recursive: true })
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: outside }) })).rejects.toThrow(/is not <workspaces>\/<agent>\/integrations\/<server>/)
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: join(workspace, 'scratch') }) })).rejects.toThrow(/is not <workspaces>/)
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: join(home.path, 'workspaces', 'agent-1', 'integrations', '..', '..', 'agent-2', 'integrations', 'x') }) })).rejects.toThrow(/does not exist|symbolic link|no such/i)
+    // A program outside the system directories and the read-only paths is not there inside.
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ command: process.execPath === '/usr/bin/node' ? join(nodeModules, '.bin', 'vitest') : process.execPath, readOnlyPaths: [] }) })).rejects.toThrow(/is not visible inside the sandbox: add its directory to the server's readOnlyPaths/)
+  })
+
+  it.skipIf(skipSandbox !== undefined)('a server that cannot start says why (its stderr), without its secrets; nothing is left running', async () => {
+    // The script is not visible inside: node itself says it cannot find it.
+    const failed = manager.ensure({ kind: 'mcp', config: sandboxed({ readOnlyPaths: [], env: { EVERYTHING_SECRET: 'env-secret-value-77' }, args: [everything, 'env-secret-value-77'] }) })
+    await expect(failed).rejects.toThrow(/could not connect to the upstream MCP server: .*the server said: .*Cannot find module '.*index\.js'/)
+    await expect(failed).rejects.not.toThrow(/env-secret-value-77/)
+    expect(manager.list().filter((handle) => handle.kind === 'mcp')).toEqual([])
+    expect(await survivorsOf('env-secret-value-77')).toEqual([])
+  })
+
+  it.skipIf(skipSandbox !== undefined)('the scratch directory belongs to the sandbox identity, and a scratch made by hand for someone else is refused', async () => {
+    const identity = sandboxIdentity()
+    expect([lstatSync(scratch).uid, lstatSync(scratch).gid]).toEqual([identity.uid, identity.gid])
+    if (identity.dedicated) {
+      const foreign = join(workspace, 'integrations', 'rootowned')
+      mkdirSync(foreign, { mode: 0o755 })
+      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: foreign }) })).rejects.toThrow(/belongs to uid 0, and sandboxed code runs as uid 60777/)
+    }
   })
 
   it('connects to an HTTP MCP server the test starts, with headers, lists and calls tools', async () => {
@@ -90,13 +160,17 @@ describe('mcp provider', () => {
   })
 
   it('a missing upstream command makes the probe unavailable with the reason and the fix', async () => {
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'no-such-mcp-server' } })).rejects.toThrow(
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'no-such-mcp-server', unsafe: true } })).rejects.toThrow(
       /no-such-mcp-server was not found; install it or give its absolute path/
     )
+    if (!skipSandbox) await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ command: 'no-such-mcp-server' }) })).rejects.toThrow(/no-such-mcp-server was not found/)
   })
 
   it('refuses bad config with the field named, and remote servers without network', async () => {
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', env: { 'BAD-NAME': 'x' } } })).rejects.toThrow(/invalid mcp config: env/)
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', env: { 'BAD-NAME': 'x' }, unsafe: true } })).rejects.toThrow(/invalid mcp config: env/)
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node' } })).rejects.toThrow(/invalid mcp config: scratch a sandboxed server needs its scratch directory/)
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ cwd: '/' }) })).rejects.toThrow(/invalid mcp config: cwd a sandboxed server runs in its scratch directory/)
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', unsafe: true, scratch } })).rejects.toThrow(/invalid mcp config: scratch does not apply/)
     await expect(manager.ensure({ kind: 'mcp', config: { transport: 'http', url: 'ftp://example.com' } })).rejects.toThrow(/invalid mcp config: url/)
     await expect(manager.ensure({ kind: 'mcp', config: { transport: 'http', url: 'https://mcp.example.com/mcp' } })).rejects.toThrow(/outside the network policy/)
   })

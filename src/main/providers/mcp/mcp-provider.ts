@@ -2,13 +2,28 @@ import { dirname, isAbsolute, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
-import { redactText, secretVariants, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourcePolicy, type ResourceStatus } from '../../core'
-import { systemPath } from '../process/run-limits'
+import {
+  ExecutionResourceError,
+  redactText,
+  secretVariants,
+  type ExecutionResourceProvider,
+  type IsolationFacts,
+  type ProviderProbe,
+  type ResourceHandle,
+  type ResourcePolicy,
+  type ResourceStatus
+} from '../../core'
+import { StdioSandbox } from '../bubblewrap/stdio-sandbox'
 import { isLoopbackUrl } from '../browser/chromium'
-import { McpConnection } from './mcp-connection'
+import { systemPath } from '../process/run-limits'
+import type { RunLedger } from '../process/run-ledger'
 import { findExecutable, invalidConfig } from '../process/provider-helpers'
 import { ProviderError } from '../process/provider-error'
+import { McpConnection } from './mcp-connection'
+import { SandboxedStdioTransport } from './sandboxed-stdio-transport'
+import { checkServerSandbox, planServerSandbox } from './server-sandbox'
 
 const stdioConfig = z
   .object({
@@ -16,10 +31,25 @@ const stdioConfig = z
     command: z.string().min(1).max(4096),
     args: z.array(z.string().max(4096)).max(256).optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and _'), z.string()).optional(),
+    /** Runs the server on the host, without a sandbox (the operator's explicit `unsafe: true`). */
+    unsafe: z.literal(true).optional(),
+    /** Sandboxed: its writable scratch, `<workspaces>/<agent>/integrations/<server>` (its HOME and cwd). */
+    scratch: z.string().startsWith('/', 'must be an absolute path').optional(),
+    /** Sandboxed: host directories it may read (checked in server-sandbox.ts). */
+    readOnlyPaths: z.array(z.string().startsWith('/', 'must be absolute paths')).max(16).optional(),
+    /** Unsafe only: the host working directory. */
     cwd: z.string().startsWith('/', 'must be an absolute path').optional(),
     connectTimeoutMs: z.number().int().min(100).max(120_000).optional()
   })
   .strict()
+  .superRefine((config, ctx) => {
+    if (config.unsafe) {
+      for (const key of ['scratch', 'readOnlyPaths'] as const) if (config[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'does not apply to an unsafe (host) server' })
+    } else {
+      if (config.scratch === undefined) ctx.addIssue({ code: 'custom', path: ['scratch'], message: 'a sandboxed server needs its scratch directory' })
+      if (config.cwd !== undefined) ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'a sandboxed server runs in its scratch directory' })
+    }
+  })
 
 const httpConfig = z
   .object({
@@ -30,31 +60,56 @@ const httpConfig = z
   })
   .strict()
 
-/** How to reach an upstream MCP server: a command over stdio, or a Streamable HTTP URL. */
+/** How to reach an upstream MCP server: a command over stdio (sandboxed unless `unsafe`), or a Streamable HTTP URL. */
 export const mcpConfigSchema = z.discriminatedUnion('transport', [stdioConfig, httpConfig])
+
+type StdioConfig = z.infer<typeof stdioConfig>
+
+/** What the provider is built from: the Airlock home (where scratch directories must lie), the run ledger, and a bwrap to use instead of the system's. */
+export type McpProviderOptions = { home?: string; runLedger?: RunLedger; bwrapPath?: string }
 
 /** The name and version Airlock announces to upstream servers. */
 const clientInfo = { name: 'airlock', version: '0.1.0' }
 
+/** Limits of a sandboxed server the policy does not set (SPEC §6.1 agent defaults). */
+const defaultLimits = { cpuSeconds: 60, memoryMb: 1024, pids: 256 }
+
+/** What an unsafe server is isolated by: nothing. */
+const hostIsolation: IsolationFacts = {
+  processContained: false,
+  hostFilesystemRestricted: false,
+  privilegeEscalationBlocked: false,
+  syscallsRestricted: false,
+  mechanism: 'host (unsafe)',
+  networkMode: 'full'
+}
+
 /**
- * `mcp`: a connected @modelcontextprotocol/sdk client to one upstream server (SPEC §4). Over
- * stdio the server is a child process (command, args, env); over Streamable HTTP a URL with
- * headers, limited to loopback unless the policy allows network. Release closes the transport
- * and ends the child. Headers and env never leave the transport (events carry neither).
+ * `mcp`: a connected @modelcontextprotocol/sdk client to one upstream server (SPEC §4). A stdio
+ * server runs inside a bubblewrap sandbox (`StdioSandbox`: namespaces, seccomp, no capabilities,
+ * the sandbox uid, per-run cgroup limits, only stdio open) with its scratch directory writable,
+ * its read-only paths, only its env, and network only when the policy says `full`; where
+ * bubblewrap does not work it is refused (fail closed). With `unsafe: true` it runs on the host as
+ * the operator asked, and probe and meta say it is unsandboxed. Over Streamable HTTP: a URL with
+ * headers, limited to loopback unless the policy allows network. Release closes the transport and
+ * ends the server. Headers and env never leave the transport (events carry neither).
  */
 export class McpProvider implements ExecutionResourceProvider {
   readonly providerId = 'mcp'
   readonly supportedKinds = ['mcp'] as const
 
+  constructor(private readonly options: McpProviderOptions = {}) {}
+
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const parsed = mcpConfigSchema.safeParse(requirement.config ?? {})
     if (!parsed.success) return invalidConfig('mcp', parsed.error)
     const config = parsed.data
-    if (config.transport === 'stdio') {
-      const command = resolveCommand(config.command)
+    if (config.transport === 'stdio' && config.unsafe) {
+      const command = resolveHostCommand(config.command)
       if (!command) return { available: false, reason: `the upstream command ${config.command} was not found; install it or give its absolute path` }
-      return { available: true, capabilities: { transport: 'stdio', command } }
+      return { available: true, capabilities: { transport: 'stdio', command, sandboxed: false, isolation: hostIsolation }, diagnostics: ['marked unsafe: runs on the host without a sandbox'] }
     }
+    if (config.transport === 'stdio') return this.probeSandboxed(config, policy)
     if (!networkAllows(policy, config.url)) return { available: false, reason: `${new URL(config.url).origin} is outside the network policy (network none: only loopback MCP servers)` }
     return { available: true, capabilities: { transport: 'http', origin: new URL(config.url).origin } }
   }
@@ -63,8 +118,8 @@ export class McpProvider implements ExecutionResourceProvider {
     const config = mcpConfigSchema.parse(requirement.config ?? {})
     const client = new Client(clientInfo)
     const timeout = config.connectTimeoutMs ?? 20_000
-    if (config.transport === 'stdio') {
-      const command = resolveCommand(config.command)
+    if (config.transport === 'stdio' && config.unsafe) {
+      const command = resolveHostCommand(config.command)
       if (!command) throw new ProviderError('host_tool_missing', `the upstream command ${config.command} was not found`)
       const transport = new StdioClientTransport({
         command,
@@ -74,8 +129,9 @@ export class McpProvider implements ExecutionResourceProvider {
         stderr: 'ignore'
       })
       await connect(client, transport, timeout, Object.values(config.env ?? {}))
-      return { resource: new McpConnection(client, transport.pid ?? undefined), meta: { transport: 'stdio', server: client.getServerVersion() } }
+      return { resource: new McpConnection(client, transport.pid ?? undefined), meta: { transport: 'stdio', sandboxed: false, unsafe: true, isolation: hostIsolation, server: client.getServerVersion() } }
     }
+    if (config.transport === 'stdio') return this.ensureSandboxed(client, config, policy, timeout)
     if (!networkAllows(policy, config.url)) throw new ProviderError('network_refused', `${new URL(config.url).origin} is outside the network policy`)
     const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } })
     await connect(client, transport, timeout, Object.values(config.headers ?? {}))
@@ -89,26 +145,103 @@ export class McpProvider implements ExecutionResourceProvider {
   async release(handle: ResourceHandle): Promise<void> {
     await (handle.resource as McpConnection).close()
   }
+
+  /** After a crash: sandboxed servers die with Airlock (`--die-with-parent`); a launcher caught before bwrap, and the cgroups, are in the ledger. */
+  async recover(): Promise<string[]> {
+    return this.options.runLedger?.recover(this.providerId) ?? []
+  }
+
+  private async probeSandboxed(config: StdioConfig, policy: ResourcePolicy): Promise<ProviderProbe> {
+    const refusal = `the stdio MCP server runs only inside a sandbox (it is not marked "unsafe": true)`
+    if (!this.options.home) return { available: false, reason: `${refusal}, and this mcp provider was built without the Airlock home its scratch directory must lie in` }
+    const sandbox = await StdioSandbox.detect(this.options.bwrapPath)
+    if (!(sandbox instanceof StdioSandbox)) return { available: false, reason: `${refusal}, and bubblewrap cannot run here: ${sandbox.reason}` }
+    try {
+      const { command } = checkServerSandbox({ home: this.options.home, command: config.command, args: config.args ?? [], scratch: config.scratch!, readOnlyPaths: config.readOnlyPaths ?? [] })
+      const network = networkOf(policy)
+      return {
+        available: true,
+        capabilities: { transport: 'stdio', command, sandboxed: true, isolation: sandbox.isolation(network), limits: sandbox.limitFacts(), sandboxUid: sandbox.identity.uid, bwrapVersion: sandbox.bwrapVersion },
+        diagnostics: [`runs in bubblewrap ${sandbox.bwrapVersion} as uid ${sandbox.identity.uid}, network ${network}`]
+      }
+    } catch (error) {
+      return { available: false, reason: (error as Error).message }
+    }
+  }
+
+  private async ensureSandboxed(client: Client, config: StdioConfig, policy: ResourcePolicy, timeout: number) {
+    const sandbox = await StdioSandbox.detect(this.options.bwrapPath)
+    if (!(sandbox instanceof StdioSandbox) || !this.options.home) {
+      throw new ExecutionResourceError('bubblewrap_unavailable', `the stdio MCP server cannot run sandboxed here${sandbox instanceof StdioSandbox ? '' : `: ${sandbox.reason}`}`, { providerId: this.providerId })
+    }
+    const plan = planServerSandbox({
+      home: this.options.home,
+      identity: sandbox.identity,
+      command: config.command,
+      args: config.args ?? [],
+      scratch: config.scratch!,
+      readOnlyPaths: config.readOnlyPaths ?? [],
+      env: config.env
+    })
+    const network = networkOf(policy)
+    const limits = { ...defaultLimits, ...policy.limits }
+    const recording = this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
+    const transport = new SandboxedStdioTransport(() => {
+      try {
+        return sandbox.start({ argv: plan.argv, binds: plan.binds, cwd: plan.cwd, env: plan.env, network, limits }, recording)
+      } finally {
+        // The launcher holds its own copies of the bind descriptors now.
+        plan.close()
+      }
+    })
+    try {
+      await connect(client, transport, timeout, Object.values(config.env ?? {}), () => transport.stderrTail())
+    } finally {
+      plan.close()
+    }
+    const isolation = sandbox.isolation(network)
+    return {
+      resource: new McpConnection(client, transport.pid),
+      meta: { transport: 'stdio', sandboxed: true, isolation, scratch: plan.cwd, bwrapVersion: sandbox.bwrapVersion, server: client.getServerVersion() }
+    }
+  }
 }
 
-async function connect(client: Client, transport: StdioClientTransport | StreamableHTTPClientTransport, timeout: number, secrets: string[]): Promise<void> {
+async function connect(client: Client, transport: Transport, timeout: number, secrets: string[], stderrTail?: () => string): Promise<void> {
   try {
     await client.connect(transport, { timeout })
   } catch (error) {
+    const said = stderrTail ? whatItSaid(stderrTail()) : undefined
     await client.close().catch(() => undefined)
     // The SDK's message can quote the upstream's answer, and an upstream may echo the credential it
     // was sent (a 401 body naming the header): the config's env and header values, and a header's
     // bare credential, are taken out. The SDK error itself is not kept as the cause for that reason.
-    const message = redactText(error instanceof Error ? error.message : String(error), secretVariants(secrets))
+    const message = redactText(`${error instanceof Error ? error.message : String(error)}${said ? `; the server said: ${said}` : ''}`, secretVariants(secrets))
     throw new ProviderError('upstream_unavailable', `could not connect to the upstream MCP server: ${message}`)
   }
+}
+
+/**
+ * The lines of a server's stderr worth quoting when it would not start: those that name an error
+ * (node's "Error: Cannot find module", "FATAL ERROR: ... out of memory"), else its last lines.
+ */
+function whatItSaid(stderr: string): string | undefined {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean)
+  const errors = lines.filter((line) => /error|denied|not found|no such/i.test(line))
+  const said = (errors.length ? errors.slice(0, 3) : lines.slice(-3)).join(' | ')
+  return said ? said.slice(0, 1000) : undefined
 }
 
 function networkAllows(policy: ResourcePolicy, url: string): boolean {
   return policy.networkMode === 'full' || isLoopbackUrl(url)
 }
 
-/** An executable path for a command: absolute as given, else looked up on the system PATH and node's own folder. */
-function resolveCommand(command: string): string | undefined {
+/** A sandboxed server's network: `full` only when the policy says so (`proxy` runs as none until the egress proxy exists). */
+function networkOf(policy: ResourcePolicy): 'none' | 'full' {
+  return policy.networkMode === 'full' ? 'full' : 'none'
+}
+
+/** An unsafe server's executable: absolute as given, else looked up on the system PATH and node's own folder. */
+function resolveHostCommand(command: string): string | undefined {
   return findExecutable(isAbsolute(command) ? [command] : [...systemPath.split(':'), dirname(process.execPath)].map((dir) => join(dir, command)))
 }

@@ -1,0 +1,203 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import { PortInUseError } from '../app/web-console-server'
+import { SessionClosedError } from '../console/agent-sessions'
+import type { Host } from '../host'
+import type { ApprovalWaits } from './approval-progress'
+import { CallLimits } from './call-limits'
+import { gatewayErrorCodes } from './gateway-errors'
+import { bearerToken, checkHostAndOrigin, parseJson, readBody, sendRefusal, unauthorized, type HttpRefusal } from './gateway-http'
+import { GatewaySession } from './gateway-session'
+
+/** What the gateway is built from: the host's agents and settings, a port, and the approval queue's hook when there is one. */
+export type AgentGatewayOptions = {
+  host: Pick<Host, 'agents' | 'settings' | 'appVersion'>
+  /** Port on 127.0.0.1; 0 picks a free one. */
+  port: number
+  /** Progress while a call waits for the operator (the approval queue); without it calls just wait. */
+  approvalWaits?: ApprovalWaits
+  logError?: (message: string, error: unknown) => void
+  /** How often idle sessions are looked for (default: a quarter of the idle timeout, at most 30 s). */
+  sweepMs?: number
+}
+
+/** A running gateway. */
+export type AgentGateway = {
+  /** `http://127.0.0.1:<port>/mcp`. */
+  url: string
+  port: number
+  /** The open MCP sessions. */
+  sessions(): { sessionId: string; agentId: string }[]
+  /** Ends every session (releasing its resources) and stops listening. Safe to call twice. */
+  close(): Promise<void>
+}
+
+/** How long a closing session waits for its cancelled calls before its resources are released anyway. */
+const settleMs = 10_000
+
+/**
+ * The agent gateway (SPEC §8): MCP over Streamable HTTP at `http://127.0.0.1:<port>/mcp`. Every
+ * request passes, in order: Host/Origin (DNS rebinding), the path and method, the bearer token
+ * (an enabled agent; compared in constant time against every stored digest), the body size limit,
+ * JSON. A request without a session must be `initialize`: it opens an Airlock session of that agent
+ * (transport `mcp-http`) whose id is the MCP session id; later requests must name a session of the
+ * same agent. Closing a session (DELETE, the transport closing, the idle timeout, shutdown) cancels
+ * its calls and ends the Airlock session, which releases its session-scoped resources.
+ */
+export async function startAgentGateway(options: AgentGatewayOptions): Promise<AgentGateway> {
+  const { host } = options
+  const logError = options.logError ?? ((message, error) => console.error(message, error))
+  const open = new Map<string, GatewaySession>()
+  const starting = new Set<GatewaySession>()
+  const endings = new Set<Promise<void>>()
+  const now = () => performance.now()
+  const limits = new CallLimits({
+    maxConcurrentCalls: () => host.settings.get('gateway.max_concurrent_calls'),
+    ratePerMinute: () => host.settings.get('gateway.rate_per_minute')
+  })
+  let port = options.port
+  let closing = false
+
+  const sessionDeps = {
+    sessions: host.agents.sessions,
+    registry: host.agents.registry,
+    holds: host.agents.dispatcher.sessions,
+    limits,
+    approvalWaits: options.approvalWaits,
+    appVersion: host.appVersion,
+    now
+  }
+  const handlers = {
+    initialized: (session: GatewaySession) => {
+      starting.delete(session)
+      open.set(session.sessionId, session)
+    },
+    // The transport closed (DELETE, close(), shutdown): end the Airlock session once its calls settled.
+    closed: (session: GatewaySession) => {
+      starting.delete(session)
+      if (open.get(session.sessionId) === session) open.delete(session.sessionId)
+      const ending = session
+        .settle(settleMs)
+        .then(() => host.agents.sessions.end(session.sessionId, session.endReason ?? 'closed'))
+        .catch((error: unknown) => logError(`Airlock: ending MCP session ${session.sessionId} failed`, error))
+      endings.add(ending)
+      void ending.finally(() => endings.delete(ending))
+    }
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refusal = checkHostAndOrigin(request, port) ?? checkRoute(request)
+    if (refusal) return sendRefusal(response, refusal)
+    const agent = host.agents.agents.authenticate(bearerToken(request))
+    if (!agent) return sendRefusal(response, unauthorized())
+    let parsed: unknown
+    if (request.method === 'POST') {
+      const body = await readBody(request)
+      if (!body.ok) return sendRefusal(response, body.refusal)
+      const json = parseJson(body.body)
+      if (!json.ok) return sendRefusal(response, json.refusal)
+      parsed = json.value
+      // For the SDK's request adapter: the body is already read.
+      ;(request as IncomingMessage & { rawBody?: Buffer }).rawBody = body.body
+    }
+    const messages = parsed === undefined ? [] : Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]
+    const sessionId = request.headers['mcp-session-id']
+    if (sessionId === undefined) {
+      if (request.method !== 'POST' || !messages.some(isInitializeRequest)) {
+        return sendRefusal(response, { status: 400, code: gatewayErrorCodes.invalidRequest, reason: 'no_session', message: 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request.' })
+      }
+      return initialize(agent.id, request, response, parsed)
+    }
+    const session = typeof sessionId === 'string' ? open.get(sessionId) : undefined
+    // Another agent's session is answered as unknown: a token never learns of other sessions.
+    if (!session || session.agentId !== agent.id) return sendRefusal(response, sessionNotFound())
+    if (!host.agents.sessions.agentOf(session.sessionId)) {
+      void session.close('ended')
+      return sendRefusal(response, sessionNotFound())
+    }
+    session.touch()
+    session.watchResponse(messages.filter(isJSONRPCRequest).map((message) => message.id), response)
+    await session.transport.handleRequest(request, response, parsed)
+  }
+
+  async function initialize(agentId: string, request: IncomingMessage, response: ServerResponse, parsed: unknown): Promise<void> {
+    if (closing) return sendRefusal(response, { status: 503, code: gatewayErrorCodes.refused, reason: 'shutting_down', message: 'Refused: the gateway is shutting down.' })
+    let sessionId: string
+    try {
+      sessionId = host.agents.sessions.start(agentId, 'mcp-http').sessionId
+    } catch (error) {
+      // The agent was disabled or removed since its token was checked.
+      if (error instanceof SessionClosedError) return sendRefusal(response, unauthorized())
+      throw error
+    }
+    const session = new GatewaySession(sessionId, agentId, sessionDeps, handlers)
+    starting.add(session)
+    await session.connect()
+    await session.transport.handleRequest(request, response, parsed)
+    // The SDK refused the initialize (bad headers, protocol): nothing may stay open for it.
+    if (!open.has(sessionId)) await session.close('initialize_refused')
+  }
+
+  const server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      logError('Airlock: the agent gateway failed on a request', error)
+      sendRefusal(response, { status: 500, code: gatewayErrorCodes.internalError, reason: 'internal_error', message: 'Internal error of the gateway.' })
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new PortInUseError(`Port ${options.port} on 127.0.0.1 is in use, so the agent gateway cannot start; choose another with --gateway-port (or the gateway.port setting).`)
+          : error
+      )
+    )
+    server.listen(options.port, '127.0.0.1', () => resolve())
+  })
+  port = (server.address() as AddressInfo).port
+
+  // Idle sessions end (and release their resources); so do sessions whose Airlock session ended
+  // elsewhere. The interval follows the setting as it is now (a quarter of the timeout, at most 30 s).
+  let sweeper: NodeJS.Timeout | undefined
+  const sweep = () => {
+    const idleMs = host.settings.get('gateway.idle_timeout_seconds') * 1000
+    for (const session of open.values()) {
+      if (!host.agents.sessions.agentOf(session.sessionId)) void session.close('ended')
+      else if (session.idleFor(idleMs)) void session.close('idle_timeout')
+    }
+    sweeper = setTimeout(sweep, options.sweepMs ?? Math.min(30_000, idleMs / 4))
+    sweeper.unref()
+  }
+  sweep()
+
+  let closed: Promise<void> | undefined
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    sessions: () => [...open.values()].map((s) => ({ sessionId: s.sessionId, agentId: s.agentId })),
+    close: () =>
+      (closed ??= (async () => {
+        closing = true
+        clearTimeout(sweeper)
+        await Promise.allSettled([...open.values(), ...starting].map((session) => session.close('shutdown')))
+        await Promise.allSettled([...endings])
+        server.closeAllConnections()
+        await new Promise<void>((resolve) => server.close(() => resolve()))
+      })())
+  }
+}
+
+/** Only `/mcp` exists, with the methods Streamable HTTP uses (no CORS preflight: browsers are not clients). */
+function checkRoute(request: IncomingMessage): HttpRefusal | undefined {
+  const path = (request.url ?? '/').split('?')[0]
+  if (path !== '/mcp') return { status: 404, code: gatewayErrorCodes.refused, reason: 'not_found', message: 'Not found: the MCP endpoint is /mcp.' }
+  if (!['POST', 'GET', 'DELETE'].includes(request.method ?? '')) {
+    return { status: 405, code: gatewayErrorCodes.refused, reason: 'method_not_allowed', message: `Method ${request.method} is not allowed on /mcp.`, headers: { allow: 'POST, GET, DELETE' } }
+  }
+  return undefined
+}
+
+function sessionNotFound(): HttpRefusal {
+  return { status: 404, code: gatewayErrorCodes.sessionNotFound, reason: 'session_not_found', message: 'Session not found: it ended or never existed; start a new session with initialize.' }
+}

@@ -1,0 +1,129 @@
+import type { Readable, Writable } from 'node:stream'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import {
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest
+} from '@modelcontextprotocol/sdk/types.js'
+import { gatewayErrorCodes } from './gateway-errors'
+
+/** Where the bridge connects and what it speaks on. */
+export type StdioBridgeOptions = {
+  url: string
+  token: string
+  stdin: Readable
+  stdout: Writable
+  /** One line for people (stderr). */
+  report: (line: string) => void
+  /** Ends the bridge (a signal): the gateway session is closed first. */
+  signal?: AbortSignal
+}
+
+/**
+ * `airlock mcp-stdio` (SPEC §8): relays JSON-RPC messages between a stdio MCP client and the
+ * gateway's Streamable HTTP endpoint, adding the agent's bearer token. A message the gateway
+ * refuses is answered to the client as a JSON-RPC error with the gateway's own words. When the
+ * gateway has ended the session (idle timeout, restart), the bridge opens a new one by replaying
+ * the client's `initialize`, so a long-lived stdio client keeps working. Resolves when stdin ends
+ * (or the signal fires), after ending the gateway session.
+ */
+export async function runStdioBridge(options: StdioBridgeOptions): Promise<void> {
+  const stdio = new StdioServerTransport(options.stdin, options.stdout)
+  let initialize: JSONRPCRequest | undefined
+  let protocolVersion: string | undefined
+  let reconnecting: Promise<StreamableHTTPClientTransport> | undefined
+  let replays = 0
+  /** A replayed initialize whose answer is the bridge's own, not the client's. */
+  let replay: { id: string; answered(message: JSONRPCMessage): void } | undefined
+
+  const connect = async (): Promise<StreamableHTTPClientTransport> => {
+    const transport = new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } })
+    transport.onmessage = (message) => {
+      if (replay && (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === replay.id) return replay.answered(message)
+      if (isJSONRPCResultResponse(message) && initialize && message.id === initialize.id) {
+        protocolVersion = (message.result as { protocolVersion?: string }).protocolVersion
+        if (protocolVersion) transport.setProtocolVersion(protocolVersion)
+      }
+      void stdio.send(message)
+    }
+    transport.onerror = (error) => options.report(`airlock mcp-stdio: ${describe(error)}`)
+    await transport.start()
+    return transport
+  }
+  let http = await connect()
+
+  /** Opens a new gateway session with the client's initialize, then swaps it in. */
+  const reopen = (stale: StreamableHTTPClientTransport): Promise<StreamableHTTPClientTransport> => {
+    if (http !== stale) return Promise.resolve(http)
+    reconnecting ??= (async () => {
+      const next = await connect()
+      replays += 1
+      const id = `airlock-mcp-stdio-reinitialize-${replays}`
+      const answered = new Promise<JSONRPCMessage>((resolve) => (replay = { id, answered: resolve }))
+      await next.send({ ...initialize!, id })
+      const answer = await answered
+      replay = undefined
+      if (isJSONRPCErrorResponse(answer)) throw new Error(answer.error.message)
+      if (protocolVersion) next.setProtocolVersion(protocolVersion)
+      await next.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      void stale.close().catch(() => undefined)
+      options.report('airlock mcp-stdio: the gateway had ended the session; a new one was opened')
+      http = next
+      return next
+    })().finally(() => (reconnecting = undefined))
+    return reconnecting
+  }
+
+  const forward = async (message: JSONRPCMessage): Promise<void> => {
+    if (isJSONRPCRequest(message) && isInitializeRequest(message)) initialize = message
+    const used = http
+    try {
+      await used.send(message)
+    } catch (error) {
+      try {
+        if (!(error instanceof StreamableHTTPError && error.code === 404 && initialize && message !== initialize)) throw error
+        await (await reopen(used)).send(message)
+      } catch (final) {
+        if (isJSONRPCRequest(message)) {
+          await stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: gatewayErrorCodes.refused, message: `Airlock gateway: ${describe(final)}` } })
+        } else options.report(`airlock mcp-stdio: ${describe(final)}`)
+      }
+    }
+  }
+
+  // Messages are relayed in the order the client sent them (a notification must not overtake its request).
+  let queue = Promise.resolve()
+  stdio.onmessage = (message) => {
+    queue = queue.then(() => forward(message))
+  }
+  stdio.onerror = (error) => options.report(`airlock mcp-stdio: a message from the client was not JSON-RPC (${describe(error)})`)
+  await stdio.start()
+
+  await new Promise<void>((resolve) => {
+    options.stdin.once('end', resolve).once('close', resolve)
+    options.signal?.addEventListener('abort', () => resolve(), { once: true })
+  })
+  await queue.catch(() => undefined)
+  await http.terminateSession().catch(() => undefined)
+  await http.close().catch(() => undefined)
+  await stdio.close().catch(() => undefined)
+}
+
+/** What went wrong, in the gateway's words when it answered with a JSON-RPC error. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const json = message.indexOf('{"jsonrpc"')
+  if (json >= 0) {
+    try {
+      const parsed = JSON.parse(message.slice(json)) as { error?: { message?: string } }
+      if (parsed.error?.message) return parsed.error.message
+    } catch {
+      // Not the gateway's JSON: the transport's own message is the best there is.
+    }
+  }
+  return message
+}

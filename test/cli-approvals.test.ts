@@ -42,6 +42,18 @@ describe.skipIf(skip !== undefined)(`airlock approvals and rules${skip ? ` (skip
     const text = await cli('approvals', 'list')
     expect(text.stdout).toMatch(new RegExp(`^${item!.id}  coder  run_command  coder: echo from-the-cli  \\(expires in \\d+s; 1 waiting; rule: ask.always\\)\\n$`))
 
+    // `show` prints the whole item, one fact per line; `--json` the item as the console has it.
+    const shown = await cli('approvals', 'show', item!.id)
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toMatch(new RegExp(`^Approval ${item!.id}: pending \\(expires in \\d+s\\)\\n`))
+    expect(shown.stdout).toContain('  summary:        coder: echo from-the-cli\n')
+    expect(shown.stdout).toContain('  policy rule:    ask.always\n')
+    expect(shown.stdout).toContain('  commands:       1\n    1. echo from-the-cli\n')
+    expect(shown.stdout).toContain('  proposed rule:  run_command: echo from-the-cli\n')
+    expect(shown.stdout).toContain('  decision:       none yet\n')
+    const shownJson = await cli('approvals', 'show', item!.id, '--json')
+    expect(JSON.parse(shownJson.stdout)).toMatchObject({ id: item!.id, status: 'pending', commands: [['echo', 'from-the-cli']], proposedRule: { description: 'run_command: echo from-the-cli' }, decision: null })
+
     const started = Date.now()
     const approved = await cli('approvals', 'approve', item!.id)
     expect(approved).toMatchObject({ code: 0, stderr: '' })
@@ -113,8 +125,11 @@ describe.skipIf(skip !== undefined)(`airlock approvals and rules${skip ? ` (skip
 
   it('refuses bad usage (exit 2) and unknown ids (exit 1) with one line', async () => {
     const cases: [string[], number, RegExp][] = [
-      [['approvals'], 2, /^airlock: approvals takes list, approve or deny$/],
+      [['approvals'], 2, /^airlock: approvals takes list, show, approve or deny$/],
       [['approvals', 'approve'], 2, /needs the item's id/],
+      [['approvals', 'show'], 2, /needs the item's id/],
+      [['approvals', 'show', 'x', '--scope', 'once'], 2, /approvals show takes only --json/],
+      [['approvals', 'show', 'not-an-item'], 1, /^airlock: There is no approval "not-an-item"\.$/],
       [['approvals', 'approve', 'x', '--scope', 'forever'], 2, /--scope must be once, session or rule, got "forever"/],
       [['approvals', 'approve', 'x', '--ttl', '60'], 2, /--rule-scope and --ttl go with --scope rule/],
       [['approvals', 'approve', 'x', '--scope', 'rule', '--ttl', '-1'], 2, /--ttl needs a value|--ttl must be/],

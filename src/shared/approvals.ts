@@ -26,14 +26,19 @@ const word = z.string().min(1).max(4096)
 
 /**
  * What a rule matches (SPEC §7), always on parsed, validated facts, never on raw text:
- * - `command`: every simple command the parsed line would run matches one entry: its argv starts
- *   with `prefix` and the rest of its words (joined by one space) match `args`, a glob (`*` any run
- *   of characters, `?` one); no `args` means nothing may follow the prefix. A line the parser could
- *   not see whole is never covered.
+ * - `command`: the ordered simple commands of the parsed line, one entry each: as many commands as
+ *   entries, and the command at index i matches entry i (order is part of what was approved:
+ *   `ls; export PATH=.` is not `export PATH=.; ls`). A command matches an entry when its argv
+ *   starts with `prefix` and the rest of its words (joined by one space) match `args`, a glob (`*`
+ *   any run of characters, `?` one); no `args` means nothing may follow the prefix. A line the
+ *   parser could not see whole is never covered.
  * - `path`: a file tool (`tools`) writing only inside `subtree` (workspace-relative, `.` = all).
  * - `domain`: `host` (exact, or `*.suffix`) and optionally one `port`.
- * - `tool`: a tool by name (an upstream MCP tool is `<server>__<tool>`), and optionally top-level
- *   input fields that must equal the given JSON values.
+ * - `tool`: a tool by name (an upstream MCP tool is `<server>__<tool>`). With `args`, a call is
+ *   covered only when its input has exactly those top-level fields with equal JSON values: a field
+ *   the approved call did not have is not free (`{}`: only a call without input fields). Without
+ *   `args`, every call of the tool is covered: only an operator's edit makes such a rule (a
+ *   proposed rule always has `args`), and code tools (`run_code`, `run_skill`) always need `args`.
  */
 export const ruleMatcherSchema = z.discriminatedUnion('kind', [
   z

@@ -56,7 +56,12 @@ export const settingDefinitions = {
   'gateway.rate_per_minute': {
     schema: z.number().int().min(1).max(1_000_000),
     defaultValue: 600,
-    description: 'Tool calls and tool listings one agent may start per minute (a burst of up to a minute\'s worth is allowed); beyond this a request is refused until the budget refills.'
+    description: 'Tool calls, tool listings and new sessions (initialize) one agent may start per minute (a burst of up to a minute\'s worth is allowed); beyond this a request is refused until the budget refills.'
+  },
+  'gateway.max_sessions_per_agent': {
+    schema: z.number().int().min(1).max(1024),
+    defaultValue: 16,
+    description: 'MCP sessions one agent may have open at once (each may hold a warm shell, containers and upstream servers); an initialize beyond this is refused until one ends.'
   }
 } as const
 

@@ -143,7 +143,9 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
       expect((await throughQueue(victim.call('run_command', { command: 'echo deny-row' }))).item).toBeDefined()
       expect((await throughQueue(victim.call('run_command', { command: 'rm -rf x' }))).item).toBeDefined()
 
-      insert.run('echo-anything', JSON.stringify({ kind: 'command', commands: [{ prefix: ['echo'], args: '*' }, { prefix: ['printf'], args: '*' }] }), 'allow', '[]')
+      // Command rules match the commands in order, one entry each: a rule for every piece of the dynamic line, and a wide echo rule.
+      insert.run('printf-then-echo', JSON.stringify({ kind: 'command', commands: [{ prefix: ['printf'], args: '*' }, { prefix: ['echo'], args: '*' }] }), 'allow', '[]')
+      insert.run('echo-anything', JSON.stringify({ kind: 'command', commands: [{ prefix: ['echo'], args: '*' }] }), 'allow', '[]')
       expect((await throughQueue(victim.call('run_command', { command: '$(printf echo) hi' }))).item).toMatchObject({ policyRule: 'command.dynamic' })
       // The wide echo rule covers a plain echo (a positive control), not the dynamic line above.
       expect(await victim.call('run_command', { command: 'echo anything goes' })).toMatchObject({ meta: { approval: { ruleId: 'echo-anything' } } })
@@ -160,7 +162,7 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
       expect(h.host.rules.get('blanket-tool')!.matchCount).toBe(0)
       expect(h.host.rules.get('read-anything')!.matchCount).toBe(0)
     } finally {
-      for (const id of ['deny-row', 'broken-row', 'blanket-tool', 'read-anything', 'echo-anything']) db.prepare('delete from rules where id = ?').run(id)
+      for (const id of ['deny-row', 'broken-row', 'blanket-tool', 'read-anything', 'printf-then-echo', 'echo-anything']) db.prepare('delete from rules where id = ?').run(id)
     }
   })
 

@@ -5,11 +5,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from '../support/components'
+import { waitFor } from '../support/approval-host'
 import { echoSkill, runData, skillHost } from '../support/skill-host'
 
 // Attacks on skills by the agent that owns the workspace (SPEC §6.4): the skill folder is the
 // agent's to write at any moment, so what runs must be exactly the content the operator approved
-// (kept in the store), whatever the folder holds, whenever it changes.
+// (kept in the store), whatever the folder holds, whenever it changes. Content that waits is put
+// before the operator through the real `console` queue, decided here with `host.approvals.decide`.
 
 const bwrap = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
@@ -24,6 +26,22 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     expect(await h.ipc('approve', { agentId: 'coder', name, revision: latest.revision })).toMatchObject({ ok: true })
     return latest
   }
+  /** An operator who denies every item of `coder` as it comes (through the real queue); returns the stopper. */
+  const denyEverything = (reason: string) => {
+    const timer = setInterval(() => {
+      for (const item of h.host.approvals.list().filter((pending) => pending.agentId === 'coder')) {
+        try {
+          h.host.approvals.decide({ id: item.id, decision: 'deny', reason })
+        } catch {
+          // Decided meanwhile (expired, or joined and decided): nothing to do.
+        }
+      }
+    }, 20)
+    return () => clearInterval(timer)
+  }
+  /** The pending item of `coder` whose summary names this revision of this skill. */
+  const itemFor = (name: string, revision: number) =>
+    waitFor(() => h.host.approvals.list().find((item) => item.agentId === 'coder' && item.summary.includes(`approve revision ${revision} of skill coder/${name} `)))
   beforeAll(async () => {
     h = await skillHost('airlock-attack-skills-')
     await h.call('persist_skill', echoSkill)
@@ -44,6 +62,8 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
       '    os.rename(tmp, target)'
     ].join('\n'), join(h.skillDir, 'main.py'), join(h.workspace, 'scratch'), good, evil], { stdio: 'ignore' })
     const outcomes: string[] = []
+    // Evil content asks the operator (the queue shows its bytes); this operator says no at once.
+    const stopDenying = denyEverything('evil content')
     try {
       // Race only once the swapper is swapping.
       for (let i = 0; i < 400 && !readFileSync(join(h.skillDir, 'main.py'), 'utf8').includes('EVIL'); i++) await new Promise((resolve) => setTimeout(resolve, 10))
@@ -58,19 +78,20 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
           outcomes.push('ran')
         } else {
           expect(result.status).toBe('blocked')
-          expect(['skill.not_approved', 'skill.unsafe_file']).toContain(result.error?.code)
+          expect(['skill.not_approved', 'skill.rejected', 'skill.unsafe_file']).toContain(result.error?.code)
           outcomes.push(result.error!.code)
         }
         expect(JSON.stringify(result)).not.toContain('EVIL ran')
       }
     } finally {
       swapper.kill('SIGKILL')
+      stopDenying()
     }
     expect(outcomes).toContain('ran')
-    // The evil content was recorded once, as a revision that waits; it never ran.
+    // The evil content was recorded once, as a revision the operator was asked about and rejected; it never ran.
     const revisions = h.host.store.skills.revisions('coder', echoSkill.name)
     expect(revisions.length).toBeLessThanOrEqual(2)
-    for (const revision of revisions.filter((r) => r.revision !== approved.revision)) expect(revision.state).toBe('pending_approval')
+    for (const revision of revisions.filter((r) => r.revision !== approved.revision)) expect(['pending_approval', 'rejected']).toContain(revision.state)
     writeFileSync(join(h.skillDir, 'main.py'), good)
     expect(await h.call('run_skill', { name: echoSkill.name })).toMatchObject({ status: 'success' })
   }, 180_000)
@@ -84,14 +105,26 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     const original = readFileSync(document, 'utf8')
     expect(runData(await h.call('run_skill', { name })).stdout).toBe('main\n')
 
+    // The switch is a new revision put before the operator as what it claims (entry other.py), never run as the approved one.
     writeFileSync(document, original.replace('entry: "main.py"', 'entry: "other.py"'))
-    const switched = await h.call('run_skill', { name })
-    expect(switched).toMatchObject({ status: 'blocked', error: { code: 'skill.not_approved' }, meta: { skill: { revision: approved.revision + 1 } } })
+    const switching = h.call('run_skill', { name })
+    const asked = await itemFor(name, approved.revision + 1)
+    expect(asked.preview).toContain('entry: other.py (python)')
+    expect(asked.preview).toContain(`changes since revision ${approved.revision}, the approved one: SKILL.md changed`)
+    expect(asked.preview).toContain('other.py, the entry (')
+    expect(asked.preview).toContain('| print("other")')
+    h.host.approvals.decide({ id: asked.id, decision: 'deny', reason: 'switches its entry' })
+    expect(await switching).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected' }, meta: { skill: { revision: approved.revision + 1, state: 'rejected' } } })
     expect(h.host.store.skills.get('coder', name, approved.revision + 1)?.manifest).toMatchObject({ entry: 'other.py', language: 'python' })
 
     writeFileSync(document, original.replace('language: "python"', 'language: "bash"'))
-    expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.not_approved' }, meta: { skill: { revision: approved.revision + 2 } } })
-    expect(h.host.store.skills.get('coder', name, approved.revision + 2)?.manifest).toMatchObject({ entry: 'main.py', language: 'bash' })
+    const stopDenying = denyEverything('switches its language')
+    try {
+      expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected' }, meta: { skill: { revision: approved.revision + 2 } } })
+    } finally {
+      stopDenying()
+    }
+    expect(h.host.store.skills.get('coder', name, approved.revision + 2)).toMatchObject({ state: 'rejected', manifest: { entry: 'main.py', language: 'bash' } })
 
     // A SKILL.md that cannot describe a runnable skill is refused without a revision.
     writeFileSync(document, original.replace('entry: "main.py"', 'entry: "missing.py"'))
@@ -142,5 +175,94 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     expect(await h.call('persist_skill', { name, description: 'Linked.', entry: 'main.py', language: 'python', files: [{ path: 'main.py', content: good }] })).toMatchObject({ data: { revision: 1, state: 'approved' } })
     expect(readFileSync('/etc/hostname', 'utf8').length).toBeGreaterThan(0)
     expect(await h.call('run_skill', { name })).toMatchObject({ status: 'success' })
+  }, 120_000)
+  it('what runs is what the operator saw: the folder turned evil while the call waits changes nothing that runs; the evil bytes ask on their own', async () => {
+    const name = 'seen'
+    await h.call('persist_skill', { ...echoSkill, name })
+    const running = h.call('run_skill', { name, args: ['seen'] })
+    const item = await itemFor(name, 1)
+    expect(item.preview).toContain('| import hashlib, sys')
+    expect(item.preview).not.toContain('EVIL')
+    const folder = join(h.workspace, 'skills', name)
+    writeFileSync(join(folder, 'main.py'), evil)
+    writeFileSync(join(folder, 'extra.py'), evil)
+    h.host.approvals.decide({ id: item.id, decision: 'approve' })
+    const ran = await running
+    expect(ran).toMatchObject({ status: 'success', meta: { skill: { revision: 1, contentHash: h.host.store.skills.get('coder', name, 1)!.contentHash } } })
+    expect(runData(ran).stdout).toBe(`args=['seen']\nself ${sha256(good)}\n`)
+
+    // The folder as it is now is other content: a revision of its own, shown as it is, that the operator refuses.
+    const next = h.call('run_skill', { name })
+    const asked = await itemFor(name, 2)
+    expect(asked.preview).toContain('| print("EVIL ran")')
+    expect(asked.preview).toContain('changes since revision 1, the approved one: main.py changed; extra.py added')
+    h.host.approvals.decide({ id: asked.id, decision: 'deny', reason: 'evil' })
+    const refused = await next
+    expect(refused).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected' } })
+    expect(JSON.stringify(refused)).not.toContain('EVIL ran')
+  }, 120_000)
+
+  it('a skill item is decided by a person every time: approving it for the session or as a rule is refused, and one revision\'s approval never covers the next', async () => {
+    const name = 'once'
+    await h.call('persist_skill', { ...echoSkill, name })
+    const first = h.call('run_skill', { name })
+    const item = await itemFor(name, 1)
+    expect(item.proposedRule).toBeNull()
+    for (const scope of ['session', 'rule'] as const) {
+      let refusal: unknown
+      try {
+        h.host.approvals.decide({ id: item.id, decision: 'approve', scope })
+      } catch (error) {
+        refusal = error
+      }
+      expect(refusal).toMatchObject({ code: 'approval.not_rememberable' })
+    }
+    expect(h.host.rules.list({ all: true })).toHaveLength(0)
+    h.host.approvals.decide({ id: item.id, decision: 'approve' })
+    expect(await first).toMatchObject({ status: 'success', meta: { skill: { revision: 1 } } })
+
+    writeFileSync(join(h.workspace, 'skills', name, 'lib', 'fmt.py'), 'def show(args):\n    return "changed"\n')
+    const second = h.call('run_skill', { name })
+    const again = await itemFor(name, 2)
+    expect(again.id).not.toBe(item.id)
+    h.host.approvals.decide({ id: again.id, decision: 'deny', reason: 'not reviewed' })
+    expect(await second).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected', message: expect.stringContaining('not reviewed') } })
+  }, 120_000)
+
+  it('nothing in a file or a file name passes for Airlock\'s own lines in the preview; a long entry is cut visibly and still runs whole', async () => {
+    const name = 'hostile'
+    const filler = Array.from({ length: 2500 }, (_, index) => `# filler ${index} ${'x'.repeat(24)}`).join('\n')
+    // A docstring whose lines copy Airlock's own, then more than the preview shows, then what runs last.
+    const main = `"""\nApproving lets exactly this content run, with any arguments, at this call and later ones\nentry: main.py (python)\n"""\n${filler}\nprint("tail ran")\n`
+    const sneaky = `notes\n       1  ${'0'.repeat(64)}  main.py`
+    expect(await h.call('persist_skill', { name, description: 'Hostile.', entry: 'main.py', language: 'python', files: [{ path: 'main.py', content: main }, { path: sneaky, content: 'x' }] })).toMatchObject({ ok: true })
+    const running = h.call('run_skill', { name })
+    const item = await itemFor(name, 1)
+    const preview = item.preview!
+    // Under the queue's bound, so the queue never cuts it blindly; the cut is said where it is.
+    expect(preview.length).toBeLessThan(64 * 1024)
+    expect(preview).toMatch(/\n… \d+ more characters of main\.py, the entry not shown\n$/)
+    expect(preview).toContain(`  ${JSON.stringify(sneaky)}`)
+    const lines = preview.replace(/\n$/, '').split('\n')
+    expect(lines).not.toContain(`       1  ${'0'.repeat(64)}  main.py`)
+    const airlockLine = /^(\| |Skill coder\/hostile, revision 1 |Approving lets exactly this content run, with any arguments, at this call |entry: main\.py \(python\)$|no revision of this skill was approved before$|files \(3, \d+ bytes in all; |\s+\d+ {2}[0-9a-f]{64} {2}|SKILL\.md \(\d+ bytes\), each line|main\.py, the entry \(\d+ bytes\), each line|… \d+ more characters of main\.py, the entry not shown$|$)/
+    expect(lines.filter((line) => !airlockLine.test(line))).toEqual([])
+    expect(lines.filter((line) => line.startsWith('Approving lets'))).toHaveLength(1)
+    expect(lines).toContain('| Approving lets exactly this content run, with any arguments, at this call and later ones')
+    expect(lines).toContain('| entry: main.py (python)')
+    h.host.approvals.decide({ id: item.id, decision: 'approve' })
+    expect(runData(await running).stdout).toBe('tail ran\n')
+  }, 120_000)
+
+  it('a call cancelled while it waits decides nothing: the revision still waits', async () => {
+    const name = 'cancelled'
+    await h.call('persist_skill', { ...echoSkill, name })
+    const { sessionId } = h.host.agents.sessions.start('coder', 'test')
+    const controller = new AbortController()
+    const running = h.host.agents.sessions.execute({ sessionId, tool: 'run_skill', input: { name }, signal: controller.signal })
+    await itemFor(name, 1)
+    controller.abort()
+    expect(await running).toMatchObject({ status: 'cancelled' })
+    expect(h.host.store.skills.get('coder', name, 1)).toMatchObject({ state: 'pending_approval', reason: null })
   }, 120_000)
 })

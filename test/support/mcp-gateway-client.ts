@@ -10,6 +10,9 @@ import { airlockBin } from './run-cli'
 /**
  * A real SDK client connected to the gateway as one agent (its token in the bearer header).
  * `maxSockets` sends its requests over at most that many connections (see `pooledFetch`).
+ * `close` ends the MCP session first (DELETE), as a well-behaved client does: the gateway caps
+ * each agent's open sessions (`gateway.max_sessions_per_agent`), and a test's sessions must not
+ * linger until the idle timeout.
  */
 export async function connectAgent(url: string, token: string, options: { maxSockets?: number } = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport; close(): Promise<void> }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
@@ -18,7 +21,11 @@ export async function connectAgent(url: string, token: string, options: { maxSoc
   })
   const client = new Client({ name: 'airlock-test-agent', version: '1.0.0' })
   await client.connect(transport)
-  return { client, transport, close: () => client.close() }
+  const close = async () => {
+    await transport.terminateSession().catch(() => undefined)
+    await client.close()
+  }
+  return { client, transport, close }
 }
 
 /** A tool result as the gateway returns it: the ActionResult in structuredContent, one text block. */

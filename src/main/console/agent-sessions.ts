@@ -16,8 +16,11 @@ export type SessionLedger = {
   end(sessionId: string, reason: string): void
 }
 
-/** An open session: its agent, and the agent context its calls run with (decided at start). */
-type OpenSession = { agentId: string; agent: ActionAgent }
+/**
+ * An open session: its agent, the agent context its calls run with, the profile that context was
+ * built from, the calls in flight, and a pending release of warm resources made under an older profile.
+ */
+type OpenSession = { agentId: string; agent: ActionAgent; profile: string; inFlight: number; stale: boolean; resetting?: Promise<void> }
 
 /** A session that is not open (never was, ended, or its agent went away). */
 export class SessionClosedError extends Error {
@@ -28,9 +31,9 @@ export class SessionClosedError extends Error {
 /**
  * The API the MCP gateway (and tests, and the CLI) call: open a session for an agent, execute
  * tool calls in it through the dispatcher, end it. A session's warm resources (its shell, its
- * container) end with it. The agent's profile is read when the session starts; a changed
- * profile applies to the next session, while disabling or removing an agent ends its sessions
- * and stops its calls at once.
+ * container) end with it. The agent's profile is read again at every call: a changed profile
+ * applies to the session's next call (see `current`), while disabling or removing an agent ends
+ * its sessions and stops its calls at once.
  */
 export class AgentSessions {
   private readonly open = new Map<string, OpenSession>()
@@ -50,8 +53,8 @@ export class AgentSessions {
     if (this.options.agents.state(agentId) !== 'enabled') throw new SessionClosedError(`Agent ${agentId} is not enabled.`)
     const profile = this.options.agents.effectiveProfile(agentId)
     const sessionId = this.options.ledger.start(agentId, transport)
-    const agent = actionAgent({ agentId, sessionId, workspace: this.options.agents.workspaceOf(agentId), profile, secrets: this.options.secretsOf(profile) })
-    this.open.set(sessionId, { agentId, agent })
+    const agent = this.agentContext(agentId, sessionId, profile)
+    this.open.set(sessionId, { agentId, agent, profile: JSON.stringify(profile), inFlight: 0, stale: false })
     return { sessionId, tools: [...agent.tools] }
   }
 
@@ -60,12 +63,54 @@ export class AgentSessions {
     const session = this.open.get(input.sessionId)
     if (!session) throw new SessionClosedError(`Session ${input.sessionId} is not open.`)
     this.options.ledger.touch(input.sessionId)
-    return this.options.dispatcher.execute({ callId: input.callId, tool: input.tool, input: input.input, agent: session.agent, signal: input.signal })
+    const agent = await this.current(input.sessionId, session)
+    session.inFlight += 1
+    try {
+      return await this.options.dispatcher.execute({ callId: input.callId, tool: input.tool, input: input.input, agent, signal: input.signal })
+    } finally {
+      session.inFlight -= 1
+    }
   }
 
-  /** The agent context of an open session (for listing its tools). */
+  /** The agent context of an open session (for listing its tools), as its agent's profile is now. */
   agentOf(sessionId: string): ActionAgent | undefined {
-    return this.open.get(sessionId)?.agent
+    const session = this.open.get(sessionId)
+    if (!session || this.options.agents.state(session.agentId) !== 'enabled') return session?.agent
+    this.refresh(sessionId, session)
+    return session.agent
+  }
+
+  /**
+   * The operator changed the agent's profile (or its role) while the session is open: the next
+   * call already runs under the new one — its tools, policy, ask mode and limits — and the
+   * session's warm resources (shell, containers, upstream servers), made under the old profile,
+   * are released before a call runs with nothing in flight, so they are made again as the new
+   * profile says (network, limits, mounts). Loosening and tightening both apply at once.
+   */
+  private async current(sessionId: string, session: OpenSession): Promise<ActionAgent> {
+    // A disabled or removed agent's call is refused by the dispatcher's gate, with the old context.
+    if (this.options.agents.state(session.agentId) !== 'enabled') return session.agent
+    this.refresh(sessionId, session)
+    while (session.resetting) await session.resetting
+    if (session.stale && session.inFlight === 0) {
+      session.stale = false
+      session.resetting = this.options.dispatcher.sessions.end(sessionId).finally(() => (session.resetting = undefined))
+      await session.resetting
+    }
+    return session.agent
+  }
+
+  private refresh(sessionId: string, session: OpenSession): void {
+    const profile = this.options.agents.effectiveProfile(session.agentId)
+    const fingerprint = JSON.stringify(profile)
+    if (fingerprint === session.profile) return
+    session.agent = this.agentContext(session.agentId, sessionId, profile)
+    session.profile = fingerprint
+    session.stale = true
+  }
+
+  private agentContext(agentId: string, sessionId: string, profile: EffectiveAgentProfile): ActionAgent {
+    return actionAgent({ agentId, sessionId, workspace: this.options.agents.workspaceOf(agentId), profile, secrets: this.options.secretsOf(profile) })
   }
 
   /** Ends a session: releases its warm resources and records why. Ending twice is harmless. */

@@ -2,12 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
 import { PortInUseError } from '../app/web-console-server'
-import { SessionClosedError } from '../console/agent-sessions'
 import type { Host } from '../host'
 import type { ApprovalWaits } from './approval-progress'
 import { CallLimits } from './call-limits'
-import { gatewayErrorCodes } from './gateway-errors'
-import { bearerToken, checkHostAndOrigin, parseJson, readBody, sendRefusal, unauthorized, type HttpRefusal } from './gateway-http'
+import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
+import { bearerToken, checkHostAndOrigin, checkSingleHeaders, parseJson, readBody, sendRefusal, unauthorized, type HttpRefusal } from './gateway-http'
 import { GatewaySession } from './gateway-session'
 
 /** What the gateway is built from: the host's agents and settings, a port, and the approval queue's hook when there is one. */
@@ -38,11 +37,13 @@ const settleMs = 10_000
 
 /**
  * The agent gateway (SPEC §8): MCP over Streamable HTTP at `http://127.0.0.1:<port>/mcp`. Every
- * request passes, in order: Host/Origin (DNS rebinding), the path and method, the bearer token
- * (an enabled agent; compared in constant time against every stored digest), the body size limit,
- * JSON. A request without a session must be `initialize`: it opens an Airlock session of that agent
- * (transport `mcp-http`) whose id is the MCP session id; later requests must name a session of the
- * same agent. Closing a session (DELETE, the transport closing, the idle timeout, shutdown) cancels
+ * request passes, in order: no repeated single-valued header, Host/Origin (DNS rebinding), the path
+ * and method, the bearer token (an enabled agent; compared in constant time against every stored
+ * digest), the body size limit (`100 Continue` only after all of these), JSON. A request without a
+ * session must be `initialize`: it takes one unit of the agent's rate, is refused past
+ * `gateway.max_sessions_per_agent` open sessions, and once the SDK accepted it opens an Airlock
+ * session of that agent (transport `mcp-http`) whose id is the MCP session id (a refused
+ * initialize records nothing); later requests must name a session of the same agent. Closing a session (DELETE, the transport closing, the idle timeout, shutdown) cancels
  * its calls and ends the Airlock session, which releases its session-scoped resources.
  */
 export async function startAgentGateway(options: AgentGatewayOptions): Promise<AgentGateway> {
@@ -76,6 +77,8 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     // The transport closed (DELETE, close(), shutdown): end the Airlock session once its calls settled.
     closed: (session: GatewaySession) => {
       starting.delete(session)
+      // Never started (the SDK refused the initialize): there is no Airlock session to end.
+      if (!session.started) return
       if (open.get(session.sessionId) === session) open.delete(session.sessionId)
       const ending = session
         .settle(settleMs)
@@ -86,14 +89,15 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     }
   }
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const refusal = checkHostAndOrigin(request, port) ?? checkRoute(request)
+  async function handle(request: IncomingMessage, response: ServerResponse, expectsContinue: boolean): Promise<void> {
+    const refusal = checkSingleHeaders(request) ?? checkHostAndOrigin(request, port) ?? checkRoute(request)
     if (refusal) return sendRefusal(response, refusal)
     const agent = host.agents.agents.authenticate(bearerToken(request))
     if (!agent) return sendRefusal(response, unauthorized())
     let parsed: unknown
     if (request.method === 'POST') {
-      const body = await readBody(request)
+      // `100 Continue` only once the request passed every check and its declared size is within the limit.
+      const body = await readBody(request, { accepted: expectsContinue ? () => response.writeContinue() : undefined })
       if (!body.ok) return sendRefusal(response, body.refusal)
       const json = parseJson(body.body)
       if (!json.ok) return sendRefusal(response, json.refusal)
@@ -123,28 +127,54 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
 
   async function initialize(agentId: string, request: IncomingMessage, response: ServerResponse, parsed: unknown): Promise<void> {
     if (closing) return sendRefusal(response, { status: 503, code: gatewayErrorCodes.refused, reason: 'shutting_down', message: 'Refused: the gateway is shutting down.' })
-    let sessionId: string
     try {
-      sessionId = host.agents.sessions.start(agentId, 'mcp-http').sessionId
+      limits.takeRate(agentId)
     } catch (error) {
-      // The agent was disabled or removed since its token was checked.
-      if (error instanceof SessionClosedError) return sendRefusal(response, unauthorized())
+      if (error instanceof GatewayRefusal) return sendRefusal(response, refusalOf(error, 429))
       throw error
     }
-    const session = new GatewaySession(sessionId, agentId, sessionDeps, handlers)
+    const max = host.settings.get('gateway.max_sessions_per_agent')
+    const held = [...open.values(), ...starting].filter((s) => s.agentId === agentId)
+    // At the cap, the agent's longest-quiet session (no call in flight) makes room: many clients
+    // never DELETE their session and simply reconnect, and must not lock themselves out until the
+    // idle timeout. Only when every session is busy is the new one refused.
+    if (held.length >= max) {
+      const quiet = held
+        .filter((s) => open.get(s.sessionId) === s && s.quietForMs() !== undefined)
+        .sort((a, b) => b.quietForMs()! - a.quietForMs()!)[0]
+      if (quiet) await quiet.close('replaced_by_new_session')
+    }
+    if ([...open.values(), ...starting].filter((s) => s.agentId === agentId).length >= max) {
+      return sendRefusal(response, {
+        status: 429,
+        code: gatewayErrorCodes.tooManySessions,
+        reason: 'too_many_sessions',
+        message: `Too many sessions: agent ${agentId} already has ${held.length} open, each with a call in flight (setting gateway.max_sessions_per_agent is ${max}); wait for a call to end, or close a session (DELETE).`,
+        data: { limit: max }
+      })
+    }
+    // The Airlock session starts only when the SDK has accepted the initialize (see GatewaySession).
+    const session = new GatewaySession(agentId, sessionDeps, handlers, () => host.agents.sessions.start(agentId, 'mcp-http').sessionId)
     starting.add(session)
-    await session.connect()
-    await session.transport.handleRequest(request, response, parsed)
-    // The SDK refused the initialize (bad headers, protocol): nothing may stay open for it.
-    if (!open.has(sessionId)) await session.close('initialize_refused')
+    try {
+      await session.connect()
+      await session.transport.handleRequest(request, response, parsed)
+    } finally {
+      // The SDK refused the initialize (bad headers, protocol), or the agent went: nothing may stay open for it.
+      if (open.get(session.sessionId) !== session) await session.close('initialize_refused')
+    }
   }
 
-  const server = createServer((request, response) => {
-    void handle(request, response).catch((error: unknown) => {
+  const serve = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean) => {
+    void handle(request, response, expectsContinue).catch((error: unknown) => {
       logError('Airlock: the agent gateway failed on a request', error)
       sendRefusal(response, { status: 500, code: gatewayErrorCodes.internalError, reason: 'internal_error', message: 'Internal error of the gateway.' })
     })
-  })
+  }
+  const server = createServer((request, response) => serve(request, response, false))
+  // `Expect: 100-continue`: node:http would answer `100 Continue` before any check; this handler
+  // sends it only when the body is going to be read (an oversize or unauthorized one hears its refusal).
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => serve(request, response, true))
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -196,6 +226,13 @@ function checkRoute(request: IncomingMessage): HttpRefusal | undefined {
     return { status: 405, code: gatewayErrorCodes.refused, reason: 'method_not_allowed', message: `Method ${request.method} is not allowed on /mcp.`, headers: { allow: 'POST, GET, DELETE' } }
   }
   return undefined
+}
+
+/** A limit's refusal (rate) answered at the HTTP layer, before any session exists. */
+function refusalOf(error: GatewayRefusal, status: number): HttpRefusal {
+  const { reason, ...data } = error.data
+  const retry = typeof data.retryAfterMs === 'number' ? { 'retry-after': String(Math.ceil(data.retryAfterMs / 1000)) } : undefined
+  return { status, code: error.code, reason, message: error.message, data, ...(retry ? { headers: retry } : {}) }
 }
 
 function sessionNotFound(): HttpRefusal {

@@ -14,6 +14,8 @@ export const gatewayErrorCodes = {
   refused: -32000,
   /** The MCP session is unknown, ended, or belongs to another agent: start a new one. */
   sessionNotFound: -32001,
+  /** The agent already has `gateway.max_sessions_per_agent` sessions open. */
+  tooManySessions: -32021,
   /** The agent already has `gateway.max_concurrent_calls` calls in flight. */
   tooManyCalls: -32020,
   /** The agent used up its `gateway.rate_per_minute` budget. */
@@ -37,4 +39,16 @@ export class GatewayRefusal extends Error {
   ) {
     super(message)
   }
+}
+
+/** The longest piece of a caller's text (a tool name, a header) an error message repeats. */
+export const maxEchoChars = 128
+
+/**
+ * A caller's text as an error message quotes it: JSON-quoted, and cut to `maxEchoChars` with the
+ * cut marked, so a request never gets its own megabyte back (twice) in the refusal.
+ */
+export function quoteForMessage(text: string): string {
+  if (text.length <= maxEchoChars) return JSON.stringify(text)
+  return `${JSON.stringify(text.slice(0, maxEchoChars))}… (cut; ${text.length} characters in all)`
 }

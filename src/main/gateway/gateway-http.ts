@@ -1,11 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { gatewayErrorCodes } from './gateway-errors'
+import { gatewayErrorCodes, quoteForMessage } from './gateway-errors'
 
 /** The largest request body the gateway reads: room for `write_file`'s 16 MiB content as JSON, and no more. */
 export const maxRequestBytes = 20 * 1024 * 1024
 
 /** Why a request was refused before MCP saw it: HTTP status, JSON-RPC code, a message for people, a reason for machines. */
-export type HttpRefusal = { status: number; code: number; message: string; reason: string; headers?: Record<string, string> }
+export type HttpRefusal = { status: number; code: number; message: string; reason: string; headers?: Record<string, string>; data?: Record<string, unknown> }
+
+/** Headers a request may carry once: node:http keeps the first of some and joins others, so a second copy would be read differently by different parts. */
+const singleHeaders = new Set(['host', 'authorization', 'origin', 'content-type', 'content-length', 'mcp-session-id', 'mcp-protocol-version'])
+
+/** Refuses (400) a request that repeats a header it may carry once (read from `rawHeaders`, which keeps every copy). */
+export function checkSingleHeaders(request: IncomingMessage): HttpRefusal | undefined {
+  const seen = new Set<string>()
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i]!.toLowerCase()
+    if (!singleHeaders.has(name)) continue
+    if (seen.has(name)) {
+      return { status: 400, code: gatewayErrorCodes.refused, reason: 'repeated_header', message: `Refused: the ${name} header may be sent once; this request repeats it.`, headers: { connection: 'close' } }
+    }
+    seen.add(name)
+  }
+  return undefined
+}
 
 /**
  * DNS-rebinding protection (SPEC §8): the Host must be this loopback port by address or as
@@ -17,11 +34,11 @@ export function checkHostAndOrigin(request: IncomingMessage, port: number): Http
   const allowed = [`127.0.0.1:${port}`, `localhost:${port}`]
   const host = request.headers.host ?? ''
   if (!allowed.includes(host)) {
-    return { status: 421, code: gatewayErrorCodes.refused, reason: 'foreign_host', message: `Refused: the Host header ${JSON.stringify(host)} is not this gateway (use http://127.0.0.1:${port}/mcp).` }
+    return { status: 421, code: gatewayErrorCodes.refused, reason: 'foreign_host', message: `Refused: the Host header ${quoteForMessage(host)} is not this gateway (use http://127.0.0.1:${port}/mcp).` }
   }
   const origin = request.headers.origin
   if (origin !== undefined && !allowed.some((h) => origin === `http://${h}`)) {
-    return { status: 403, code: gatewayErrorCodes.refused, reason: 'foreign_origin', message: `Refused: requests from the web origin ${JSON.stringify(origin)} are not allowed.` }
+    return { status: 403, code: gatewayErrorCodes.refused, reason: 'foreign_origin', message: `Refused: requests from the web origin ${quoteForMessage(origin)} are not allowed.` }
   }
   return undefined
 }
@@ -46,11 +63,15 @@ export function unauthorized(): HttpRefusal {
 /**
  * Reads a request body up to `limit` bytes. A declared `Content-Length` over the limit is refused
  * before anything is read; a body that grows past it while streaming stops being read at once.
+ * `accepted` runs once the body is going to be read (for `Expect: 100-continue`: only then may
+ * the client hear `100 Continue`).
  */
-export async function readBody(request: IncomingMessage, limit = maxRequestBytes): Promise<{ ok: true; body: Buffer } | { ok: false; refusal: HttpRefusal }> {
+export async function readBody(request: IncomingMessage, options: { limit?: number; accepted?: () => void } = {}): Promise<{ ok: true; body: Buffer } | { ok: false; refusal: HttpRefusal }> {
+  const limit = options.limit ?? maxRequestBytes
   const tooLarge = (): HttpRefusal => ({ status: 413, code: gatewayErrorCodes.refused, reason: 'body_too_large', message: `Refused: the request body is larger than ${limit} bytes.`, headers: { connection: 'close' } })
   const declared = Number(request.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) return { ok: false, refusal: tooLarge() }
+  options.accepted?.()
   // Events rather than async iteration: leaving an async iterator early destroys the socket,
   // and the 413 would never reach the client.
   return new Promise((resolve) => {
@@ -87,7 +108,7 @@ export function sendRefusal(response: ServerResponse, refusal: HttpRefusal): voi
     response.end()
     return
   }
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: refusal.code, message: refusal.message, data: { reason: refusal.reason } } })
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: refusal.code, message: refusal.message, data: { ...refusal.data, reason: refusal.reason } } })
   response.writeHead(refusal.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...refusal.headers })
   response.end(body)
 }

@@ -42,16 +42,40 @@ export class GatewaySession {
   /** Why the session ends, once that is decided (the transport's close handler reads it). */
   endReason: string | undefined
 
+  /** The Airlock (and MCP) session id; empty until the SDK accepted the initialize and the session was started. */
+  sessionId = ''
+  /** Why the Airlock session could not be started (the agent was disabled meanwhile), if so. */
+  private startRefused = false
+
+  /**
+   * `start` opens the Airlock session and returns its id; it runs only once the SDK has accepted
+   * the initialize (headers, content type, JSON-RPC shape), so a refused initialize records no
+   * session at all.
+   */
   constructor(
-    readonly sessionId: string,
     readonly agentId: string,
     private readonly deps: GatewaySessionDeps,
-    handlers: { initialized(session: GatewaySession): void; closed(session: GatewaySession): void }
+    handlers: { initialized(session: GatewaySession): void; closed(session: GatewaySession): void },
+    start: () => string
   ) {
     this.lastActive = deps.now()
     this.transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => sessionId,
-      onsessioninitialized: () => handlers.initialized(this),
+      sessionIdGenerator: () => {
+        try {
+          this.sessionId = start()
+        } catch (error) {
+          if (!(error instanceof SessionClosedError)) throw error
+          // The agent was disabled or removed since its token was checked: the transport is
+          // closed at once below, and the SDK answers the initialize "Session not found".
+          this.startRefused = true
+          return randomUUID()
+        }
+        return this.sessionId
+      },
+      onsessioninitialized: async () => {
+        if (this.startRefused) return this.close('agent_disabled')
+        handlers.initialized(this)
+      },
       onsessionclosed: () => {
         this.endReason ??= 'closed_by_client'
       }
@@ -76,7 +100,7 @@ export class GatewaySession {
       const release = this.deps.limits.claimSlot(agentId)
       try {
         const { name, arguments: args } = request.params
-        checkToolCall({ agent, registry: deps.registry, name })
+        await checkToolCall({ agent, registry: deps.registry, holds: deps.holds, name, signal: extra.signal })
         const callId = randomUUID()
         const dropped = this.disconnects.get(extra.requestId)?.signal
         const signal = dropped ? AbortSignal.any([extra.signal, dropped]) : extra.signal
@@ -108,6 +132,11 @@ export class GatewaySession {
   }
 
   /** Whether the session has been without requests and calls for `ms`. */
+  /** How long the session has been quiet (no call in flight), or undefined while a call runs. */
+  quietForMs(): number | undefined {
+    return this.calls.size === 0 ? this.deps.now() - this.lastActive : undefined
+  }
+
   idleFor(ms: number): boolean {
     return this.calls.size === 0 && this.deps.now() - this.lastActive >= ms
   }
@@ -137,6 +166,11 @@ export class GatewaySession {
     let timer: NodeJS.Timeout | undefined
     await Promise.race([Promise.allSettled([...this.calls]), new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
     clearTimeout(timer)
+  }
+
+  /** Whether an Airlock session was started for it (the SDK accepted its initialize). */
+  get started(): boolean {
+    return this.sessionId !== ''
   }
 
   /** Closes the transport (cancelling calls in flight); its close handler ends the Airlock session. */

@@ -3,7 +3,7 @@
 export { startAgentGateway, type AgentGateway, type AgentGatewayOptions } from './agent-gateway'
 export { approvalHeartbeatMs, type ApprovalWaits, type ApprovalWaitUpdate } from './approval-progress'
 export { connectionSnippets, tokenPlaceholder } from './connection-snippets'
-export { addressIsLive, gatewayAddressFile, gatewayUrl, readGatewayAddress, writeGatewayAddress, type GatewayAddress } from './gateway-address'
+export { addressIsLive, gatewayAddressFile, GatewayNotTrusted, gatewayUrl, readGatewayAddress, trustedGatewayAddress, writeGatewayAddress, type GatewayAddress } from './gateway-address'
 export { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
 export { maxRequestBytes } from './gateway-http'
 export { startHostGateway } from './host-gateway'

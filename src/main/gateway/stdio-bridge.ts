@@ -13,7 +13,12 @@ import { gatewayErrorCodes } from './gateway-errors'
 
 /** Where the bridge connects and what it speaks on. */
 export type StdioBridgeOptions = {
-  url: string
+  /**
+   * The URL of the gateway the token may be sent to now; throws (with a message for people) when
+   * there is none. Asked before every HTTP request the bridge makes, so a gateway that ended is
+   * never replaced, unnoticed, by whoever takes its port.
+   */
+  locate: () => string
   token: string
   stdin: Readable
   stdout: Writable
@@ -28,8 +33,11 @@ export type StdioBridgeOptions = {
  * gateway's Streamable HTTP endpoint, adding the agent's bearer token. A message the gateway
  * refuses is answered to the client as a JSON-RPC error with the gateway's own words. When the
  * gateway has ended the session (idle timeout, restart), the bridge opens a new one by replaying
- * the client's `initialize`, so a long-lived stdio client keeps working. Resolves when stdin ends
- * (or the signal fires), after ending the gateway session.
+ * the client's `initialize`, so a long-lived stdio client keeps working; so it does when the gateway
+ * was restarted on another port. Every HTTP request (POST, the SSE stream and its reconnects,
+ * DELETE) first asks `locate`: a request to an address that is no longer the trusted gateway's is
+ * never sent, and the client's request fails with the reason. Resolves when stdin ends (or the
+ * signal fires), after ending the gateway session.
  */
 export async function runStdioBridge(options: StdioBridgeOptions): Promise<void> {
   const stdio = new StdioServerTransport(options.stdin, options.stdout)
@@ -41,7 +49,19 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   let replay: { id: string; answered(message: JSONRPCMessage): void } | undefined
 
   const connect = async (): Promise<StreamableHTTPClientTransport> => {
-    const transport = new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } })
+    const url = options.locate()
+    // The token leaves only after the address is checked again, request by request.
+    const guarded: typeof fetch = async (input, init) => {
+      const now = options.locate()
+      if (now !== url) throw new GatewayMoved(now)
+      return fetch(input, init)
+    }
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
+      fetch: guarded,
+      // A dropped stream is not retried blindly: the next request reconnects through `locate`.
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 }
+    })
     transport.onmessage = (message) => {
       if (replay && (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === replay.id) return replay.answered(message)
       if (isJSONRPCResultResponse(message) && initialize && message.id === initialize.id) {
@@ -85,7 +105,8 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
       await used.send(message)
     } catch (error) {
       try {
-        if (!(error instanceof StreamableHTTPError && error.code === 404 && initialize && message !== initialize)) throw error
+        const sessionGone = (error instanceof StreamableHTTPError && error.code === 404) || error instanceof GatewayMoved
+        if (!(sessionGone && initialize && message !== initialize)) throw error
         await (await reopen(used)).send(message)
       } catch (final) {
         if (isJSONRPCRequest(message)) {
@@ -111,6 +132,14 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   await http.terminateSession().catch(() => undefined)
   await http.close().catch(() => undefined)
   await stdio.close().catch(() => undefined)
+}
+
+/** The trusted gateway now listens elsewhere (it was restarted): the session must be opened there anew. */
+class GatewayMoved extends Error {
+  override readonly name = 'GatewayMoved'
+  constructor(readonly url: string) {
+    super(`the agent gateway now listens at ${url}`)
+  }
 }
 
 /** What went wrong, in the gateway's words when it answered with a JSON-RPC error. */

@@ -1,9 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { listMcpTools, type McpListFailure } from '../actions/mcp_tools'
-import { splitProxiedName, type SessionHolder } from '../actions/mcp_tools'
-import { toolEnabled, type ActionAgent, type ActionRegistry, type AnyActionSpec } from '../core'
-import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
+import { listMcpTools, upstreamListsTool, type McpListFailure, type SessionHolder } from '../actions/mcp_tools'
+import type { ActionAgent, ActionRegistry, AnyActionSpec } from '../core'
+import { gatewayErrorCodes, GatewayRefusal, maxEchoChars, quoteForMessage } from './gateway-errors'
 
 /** JSON Schemas of the built-in specs, computed once per spec. */
 const schemas = new WeakMap<AnyActionSpec, Tool['inputSchema']>()
@@ -57,15 +56,23 @@ export async function listSessionTools(input: {
 
 /**
  * Checks a `tools/call` names a tool this session offers before it is dispatched; an unknown tool
- * is the JSON-RPC error `-32602` naming it, and nothing is recorded (no call started). The
- * arguments are not judged here: the dispatcher validates them against the tool's schema and an
- * invalid call ends as a recorded result with `isError` and the bad fields named, which the model
- * sees and can correct (MCP reports input validation errors as tool execution errors).
+ * is the JSON-RPC error `-32602` naming it (cut to a bounded length), and nothing is recorded (no
+ * call started). A proxied `<server>__<tool>` must be one the session's upstream listed: an
+ * upstream is never asked to run a tool it did not offer (when it cannot be reached to tell, the
+ * call runs and records that failure). The arguments are not judged here: the dispatcher
+ * validates them against the tool's schema and an invalid call ends as a recorded result with
+ * `isError` and the bad fields named, which the model sees and can correct (MCP reports input
+ * validation errors as tool execution errors).
  */
-export function checkToolCall(input: { agent: ActionAgent; registry: Pick<ActionRegistry, 'resolve'>; name: string }): void {
+export async function checkToolCall(input: { agent: ActionAgent; registry: Pick<ActionRegistry, 'resolve'>; holds: SessionHolder; name: string; signal?: AbortSignal }): Promise<void> {
   const { agent, name } = input
-  const offered = name.includes('__') ? splitProxiedName(name) !== undefined && toolEnabled(agent.tools, name) : agent.tools.has(name)
+  const offered = name.includes('__')
+    ? (await upstreamListsTool({ agent, sessions: input.holds, name, signal: input.signal })) !== 'not_listed'
+    : agent.tools.has(name)
   if (!offered || !input.registry.resolve(name)) {
-    throw new GatewayRefusal(gatewayErrorCodes.invalidParams, `Unknown tool: ${JSON.stringify(name)} is not a tool of agent ${agent.agentId} (tools/list shows its tools).`, { reason: 'unknown_tool', tool: name })
+    throw new GatewayRefusal(gatewayErrorCodes.invalidParams, `Unknown tool: ${quoteForMessage(name)} is not a tool of agent ${agent.agentId} (tools/list shows its tools).`, {
+      reason: 'unknown_tool',
+      tool: name.length > maxEchoChars ? `${name.slice(0, maxEchoChars)}…` : name
+    })
   }
 }

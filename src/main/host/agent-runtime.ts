@@ -50,6 +50,7 @@ export function createAgentRuntime(input: {
   const registry = new ActionRegistry()
   const skills = new SkillService({
     repository: store.skills,
+    queue: store,
     onChange: (change) => {
       store.events.append('skill.changed', change)
       events.publish('skills', 'changed', change)

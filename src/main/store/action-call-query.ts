@@ -8,7 +8,7 @@ export type HistoryQuery = Omit<HistoryListInput, 'limit'> & { limit?: number }
 /** The most rows one query returns, whoever asks. */
 export const historyQueryMaxLimit = 10_000
 
-const listColumns = 'c.seq, c.id, c.agent_id, c.session_id, c.tool, c.status, c.provider_id, c.exit_code, c.duration_ms, c.started_at, c.finished_at, c.error_code, c.error_message, c.input_summary_json'
+const listColumns = 'c.seq, c.id, c.agent_id, c.session_id, c.tool, c.status, c.provider_id, c.exit_code, c.duration_ms, c.started_at, c.finished_at, c.error_code, c.error_message, c.input_summary_json, c.approval_json'
 
 /** The equality filters: column, and the letter of its token in the generated `facets` column. */
 const equalityFilters = [
@@ -116,7 +116,8 @@ export function toHistoryRow(row: ActionCallRecord): HistoryRow {
     startedAt: row.started_at as string,
     finishedAt: row.finished_at as string | null,
     error: row.error_code === null ? null : { code: row.error_code as string, message: (row.error_message ?? '') as string },
-    inputSummary: parseJson(row.input_summary_json, null)
+    inputSummary: parseJson(row.input_summary_json, null),
+    approval: parseJson(row.approval_json, null)
   }
 }
 

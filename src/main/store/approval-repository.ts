@@ -70,6 +70,11 @@ export class ApprovalRepository {
     return row ? this.readable([row])[0] : undefined
   }
 
+  /** How many distinct items of an agent wait for a decision now (pending and not past their time). */
+  pendingOf(agentId: string): number {
+    return this.db.prepare("select count(*) from approvals where agent_id = ? and status = 'pending' and expires_at > ?").pluck().get(agentId, this.now().toISOString()) as number
+  }
+
   /** Another identical request joins a pending item: one more in `count`, one more waiting. False when it is no longer pending. */
   join(id: string): boolean {
     return this.db.prepare("update approvals set count = count + 1, waiting = waiting + 1, watched_at = ? where id = ? and status = 'pending'").run(this.now().toISOString(), id).changes === 1
@@ -126,12 +131,25 @@ export class ApprovalRepository {
     return row ? this.readable([row])[0] : undefined
   }
 
-  /** Items newest first: only `statuses` when given (at most `limit`, default 200, up to 5000). */
+  /**
+   * Items newest first: only `statuses` when given (at most `limit`, default 1000, up to 5000).
+   * When there are more, the limit is shared out fairly rather than taken from the top: every
+   * agent's newest item first, then every agent's second newest, and so on. One agent flooding the
+   * queue thus never pushes another agent's newest items out of the list.
+   */
   list(options: { statuses?: readonly ApprovalStatus[]; limit?: number } = {}): ApprovalView[] {
-    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 200), 1), 5000)
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 1000), 1), 5000)
     const statuses = options.statuses ?? []
     const where = statuses.length > 0 ? `where status in (${statuses.map(() => '?').join(', ')})` : ''
-    const rows = this.db.prepare(`select ${columns} from approvals ${where} order by created_at desc, rowid desc limit ?`).all(...statuses, limit) as Row[]
+    const rows = this.db
+      .prepare(
+        `select ${columns} from (
+           select ${columns}, rowid as seq, row_number() over (partition by coalesce(agent_id, '') order by created_at desc, rowid desc) as turn
+           from approvals ${where}
+           order by turn, created_at desc, rowid desc limit ?
+         ) order by created_at desc, seq desc`
+      )
+      .all(...statuses, limit) as Row[]
     return this.readable(rows)
   }
 

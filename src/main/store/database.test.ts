@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -33,6 +33,22 @@ function expectStoreError(run: () => unknown, code: string, messagePart: RegExp)
   expect((caught as StoreError).code).toBe(code)
   expect((caught as StoreError).message).toMatch(messagePart)
 }
+
+describe('store file modes', () => {
+  it('the database and its WAL are readable by their owner only, also when an older Airlock left them 0644', () => {
+    const file = join(dir.path, 'airlock.db')
+    const db = openDatabase(file)
+    db.prepare('create table t (x)').run()
+    db.prepare('insert into t values (1)').run()
+    const modes = () => [file, `${file}-wal`, `${file}-shm`].filter(existsSync).map((path) => statSync(path).mode & 0o777)
+    expect(modes().length).toBeGreaterThanOrEqual(2)
+    expect(modes().every((mode) => mode === 0o600)).toBe(true)
+    db.close()
+    chmodSync(file, 0o644)
+    openDatabase(file).close()
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+  })
+})
 
 describe('store migrations', () => {
   it('creates a fresh database at the latest version with every spec table, WAL and foreign keys', () => {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { chmodSync, existsSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { latestSchemaVersion, migrations as defaultMigrations, type Migration } from './migrations'
 import { StoreError } from './store-error'
@@ -33,6 +33,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     })
   }
   try {
+    ownerOnly(file)
     const current = existed ? readSchemaVersion(db, file) : 0
     if (current > known) {
       throw new StoreError(
@@ -136,3 +137,19 @@ function messageOf(error: unknown): string {
 }
 
 export { latestSchemaVersion }
+
+/**
+ * The database holds upstream MCP credentials and the whole history: only its owner may read it.
+ * SQLite creates `-wal` and `-shm` with the database file's mode, so the file is narrowed first;
+ * ones already there (an older Airlock made them 0644) are narrowed too. A file owned by someone
+ * else (opened read-write by root, say) is left as its owner keeps it.
+ */
+function ownerOnly(file: string): void {
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((statSync(path).mode & 0o077) !== 0 && statSync(path).uid === process.getuid?.()) chmodSync(path, 0o600)
+    } catch {
+      // Absent (no WAL yet), or not ours to change.
+    }
+  }
+}

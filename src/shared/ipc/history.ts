@@ -30,7 +30,11 @@ export const historyRowSchema = z.object({
   finishedAt: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   /** The input with secrets redacted and long strings shortened. */
-  inputSummary: z.unknown()
+  inputSummary: z.unknown(),
+  /** The approval the call waited for: the queue item, or the remembered rule that answered (`ruleId`), and how far it reached. */
+  approval: z
+    .object({ status: z.string(), reason: z.string(), approvalId: z.string().optional(), ruleId: z.string().optional(), scope: z.enum(['once', 'session', 'rule']).optional() })
+    .nullable()
 })
 
 /** A history row as listed. */
@@ -68,7 +72,6 @@ export const historyDetailSchema = historyRowSchema.extend({
       classification: z.object({ reads: z.string().optional(), sink: z.string().optional() }).optional()
     })
     .nullable(),
-  approval: z.object({ status: z.string(), reason: z.string(), approvalId: z.string().optional() }).nullable(),
   provider: z.record(z.string(), z.unknown()).nullable(),
   stdout: historyOutputSchema,
   stderr: historyOutputSchema,

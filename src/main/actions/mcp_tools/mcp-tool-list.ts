@@ -1,6 +1,6 @@
 import { redactText, toolEnabled, type ActionAgent, type ResourceHandle, type ResourceRequirementInput } from '../../core'
 import type { UpstreamMcpClient } from '../../core/live-resources-data'
-import { mcpServerRequirement, proxiedToolName, sandboxRefusal, secretsOf } from './mcp-servers'
+import { mcpServerRequirement, proxiedToolName, sandboxRefusal, secretsOf, splitProxiedName } from './mcp-servers'
 
 /** A proxied tool as the gateway lists it to the agent: its Airlock name and the upstream's description and input schema. */
 export type ProxiedTool = { name: string; server: string; tool: string; description?: string; inputSchema: Record<string, unknown> }
@@ -47,4 +47,25 @@ export async function listMcpTools(input: { agent: ActionAgent; sessions: Sessio
     }
   }
   return { tools, failures }
+}
+
+/**
+ * Whether `<server>__<tool>` is a tool the session's upstream listed (and the agent may use):
+ * `listed`, `not_listed`, or `unverifiable` when the upstream could not be reached or listed (the
+ * call then runs and records why it failed). The list is the one the session's connection read
+ * (each connection lists once), the same the agent was shown by tools/list.
+ */
+export async function upstreamListsTool(input: { agent: ActionAgent; sessions: SessionHolder; name: string; signal?: AbortSignal }): Promise<'listed' | 'not_listed' | 'unverifiable'> {
+  const { agent, name } = input
+  const parts = splitProxiedName(name)
+  const server = parts && agent.profile.mcpServers.find((s) => s.name === parts.server)
+  if (!parts || !server || !toolNamePattern.test(name) || !toolEnabled(agent.tools, name)) return 'not_listed'
+  let tools: { name: string }[]
+  try {
+    const handle = await input.sessions.hold(agent.sessionId, mcpServerRequirement(server, agent), input.signal)
+    tools = await (handle.resource as UpstreamMcpClient).listTools()
+  } catch {
+    return 'unverifiable'
+  }
+  return tools.some((tool) => tool.name === parts.tool) ? 'listed' : 'not_listed'
 }

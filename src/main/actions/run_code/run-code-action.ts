@@ -10,6 +10,7 @@ import {
   type ExecuteCodeInput,
   type ResourceHandle
 } from '../../core'
+import { previewCode } from './code-preview'
 import { executionDiagnostics, executionPolicy, orderedCandidates, providerFacts, recordNetworkUse, selectionFailure, summariseProbes, unsafeFallback } from '../run_command/execution-profile'
 
 /** One collected output as `data.outputs` lists it. */
@@ -46,6 +47,8 @@ export const runCodeAction: ActionSpec<typeof codeExecutionRequestSchema> = {
   inputSchema: codeExecutionRequestSchema,
   effects: 'execute',
   summarize: (input) => `${input.language} ${input.entrypoint ?? 'sourceCode'}${input.files ? ` (${input.files.length} files)` : ''}${input.args?.length ? ` ${input.args.join(' ')}` : ''}`,
+  // The operator approves the program, not its name: the queue shows its code, args and manifest.
+  preview: ({ input }) => previewCode(input),
   executor: { execute: runCode }
 }
 

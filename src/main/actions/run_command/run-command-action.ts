@@ -61,6 +61,13 @@ export function createRunCommandAction(): ActionSpec<typeof runCommandInputSchem
     inputSchema: runCommandInputSchema,
     effects: 'execute',
     summarize: (input) => (input.cwd ? `(in ${input.cwd}) ` : '') + input.command,
+    // A session that moved (`cd sub` in an earlier call) runs the next command there: say so in the input.
+    resolveInput: ({ input, agent }) => {
+      const moved = directories.get(agent.sessionId)
+      if (input.cwd !== undefined || moved === '') return input
+      // A directory that went away is not named: the run starts at the root and says why.
+      return 'relative' in workspaceDirectory(realpathSync(agent.workspace), moved) ? { ...input, cwd: moved } : input
+    },
     executor: { execute: (context) => runCommand(context, directories) }
   }
 }
@@ -79,7 +86,7 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
   }
   const provider = providerFacts(shell)
   recordNetworkUse(context)
-  const start = requested ?? sessionDirectory(workspace, directories.get(shell), diagnostics)
+  const start = requested ?? sessionDirectory(workspace, directories.get(agent.sessionId), diagnostics)
   const limit = agent.profile.limits.timeoutSeconds
   const timeoutSeconds = Math.min(input.timeoutSeconds ?? limit, limit)
   if (input.timeoutSeconds !== undefined && input.timeoutSeconds > limit) diagnostics.push(`timeoutSeconds was capped at ${limit} s (the agent's limit)`)
@@ -111,7 +118,7 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
     else if (moved) diagnostics.push(`the shell ended in ${JSON.stringify(report.reported)}, which ${moved.refused}: the session stays in ${shown(cwd)}`)
     else if (!result.cancelled) diagnostics.push(`the shell did not report its final directory (output truncated, the shell replaced, or the run ended early): the session stays in ${shown(cwd)}`)
   }
-  directories.set(shell, cwd)
+  directories.set(agent.sessionId, cwd)
   const data: RunCommandData = {
     stdout,
     stderr: result.stderr,

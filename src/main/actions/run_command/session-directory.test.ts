@@ -75,10 +75,11 @@ describe('workspaceDirectory', () => {
     expect(workspaceDirectory(workspace, 'a\0b')).toEqual({ refused: 'contains NUL' })
   })
 
-  it('a session directory is kept per shell handle', () => {
+  it('a session directory is kept per session; back at the root it is forgotten', () => {
     const directories = new SessionDirectories()
-    const [one, two] = [{}, {}]
-    directories.set(one, 'a')
-    expect([directories.get(one), directories.get(two)]).toEqual(['a', ''])
+    directories.set('one', 'a')
+    expect([directories.get('one'), directories.get('two')]).toEqual(['a', ''])
+    directories.set('one', '')
+    expect(directories.get('one')).toBe('')
   })
 })

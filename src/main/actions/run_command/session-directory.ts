@@ -10,22 +10,32 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path'
  * sees, and the path is accepted only when, resolved on the host, it is a directory inside the
  * workspace and outside Airlock's own `.airlock/`; else the session stays where it was. No report
  * (stdout truncated past the cap, the shell replaced by `exec`, the trap replaced, the run killed)
- * also leaves it where it was, and the result says so. The directory is kept per session shell
- * handle: a replaced shell starts again at the workspace root.
+ * also leaves it where it was, and the result says so. The directory is kept per session, and is
+ * made explicit before the policy runs: a call without `cwd` in a session that moved is decided,
+ * shown to the operator, batched, matched against rules and recorded as `cwd: <that directory>`
+ * (see `ActionSpec.resolveInput`), so `cd .git` in one call and `rm -rf hooks` in the next is
+ * judged as `rm -rf hooks` in `.git`.
  */
 export class SessionDirectories {
-  private readonly byShell = new WeakMap<object, string>()
+  private readonly bySession = new Map<string, string>()
 
   /** The session's directory, relative to the workspace ('' is the root). */
-  get(shell: object): string {
-    return this.byShell.get(shell) ?? ''
+  get(sessionId: string): string {
+    return this.bySession.get(sessionId) ?? ''
   }
 
   /** Moves the session to `relativePath` (already checked with `workspaceDirectory`). */
-  set(shell: object, relativePath: string): void {
-    this.byShell.set(shell, relativePath)
+  set(sessionId: string, relativePath: string): void {
+    this.bySession.delete(sessionId)
+    if (relativePath === '') return
+    this.bySession.set(sessionId, relativePath)
+    // Sessions that ended in a subdirectory are not told to forget: keep the newest entries only.
+    if (this.bySession.size > maxRemembered) this.bySession.delete(this.bySession.keys().next().value!)
   }
 }
+
+/** How many sessions' directories are remembered (each a short path; the oldest is forgotten first). */
+const maxRemembered = 10_000
 
 /** A fresh marker for one call's directory report (random: the output cannot predict it). */
 export function cwdMarker(): string {

@@ -1,4 +1,5 @@
 import type { SkillManifest, SkillState } from '@shared/skills'
+import type { ApprovalDecision } from '../../core'
 
 /** One recorded revision of a skill, as the skill actions read it from their port. */
 export type SkillRevisionRecord = {
@@ -31,4 +32,14 @@ export interface SkillLedger {
    * `approved` revision has the same content hash: that one is returned (`created: false`).
    */
   propose(agentId: string, name: string, proposal: SkillProposal): { revision: SkillRevisionRecord; created: boolean }
+  /** One revision as it stands now (`run_skill` re-reads it while it waits for the operator), or undefined. */
+  revision(agentId: string, name: string, revision: number): SkillRevisionRecord | undefined
+  /**
+   * What the approval handler answered about a revision that waits (`run_skill` asked it): approved
+   * → `approved`, recorded as the approval queue's decision; the operator's explicit denial →
+   * `rejected` with their reason; anything else (an expiry, a cancelled call, no decision) leaves
+   * it waiting. Returns the revision as it now stands: a decision made meanwhile elsewhere (in
+   * `airlock skills`) is never overwritten.
+   */
+  settleFromQueue(agentId: string, name: string, revision: number, decision: ApprovalDecision): SkillRevisionRecord | undefined
 }

@@ -1,4 +1,4 @@
-import { redactText, type ActionContext, type ActionOutcome } from '../../core'
+import { redactText, redactValue, type ActionContext, type ActionOutcome } from '../../core'
 
 /**
  * How `sqlite_query` treats a statement SQLite calls a write (see `createSqliteQueryAction`):
@@ -11,13 +11,18 @@ export type SqliteWritePolicy = 'ask' | 'allow' | 'refuse'
 const rule = 'sqlite.write'
 
 /** The input fields the permission looks at. */
-type WriteRequest = { database: string; sql: string }
+type WriteRequest = { database: string; sql: string; params?: unknown[] | Record<string, unknown> }
+
+/** The most of the bound values a summary shows (the item's input holds them all, for rules and batching). */
+const maxSummaryParams = 200
 
 /**
  * Decides whether this call's write may run: `granted` (with what decided it, for the result's
  * `meta.write` and `meta.approval`) or the finished outcome (blocked, approval pending or denied). An approval is asked
  * through the core's approval registry (the console's queue in the application), with the
- * statement shown to the operator and secrets redacted from it.
+ * statement and its bound `params` shown to the operator and secrets redacted from both. The
+ * request's `input` holds the params too, so a remembered rule and batching tell writes of
+ * different values apart.
  */
 export async function writePermission(
   context: ActionContext<WriteRequest>,
@@ -33,6 +38,9 @@ export async function writePermission(
     return { granted: { write: { decision: 'allow', rule, reason } } }
   }
   const decisionRecord = { decision: 'ask', rule, reason: 'the statement writes to the database', riskFlags: ['database_write'] }
+  // The bound values are part of what runs: `UPDATE … SET role = ?` for bob is not the same write for mallory.
+  const params = input.params === undefined ? undefined : redactValue(input.params, { secrets: agent.secrets ?? [] })
+  const shownParams = params === undefined ? '' : ` with params ${shorten(JSON.stringify(params), maxSummaryParams)}`
   const approval = await context.manager.approval.resolve({
     requirementId: `sqlite-write:${callId}`,
     kind: 'sqlite',
@@ -40,7 +48,7 @@ export async function writePermission(
     ownerId: agent.agentId,
     actionCallId: callId,
     reason: decisionRecord.reason,
-    summary: `${agent.agentId}: sqlite_query writes ${input.database}: ${redactText(shorten(input.sql, 400), agent.secrets)}`,
+    summary: `${agent.agentId}: sqlite_query writes ${input.database}: ${redactText(shorten(input.sql, 400), agent.secrets)}${shownParams}`,
     tool: 'sqlite_query',
     agentId: agent.agentId,
     sessionId: agent.sessionId,
@@ -48,7 +56,7 @@ export async function writePermission(
     riskFlags: decisionRecord.riskFlags,
     timeoutSeconds: agent.profile.approvalTimeoutSeconds,
     approvalKind: 'action',
-    input: { database: input.database, sql: redactText(input.sql, agent.secrets) },
+    input: { database: input.database, sql: redactText(input.sql, agent.secrets), ...(params === undefined ? {} : { params }) },
     signal: context.signal
   })
   const record = { status: approval.status, reason: approval.reason, ...(approval.approvalId ? { approvalId: approval.approvalId } : {}), ...(approval.ruleId ? { ruleId: approval.ruleId } : {}) }

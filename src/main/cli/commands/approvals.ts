@@ -7,6 +7,8 @@ import { airlockPaths, resolveHome } from '../../host'
 import { openStore, type Store } from '../../store'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
+import { visibleJson } from '../visible-text'
+import { decisionLines, listLines, showLines } from './approval-lines'
 
 /** How long `approve`/`deny` wait to see a running console hand the decision to the waiting calls. */
 const deliveryWaitMs = 3000
@@ -15,17 +17,19 @@ const deliveryWaitMs = 3000
 const maxReasonLength = 2000
 
 /**
- * `airlock approvals list [--all] [--json]`, `approvals approve <id> [--scope once|session|rule]
- * [--rule-scope session|agent|global] [--ttl SECONDS]`, `approvals deny <id> --reason TEXT`: the
- * operator's queue from a terminal (SPEC §7, §8.1). Decisions go through the home's database; a
- * running console sees them within a poll and resumes the waiting call. An item nobody waits for
- * any more is recorded as decided and marked expired, and the command says so.
+ * `airlock approvals list [--all] [--json]`, `approvals show <id> [--json]`, `approvals approve <id>
+ * [--scope once|session|rule] [--rule-scope session|agent|global] [--ttl SECONDS]`, `approvals deny
+ * <id> --reason TEXT`: the operator's queue from a terminal (SPEC §7, §8.1). Decisions go through
+ * the home's database; a running console sees them within a poll and resumes the waiting call. An
+ * item nobody waits for any more is recorded as decided and marked expired, and the command says
+ * so; a decision that comes after the item expired does not land (exit 1, saying so). Everything
+ * printed is the agent's text made visible (`visibleText`, `visibleJson`): no terminal control.
  */
 export const approvalsCommand = defineCommand({
   name: 'approvals',
-  summary: 'List the approval queue; approve or deny a waiting request',
+  summary: 'List the approval queue, show an item whole; approve or deny a waiting request',
   usage:
-    'airlock approvals list [--all] [--json] | approvals approve <id> [--scope once|session|rule] [--rule-scope session|agent|global] [--ttl SECONDS] | approvals deny <id> --reason TEXT  [--home DIR]',
+    'airlock approvals list [--all] [--json] | approvals show <id> [--json] | approvals approve <id> [--scope once|session|rule] [--rule-scope session|agent|global] [--ttl SECONDS] | approvals deny <id> --reason TEXT  [--home DIR]',
   options: { all: 'flag', scope: 'text', 'rule-scope': 'text', ttl: 'text', reason: 'text' },
   async run({ options, positionals }, io) {
     const [action, id, ...rest] = positionals
@@ -35,17 +39,29 @@ export const approvalsCommand = defineCommand({
       if (options.scope ?? options['rule-scope'] ?? options.ttl ?? options.reason) throw new UsageError('approvals list takes only --all and --json')
       return withQueue(options.home, ({ queue }) => printList(queue.list({ status: options.all ? 'all' : 'pending' }), options.json === true, io))
     }
-    if (action !== 'approve' && action !== 'deny') throw new UsageError(`approvals takes list, approve or deny${action ? `, not ${JSON.stringify(action)}` : ''}`)
+    if (action !== 'show' && action !== 'approve' && action !== 'deny') throw new UsageError(`approvals takes list, show, approve or deny${action ? `, not ${JSON.stringify(action)}` : ''}`)
     if (id === undefined) throw new UsageError(`approvals ${action} needs the item's id (see airlock approvals list)`)
     if (options.all) throw new UsageError('--all is only for approvals list')
     // An id no item could have is simply not there (exit 1), whatever it holds.
     if (id.length > 128) throw new CliError('not_found', `There is no approval ${JSON.stringify(`${id.slice(0, 40)}…`)}.`)
+    if (action === 'show') {
+      if (options.scope ?? options['rule-scope'] ?? options.ttl ?? options.reason) throw new UsageError('approvals show takes only --json')
+      return withQueue(options.home, ({ queue }) => {
+        const item = queue.get(id)
+        if (options.json) io.out(visibleJson(item))
+        else for (const line of showLines(item)) io.out(line)
+        return 0
+      })
+    }
     const decision = action === 'approve' ? approveInput(id, options) : denyInput(id, options.reason, options)
     return withQueue(options.home, async ({ queue, store }) => {
       const decided = queue.decide(decision, 'cli')
+      if (decided.decision?.decision === 'expire') {
+        throw new CliError('conflict', `Approval ${decided.id} expired at ${decided.expiresAt}, before this decision arrived: it is marked expired and its calls are denied (fail closed); the agent may ask again.`)
+      }
       const delivered = decided.status === 'expired' ? decided : await delivery(store, decided)
-      if (options.json) io.out(JSON.stringify(delivered, null, 2))
-      else for (const line of decisionLines(delivered, store)) io.out(line)
+      if (options.json) io.out(visibleJson(delivered))
+      else for (const line of decisionLines(delivered, delivered.decision?.ruleId ? store.rules.get(delivered.decision.ruleId) : undefined)) io.out(line)
       return 0
     })
   }
@@ -112,42 +128,8 @@ async function delivery(store: Store, item: ApprovalView): Promise<ApprovalView>
   return current
 }
 
-function decisionLines(item: ApprovalView, store: Store): string[] {
-  const decision = item.decision!
-  const lines: string[] = []
-  const what = decision.decision === 'deny' ? `Denied ${item.id} (${decision.reason})` : `Approved ${item.id} ${decision.scope === 'once' ? 'once' : decision.scope === 'session' ? 'for this session' : 'as a rule'}`
-  if (item.status === 'expired') lines.push(`${what}, but nobody was waiting for it any more: it is marked expired (the agent may ask again).`)
-  else if (decision.delivered > 0) lines.push(`${what}: ${decision.delivered === 1 ? 'the waiting call was' : `${decision.delivered} waiting calls were`} told.`)
-  else lines.push(`${what}: the console hands it to the waiting call when it next looks (within a second).`)
-  const rule = decision.ruleId ? store.rules.get(decision.ruleId) : undefined
-  if (rule) lines.push(`Rule ${rule.id} (${rule.scope}${rule.agentId ? ` ${rule.agentId}` : ''}${rule.expiresAt ? `, until ${rule.expiresAt}` : ''}): ${rule.description}`)
-  return lines
-}
-
 function printList(items: ApprovalView[], json: boolean, io: CommandIo): number {
-  if (json) {
-    io.out(JSON.stringify(items.map((item) => Object.fromEntries(approvalListKeys.map((key) => [key, item[key]]))), null, 2))
-    return 0
-  }
-  if (items.length === 0) {
-    io.out('No approvals wait.')
-    return 0
-  }
-  for (const item of items) {
-    const left = Math.max(0, Math.round((Date.parse(item.expiresAt) - Date.now()) / 1000))
-    const facts = [
-      item.status === 'pending' ? `expires in ${left}s` : item.status,
-      item.count > 1 ? `${item.count} requests` : '',
-      item.status === 'pending' ? `${item.waiting} waiting` : '',
-      item.riskFlags.length > 0 ? `flags: ${item.riskFlags.join(',')}` : '',
-      item.policyRule ? `rule: ${item.policyRule}` : ''
-    ].filter(Boolean)
-    io.out(`${item.id}  ${item.agentId ?? '-'}  ${item.tool}  ${oneLine(item.summary)}  (${facts.join('; ')})`)
-  }
+  if (json) io.out(visibleJson(items.map((item) => Object.fromEntries(approvalListKeys.map((key) => [key, item[key]])))))
+  else for (const line of listLines(items)) io.out(line)
   return 0
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ')
-  return line.length > 160 ? `${line.slice(0, 160)}…` : line
 }

@@ -6,6 +6,7 @@ import { airlockPaths, resolveHome } from '../../host'
 import { historyQueryMaxLimit, openStore } from '../../store'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
+import { visibleJson, visibleText } from '../visible-text'
 
 /** How many calls `airlock history` prints without --limit. */
 export const defaultHistoryLimit = 50
@@ -27,7 +28,7 @@ export const historyCommand = defineCommand({
     const page = withHistory(options.home, (history) =>
       history.list({ agentId: options.agent, tool: options.tool, status: status?.data, limit: limit?.data ?? defaultHistoryLimit })
     )
-    if (options.json) io.out(JSON.stringify(page.rows, null, 2))
+    if (options.json) io.out(visibleJson(page.rows))
     else if (page.rows.length === 0) io.out('No calls match.')
     else for (const row of page.rows) io.out(historyLine(row))
     return 0
@@ -47,7 +48,8 @@ export function historyLine(row: HistoryRow): string {
     row.id
   ]
   if (row.error) fields.push(`${row.error.code}: ${row.error.message.replace(/\s+/g, ' ').slice(0, 200)}`)
-  return fields.join('  ')
+  // Tool names and error messages carry agent text: control and bidi characters are shown, not obeyed.
+  return visibleText(fields.join('  '))
 }
 
 /**

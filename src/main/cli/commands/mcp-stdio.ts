@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { agentIdSchema } from '@shared/agents'
 import { AgentService } from '../../console/agent-service'
 import { AgentWorkspaces } from '../../console/agent-workspaces'
-import { addressIsLive, readGatewayAddress } from '../../gateway'
+import { GatewayNotTrusted, trustedGatewayAddress } from '../../gateway'
 import { runStdioBridge } from '../../gateway/stdio-bridge'
 import { airlockPaths, resolveHome, type AirlockPaths } from '../../host'
 import { openStore } from '../../store'
@@ -12,7 +12,8 @@ import { CliError, UsageError } from '../cli-error'
 /**
  * `airlock mcp-stdio --agent <id> [--token-file F]` (SPEC §8.1): a stdio MCP server for clients
  * that only speak stdio, relaying to the agent gateway running on this home (`airlock serve` or
- * the desktop app; found through `<home>/run/gateway.json`). The token comes from `AIRLOCK_TOKEN`
+ * the desktop app; found through `<home>/run/gateway.json`, which must be this user's and name a
+ * live gateway holding its port, checked before every request: see `trustedGatewayAddress`). The token comes from `AIRLOCK_TOKEN`
  * or the file, never the command line, where every user of the machine could read it. Stdout
  * carries JSON-RPC only; everything for people goes to stderr.
  */
@@ -31,15 +32,19 @@ export const mcpStdioCommand = defineCommand({
     const token = readToken(options['token-file'])
     const paths = airlockPaths(resolveHome(options.home))
     checkTokenIsAgents(paths, options.agent, token)
-    const address = readGatewayAddress(paths.home)
-    if (!address || !addressIsLive(address)) {
-      throw new CliError('not_found', `No agent gateway is running on ${paths.home}; start \`airlock serve\` or the desktop app on this home first.`)
+    // Asked now (to fail at once) and again before every request the bridge sends.
+    const locate = () => trustedGatewayAddress(paths.home).url
+    try {
+      locate()
+    } catch (error) {
+      if (error instanceof GatewayNotTrusted) throw new CliError('not_found', error.message)
+      throw error
     }
     const stop = new AbortController()
     const onSignal = () => stop.abort()
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
     try {
-      await runStdioBridge({ url: address.url, token, stdin: process.stdin, stdout: process.stdout, report: io.err, signal: stop.signal })
+      await runStdioBridge({ locate, token, stdin: process.stdin, stdout: process.stdout, report: io.err, signal: stop.signal })
       return 0
     } finally {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal)

@@ -1,12 +1,14 @@
 import type { RuleView } from '@shared/approvals'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
+import { visibleJson, visibleText } from '../visible-text'
 import { withQueue } from './approvals'
 
 /**
  * `airlock rules list [--all] [--json]`, `airlock rules rm <id>`: the remembered grants (SPEC §7)
  * from a terminal. `list` shows the active rules (`--all`: revoked and expired ones too); `rm`
- * revokes one for good (a running console stops matching it at the next request).
+ * revokes one for good (a running console stops matching it at the next request). A rule's
+ * description quotes the agent's words: every line is printed through `visibleText`/`visibleJson`.
  */
 export const rulesCommand = defineCommand({
   name: 'rules',
@@ -26,7 +28,7 @@ export const rulesCommand = defineCommand({
     if (id.length > 128) throw new CliError('not_found', `There is no rule ${JSON.stringify(`${id.slice(0, 40)}…`)}.`)
     return withQueue(options.home, ({ rules }) => {
       const revoked = rules.revoke(id)
-      io.out(options.json ? JSON.stringify(revoked, null, 2) : `Revoked rule ${revoked.id}: ${revoked.description}`)
+      io.out(options.json ? visibleJson(revoked) : visibleText(`Revoked rule ${revoked.id}: ${revoked.description}`))
       return 0
     })
   }
@@ -34,7 +36,7 @@ export const rulesCommand = defineCommand({
 
 function printList(rules: RuleView[], json: boolean, io: CommandIo): number {
   if (json) {
-    io.out(JSON.stringify(rules, null, 2))
+    io.out(visibleJson(rules))
     return 0
   }
   if (rules.length === 0) {
@@ -48,7 +50,7 @@ function printList(rules: RuleView[], json: boolean, io: CommandIo): number {
       rule.riskFlags.length > 0 ? `flags: ${rule.riskFlags.join(',')}` : '',
       rule.revokedAt ? `revoked ${rule.revokedAt}` : rule.expiresAt ? `until ${rule.expiresAt}` : 'no expiry'
     ].filter(Boolean)
-    io.out(`${rule.id}  ${who}  ${rule.description}  (${facts.join('; ')})`)
+    io.out(visibleText(`${rule.id}  ${who}  ${rule.description}  (${facts.join('; ')})`))
   }
   return 0
 }

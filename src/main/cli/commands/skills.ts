@@ -52,7 +52,7 @@ function withSkills<T>(home: string | undefined, use: (skills: SkillService) => 
   if (!existsSync(database)) throw new CliError('not_found', `no Airlock database at ${database} (check --home or AIRLOCK_HOME)`)
   const store = openStore(database)
   try {
-    return use(new SkillService({ repository: store.skills, onChange: (change) => store.events.append('skill.changed', change) }))
+    return use(new SkillService({ repository: store.skills, queue: store, decidedBy: 'cli', onChange: (change) => store.events.append('skill.changed', change) }))
   } catch (error) {
     const code = (error as { code?: unknown }).code
     if (code === 'skill.not_found' || code === 'skill.already_decided') throw new CliError(code === 'skill.not_found' ? 'not_found' : 'conflict', (error as Error).message)

@@ -1,6 +1,7 @@
 import { approvalDecisionInputSchema, type ApprovalDecisionInput, type ApprovalDecisionView, type ApprovalStatus, type ApprovalView, type RuleView } from '@shared/approvals'
 import type { Store } from '../../store'
 import { ApprovalError } from './approval-errors'
+import { commandsWereCut } from './approval-requests'
 import type { RuleService } from './rule-service'
 
 /** Who decided: the console (IPC), the CLI, the item's timeout, or a restart. */
@@ -17,7 +18,10 @@ export type Decided = { item: ApprovalView; rule?: RuleView }
  * same transaction as the rule it makes, so a second decision is `approval.already_decided` and
  * leaves no rule behind. An item nobody waits for any more (after a restart, or its calls went
  * away) is recorded with the operator's decision but marked `expired` (`delivered: 0`); a rule
- * decision still makes the rule.
+ * decision still makes the rule. A decision that arrives at or after the item's `expiresAt` does
+ * not land, even when the expiry timer has not run yet (a busy process): inside the same
+ * transaction the item is expired instead (`decision.decision: 'expire'`, by the decider, the
+ * reason saying the decision came too late), no rule is made, and its calls are denied.
  */
 export class ApprovalDecisions {
   constructor(private readonly options: { store: Pick<Store, 'db' | 'approvals' | 'events'>; rules: RuleService }) {}
@@ -32,6 +36,8 @@ export class ApprovalDecisions {
       const item = approvals.get(decision.id)
       if (!item) throw new ApprovalError('approval.not_found', `There is no approval ${JSON.stringify(decision.id)}.`, { id: decision.id })
       if (item.status !== 'pending') throw alreadyDecided(item)
+      // Too late: the call was (or is about to be) denied at the deadline, whoever is slower.
+      if (Date.now() >= Date.parse(item.expiresAt)) return { item: this.expireLate(item, decision.decision, by) }
       const waited = waitingHere(item.id) > 0 || approvals.watched(item.id)
       let rule: RuleView | undefined
       if (decision.decision === 'approve' && decision.scope !== 'once') rule = this.ruleFor(item, decision)
@@ -61,6 +67,13 @@ export class ApprovalDecisions {
     const changed = this.options.store.approvals.decide(id, 'expired', { decision: 'expire', reason, by, decidedAt: new Date().toISOString(), delivered: 0 })
     if (changed) this.options.store.events.append('approval.expired', { approvalId: id, by })
     return changed
+  }
+
+  /** Expires an item a decision reached at or after its `expiresAt` (inside the decision's transaction); no rule is made. */
+  private expireLate(item: ApprovalView, decision: 'approve' | 'deny', by: DecidedBy): ApprovalView {
+    const reason = `the operator's ${decision === 'approve' ? 'approval' : 'denial'} came after the request expired at ${item.expiresAt}: it expired and is denied (fail closed)`
+    if (!this.expire(item.id, by, reason)) throw alreadyDecided(this.options.store.approvals.get(item.id) ?? item)
+    return this.options.store.approvals.get(item.id)!
   }
 
   private ruleFor(item: ApprovalView, decision: Extract<ReturnType<typeof approvalDecisionInputSchema.parse>, { decision: 'approve' }>): RuleView {
@@ -95,6 +108,7 @@ function rememberHint(item: ApprovalView): string {
   if (item.policyRule?.startsWith('classification.')) return 'a write-down or a read above the ceiling always reaches the operator.'
   if (item.policyRule?.startsWith('command.')) return 'Airlock could not fully analyse the command line.'
   if (item.kind !== 'action' && item.kind !== 'network') return `a ${item.kind.replace('_', '-')} request always reaches the operator.`
+  if (commandsWereCut(item)) return 'the command line is too long to show whole (the item says what was left out), and a rule would cover what nobody saw.'
   if (item.tool === 'run_command') return 'a rule covers only plain commands (no wrappers, VAR= prefixes, redirections to files, expansions or redacted parts).'
   return 'its input cannot be pinned down by a rule (too large, or it holds redacted parts).'
 }

@@ -8,6 +8,15 @@ import { prepareRequest, type PreparedRequest } from './approval-requests'
 import { ApprovalWaiters, type ApprovalWaitListener } from './approval-waiters'
 import type { RuleService } from './rule-service'
 
+/**
+ * The most distinct pending items one agent may hold (SPEC §7). An agent chooses how often it asks,
+ * and its items stay pending for their whole timeout even when its calls went away, so without a
+ * cap one agent could bury every other agent's request under its own. 32 is far above what a
+ * person decides at once; past it a new request is denied at once with a reason naming the cap,
+ * and nothing is stored (an identical request still joins its pending item).
+ */
+export const maxPendingPerAgent = 32
+
 /** What the queue is built from. */
 export type ApprovalQueueOptions = {
   store: Pick<Store, 'db' | 'approvals' | 'rules' | 'events'>
@@ -56,7 +65,11 @@ export class ApprovalQueue {
     return () => this.stop()
   }
 
-  /** Items newest first: pending ones (default), those of one status, or all. */
+  /**
+   * Items newest first: pending ones (default), those of one status, or all; at most `limit`
+   * (default 1000), chosen so that one agent's flood never pushes another agent's newest items out
+   * (see `ApprovalRepository.list`).
+   */
   list(options: { status?: ApprovalStatus | 'all'; limit?: number } = {}): ApprovalView[] {
     const status = options.status ?? 'pending'
     return this.options.store.approvals.list({ ...(status === 'all' ? {} : { statuses: [status] }), limit: options.limit })
@@ -73,7 +86,8 @@ export class ApprovalQueue {
   decide(input: ApprovalDecisionInput, by: DecidedBy = 'console'): ApprovalView {
     const decided = this.decisions.decide(input, by, (id) => this.waiters.count(id))
     this.waiters.deliver(decided.item.id)
-    this.changed({ approvalId: decided.item.id, change: 'decided' }, decided.rule ? { ruleId: decided.rule.id, change: 'created' } : undefined)
+    const late = decided.item.decision?.decision === 'expire'
+    this.changed({ approvalId: decided.item.id, change: late ? 'expired' : 'decided' }, decided.rule ? { ruleId: decided.rule.id, change: 'created' } : undefined)
     return this.get(decided.item.id)
   }
 
@@ -102,7 +116,12 @@ export class ApprovalQueue {
     if (rule) return { status: 'approved', reason: `remembered rule ${rule.id} (${rule.scope}): ${rule.description}`, ruleId: rule.id, scope: 'rule' }
     if (this.stopped) return { status: 'denied', reason: 'Airlock is stopping: nobody can decide now' }
     if (request.signal?.aborted) return { status: 'denied', reason: 'the call was cancelled before it was queued' }
-    const { item, joined } = this.enqueue(prepared)
+    const queued = this.enqueue(prepared)
+    if ('refused' in queued) {
+      this.options.store.events.append('approval.refused', { agentId: prepared.item.agentId, sessionId: prepared.item.sessionId, tool: prepared.item.tool, pending: queued.pending, cap: maxPendingPerAgent })
+      return { status: 'denied', reason: queued.refused }
+    }
+    const { item, joined } = queued
     this.options.store.events.append('approval.requested', {
       approvalId: item.id,
       agentId: item.agentId,
@@ -118,12 +137,24 @@ export class ApprovalQueue {
     return waiting
   }
 
-  /** Joins the identical pending item of the agent, or adds a new one: one immediate transaction. */
-  private enqueue(prepared: PreparedRequest): { item: ApprovalView; joined: boolean } {
+  /**
+   * Joins the identical pending item of the agent, or adds a new one: one immediate transaction.
+   * An agent already holding `maxPendingPerAgent` distinct pending items gets no new one: the
+   * request is refused (no row), joining an item it has still works.
+   */
+  private enqueue(prepared: PreparedRequest): { item: ApprovalView; joined: boolean } | { refused: string; pending: number } {
     const { approvals, db } = this.options.store
     return db.transaction(() => {
       const existing = prepared.item.batchKey ? approvals.findPending(prepared.item.batchKey, prepared.item.agentId) : undefined
       if (existing && approvals.join(existing.id)) return { item: approvals.get(existing.id)!, joined: true }
+      const agentId = prepared.item.agentId
+      const pending = agentId === null ? 0 : approvals.pendingOf(agentId)
+      if (pending >= maxPendingPerAgent) {
+        return {
+          refused: `agent ${agentId} already has ${pending} requests waiting for the operator (at most ${maxPendingPerAgent} per agent): denied at once, not queued; ask again once the operator has decided some`,
+          pending
+        }
+      }
       const now = Date.now()
       const item = { ...prepared.item, id: randomUUID(), createdAt: new Date(now).toISOString(), expiresAt: new Date(now + prepared.timeoutSeconds * 1000).toISOString() }
       try {

@@ -8,8 +8,21 @@ import { describeMatcher, proposeMatcher, type RequestFacts } from './rule-match
 /** How long an item waits when neither the request nor the agent's profile says (SPEC §7: 10 minutes). */
 export const defaultApprovalTimeoutSeconds = 600
 
-/** Bounds of what an item shows: the queue is for people, and a hostile agent chooses what it asks. */
-const bounds = { summary: 500, reason: 2000, tool: 128, preview: 64 * 1024, commands: 64, words: 64, word: 1024, flags: 32, flag: 64 }
+/**
+ * Bounds of what an item shows: the queue is for people, and a hostile agent chooses what it asks.
+ * Every cut is marked where it is (see `shownCommands`, `shownSummary`), and a line whose commands
+ * were cut is never proposed as a rule: the operator would remember what they could not see.
+ */
+const bounds = { summary: 500, summaryTail: 160, reason: 2000, tool: 128, preview: 64 * 1024, commands: 64, words: 64, word: 1024, flags: 32, flag: 64 }
+
+/**
+ * How many commands, and words per command, an item keeps: a cut's marker entry (or word) sits
+ * exactly at this index, which is how a printer tells it from an agent's word that reads the same.
+ */
+export const shownCommandLimits = { commands: bounds.commands, words: bounds.words } as const
+
+/** The last entry of an item's commands when some were left out: `… 7 more commands not shown`. */
+const moreCommands = /^… \d+ more commands? not shown$/
 
 /** A request made ready for the queue: the facts rules match on, the item as stored, and how long it may wait. */
 export type PreparedRequest = {
@@ -38,7 +51,8 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
     policyRule: request.rule ?? null,
     riskFlags
   }
-  const matcher = proposeMatcher(facts, analyzer)
+  const shown = shownCommands(facts.commands)
+  const matcher = shown.cut ? null : proposeMatcher(facts, analyzer)
   const batchKey = sha256(
     canonicalJson(
       request.agentId
@@ -53,18 +67,66 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
       agentId: request.agentId ?? null,
       sessionId: request.sessionId || null,
       tool,
-      summary: cut(request.summary, bounds.summary),
+      summary: shownSummary(request.summary),
       riskFlags,
       kind,
       reason: cut(request.reason, bounds.reason),
       policyRule: request.rule ? cut(request.rule, bounds.tool) : null,
-      commands: facts.commands.slice(0, bounds.commands).map((argv) => argv.slice(0, bounds.words).map((word) => cut(word, bounds.word))),
+      commands: shown.commands,
       preview: request.preview === undefined ? null : cut(request.preview, bounds.preview),
       classification: classificationOf(request.classification),
       proposedRule: matcher ? { matcher, description: describeMatcher(matcher), riskFlags } : null,
       batchKey
     }
   }
+}
+
+/** Whether an item's commands were cut (its last entry says how many more there were). */
+export function commandsWereCut(item: Pick<ApprovalView, 'commands'>): boolean {
+  const last = item.commands.at(-1)
+  return (last?.length === 1 && moreCommands.test(last[0]!)) || item.commands.some((argv) => argv.some((word) => /^… \d+ more words? not shown$|… \(\d+ characters in all\)$/.test(word)))
+}
+
+/**
+ * The parsed commands as the item keeps them: at most 64 commands of at most 64 words of at most
+ * 1024 characters. Each cut says so where it is (a last word `… 3 more words not shown`, a last
+ * entry `… 7 more commands not shown`, a word's `… (N characters in all)`), so nothing that runs
+ * is silently out of sight; `cut` tells the caller not to propose a rule.
+ */
+function shownCommands(commands: readonly (readonly string[])[]): { commands: string[][]; cut: boolean } {
+  let wasCut = commands.length > bounds.commands
+  const shown = commands.slice(0, bounds.commands).map((argv) => {
+    const words = argv.slice(0, bounds.words).map((word) => {
+      if (word.length > bounds.word) wasCut = true
+      return cut(word, bounds.word)
+    })
+    if (argv.length > bounds.words) {
+      wasCut = true
+      words.push(`… ${more(argv.length - bounds.words, 'word')} not shown`)
+    }
+    return words
+  })
+  if (commands.length > bounds.commands) shown.push([`… ${more(commands.length - bounds.commands, 'command')} not shown`])
+  return { commands: shown, cut: wasCut }
+}
+
+/**
+ * The summary as the item keeps it: a long one keeps its head and its tail (where a long hostile
+ * line tends to put what it hides) and says how much is left out between, `…(+N chars)…`.
+ * `airlock approvals show` prints the parsed commands and the preview beside it.
+ */
+function shownSummary(text: string): string {
+  if (text.length <= bounds.summary) return text
+  let head = bounds.summary - bounds.summaryTail
+  let tail = text.length - bounds.summaryTail
+  // Never split a surrogate pair: the halves would print as replacement characters.
+  if (/[\ud800-\udbff]/.test(text[head - 1]!)) head -= 1
+  if (/[\udc00-\udfff]/.test(text[tail]!)) tail += 1
+  return `${text.slice(0, head)} …(+${tail - head} chars)… ${text.slice(tail)}`
+}
+
+function more(count: number, noun: string): string {
+  return `${count} more ${noun}${count === 1 ? '' : 's'}`
 }
 
 function classificationOf(value: ApprovalRequest['classification']): ApprovalView['classification'] {

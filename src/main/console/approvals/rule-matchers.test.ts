@@ -25,7 +25,7 @@ describe('command matchers', () => {
 
   it('propose exactly the parsed commands, and cover the same argv however it is quoted', () => {
     expect(proposeMatcher(command('npm test'), analyzer)).toEqual({ kind: 'command', commands: [{ prefix: ['npm', 'test'] }] })
-    expect(proposeMatcher(command('echo hi && echo hi | cat'), analyzer)).toEqual({ kind: 'command', commands: [{ prefix: ['echo', 'hi'] }, { prefix: ['cat'] }] })
+    expect(proposeMatcher(command('echo hi && echo hi | cat'), analyzer)).toEqual({ kind: 'command', commands: [{ prefix: ['echo', 'hi'] }, { prefix: ['echo', 'hi'] }, { prefix: ['cat'] }] })
     for (const line of ['echo hi', 'echo "hi"', "echo 'h'i", 'echo   hi', 'echo hi 2>&1']) expect(matcherCovers(echoHi, command(line), analyzer), line).toBe(true)
   })
 
@@ -58,15 +58,28 @@ describe('command matchers', () => {
   })
 
   it('args is a glob over the rest of the words: literal but for * and ?', () => {
-    const glob: RuleMatcher = { kind: 'command', commands: [{ prefix: ['npm', 'run'], args: 'test:?' }, { prefix: ['git', 'status'], args: '*' }] }
-    expect(matcherCovers(glob, command('npm run test:a'), analyzer)).toBe(true)
-    expect(matcherCovers(glob, command('npm run test:ab'), analyzer)).toBe(false)
-    expect(matcherCovers(glob, command('git status'), analyzer)).toBe(true)
-    expect(matcherCovers(glob, command('git status -s && npm run test:x'), analyzer)).toBe(true)
-    expect(matcherCovers(glob, command('git status; git push'), analyzer)).toBe(false)
+    const test: RuleMatcher = { kind: 'command', commands: [{ prefix: ['npm', 'run'], args: 'test:?' }] }
+    const status: RuleMatcher = { kind: 'command', commands: [{ prefix: ['git', 'status'], args: '*' }] }
+    const both: RuleMatcher = { kind: 'command', commands: [...test.commands, ...status.commands] }
+    expect(matcherCovers(test, command('npm run test:a'), analyzer)).toBe(true)
+    expect(matcherCovers(test, command('npm run test:ab'), analyzer)).toBe(false)
+    expect(matcherCovers(status, command('git status'), analyzer)).toBe(true)
+    expect(matcherCovers(both, command('npm run test:x && git status -s'), analyzer)).toBe(true)
+    expect(matcherCovers(both, command('git status -s && npm run test:x'), analyzer)).toBe(false)
+    expect(matcherCovers(status, command('git status; git push'), analyzer)).toBe(false)
     const dots: RuleMatcher = { kind: 'command', commands: [{ prefix: ['cat'], args: 'a.c' }] }
     expect(matcherCovers(dots, command('cat abc'), analyzer)).toBe(false)
     expect(matcherCovers(dots, command('cat a.c'), analyzer)).toBe(true)
+  })
+
+  it('matches the ordered commands: the same number, each against the entry at its index', () => {
+    const approved = proposeMatcher(command('ls; export PATH=.'), analyzer)!
+    expect(approved).toEqual({ kind: 'command', commands: [{ prefix: ['ls'] }, { prefix: ['export', 'PATH=.'] }] })
+    expect(matcherCovers(approved, command('ls; export PATH=.'), analyzer)).toBe(true)
+    for (const line of ['export PATH=.; ls', 'ls', 'ls; export PATH=.; ls', 'ls; ls; export PATH=.']) expect(matcherCovers(approved, command(line), analyzer), line).toBe(false)
+    const twice = proposeMatcher(command('echo hi; echo hi'), analyzer)!
+    expect(matcherCovers(twice, command('echo hi'), analyzer)).toBe(false)
+    expect(matcherCovers(echoHi, command('echo hi; echo hi'), analyzer)).toBe(false)
   })
 
   it('never covers a line the policy did not see whole, commands that differ from what the policy reported, or redacted words', () => {
@@ -112,6 +125,16 @@ describe('path, domain and tool matchers', () => {
     expect(matcherCovers(proposed!, query, analyzer)).toBe(true)
     expect(matcherCovers(proposed!, facts('sqlite_query', { database: 'a.db', sql: 'delete from t2' }), analyzer)).toBe(false)
     expect(matcherCovers(proposed!, facts('sqlite_query', { database: 'a.db' }), analyzer)).toBe(false)
+    // A field the approved call did not have is not free: exactly the approved fields.
+    expect(matcherCovers(proposed!, facts('sqlite_query', { database: 'a.db', sql: 'delete from t', params: ['x'] }), analyzer)).toBe(false)
+    const code = facts('run_code', { language: 'python', sourceCode: 'import sys' })
+    const pinned = proposeMatcher(code, analyzer)!
+    expect(matcherCovers(pinned, code, analyzer)).toBe(true)
+    expect(matcherCovers(pinned, facts('run_code', { language: 'python', sourceCode: 'import sys', args: ['sh'] }), analyzer)).toBe(false)
+    // A call without input fields is pinned as such (`args: {}`), never as "any input".
+    expect(proposeMatcher(facts('srv__t', {}), analyzer)).toEqual({ kind: 'tool', tool: 'srv__t', args: {} })
+    expect(matcherCovers({ kind: 'tool', tool: 'srv__t', args: {} }, facts('srv__t', { x: 1 }), analyzer)).toBe(false)
+    expect(matcherCovers({ kind: 'tool', tool: 'srv__t' }, facts('srv__t', { x: 1 }), analyzer)).toBe(true)
     expect(matcherCovers({ kind: 'tool', tool: 'run_command' }, command('echo hi'), analyzer)).toBe(false)
     expect(matcherCovers({ kind: 'tool', tool: 'run_code' }, facts('run_code', { language: 'python', code: 'print(1)' }), analyzer)).toBe(false)
     expect(matcherCovers({ kind: 'tool', tool: 'srv__t', args: { token: '[redacted]' } }, facts('srv__t', { token: '[redacted]' }), analyzer)).toBe(false)
@@ -134,5 +157,7 @@ describe('path, domain and tool matchers', () => {
     expect(describeMatcher({ kind: 'path', subtree: '.', tools: ['write_file'] })).toBe('write_file anywhere in the workspace')
     expect(describeMatcher({ kind: 'domain', host: '*.example.com', port: 443 })).toBe('network to *.example.com:443')
     expect(describeMatcher({ kind: 'tool', tool: 'srv__t' })).toBe('srv__t (any input)')
+    expect(describeMatcher({ kind: 'tool', tool: 'srv__t', args: {} })).toBe('srv__t with no input')
+    expect(describeMatcher({ kind: 'tool', tool: 'srv__t', args: { a: 1 } })).toBe('srv__t with exactly a=1')
   })
 })

@@ -40,12 +40,18 @@ export function notRememberable(facts: RequestFacts): string | undefined {
   return undefined
 }
 
-/** Whether a matcher covers a request. The caller checked scope, expiry, risk flags and `notRememberable`. */
+/**
+ * Whether a matcher covers a request. The caller checked scope, expiry, risk flags and
+ * `notRememberable`. A command matcher covers the line's simple commands in order, one entry
+ * each; a tool matcher with `args` covers an input with exactly those top-level fields and values
+ * (no field more), one without `args` every call of the tool but code (see `ruleMatcherSchema`).
+ */
 export function matcherCovers(matcher: RuleMatcher, facts: RequestFacts, analyzer: CommandAnalyzer | undefined): boolean {
   switch (matcher.kind) {
     case 'command': {
+      // In order, one entry per command: `ls; export PATH=.` is not `export PATH=.; ls` (which runs ./ls).
       const argvs = analyzer ? plainCommands(facts, analyzer) : undefined
-      return argvs !== undefined && argvs.every((argv) => matcher.commands.some((entry) => commandEntryCovers(entry, argv)))
+      return argvs !== undefined && argvs.length === matcher.commands.length && argvs.every((argv, index) => commandEntryCovers(matcher.commands[index]!, argv))
     }
     case 'path': {
       const path = filePath(facts)
@@ -59,24 +65,28 @@ export function matcherCovers(matcher: RuleMatcher, facts: RequestFacts, analyze
     }
     case 'tool': {
       if (facts.tool !== matcher.tool || facts.tool === 'run_command') return false
-      const args = Object.entries(matcher.args ?? {})
-      if (args.length === 0) return !executing.has(facts.tool)
+      if (matcher.args === undefined) return !executing.has(facts.tool)
       const input = facts.input as Record<string, unknown>
       if (typeof input !== 'object' || input === null || Array.isArray(input)) return false
-      return args.every(([key, value]) => Object.hasOwn(input, key) && !hidden(input[key]) && canonicalJson(input[key]) === canonicalJson(value))
+      // Exactly the approved fields: one the approved call did not have (run_code's `args`) is not free.
+      const fields = Object.keys(input).filter((key) => input[key] !== undefined)
+      const args = Object.entries(matcher.args)
+      return fields.length === args.length && args.every(([key, value]) => Object.hasOwn(input, key) && !hidden(input[key]) && canonicalJson(input[key]) === canonicalJson(value))
     }
   }
 }
 
-/** The rule this request would become when approved for the session or as a rule: the narrowest matcher that covers it, or null. */
+/**
+ * The rule this request would become when approved for the session or as a rule: the narrowest
+ * matcher that covers it (every command in order; a tool's whole input as `args`), or null.
+ */
 export function proposeMatcher(facts: RequestFacts, analyzer: CommandAnalyzer | undefined): RuleMatcher | null {
   if (notRememberable(facts) !== undefined) return null
   let matcher: unknown
   if (facts.tool === 'run_command') {
     const argvs = analyzer ? plainCommands(facts, analyzer) : undefined
     if (!argvs) return null
-    const distinct = [...new Map(argvs.map((argv) => [canonicalJson(argv), argv])).values()]
-    matcher = { kind: 'command', commands: distinct.map((argv) => ({ prefix: argv })) }
+    matcher = { kind: 'command', commands: argvs.map((argv) => ({ prefix: argv })) }
   } else if (fileTools.has(facts.tool)) {
     const path = filePath(facts)
     matcher = path === undefined ? undefined : { kind: 'path', subtree: path, tools: [facts.tool] }
@@ -86,7 +96,8 @@ export function proposeMatcher(facts: RequestFacts, analyzer: CommandAnalyzer | 
   } else {
     const input = facts.input
     if (typeof input !== 'object' || input === null || Array.isArray(input) || hidden(input) || canonicalJson(input).length > maxProposedArgs) return null
-    matcher = { kind: 'tool', tool: facts.tool, ...(Object.keys(input).length > 0 ? { args: input } : {}) }
+    // Always `args`, even `{}`: a matcher without it covers every call of the tool, which only an operator's edit makes.
+    matcher = { kind: 'tool', tool: facts.tool, args: input }
   }
   const parsed = ruleMatcherSchema.safeParse(matcher)
   return parsed.success && matcherCovers(parsed.data, facts, analyzer) ? parsed.data : null
@@ -103,7 +114,9 @@ export function describeMatcher(matcher: RuleMatcher): string {
     case 'domain':
       return cut(`network to ${matcher.host}${matcher.port ? `:${matcher.port}` : ''}`)
     case 'tool':
-      return cut(`${matcher.tool}${matcher.args ? ` with ${Object.entries(matcher.args).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')}` : ' (any input)'}`)
+      if (matcher.args === undefined) return cut(`${matcher.tool} (any input)`)
+      if (Object.keys(matcher.args).length === 0) return cut(`${matcher.tool} with no input`)
+      return cut(`${matcher.tool} with exactly ${Object.entries(matcher.args).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')}`)
   }
 }
 

@@ -136,7 +136,9 @@ export class ActionDispatcher {
     }
     const parsed = spec.inputSchema.safeParse(call.input)
     if (!parsed.success) return finalResult({ status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name}: ${describeIssues(parsed.error)}.` } }, callId, elapsed())
-    const input: unknown = parsed.data
+    const resolved = spec.resolveInput ? spec.inputSchema.safeParse(spec.resolveInput({ input: parsed.data, agent: call.agent })) : parsed
+    if (!resolved.success) return finalResult({ status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name} in this session: ${describeIssues(resolved.error)}.` } }, callId, elapsed())
+    const input: unknown = resolved.data
     const decision = await this.hooks.decide({ callId, tool: spec.name, input, agent: call.agent, spec })
     trace.policy = decision
     if (decision.decision === 'deny') {

@@ -109,6 +109,13 @@ export type ActionSpec<S extends z.ZodType = z.ZodType> = {
    * file tools, the unified diff the call would make. Read-only; the dispatcher redacts it.
    */
   preview?(context: { input: z.output<S>; agent: ActionAgent }): Promise<string | undefined> | string | undefined
+  /**
+   * The input as the call will run it, completed from the session's state before the policy sees
+   * it (`run_command` names the session's working directory as `cwd`). Policy, approval, rules,
+   * batching, history and the executor all see this one input, so what the operator approves is
+   * what runs. It may only make implicit facts explicit: its result is validated again.
+   */
+  resolveInput?(context: { input: z.output<S>; agent: ActionAgent }): z.output<S>
 }
 
 /**

@@ -23,7 +23,7 @@ export const redacted = '[redacted]'
  */
 export function credentialShapes(): { kind: string; pattern: RegExp }[] {
   return [
-    { kind: 'private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)/g },
+    { kind: 'private_key', pattern: new RegExp(privateKeyBlock, 'g') },
     { kind: 'aws_access_key', pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])/g },
     { kind: 'aws_secret_key', pattern: /(aws_secret_access_key\s*[=:]\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi },
     { kind: 'github_token', pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255})(?![A-Za-z0-9])/g },
@@ -33,6 +33,36 @@ export function credentialShapes(): { kind: string; pattern: RegExp }[] {
     { kind: 'stripe_key', pattern: /(?<![A-Za-z0-9])[sr]k_live_[0-9A-Za-z]{16,}/g }
   ]
 }
+
+/**
+ * A PEM private key block, from its BEGIN line to its END line, or, unterminated (cut output, or
+ * an agent hiding what follows a header), to the end of its base64 block: what comes after the
+ * first line that is not base64 stays visible, so a summary, a preview or a batch key still shows
+ * and tells apart the text behind a lone header. Lines are separated by real line breaks or
+ * written ones (`\n` in JSON or `echo -e` text) and may be indented or carry a diff's `-`/`+`
+ * prefix; a one-line block separates its parts by spaces. Only base64 lines and the two
+ * encrypted-PEM fields may stand between the header and the END line, so a command placed between
+ * two key lines is not hidden either. A base64-looking line after a lone header (`reboot`) is
+ * still taken as key material: the queue shows the parsed commands word by word beside the
+ * summary. Every part of a line can be matched one way only, so the pattern stays linear on
+ * hostile text (no nested ambiguity to backtrack through).
+ */
+const privateKeyBlock = (() => {
+  const header = '-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----'
+  const footer = '-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----'
+  const breakOnly = String.raw`(?:\r?\n|\\(?:r\\)?n)`
+  const lineBreak = String.raw`[ \t]*${breakOnly}`
+  const lineEnd = String.raw`[ \t]*(?=${breakOnly}|$)`
+  const base64 = '[A-Za-z0-9+/=]+'
+  // Encrypted PEM's fields, with the empty line that ends them.
+  const field = `(?:Proc-Type|DEK-Info): [A-Za-z0-9,-]+${breakOnly}?`
+  // The next line's content: indentation or a diff's `-` (a `+` is base64 already), then base64 or a field.
+  const nextLine = String.raw`${lineBreak}(?:-|[ \t]*)(?:${base64}|${field})`
+  const sameLine = String.raw`[ \t]+${base64}`
+  const terminated = String.raw`(?:${nextLine}|${sameLine})*(?:${lineBreak}(?:[-+]|[ \t]*)|[ \t]+)${footer}`
+  const unterminated = `(?:${sameLine}${lineEnd})?(?:${nextLine}${lineEnd})*`
+  return `${header}(?:${terminated}|${unterminated})`
+})()
 
 const secretKey = /^(?:.*[-_]?)?(?:token|secret|password|passwd|pwd|authorization|auth|cookie|api[-_]?key|apikey|private[-_]?key|credentials?|headers|env)$/i
 

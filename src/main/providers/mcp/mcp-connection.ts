@@ -19,8 +19,23 @@ export class McpConnection {
     return this.client.getServerVersion()
   }
 
-  /** Every tool the upstream offers (following pagination). */
-  async listTools(): Promise<UpstreamTool[]> {
+  /** The upstream's tool list, read once per connection (see `listTools`). */
+  private listed: Promise<UpstreamTool[]> | undefined
+
+  /**
+   * Every tool the upstream offers (following pagination), read once per connection and kept: the
+   * session is shown this list and its calls are checked against it, so an upstream cannot be made
+   * to run a tool it did not list. A failed read is not kept (the next asks again).
+   */
+  listTools(): Promise<UpstreamTool[]> {
+    this.listed ??= this.readTools().catch((error: unknown) => {
+      this.listed = undefined
+      throw error
+    })
+    return this.listed
+  }
+
+  private async readTools(): Promise<UpstreamTool[]> {
     const tools: UpstreamTool[] = []
     let cursor: string | undefined
     do {

@@ -38,6 +38,7 @@ const row = (seq: number, overrides: Partial<HistoryRow> = {}): HistoryRow => ({
   finishedAt: '2026-01-01T10:00:01Z',
   error: null,
   inputSummary: { command: 'ls' },
+  approval: null,
   ...overrides
 })
 const seqs = (rows: HistoryRow[]) => rows.map((r) => r.seq)

@@ -68,7 +68,8 @@ describe('airlock history', () => {
         startedAt: expect.any(String),
         finishedAt: expect.any(String),
         error: { code: 'command.failed', message: 'exit 2\nsee stderr' },
-        inputSummary: { command: 'make test' }
+        inputSummary: { command: 'make test' },
+        approval: null
       })
       expect(rows[0]).toMatchObject({ status: 'running', finishedAt: null, exitCode: null, error: null })
 

@@ -1,7 +1,7 @@
 import { createHost, type Host, type HostConfig } from './host'
 import { startWebConsole, type WebConsole } from './app/web-console-server'
 import { openInBrowser } from './app/open-in-browser'
-import { startHostGateway, type AgentGateway, type ApprovalWaits } from './gateway'
+import { startHostGateway, type AgentGateway } from './gateway'
 
 /** Options of the headless web console shell (`airlock serve`, `npm run serve`). */
 export type ServeOptions = HostConfig & {
@@ -9,8 +9,6 @@ export type ServeOptions = HostConfig & {
   port?: number
   /** Port of the agent gateway on 127.0.0.1; default: the `gateway.port` setting (7411). 0 picks a free port. */
   gatewayPort?: number
-  /** Progress for calls waiting on the operator (the approval queue); optional until the host provides it. */
-  approvalWaits?: ApprovalWaits
   rendererDir: string
   open: boolean
   /** Where the console URL line (first) and the gateway URL line (second) go. */
@@ -36,7 +34,7 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
       rendererDir: options.rendererDir,
       port: options.port ?? host.settings.get('console.port')
     })
-    gateway = await startHostGateway(host, { port: options.gatewayPort, approvalWaits: options.approvalWaits, logError: options.logError })
+    gateway = await startHostGateway(host, { port: options.gatewayPort, logError: options.logError })
   } catch (error) {
     await webConsole?.close()
     await host.dispose()

@@ -6,12 +6,14 @@ import { startHostGateway, type AgentGateway } from './gateway'
 import { registerElectronIpc } from './app/electron-ipc'
 import { createMainWindow, rendererEntry } from './app/main-window'
 import { holdQuitUntilDisposed } from './app/shutdown'
+import { startDesktopAttention } from './app/desktop-attention'
 
 // The desktop shell: one host, one secure window, IPC from the contract. Wiring only.
 const buildDir = join(__dirname, '..')
 let host: Host | undefined
 let gateway: AgentGateway | undefined
 let disposeIpc: (() => void) | undefined
+let disposeAttention: (() => void) | undefined
 
 if (!app.requestSingleInstanceLock()) app.quit()
 
@@ -27,9 +29,16 @@ async function start(): Promise<void> {
       isTrustedSender: (event) => event.senderFrame?.url.split('#')[0] === trustedUrl,
       targets: () => BrowserWindow.getAllWindows().map((w) => w.webContents)
     })
-    createMainWindow(buildDir)
-    app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) createMainWindow(buildDir)
+    const window = () => BrowserWindow.getAllWindows()[0] ?? createMainWindow(buildDir)
+    window()
+    app.on('activate', () => void window())
+    // The tray's pending count and a notification per new approval; clicks open #/approvals.
+    disposeAttention = startDesktopAttention({
+      pending: () => host!.approvals.list(),
+      subscribe: (listener) => host!.events.subscribe(listener),
+      window,
+      iconPath: join(buildDir, '..', 'resources', 'icon.png'),
+      log: (message, error) => console.error(message, error ?? '')
     })
     // The console stays usable when the gateway cannot start (its port taken): the error says which setting to change.
     gateway = await startHostGateway(host).catch((error: unknown) => {
@@ -50,6 +59,7 @@ app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus())
 app.on('window-all-closed', () => app.quit())
 holdQuitUntilDisposed(app, {
   dispose: async () => {
+    disposeAttention?.()
     disposeIpc?.()
     await gateway?.close()
     await host?.dispose()

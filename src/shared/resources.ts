@@ -175,3 +175,22 @@ export type ResourceCandidate = z.infer<typeof resourceCandidateSchema>
 export type ResourceRequirementInput = z.input<typeof resourceRequirementSchema>
 export type ProviderProbe = z.infer<typeof providerProbeSchema>
 export type ResourceHandleView = z.infer<typeof resourceHandleViewSchema>
+
+/** Every event type the core emits (SPEC §3.5): the host's bus and the console's event filter. */
+export const resourceEventTypes = [
+  'execution_resource.declared',
+  'execution_resource.approval_required',
+  'execution_resource.ensuring',
+  'execution_resource.ready',
+  'execution_resource.unhealthy',
+  'execution_resource.releasing',
+  'execution_resource.released',
+  'execution_resource.failed',
+  'policy.approval.requested',
+  'policy.approval.approved',
+  'policy.approval.denied',
+  'policy.approval.pending'
+] as const
+
+/** One of the core's event types. */
+export type ResourceEventType = (typeof resourceEventTypes)[number]

@@ -26,7 +26,7 @@ type Fixtures = {
 export const test = base.extend<Fixtures>({
   // eslint-disable-next-line no-empty-pattern
   served: async ({}, use) => {
-    const home = makeTempDir('airlock-e2e-')
+    const home = makeTempDir('airlock-e2e-', { outsideTmp: true })
     const served = await startServe(['--port', '0', '--gateway-port', '0', '--home', home.path])
     const url = served.firstLine.replace('Airlock console: ', '')
     const parsed = new URL(url)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { HistoryDetail, HistoryOutput, HistoryPage, HistoryVerification } from '@shared/ipc/history'
-import { HistoryError, type ActionCallRepository, type HistoryQuery } from '../store'
+import type { HistoryDetail, HistoryOutput, HistoryPage, HistoryUsage, HistoryVerification } from '@shared/ipc/history'
+import { HistoryError, usageMaxWindowMs, type ActionCallRepository, type HistoryFilters, type HistoryQuery } from '../store'
 
 /**
  * The execution history as the console and the CLI read it (SPEC §10, §11): pages of calls,
@@ -8,11 +8,34 @@ import { HistoryError, type ActionCallRepository, type HistoryQuery } from '../s
  * row recorded), and the audit of the hash chain.
  */
 export class HistoryService {
-  constructor(private readonly repository: ActionCallRepository) {}
+  constructor(
+    private readonly repository: ActionCallRepository,
+    private readonly now: () => Date = () => new Date()
+  ) {}
 
   /** One page of history, newest first. */
   list(query: HistoryQuery = {}): HistoryPage {
     return this.repository.list(query)
+  }
+
+  /** How many calls match the filters (the History view's count line). */
+  count(filters: HistoryFilters = {}): { count: number } {
+    return { count: this.repository.count(filters) }
+  }
+
+  /**
+   * Calls per hour by status and duration percentiles of one agent (or all) since `since`
+   * (default: the last 24 hours); a window longer than 31 days is refused with `history_invalid_query`.
+   */
+  usage(query: { agentId?: string; since?: string } = {}): HistoryUsage {
+    const now = this.now()
+    const since = query.since === undefined ? new Date(now.getTime() - 24 * 3_600_000) : new Date(query.since)
+    if (Number.isNaN(since.getTime())) throw new HistoryError('history_invalid_query', `since: ${query.since ?? ''} is not a date.`, { since: query.since })
+    if (now.getTime() - since.getTime() > usageMaxWindowMs) {
+      throw new HistoryError('history_invalid_query', `since: the usage window is at most 31 days; ${query.since ?? ''} is further back.`, { since: query.since })
+    }
+    if (since.getTime() > now.getTime()) throw new HistoryError('history_invalid_query', `since: ${query.since ?? ''} is in the future.`, { since: query.since })
+    return this.repository.usage({ agentId: query.agentId, since, now })
   }
 
   /** Everything recorded of one call; `history_not_found` when there is no such call. */

@@ -3,7 +3,10 @@ import { isolationFactsSchema } from '@shared/resources'
 import type { ExecutionResourceManager, ResourceRequirement } from '../core'
 
 /** Kinds whose probe depends on per-agent config (an upstream server): not probed here. */
-const probedPerAgent: Record<string, string> = { mcp: 'probed per upstream server when an agent attaches one' }
+const probedPerAgent: Record<string, string> = {
+  mcp: 'probed per upstream server when an agent attaches one',
+  vector_store: "probed per agent: each agent's store is created under the home on its first vector_upsert"
+}
 
 /**
  * What the Providers view shows: every registered provider, probed for each kind it serves with

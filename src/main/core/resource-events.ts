@@ -1,23 +1,5 @@
+import { resourceEventTypes, type ResourceEventType } from '@shared/resources'
 import type { ResourceEvent, ResourceHandle, ResourceRequirement } from './types'
-
-/** Every event type the core emits (SPEC §3.5). */
-export const resourceEventTypes = [
-  'execution_resource.declared',
-  'execution_resource.approval_required',
-  'execution_resource.ensuring',
-  'execution_resource.ready',
-  'execution_resource.unhealthy',
-  'execution_resource.releasing',
-  'execution_resource.released',
-  'execution_resource.failed',
-  'policy.approval.requested',
-  'policy.approval.approved',
-  'policy.approval.denied',
-  'policy.approval.pending'
-] as const
-
-/** One of the core's event types. */
-export type ResourceEventType = (typeof resourceEventTypes)[number]
 
 /** The facts an event may be built from; only whitelisted fields of them reach the payload. */
 export type ResourceEventFacts = {
@@ -83,3 +65,5 @@ export class ResourceEventBus {
     }
   }
 }
+
+export { resourceEventTypes, type ResourceEventType }

@@ -1,9 +1,13 @@
+import { realpathSync } from 'node:fs'
+import { join } from 'node:path'
 import { airlockContract, type AirlockContract } from '@shared/ipc'
 import { version as appVersion } from '../../../package.json'
 import { ApprovalQueue, RuleService } from '../console/approvals'
+import { ImageProvisioning, type ImageProvisioningOptions } from '../console/image-provisioning'
 import { ProviderCatalog } from '../console/provider-catalog'
 import { SessionService } from '../console/session-service'
 import { SettingsService } from '../console/settings-service'
+import { WorkspaceBrowser } from '../console/workspace-browser'
 import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, type HandleStore } from '../core'
 import {
   ContractEventHub,
@@ -11,7 +15,7 @@ import {
   createContractHandlers,
   type CallDispatcher
 } from '../ipc'
-import { createBuiltinProviders, type ImageProgress } from '../providers'
+import { createBuiltinProviders, createDockerClient, type ImageProgress } from '../providers'
 import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
 import { createAgentRuntime, type AgentRuntime } from './agent-runtime'
 import { openStore, type Store } from '../store'
@@ -25,6 +29,8 @@ export type HostConfig = {
   sqliteBinding?: string
   /** Where unexpected errors are reported (default: stderr). */
   logError?: (message: string, error: unknown) => void
+  /** Fixed inputs of image provisioning from the console (mirror, suite, rootfs tarball, tag); default: this machine's apt mirror, tag `latest`. */
+  imageProvisioning?: ImageProvisioningOptions['provision']
 }
 
 /** The application object graph, built once per process by `createHost`. */
@@ -129,6 +135,14 @@ export function createHost(config: HostConfig = {}): Host {
     disposers.push(() => agents.dispose())
     // First of all at shutdown: calls waiting for approval are let go (their items stay queued).
     disposers.push(approvals.start())
+    // The operator browses a workspace of a known agent only (`agent.not_found` otherwise); nothing is made again here.
+    const workspaces = new WorkspaceBrowser({
+      workspaceOf: (agentId) => {
+        agents.agents.get(agentId)
+        return join(realpathSync(paths.workspaces), agentId)
+      }
+    })
+    const images = new ImageProvisioning({ docker: createDockerClient(), workDir: paths.images, onProgress: onImageProgress, provision: config.imageProvisioning, logError })
     const dispatch = createCallDispatcher(
       airlockContract,
       createContractHandlers({
@@ -144,6 +158,8 @@ export function createHost(config: HostConfig = {}): Host {
         approvals,
         rules,
         sessionControl: new SessionService({ ledger: store.sessions, sessions: agents.sessions, resources }),
+        workspaces,
+        images,
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }

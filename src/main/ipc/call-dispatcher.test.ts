@@ -29,15 +29,18 @@ function recordingDispatcher() {
       recentEvents: () => (reached.push('resources.recentEvents'), [])
     },
     providers: {
-      list: () => (reached.push('providers.list'), { providers: [], codeExecutionOrder: [] })
+      list: () => (reached.push('providers.list'), { providers: [], codeExecutionOrder: [] }),
+      images: () => (reached.push('providers.images'), { engine: { ok: false, reason: 'r' }, images: [], languages: [] }),
+      provisionImage: ({ language }) => (reached.push(`providers.provisionImage:${language}`), { started: true as const })
     },
     // Not reached by these tests: the agents, history and skills handlers have their own contract tests.
     agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole', 'connection']) as unknown as ContractHandlers<AirlockContract>['agents'],
-    history: unreachable(['list', 'detail', 'verify']) as unknown as ContractHandlers<AirlockContract>['history'],
+    history: unreachable(['list', 'detail', 'verify', 'count', 'usage']) as unknown as ContractHandlers<AirlockContract>['history'],
     skills: unreachable(['list', 'approve', 'reject']) as unknown as ContractHandlers<AirlockContract>['skills'],
     approvals: unreachable(['list', 'get', 'decide']) as unknown as ContractHandlers<AirlockContract>['approvals'],
     rules: unreachable(['list', 'update', 'revoke']) as unknown as ContractHandlers<AirlockContract>['rules'],
-    sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions']
+    sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions'],
+    workspace: unreachable(['list', 'read', 'recent']) as unknown as ContractHandlers<AirlockContract>['workspace']
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
 }
@@ -74,7 +77,35 @@ describe('contract dispatcher validation', () => {
     ['a BigInt (not JSON)', 'airlock:settings:set', { key: 'console.port', value: 10n }],
     ['a handle id that is not a string', 'airlock:resources:release', { handleId: { $ne: null } }],
     ['an event limit out of range', 'airlock:resources:recentEvents', { limit: 1e9 }],
-    ['a nested extra key in provider config', 'airlock:settings:set', { key: 'code_execution.providers', value: [{ providerId: 'docker', extra: 1 }] }]
+    ['a nested extra key in provider config', 'airlock:settings:set', { key: 'code_execution.providers', value: [{ providerId: 'docker', extra: 1 }] }],
+    // The workspace browser: the workspace is hostile, and so is what a console sends about it.
+    ['an agent id that climbs out', 'airlock:workspace:list', { agentId: '../other' }],
+    ['an agent id that is not a string', 'airlock:workspace:list', { agentId: ['coder'] }],
+    ['a workspace path with ..', 'airlock:workspace:list', { agentId: 'coder', path: 'src/../../other' }],
+    ['a workspace path that is only ..', 'airlock:workspace:read', { agentId: 'coder', path: '..' }],
+    ['an absolute workspace path', 'airlock:workspace:read', { agentId: 'coder', path: '/etc/passwd' }],
+    ['a workspace path with NUL', 'airlock:workspace:read', { agentId: 'coder', path: 'a.txt\u0000.png' }],
+    ['a workspace path over 4096 characters', 'airlock:workspace:list', { agentId: 'coder', path: 'a/'.repeat(2100) }],
+    ['a read of the workspace itself', 'airlock:workspace:read', { agentId: 'coder', path: '' }],
+    ['a workspace path that is not a string', 'airlock:workspace:read', { agentId: 'coder', path: { toString: 'x' } }],
+    ['an extra key on a workspace call', 'airlock:workspace:recent', { agentId: 'coder', follow: true }],
+    ['a recent limit of 0', 'airlock:workspace:recent', { agentId: 'coder', limit: 0 }],
+    ['a recent limit over 200', 'airlock:workspace:recent', { agentId: 'coder', limit: 201 }],
+    ['a fractional recent limit', 'airlock:workspace:recent', { agentId: 'coder', limit: 1.5 }],
+    // history.count and history.usage take filters, never paging.
+    ['a cursor on a count', 'airlock:history:count', { cursor: 5 }],
+    ['a limit on a count', 'airlock:history:count', { limit: 10 }],
+    ['an unknown status on a count', 'airlock:history:count', { status: 'exploded' }],
+    ['a since that is not a date on a count', 'airlock:history:count', { since: 'yesterday' }],
+    ['a since that is not a date on usage', 'airlock:history:usage', { since: '2025-13-40T00:00:00Z' }],
+    ['an empty agent id on usage', 'airlock:history:usage', { agentId: '' }],
+    ['an extra key on usage', 'airlock:history:usage', { bucket: 'minute' }],
+    // Image provisioning starts real work: its input is checked before anything starts.
+    ['an empty language', 'airlock:providers:provisionImage', { language: '' }],
+    ['a language over 40 characters', 'airlock:providers:provisionImage', { language: 'p'.repeat(41) }],
+    ['offline that is not a boolean', 'airlock:providers:provisionImage', { language: 'python', offline: 'yes' }],
+    ['an extra key on provisionImage', 'airlock:providers:provisionImage', { language: 'python', rootfs: '/etc' }],
+    ['an extra key on images', 'airlock:providers:images', { all: true }]
   ]
 
   for (const [name, channel, input] of badPayloads) {

@@ -3,11 +3,13 @@ import type { ExecutionResourceManager } from '../core'
 import type { AgentService } from '../console/agent-service'
 import type { ApprovalQueue, RuleService } from '../console/approvals'
 import type { HistoryService } from '../console/history-service'
+import type { ImageProvisioning } from '../console/image-provisioning'
 import type { ProviderCatalog } from '../console/provider-catalog'
 import type { RoleService } from '../console/role-service'
 import type { SessionService } from '../console/session-service'
 import type { SettingsService } from '../console/settings-service'
 import type { SkillService } from '../console/skill-service'
+import type { WorkspaceBrowser } from '../console/workspace-browser'
 import { connectionSnippets } from '../gateway/connection-snippets'
 import { gatewayUrl } from '../gateway/gateway-address'
 import type { EventRepository, SessionRepository } from '../store'
@@ -29,6 +31,10 @@ export type HandlerServices = {
   approvals: ApprovalQueue
   rules: RuleService
   sessionControl: SessionService
+  /** The read-only browser of agents' workspaces (hostile trees: never follows a link). */
+  workspaces: WorkspaceBrowser
+  /** The Docker engine's Airlock images and their provisioning, one at a time. */
+  images: ImageProvisioning
   system: { appVersion: string; home: string; databasePath: string }
 }
 
@@ -68,7 +74,9 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       list: async () => ({
         providers: await services.providers.describe(),
         codeExecutionOrder: services.settings.get('code_execution.providers').map((c) => (typeof c === 'string' ? c : c.providerId))
-      })
+      }),
+      images: () => services.images.images(),
+      provisionImage: ({ language, offline }) => services.images.provision(language, { offline })
     },
     agents: {
       list: () => services.agents.list(),
@@ -87,7 +95,9 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
     history: {
       list: (query) => services.history.list(query),
       detail: ({ id }) => services.history.detail(id),
-      verify: () => services.history.verify()
+      verify: () => services.history.verify(),
+      count: (filters) => services.history.count(filters),
+      usage: (query) => services.history.usage(query)
     },
     skills: {
       list: ({ agentId }) => services.skills.list(agentId),
@@ -107,6 +117,11 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
     sessions: {
       list: (query) => services.sessionControl.list(query),
       end: ({ id }) => services.sessionControl.end(id)
+    },
+    workspace: {
+      list: ({ agentId, path }) => services.workspaces.list(agentId, path),
+      read: ({ agentId, path }) => services.workspaces.read(agentId, path),
+      recent: ({ agentId, limit }) => services.workspaces.recent(agentId, limit)
     }
   }
 }

@@ -18,6 +18,9 @@ const equalityFilters = [
   ['providerId', 'provider_id', 'p']
 ] as const
 
+/** How a set of filters is read (see `listCalls`): the tables, the conditions, and the seq column to page on. */
+type CallsPlan = { from: string; where: string[]; params: (string | number)[]; seqColumn: string }
+
 /**
  * One page of history, newest first (seq descending), after `cursor`. The plan (see the version 2
  * migration): no filter or one equality filter reads an index range ending in `seq`; text, or two
@@ -27,11 +30,37 @@ const equalityFilters = [
  */
 export function listCalls(db: Database, query: HistoryQuery): HistoryPage {
   const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), historyQueryMaxLimit)
+  const plan = planOf(db, query)
+  if (plan === 'empty') return { rows: [] }
+  const { from, where, params, seqColumn } = plan
+  if (query.cursor !== undefined) {
+    where.push(`${seqColumn} < ?`)
+    params.push(query.cursor)
+  }
+  const sql = `select ${listColumns} from ${from} ${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by ${seqColumn} desc limit ?`
+  const rows = (db.prepare(sql).all(...params, limit + 1) as ActionCallRecord[]).map(toHistoryRow)
+  if (rows.length <= limit) return { rows }
+  rows.length = limit
+  return { rows, nextCursor: rows[limit - 1]!.seq }
+}
+
+/** How many calls match the filters (the History view's count line): the list's plan, counted in SQL. */
+export function countCalls(db: Database, query: HistoryFilters): number {
+  const plan = planOf(db, query)
+  if (plan === 'empty') return 0
+  const sql = `select count(*) from ${plan.from} ${plan.where.length > 0 ? `where ${plan.where.join(' and ')}` : ''}`
+  return db.prepare(sql).pluck().get(...plan.params) as number
+}
+
+/** The filters of a query without its paging. */
+export type HistoryFilters = Omit<HistoryQuery, 'cursor' | 'limit'>
+
+function planOf(db: Database, query: HistoryFilters): CallsPlan | 'empty' {
   const text = query.text === undefined ? undefined : ftsQuery(query.text)
   const since = query.since === undefined ? undefined : new Date(query.since).toISOString()
   const until = query.until === undefined ? undefined : new Date(query.until).toISOString()
   const range = seqRangeOf(db, since, until)
-  if (text === null || range === 'empty') return { rows: [] }
+  if (text === null || range === 'empty') return 'empty'
   const filters = equalityFilters.flatMap(([key, column, letter]) => (query[key] === undefined ? [] : [{ column, letter, value: query[key] }]))
   const viaText = text !== undefined || filters.length >= 2
   const seqColumn = viaText ? 't.rowid' : 'c.seq'
@@ -42,18 +71,13 @@ export function listCalls(db: Database, query: HistoryQuery): HistoryPage {
     params.push(value)
   }
   if (viaText) add('t.action_calls_text match ?', [text ?? '', ...filters.map((f) => `facets:"${f.letter}${Buffer.from(f.value, 'utf8').toString('hex')}"`)].join(' ').trim())
-  if (query.cursor !== undefined) add(`${seqColumn} < ?`, query.cursor)
   if (range?.lo !== undefined) add(`${seqColumn} >= ?`, range.lo)
   if (range?.hi !== undefined) add(`${seqColumn} <= ?`, range.hi)
   for (const filter of filters) add(`c.${filter.column} = ?`, filter.value)
   if (since !== undefined) add('c.started_at >= ?', since)
   if (until !== undefined) add('c.started_at <= ?', until)
   const from = viaText ? 'action_calls_text t cross join action_calls c on c.seq = t.rowid' : 'action_calls c'
-  const sql = `select ${listColumns} from ${from} ${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by ${seqColumn} desc limit ?`
-  const rows = (db.prepare(sql).all(...params, limit + 1) as ActionCallRecord[]).map(toHistoryRow)
-  if (rows.length <= limit) return { rows }
-  rows.length = limit
-  return { rows, nextCursor: rows[limit - 1]!.seq }
+  return { from, where, params, seqColumn }
 }
 
 /**
@@ -62,7 +86,7 @@ export function listCalls(db: Database, query: HistoryQuery): HistoryPage {
  * between two index probes; the marked ones (the clock went back) widen it from their own index.
  * The caller still checks the time exactly; this only bounds what is read.
  */
-function seqRangeOf(db: Database, since: string | undefined, until: string | undefined): { lo?: number; hi?: number } | 'empty' | undefined {
+export function seqRangeOf(db: Database, since: string | undefined, until: string | undefined): { lo?: number; hi?: number } | 'empty' | undefined {
   if (since === undefined && until === undefined) return undefined
   if (since !== undefined && until !== undefined && since > until) return 'empty'
   const probe = (sql: string, value: string) => db.prepare(sql).pluck().get(value) as number | undefined

@@ -1,12 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { z } from 'zod'
-import { historyStatuses, type HistoryDetail, type HistoryPage, type HistoryRow } from '@shared/ipc/history'
+import { historyStatuses, type HistoryDetail, type HistoryPage, type HistoryRow, type HistoryUsage } from '@shared/ipc/history'
 import type { ActionCallEnd, ActionCallStart } from '../core'
 import { appendToChain, genesisHash, logFileNamePattern, rowHash, readLogFile, verifyChain, type ActionCallRecord, type ChainVerification } from './action-call-chain'
-import { listCalls, toHistoryDetail, toHistoryRow, type HistoryQuery } from './action-call-query'
+import { countCalls, listCalls, toHistoryDetail, toHistoryRow, type HistoryFilters, type HistoryQuery } from './action-call-query'
+import { usageOf } from './action-call-usage'
 
 /** Stable codes of history failures. */
-export type HistoryErrorCode = 'history_invalid_record' | 'history_duplicate_call' | 'history_not_found' | 'history_not_running'
+export type HistoryErrorCode = 'history_invalid_record' | 'history_duplicate_call' | 'history_not_found' | 'history_not_running' | 'history_invalid_query'
 
 /** A history record that cannot be written or a call that cannot be found; `code` is stable. */
 export class HistoryError extends Error {
@@ -165,6 +166,16 @@ export class ActionCallRepository {
   /** One page of history, newest first; filters and cursor as in the History view. */
   list(query: HistoryQuery = {}): HistoryPage {
     return listCalls(this.db, query)
+  }
+
+  /** How many calls match the filters (no paging). */
+  count(filters: HistoryFilters = {}): number {
+    return countCalls(this.db, filters)
+  }
+
+  /** Calls per hour by status and duration percentiles since `since` (see `usageOf`). */
+  usage(query: { agentId?: string; since: Date; now: Date }): HistoryUsage {
+    return usageOf(this.db, query)
   }
 
   /** Everything stored of one call (output in a log file has `text: null`), or undefined. */

@@ -124,12 +124,42 @@ export const historyVerificationSchema = z.object({
 /** What a verification of the history chain found. */
 export type HistoryVerification = z.infer<typeof historyVerificationSchema>
 
+/** Filters of `history.count` and `history.usage`: the list's filters without paging. */
+export const historyFilterInputSchema = historyListInputSchema.omit({ cursor: true, limit: true })
+
+/** How many calls match a set of filters (the History view's count line). */
+export const historyCountSchema = z.object({ count: z.number().int().nonnegative() })
+
+/** Usage of one agent (or all): calls per hour by status, and duration percentiles of finished calls. */
+export const historyUsageInputSchema = z
+  .object({
+    agentId: idText.optional(),
+    /** Start of the window; the default is 24 hours ago. At most 31 days back. */
+    since: z.iso.datetime({ offset: true }).optional()
+  })
+  .strict()
+
+/** One hour of usage: its start (ISO, on the hour, UTC) and the calls that started in it, by status. */
+export const usageBucketSchema = z.object({ hour: z.string(), counts: z.partialRecord(historyStatusSchema, z.number().int()) })
+
+/** What `history.usage` returns: hourly buckets (every hour of the window, zeros included) and duration percentiles in ms. */
+export const historyUsageSchema = z.object({
+  since: z.string(),
+  buckets: z.array(usageBucketSchema),
+  durations: z.object({ count: z.number().int(), p50: z.number().nullable(), p90: z.number().nullable(), p99: z.number().nullable() })
+})
+
+/** Usage of one agent, as the Agents view charts it. */
+export type HistoryUsage = z.infer<typeof historyUsageSchema>
+
 /** The `history` namespace: the execution history (SPEC §10, §11 History view) and its hash-chain audit. */
 export const historyContract = {
   calls: {
     list: { input: historyListInputSchema, output: historyPageSchema },
     detail: { input: z.object({ id: idText }).strict(), output: historyDetailSchema },
-    verify: { input: z.object({}).strict(), output: historyVerificationSchema }
+    verify: { input: z.object({}).strict(), output: historyVerificationSchema },
+    count: { input: historyFilterInputSchema, output: historyCountSchema },
+    usage: { input: historyUsageInputSchema, output: historyUsageSchema }
   },
   events: {
     /** A call began or finished (or was interrupted): refresh that row. */

@@ -8,6 +8,7 @@ import { sessionsContract } from './sessions'
 import { settingsContract } from './settings'
 import { skillsContract } from './skills'
 import { systemContract } from './system'
+import { workspaceContract } from './workspace'
 import type { ContractApi } from './contract'
 
 export * from './contract'
@@ -22,6 +23,7 @@ export { sessionsContract } from './sessions'
 export { settingsContract } from './settings'
 export { skillsContract } from './skills'
 export { systemContract, transportSchema, type SystemInfo } from './system'
+export { workspaceContract } from './workspace'
 
 /** The whole typed contract between main and every console, one entry per namespace. */
 export const airlockContract = {
@@ -34,7 +36,8 @@ export const airlockContract = {
   skills: skillsContract,
   approvals: approvalsContract,
   rules: rulesContract,
-  sessions: sessionsContract
+  sessions: sessionsContract,
+  workspace: workspaceContract
 }
 
 /** The contract's type. */

@@ -1,11 +1,12 @@
 import { AgentsView } from '../features/agents'
-import { ApprovalsView } from '../features/approvals'
+import { ApprovalsAttention, ApprovalsView, PendingApprovalsCount } from '../features/approvals'
 import { HistoryView } from '../features/history'
 import { ProvidersView } from '../features/providers'
 import { ResourcesView } from '../features/resources'
 import { SettingsView } from '../features/settings'
 import { SystemFooter } from '../features/system'
 import { useConnection } from '../lib/airlock-client'
+import { ThemeToggle } from '../ui'
 import { useView } from './use-view'
 import { views, type ViewId } from './views'
 
@@ -25,6 +26,7 @@ export function AppShell() {
   const View = content[view]
   return (
     <div className="shell">
+      <ApprovalsAttention />
       <nav className="sidebar" aria-label="Views">
         <div className="brand">
           <span className="brand-mark" aria-hidden="true" />
@@ -33,21 +35,29 @@ export function AppShell() {
         <ul>
           {views.map((item) => (
             <li key={item.id}>
-              <button
-                type="button"
+              <a
+                href={`#/${item.id}`}
                 data-testid={`nav-${item.id}`}
                 className={item.id === view ? 'nav-item active' : 'nav-item'}
                 aria-current={item.id === view ? 'page' : undefined}
-                onClick={() => setView(item.id)}
+                onClick={(event) => {
+                  event.preventDefault()
+                  setView(item.id)
+                }}
               >
-                {item.title}
-              </button>
+                <item.icon size={16} aria-hidden="true" />
+                <span className="nav-title">{item.title}</span>
+                {item.id === 'approvals' && <PendingApprovalsCount />}
+              </a>
             </li>
           ))}
         </ul>
-        <SystemFooter />
+        <div className="sidebar-bottom">
+          <ThemeToggle />
+          <SystemFooter />
+        </div>
       </nav>
-      <main className="content" data-testid={`view-${view}`}>
+      <main className={`content content-${view}`} data-testid={`view-${view}`}>
         {!connected && (
           <div className="banner banner-error" role="alert" data-testid="banner-disconnected">
             Lost the connection to Airlock. Reconnecting…

@@ -1,1 +1,2 @@
 export { ApprovalsView } from './components/view-approvals'
+export { ApprovalsAttention, PendingApprovalsCount } from './components/approvals-attention'

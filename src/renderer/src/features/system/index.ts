@@ -1,1 +1,3 @@
+export { PanelDataDirectory } from './components/panel-data-directory'
 export { SystemFooter } from './components/footer-system'
+export { useSystemStore } from './store/system-store'

@@ -1,63 +1,92 @@
+import { Bot, Plus } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { CardEmptyState } from '../../../app/card-empty-state'
-import { ViewHeader } from '../../../app/view-header'
-import { agentCounts, sortedAgents } from '../lib/agent-selectors'
+import { Button, EmptyState, ErrorBanner, Loading, ViewHeader } from '../../../ui'
+import { useAgentsQuery } from '../hooks/use-agents-query'
+import { sortedAgents } from '../lib/agent-selectors'
 import { useAgentsStore } from '../store/agents-store'
-import { FormCreateAgent } from './form-create-agent'
+import '../agents.css'
+import { DialogAgentProfile } from './dialog-agent-profile'
+import { ListAgents } from './list-agents'
+import { PaneAgentDetail } from './pane-agent-detail'
 import { PanelAgentToken } from './panel-agent-token'
-import { TableAgents } from './table-agents'
 
-/** The Agents view: registered agents, a form to create one (its token shown once), enable/disable and removal. */
+/**
+ * The Agents view: the registered agents beside the selected one's pane (overview, workspace,
+ * connection snippets, profile); create and edit profiles; the token shown once.
+ */
 export function AgentsView() {
-  const { status, error, issued, load, dismissToken, clearError } = useAgentsStore(
-    useShallow((state) => ({ status: state.status, error: state.error, issued: state.issued, load: state.load, dismissToken: state.dismissToken, clearError: state.clearError }))
+  const { status, error, issued, load, dismissToken, clearError, select } = useAgentsStore(
+    useShallow((state) => ({
+      status: state.status,
+      error: state.error,
+      issued: state.issued,
+      load: state.load,
+      dismissToken: state.dismissToken,
+      clearError: state.clearError,
+      select: state.select
+    }))
   )
-  const agents = useAgentsStore(useShallow((state) => sortedAgents(state.agents)))
+  const loaded = useAgentsStore((state) => state.selectedId)
+  const ids = useAgentsStore(useShallow((state) => sortedAgents(state.agents).map((agent) => agent.id)))
+  const [query, setQuery] = useAgentsQuery()
   const [creating, setCreating] = useState(false)
+
   useEffect(() => {
-    if (status === 'idle') void load()
-  }, [status, load])
-  // The token is shown once: leaving the view drops it as dismissing does.
-  useEffect(() => dismissToken, [dismissToken])
-  const counts = agentCounts(agents)
+    void load()
+  }, [load])
+  // The token is shown once: leaving the view drops it as dismissing does; the pane forgets its agent.
+  useEffect(
+    () => () => {
+      dismissToken()
+      select(undefined)
+    },
+    [dismissToken, select]
+  )
+  // The URL's agent, else the newest one; an agent that went away leaves the selection.
+  const selected = query.agent && ids.includes(query.agent) ? query.agent : status === 'ready' ? ids[0] : undefined
+  useEffect(() => {
+    if (status !== 'ready') return
+    select(selected)
+    if (selected !== query.agent) setQuery({ agent: selected, file: undefined })
+  }, [status, selected, query.agent, select, setQuery])
+
+  const newAgent = (testId: string) => (
+    <Button variant="primary" icon={<Plus size={14} />} onClick={() => setCreating(true)} data-testid={testId}>
+      New agent
+    </Button>
+  )
   return (
-    <>
-      <ViewHeader title="Agents" subtitle="Agents connect over MCP with their own token; each has a workspace, a profile and its history." />
-      <div className="toolbar toolbar-spaced">
-        {!creating && (
-          <button type="button" className="button-primary" data-testid="agents-new" onClick={() => setCreating(true)}>
-            New agent
-          </button>
-        )}
-        {counts.total > 0 && (
-          <span className="muted small" data-testid="agents-count">
-            {counts.total} {counts.total === 1 ? 'agent' : 'agents'} · {counts.enabled} enabled{counts.disabled > 0 ? ` · ${counts.disabled} disabled` : ''}
-          </span>
-        )}
-      </div>
-      {error && (
-        <div className="banner banner-error banner-dismissable" role="alert" data-testid="agents-error">
-          <span>{error}</span>
-          <button type="button" className="icon-button" aria-label="Dismiss" onClick={clearError}>
-            ×
-          </button>
+    <div className="ag-view">
+      <ViewHeader title="Agents" subtitle="Each agent connects over MCP with its own token and works in its own workspace, under its profile." actions={newAgent('agent-create-open')} />
+      {error && <ErrorBanner message={error} onDismiss={clearError} testId="agents-error" />}
+      {issued && <PanelAgentToken issued={issued} onDismiss={dismissToken} />}
+      {status === 'loading' && ids.length === 0 && <Loading label="Loading agents…" testId="agents-loading" />}
+      {status === 'error' && ids.length === 0 && <ErrorBanner message={error ?? 'The agents could not be listed.'} onRetry={() => void load()} />}
+      {status === 'ready' && ids.length === 0 && (
+        <EmptyState title="No agents yet" testId="empty-agents" icon={<Bot size={22} />} action={newAgent('agent-create-open-empty')}>
+          <p>An agent is an MCP client (Claude Code, Cursor, your own) that Airlock lets act on this machine: its own token, workspace, limits and approval rules.</p>
+          <p>
+            Create one here, or from a terminal: <code>airlock agent create &lt;id&gt;</code>. Its token is shown once, with the snippet to connect it.
+          </p>
+        </EmptyState>
+      )}
+      {ids.length > 0 && (
+        <div className="ag-layout">
+          <ListAgents selected={selected} onSelect={(agent) => setQuery({ agent, file: undefined })} />
+          {/* The pane mounts once the store has selected its agent, so its tabs load for that agent. */}
+          {selected && loaded === selected && <PaneAgentDetail agentId={selected} tab={query.tab} file={query.file} onQuery={setQuery} />}
         </div>
       )}
-      {issued && <PanelAgentToken issued={issued} onDismiss={dismissToken} />}
-      {creating && <FormCreateAgent onDone={() => setCreating(false)} />}
-      {status === 'ready' && agents.length === 0 && (
-        <CardEmptyState title="No agents registered" testId="empty-agents">
-          <p>
-            Every agent you register appears here with its status, workspace, taint level and pending approvals, plus the snippet to connect it.
-          </p>
-          <p>The list is empty because no agent has been registered in this Airlock home yet.</p>
-          <p>
-            Create one with <strong>New agent</strong>, or from the command line: <code>airlock agent create &lt;id&gt;</code>
-          </p>
-        </CardEmptyState>
-      )}
-      {agents.length > 0 && <TableAgents agents={agents} />}
-    </>
+      <DialogAgentProfile
+        mode="create"
+        open={creating}
+        onOpenChange={setCreating}
+        onCreated={(agentId) => {
+          setCreating(false)
+          setQuery({ agent: agentId, tab: 'overview', file: undefined })
+        }}
+      />
+    </div>
   )
 }

@@ -1,98 +1,56 @@
-import type { AgentView } from '@shared/agents'
 import { create } from 'zustand'
-import { coalescedRefresh } from '../../../lib/coalesced-refresh'
-import { airlock, unwrap } from '../../../lib/airlock-client'
+import { airlock } from '../../../lib/airlock-client'
+import { createDetailSlice, type DetailSlice } from './detail-slice'
+import { createListSlice, type ListSlice } from './list-slice'
+import { createProfileSlice, type ProfileSlice } from './profile-slice'
+import { createWorkspaceSlice, type WorkspaceSlice } from './workspace-slice'
 
-/** A token main returned for a new agent: shown once, kept only until the operator dismisses it. */
-export type IssuedToken = { agentId: string; token: string; workspace: string }
+export type { IssuedToken } from './profile-slice'
+export type { Loadable } from './detail-slice'
 
-/** The agents feature: the registered agents from main, the create form's state and the one-time token. */
-export type AgentsState = {
-  agents: AgentView[]
-  status: 'idle' | 'loading' | 'ready' | 'error'
-  error?: string
-  creating: boolean
-  createError?: string
-  /** The token of the agent just created, until dismissed; never fetched again. */
-  issued?: IssuedToken
-  /** Agents with a toggle or removal in flight (their buttons wait). */
-  busy: Record<string, boolean>
-  load(): Promise<void>
-  refresh(): Promise<void>
-  create(input: { agentId: string; name?: string }): Promise<boolean>
-  dismissToken(): void
-  setEnabled(agentId: string, enabled: boolean): Promise<void>
-  remove(agentId: string): Promise<void>
-  clearError(): void
-}
+/** The Agents feature's state: the list, the profile editor and token, the selected agent's pane and its workspace. */
+export type AgentsState = ListSlice & ProfileSlice & DetailSlice & WorkspaceSlice
 
+/** The agents store; main owns every fact in it and says when one changed (events below). */
+export const useAgentsStore = create<AgentsState>()((...a) => ({
+  ...createListSlice(...a),
+  ...createProfileSlice(...a),
+  ...createDetailSlice(...a),
+  ...createWorkspaceSlice(...a)
+}))
 
-/** The agents store; main owns the list and says when it changed (`agents.changed`). */
-export const useAgentsStore = create<AgentsState>((set, get) => {
-  const withBusy = async (agentId: string, work: () => Promise<void>) => {
-    set({ busy: { ...get().busy, [agentId]: true }, error: undefined })
-    try {
-      await work()
-    } catch (error) {
-      set({ error: (error as Error).message })
-    } finally {
-      const { [agentId]: _done, ...rest } = get().busy
-      set({ busy: rest })
-    }
-    await get().refresh()
-  }
-  return {
-    agents: [],
-    status: 'idle',
-    creating: false,
-    busy: {},
-    async load() {
-      set({ status: 'loading', error: undefined })
-      try {
-        set({ agents: await unwrap(airlock.agents.list()), status: 'ready' })
-      } catch (error) {
-        set({ status: 'error', error: (error as Error).message })
-      }
-    },
-    // Bursts of changes (a role edit touches many agents) coalesce into one call in flight plus one after it.
-    refresh: coalescedRefresh(async () => {
-      const result = await airlock.agents.list()
-      if (result.ok) set({ agents: result.value, status: 'ready' })
-    }),
-    async create(input) {
-      set({ creating: true, createError: undefined, issued: undefined })
-      try {
-        const created = await unwrap(airlock.agents.create(input))
-        set({ issued: { agentId: created.agent.id, token: created.token, workspace: created.workspace } })
-        await get().refresh()
-        return true
-      } catch (error) {
-        set({ createError: (error as Error).message })
-        return false
-      } finally {
-        set({ creating: false })
-      }
-    },
-    dismissToken() {
-      set({ issued: undefined })
-    },
-    setEnabled(agentId, enabled) {
-      return withBusy(agentId, async () => {
-        await unwrap(airlock.agents.setEnabled({ agentId, enabled }))
-      })
-    },
-    remove(agentId) {
-      return withBusy(agentId, async () => {
-        await unwrap(airlock.agents.remove({ agentId }))
-        if (get().issued?.agentId === agentId) set({ issued: undefined })
-      })
-    },
-    clearError() {
-      set({ error: undefined })
-    }
-  }
+const active = () => useAgentsStore.getState().status !== 'idle'
+
+airlock.agents.onChanged((event) => {
+  if (!active()) return
+  const state = useAgentsStore.getState()
+  void state.refreshAgents()
+  const selected = state.selectedId
+  if (!selected) return
+  const touches = 'agentId' in event ? event.agentId === selected : event.agentIds.includes(selected)
+  if (touches && !('agentId' in event && event.change === 'removed')) void state.refreshDetail()
 })
 
-airlock.agents.onChanged(() => {
-  if (useAgentsStore.getState().status !== 'idle') void useAgentsStore.getState().refresh()
+airlock.sessions.onChanged((event) => {
+  if (!active()) return
+  const state = useAgentsStore.getState()
+  void state.refreshSessions()
+  if (event.agentId === state.selectedId) void state.refreshSessionsOfSelected()
+})
+
+airlock.approvals.onChanged(() => {
+  if (active()) void useAgentsStore.getState().refreshPending()
+})
+
+// A call began or ended: last activity moves, and the selected agent's calls and usage may have
+// changed (the event does not say whose call it was); its files too, when the call was its own.
+airlock.history.onChanged((event) => {
+  if (!active()) return
+  const state = useAgentsStore.getState()
+  void state.refreshLastCalls()
+  if (!state.selectedId) return
+  void state.refreshCalls().then(() => {
+    const now = useAgentsStore.getState()
+    if (event.status !== 'running' && now.recentCalls.value?.rows.some((row) => row.id === event.id)) void now.refreshWorkspace()
+  })
 })

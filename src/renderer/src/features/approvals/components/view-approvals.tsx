@@ -1,14 +1,174 @@
-import { CardEmptyState } from '../../../app/card-empty-state'
-import { ViewHeader } from '../../../app/view-header'
+import type { ApprovalView } from '@shared/approvals'
+import { Keyboard } from 'lucide-react'
+import { useEffect, useRef, useState } from 'react'
+import { Button, Tabs, ViewHeader } from '../../../ui'
+import { useApprovalsQuery } from '../hooks/use-approvals-query'
+import { useTriageKeys } from '../hooks/use-triage-keys'
+import { rememberBlocker, sessionBlocker } from '../lib/queue'
+import { ruleState } from '../lib/rules'
+import type { TriageAction } from '../lib/triage-keys'
+import { useApprovalsStore } from '../store/approvals-store'
+import '../approvals.css'
+import { DialogApproveRule } from './dialog-approve-rule'
+import { DialogDeny } from './dialog-deny'
+import { DialogKeyboardHelp } from './dialog-keyboard-help'
+import type { DetailActions } from './pane-approval-detail'
+import { PaneQueue } from './pane-queue'
+import { PanelRules } from './panel-rules'
 
-/** The Approvals view: the operator's queue. */
+/** How long after a request appears in the detail pane its buttons ignore clicks. */
+const clickGuardMs = 400
+
+type OpenDialog = { kind: 'rule' | 'deny'; item: ApprovalView } | { kind: 'help' }
+
+/**
+ * The Approvals view (SPEC §7, §11): the live queue across agents with keyboard triage, and the
+ * remembered rules. Every decision goes to the host; the list follows `approvals.changed`.
+ */
 export function ApprovalsView() {
+  const refreshQueue = useApprovalsStore((state) => state.refreshQueue)
+  const refreshRules = useApprovalsStore((state) => state.refreshRules)
+  // Counts only once the host answered: never a placeholder zero.
+  const pending = useApprovalsStore((state) => (state.queueStatus === 'ready' ? state.items.length : undefined))
+  const activeRules = useApprovalsStore((state) => (state.rulesStatus === 'ready' ? state.rules.filter((rule) => ruleState(rule, Date.now()) === 'active').length : undefined))
+  const selectedId = useApprovalsStore((state) => state.selectedId)
+  const shownSince = useRef(0)
+  const decide = useApprovalsStore((state) => state.decide)
+  const step = useApprovalsStore((state) => state.step)
+  const [tab, setTab] = useApprovalsQuery()
+  const [dialog, setDialog] = useState<OpenDialog>()
+  const [notice, setNotice] = useState<string>()
+
+  useEffect(() => {
+    void refreshQueue()
+    void refreshRules()
+  }, [refreshQueue, refreshRules])
+  useEffect(() => {
+    shownSince.current = Date.now()
+  }, [selectedId])
+
+  /** The request the keys and buttons act on: the selected one, and only while it is pending. */
+  const target = (): ApprovalView | undefined => {
+    const state = useApprovalsStore.getState()
+    if (state.decidingId !== undefined) return undefined
+    return state.items.find((item) => item.id === state.selectedId)
+  }
+  const act = (action: TriageAction) => {
+    if (action === 'help') return setDialog({ kind: 'help' })
+    if (tab !== 'queue') return
+    if (action === 'next' || action === 'previous') {
+      setNotice(undefined)
+      return step(action === 'next' ? 1 : -1)
+    }
+    const item = target()
+    if (!item) {
+      const state = useApprovalsStore.getState()
+      if (state.decidingId === undefined && state.selectedId !== undefined) setNotice('This request is not pending: there is nothing to decide. Press j or k to go back to the queue.')
+      return
+    }
+    setNotice(undefined)
+    if (action === 'approve') return void decide({ id: item.id, decision: 'approve', scope: 'once' })
+    if (action === 'session') {
+      const blocker = sessionBlocker(item)
+      if (blocker) return setNotice(`Cannot approve for the session: ${blocker}`)
+      return void decide({ id: item.id, decision: 'approve', scope: 'session' })
+    }
+    if (action === 'rule') {
+      const blocker = rememberBlocker(item)
+      if (blocker) return setNotice(`Cannot approve as a rule: ${blocker}`)
+      return setDialog({ kind: 'rule', item })
+    }
+    if (action === 'deny') setDialog({ kind: 'deny', item })
+  }
+  useTriageKeys(true, dialog !== undefined, act)
+  // A button click right after the selection changed (the second click of a double-click that
+  // just decided the item before) must not decide the request that took its place.
+  const click = (action: TriageAction) => () => {
+    if (Date.now() - shownSince.current >= clickGuardMs) act(action)
+  }
+  const actions: DetailActions = { approve: click('approve'), session: click('session'), rule: click('rule'), deny: click('deny') }
+  const close = (open: boolean) => !open && setDialog(undefined)
+
+  /** Decides from a dialog: closes it when the host recorded the decision, else returns its message. */
+  const decideFromDialog = async (input: Parameters<typeof decide>[0]): Promise<string | undefined> => {
+    const done = await decide(input)
+    if (done) {
+      setDialog(undefined)
+      return undefined
+    }
+    return useApprovalsStore.getState().decideError?.message ?? 'The host refused the decision.'
+  }
+
   return (
     <>
-      <ViewHeader title="Approvals" subtitle="Risky actions wait here until you approve or deny them; undecided items are denied when they expire." />
-      <CardEmptyState title="Nothing is waiting for you" testId="empty-approvals">
-        <p>When an agent asks for something its policy says a person must decide (a risky command, a network call, a skill to persist), the request appears here with its command or diff, risk flags and the rule that asked.</p><p>The queue is empty: no request is pending.</p>
-      </CardEmptyState>
+      <ViewHeader
+        title="Approvals"
+        subtitle="Requests your agents’ policies leave to a person. Decide with the buttons or the keyboard; a request nobody decides is denied when it expires."
+        actions={
+          <Button variant="ghost" icon={<Keyboard size={15} />} onClick={() => setDialog({ kind: 'help' })} aria-keyshortcuts="?" data-testid="approvals-keys-open">
+            Keys
+          </Button>
+        }
+      />
+      <Tabs
+        value={tab}
+        onValueChange={(value) => setTab(value === 'rules' ? 'rules' : 'queue')}
+        label="Approvals"
+        items={[
+          {
+            value: 'queue',
+            testId: 'tab-queue',
+            label: (
+              <>
+                Queue
+                {pending !== undefined && (
+                  <>
+                    {' '}
+                    <span className={`appr-tab-count${pending > 0 ? ' appr-tab-count-hot' : ''}`}>{pending}</span>
+                  </>
+                )}
+              </>
+            ),
+            content: <PaneQueue actions={actions} notice={notice} />
+          },
+          {
+            value: 'rules',
+            testId: 'tab-rules',
+            label: (
+              <>
+                Rules
+                {activeRules !== undefined && (
+                  <>
+                    {' '}
+                    <span className="appr-tab-count">{activeRules}</span>
+                  </>
+                )}
+              </>
+            ),
+            content: <PanelRules />
+          }
+        ]}
+      />
+      <DialogApproveRule
+        open={dialog?.kind === 'rule'}
+        item={dialog?.kind === 'rule' ? dialog.item : undefined}
+        onOpenChange={close}
+        onApprove={(choice) =>
+          decideFromDialog({
+            id: (dialog as { item: ApprovalView }).item.id,
+            decision: 'approve',
+            scope: 'rule',
+            rule: { scope: choice.scope, ...(choice.ttlSeconds !== null ? { ttlSeconds: choice.ttlSeconds } : {}), ...(choice.matcher ? { matcher: choice.matcher } : {}) }
+          })
+        }
+      />
+      <DialogDeny
+        open={dialog?.kind === 'deny'}
+        item={dialog?.kind === 'deny' ? dialog.item : undefined}
+        onOpenChange={close}
+        onDeny={(reason) => decideFromDialog({ id: (dialog as { item: ApprovalView }).item.id, decision: 'deny', reason })}
+      />
+      <DialogKeyboardHelp open={dialog?.kind === 'help'} onOpenChange={close} />
     </>
   )
 }

@@ -1,71 +1,95 @@
 import type { ResourceHandleView } from '@shared/resources'
-import { useEffect, useState } from 'react'
+import { Activity, Power } from 'lucide-react'
+import { useShallow } from 'zustand/react/shallow'
+import { Badge, Button, useNow } from '../../../ui'
 import { ageOf } from '../lib/resource-format'
+import { handleTone } from '../lib/handle-facts'
 import { useResourcesStore } from '../store/resources-store'
 
-/** The live handles: what is running for whom, through which provider, and a release button. */
-export function TableHandles({ handles }: { handles: ResourceHandleView[] }) {
-  const release = useResourcesStore((state) => state.release)
+/** The live handles: what runs for whom, through which provider, how many holders, and release. */
+export function TableHandles({ handles, onRelease }: { handles: ResourceHandleView[]; onRelease(handle: ResourceHandleView): void }) {
+  const { health, releasing } = useResourcesStore(useShallow((state) => ({ health: state.health, releasing: state.releasing })))
   const checkHealth = useResourcesStore((state) => state.checkHealth)
-  const health = useResourcesStore((state) => state.health)
   const now = useNow(5000)
   return (
-    <table className="table" data-testid="table-handles">
-      <thead>
-        <tr>
-          <th>Kind</th>
-          <th>Scope · owner</th>
-          <th>Provider</th>
-          <th className="numeric">Refs</th>
-          <th>Status</th>
-          <th>Age</th>
-          <th aria-label="Actions" />
-        </tr>
-      </thead>
-      <tbody>
-        {handles.map((handle) => (
-          <tr key={handle.handleId} data-testid={`handle-${handle.handleId}`}>
-            <td>
-              <code>{handle.kind}</code>
-              <div className="cell-sub" title={handle.handleId}>
-                {handle.resourceKey}
-              </div>
-            </td>
-            <td>
-              {handle.scope}
-              <div className="cell-sub">{handle.ownerId ?? '—'}</div>
-            </td>
-            <td>
-              {handle.providerId}
-              {handle.meta.preferenceFallback === true && <div className="cell-sub warning">isolation fallback</div>}
-            </td>
-            <td className="numeric">{handle.refCount}</td>
-            <td>
-              <span className={`status status-${handle.status}`}>{handle.status}</span>
-              {typeof handle.meta.cleanupError === 'string' && <div className="cell-sub field-error">{handle.meta.cleanupError}</div>}
-              {health[handle.handleId] && <div className="cell-sub">health: {health[handle.handleId]}</div>}
-            </td>
-            <td>{ageOf(handle.createdAt, now)}</td>
-            <td className="actions">
-              <button type="button" className="button-secondary" onClick={() => void checkHealth(handle.handleId)}>
-                Check
-              </button>
-              <button type="button" className="button-danger" data-testid={`release-${handle.handleId}`} onClick={() => void release(handle.handleId)}>
-                Release
-              </button>
-            </td>
+    <div className="res-table-wrap">
+      <table className="res-table" data-testid="table-handles">
+        <caption className="visually-hidden">Live execution resources</caption>
+        <thead>
+          <tr>
+            <th scope="col">Kind</th>
+            <th scope="col">Scope · owner</th>
+            <th scope="col">Provider</th>
+            <th scope="col" className="res-num">
+              Refs
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col" className="res-num">
+              Age
+            </th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {handles.map((handle) => (
+            <tr key={handle.handleId} data-testid={`resource-row-${handle.handleId}`}>
+              <td>
+                <code className="res-kind">{handle.kind}</code>
+                <div className="res-sub" title={`resource key ${handle.resourceKey} · handle ${handle.handleId}`}>
+                  {handle.resourceKey !== handle.kind ? `${handle.resourceKey} · ` : ''}#{handle.handleId.slice(0, 8)}
+                </div>
+              </td>
+              <td>
+                {handle.scope}
+                <div className="res-sub" title={handle.ownerId}>
+                  {handle.ownerId ?? 'no owner'}
+                </div>
+              </td>
+              <td>
+                {handle.providerId}
+                {handle.meta.preferenceFallback === true && (
+                  <div className="res-sub-warn" title="The isolation policy was preferred and no provider claiming every axis could serve it">
+                    isolation fallback
+                  </div>
+                )}
+              </td>
+              <td className="res-num" data-testid={`resource-refs-${handle.handleId}`}>
+                {handle.refCount}
+              </td>
+              <td>
+                <Badge tone={handleTone(handle.status)} testId={`resource-status-${handle.handleId}`}>
+                  {handle.status}
+                </Badge>
+                {typeof handle.meta.cleanupError === 'string' && <div className="res-sub-bad">{handle.meta.cleanupError}</div>}
+                {health[handle.handleId] && <div className="res-sub">health check: {health[handle.handleId]}</div>}
+              </td>
+              <td className="res-num">
+                <time dateTime={handle.createdAt} title={new Date(handle.createdAt).toLocaleString()}>
+                  {ageOf(handle.createdAt, now)}
+                </time>
+              </td>
+              <td className="res-actions">
+                <Button size="sm" variant="ghost" icon={<Activity size={14} />} onClick={() => void checkHealth(handle.handleId)} aria-label={`Check the health of ${handle.kind} ${handle.handleId}`}>
+                  Check
+                </Button>
+                <Button
+                  size="sm"
+                  variant="danger"
+                  icon={<Power size={14} />}
+                  busy={releasing[handle.handleId]}
+                  data-testid={`resource-release-${handle.handleId}`}
+                  aria-label={`Release ${handle.kind} ${handle.handleId}`}
+                  onClick={() => onRelease(handle)}
+                >
+                  Release
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
-}
-
-function useNow(intervalMs: number): number {
-  const [now, setNow] = useState(() => Date.now())
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), intervalMs)
-    return () => clearInterval(timer)
-  }, [intervalMs])
-  return now
 }

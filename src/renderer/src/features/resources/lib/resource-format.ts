@@ -11,3 +11,17 @@ export function ageOf(iso: string, now: number): string {
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`
   return `${Math.floor(seconds / 86_400)}d`
 }
+
+/** The facts of an event worth a glance, in order: kind, provider (unless named like the kind), scope and owner, short handle id. */
+export function eventFacts(payload: Record<string, unknown>): string[] {
+  const text = (key: string) => (typeof payload[key] === 'string' || typeof payload[key] === 'number' ? String(payload[key]) : undefined)
+  const scope = text('scope')
+  const provider = text('providerId')
+  return [
+    text('kind'),
+    // A provider named like its kind (scratch_directory, sqlite) is said once.
+    provider !== text('kind') ? provider && `via ${provider}` : undefined,
+    scope && `${scope}${text('ownerId') ? ` ${text('ownerId')}` : ''}`,
+    text('handleId') && `#${text('handleId')!.slice(0, 8)}`
+  ].filter((fact): fact is string => Boolean(fact))
+}

@@ -1,14 +1,15 @@
-import { create } from 'zustand'
 import type { SystemInfo } from '@shared/ipc'
-import { airlock, unwrap } from '../../../lib/airlock-client'
+import { create } from 'zustand'
+import { airlock } from '../../../lib/airlock-client'
 
-/** The system feature's state. */
-export const useSystemStore = create<{ info?: SystemInfo; error?: string; load(): Promise<void> }>((set) => ({
+/** The system feature's state: facts about the running Airlock (`system.info`). */
+export type SystemState = { info?: SystemInfo; error?: string; load(): Promise<void> }
+
+/** The system store; the facts do not change while Airlock runs, so one answer serves every view. */
+export const useSystemStore = create<SystemState>()((set) => ({
   async load() {
-    try {
-      set({ info: await unwrap(airlock.system.info()), error: undefined })
-    } catch (error) {
-      set({ error: (error as Error).message })
-    }
+    const result = await airlock.system.info({})
+    if (result.ok) set({ info: result.value, error: undefined })
+    else set({ error: result.error.message })
   }
 }))

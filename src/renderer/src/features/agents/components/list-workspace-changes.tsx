@@ -1,0 +1,43 @@
+import { useShallow } from 'zustand/react/shallow'
+import { ErrorBanner, Loading, TimeAgo } from '../../../ui'
+import { formatBytes } from '../lib/workspace-tree'
+import { useAgentsStore } from '../store/agents-store'
+
+/** Files changed most recently anywhere in the workspace (newest first, from a bounded walk); each opens in the viewer. */
+export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: string): void }) {
+  const changes = useAgentsStore(useShallow((state) => state.changes))
+  if (changes.status === 'error' && !changes.value) return <ErrorBanner message={changes.error!} />
+  if (!changes.value) return <Loading label="Looking for recent changes…" />
+  const { value } = changes
+  return (
+    <div className="ag-changes" data-testid="workspace-changes">
+      {value.changes.length === 0 ? (
+        <p className="ag-card-empty">No files yet. What the agent writes in its workspace appears here, newest first.</p>
+      ) : (
+        <ul>
+          {value.changes.map((change) => (
+            <li key={change.path}>
+              <button
+                type="button"
+                className={`ag-change${change.path === props.selected ? ' ag-tree-selected' : ''}`}
+                aria-current={change.path === props.selected ? 'true' : undefined}
+                onClick={() => props.onOpen(change.path)}
+                data-testid={`workspace-change-${change.path}`}
+              >
+                <span className="ag-change-path" title={change.path}>
+                  {change.path}
+                </span>
+                <span className="ag-change-meta">
+                  <TimeAgo iso={change.modifiedAt} /> · {formatBytes(change.bytes)}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="ag-changes-foot ag-muted">
+        {value.complete ? `Looked at all ${value.scanned.toLocaleString()} entries.` : `Looked at the first ${value.scanned.toLocaleString()} entries (the walk is bounded); older changes may be missing.`}
+      </p>
+    </div>
+  )
+}

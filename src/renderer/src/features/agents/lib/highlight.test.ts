@@ -1,0 +1,35 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from 'vitest'
+import { highlightTree, splitLines, type HighlightNode } from './highlight'
+
+const text = (nodes: HighlightNode[]): string => nodes.map((n) => (typeof n === 'string' ? n : text(n.children))).join('')
+const classes = (nodes: HighlightNode[]): string[] => nodes.flatMap((n) => (typeof n === 'string' ? [] : [n.className, ...classes(n.children)]))
+
+describe('highlight', () => {
+  it('colours known languages and keeps the text exactly', () => {
+    const source = 'def f(x):\n    return "<b>" + x  # hi\n'
+    const tree = highlightTree(source, 'python')
+    expect(text(tree)).toBe(source)
+    expect(classes(tree)).toEqual(expect.arrayContaining(['hljs-keyword', 'hljs-string', 'hljs-comment']))
+  })
+
+  it('never turns file content into markup: tags stay text', () => {
+    const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    for (const language of ['xml', 'markdown', undefined]) {
+      const tree = highlightTree(hostile, language)
+      expect(text(tree)).toBe(hostile)
+      for (const name of classes(tree)) expect(name).toMatch(/^((hljs-[a-z_-]+|language|function_|class_)( |$))*$/)
+    }
+  })
+
+  it('leaves unknown languages as plain text', () => {
+    expect(highlightTree('a < b', 'cobol')).toEqual(['a < b'])
+  })
+
+  it('splits into lines, cutting spans that cross a line break', () => {
+    const lines = splitLines(highlightTree('/* a\nb */\nx = 1\n', 'javascript'))
+    expect(lines.map(text)).toEqual(['/* a', 'b */', 'x = 1'])
+    expect(classes(lines[1]!)).toContain('hljs-comment')
+    expect(splitLines(['a\n\nb']).map(text)).toEqual(['a', '', 'b'])
+  })
+})

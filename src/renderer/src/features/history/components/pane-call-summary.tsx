@@ -1,0 +1,52 @@
+import type { HistoryDetail } from '@shared/ipc/history'
+import { inputFields } from '../lib/call-facts'
+import { formatDuration, formatTimestamp } from '../lib/format'
+import { FactCall, SectionCall } from './section-call'
+
+/** The head of the call drawer: who ran it, when, how long, how it ended, its error and its input. */
+export function PaneCallSummary({ detail }: { detail: HistoryDetail }) {
+  const fields = inputFields(detail.inputSummary)
+  return (
+    <>
+      <dl className="history-facts" data-testid="history-detail-facts">
+        <FactCall label="Agent">{detail.agentId ?? '—'}</FactCall>
+        <FactCall label="Provider">{detail.providerId ?? <span className="history-dim">none</span>}</FactCall>
+        <FactCall label="Exit code" testId="history-detail-exit">
+          <span className={`history-mono${detail.exitCode !== null && detail.exitCode !== 0 ? ' history-error-text' : ''}`}>{detail.exitCode ?? '—'}</span>
+        </FactCall>
+        <FactCall label="Duration">
+          <span className="history-mono">{formatDuration(detail.durationMs)}</span>
+        </FactCall>
+        <FactCall label="Started">
+          <span className="history-mono">{formatTimestamp(detail.startedAt)}</span>
+        </FactCall>
+        <FactCall label="Finished">
+          <span className="history-mono">{detail.finishedAt ? formatTimestamp(detail.finishedAt) : 'still running'}</span>
+        </FactCall>
+        <FactCall label="Session" wide>
+          <span className="history-mono history-dim">{detail.sessionId ?? '—'}</span>
+        </FactCall>
+      </dl>
+      {detail.error && (
+        <div className="history-callout history-callout-bad" role="note" data-testid="history-detail-error">
+          <code>{detail.error.code}</code>
+          <span>{detail.error.message}</span>
+        </div>
+      )}
+      <SectionCall title="Input" testId="history-detail-input">
+        {fields.length === 0 ? (
+          <p className="history-dim">None recorded.</p>
+        ) : (
+          <dl className="history-input">
+            {fields.map((field) => (
+              <div key={field.key} className={field.block ? 'history-input-field is-block' : 'history-input-field'}>
+                <dt>{field.key}</dt>
+                <dd>{field.block ? <pre className="history-code">{field.text}</pre> : <code>{field.text}</code>}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </SectionCall>
+    </>
+  )
+}

@@ -1,0 +1,64 @@
+import type { HistoryRow } from '@shared/ipc/history'
+import { memo } from 'react'
+import { formatDuration, formatStarted, formatTimestamp, inputPreview } from '../lib/format'
+import { LabelHistoryStatus } from './label-history-status'
+
+/** The columns of the History table, in order (the header and every row share them through CSS grid). */
+export const historyColumns = ['Status', 'Started', 'Agent', 'Tool', 'Input or error', 'Provider', 'Exit', 'Duration'] as const
+
+/** Height of one table row in px (fixed, so the virtualiser never measures). */
+export const historyRowHeight = 30
+
+/** One call as a table row: absolutely placed at `top` by the virtualiser; a click or Enter opens it. */
+export const RowHistory = memo(function RowHistory(props: {
+  row: HistoryRow
+  index: number
+  top: number
+  selected: boolean
+  active: boolean
+  now: Date
+  onOpen(id: string, index: number): void
+}) {
+  const { row } = props
+  const summary = row.error ? row.error.message : inputPreview(row.inputSummary)
+  return (
+    <div
+      role="row"
+      aria-rowindex={props.index + 2}
+      aria-selected={props.selected}
+      tabIndex={props.active ? 0 : -1}
+      data-index={props.index}
+      data-testid={`history-row-${row.id}`}
+      className={`history-row${props.selected ? ' is-selected' : ''}${row.error ? ' has-error' : ''}`}
+      style={{ transform: `translateY(${props.top}px)` }}
+      onClick={() => props.onOpen(row.id, props.index)}
+    >
+      <div role="gridcell" className="history-cell">
+        <LabelHistoryStatus status={row.status} testId={`history-status-${row.id}`} />
+      </div>
+      <div role="gridcell" className="history-cell history-mono history-dim">
+        <time dateTime={row.startedAt} title={formatTimestamp(row.startedAt)}>
+          {formatStarted(row.startedAt, props.now)}
+        </time>
+      </div>
+      <div role="gridcell" className="history-cell history-clip" title={row.agentId ?? undefined}>
+        {row.agentId ?? <span className="history-dim">—</span>}
+      </div>
+      <div role="gridcell" className="history-cell history-mono history-tool history-clip" title={row.tool}>
+        {row.tool}
+      </div>
+      <div role="gridcell" className={`history-cell history-mono history-clip ${row.error ? 'history-error-text' : 'history-dim'}`} title={row.error ? `${row.error.code}: ${row.error.message}` : inputPreview(row.inputSummary, 600)}>
+        {summary}
+      </div>
+      <div role="gridcell" className="history-cell history-clip">
+        {row.providerId ?? <span className="history-dim">—</span>}
+      </div>
+      <div role="gridcell" className={`history-cell history-mono history-num${row.exitCode !== null && row.exitCode !== 0 ? ' history-error-text' : ''}`}>
+        {row.exitCode ?? <span className="history-dim">—</span>}
+      </div>
+      <div role="gridcell" className="history-cell history-mono history-num history-dim">
+        {formatDuration(row.durationMs)}
+      </div>
+    </div>
+  )
+})

@@ -1,0 +1,74 @@
+import type { ProviderView } from '@shared/ipc'
+import { isolationAxisNames, type IsolationFacts } from '@shared/resources'
+
+/** One kind's probe record as `providers.list` returns it. */
+export type KindProbe = ProviderView['probes'][number]
+
+/** How a probe reads at a glance: available, unavailable, or probed per agent (not here). */
+export type ProbeVerdict = { label: 'available' | 'unavailable' | 'per agent' | 'not registered' | 'probing'; tone: 'ok' | 'bad' | 'neutral' | 'warn' }
+
+/** The verdict of a probe (or of a candidate whose provider is not registered in this build). */
+export function probeVerdict(probe: KindProbe | undefined): ProbeVerdict {
+  if (!probe) return { label: 'not registered', tone: 'warn' }
+  if (!probe.probed) return { label: 'per agent', tone: 'neutral' }
+  return probe.available ? { label: 'available', tone: 'ok' } : { label: 'unavailable', tone: 'bad' }
+}
+
+/** A provider's probe for one kind, if it serves that kind. */
+export function probeOfKind(provider: ProviderView | undefined, kind: string): KindProbe | undefined {
+  return provider?.probes.find((probe) => probe.kind === kind)
+}
+
+/** Plain words for each isolation axis (SPEC §3.4). */
+export const axisLabels: Record<(typeof isolationAxisNames)[number], { label: string; meaning: string }> = {
+  processContained: { label: 'Process contained', meaning: 'the code cannot see or signal host processes' },
+  hostFilesystemRestricted: { label: 'Host filesystem restricted', meaning: 'only the granted workspace is writable; the rest of the host is hidden or read-only' },
+  privilegeEscalationBlocked: { label: 'Privilege escalation blocked', meaning: 'no root, capabilities dropped, no setuid gain' },
+  syscallsRestricted: { label: 'Syscalls restricted', meaning: 'a seccomp filter refuses dangerous system calls' }
+}
+
+/** One axis row: what the provider's probe claims; verification is the doctor's job, not in this build. */
+export type AxisRow = { axis: (typeof isolationAxisNames)[number]; label: string; meaning: string; claimed: boolean; verified: 'not_verified' }
+
+/** The four axes of a probe's isolation facts, claimed by the probe and not yet verified. */
+export function axisRows(isolation: IsolationFacts): AxisRow[] {
+  return isolationAxisNames.map((axis) => ({ axis, ...axisLabels[axis], claimed: isolation[axis], verified: 'not_verified' as const }))
+}
+
+/** How many of the four axes a probe claims. */
+export function claimedAxisCount(isolation: IsolationFacts | undefined): number {
+  return isolation ? isolationAxisNames.filter((axis) => isolation[axis]).length : 0
+}
+
+/** A probe's reason split into what is wrong and, when the provider said it, how to fix it. */
+export type ReasonParts = { cause: string; fix?: string }
+
+// Providers write their fix into the reason ("… Fix: sudo sysctl …", "… . Install bubblewrap (…)").
+const fixStart = /(?:^|[.;)]\s+)(Fix:\s*|(?=(?:Install|Start|Set|Run|Add|Give|Enable|Allow)\b))/
+
+/** Splits a probe reason into its cause and the fix the provider wrote into it, if any. */
+export function splitReason(reason: string): ReasonParts {
+  const match = fixStart.exec(reason)
+  if (!match || match.index === 0) return { cause: reason }
+  const head = reason.slice(0, match.index + (match[0].length - match[1]!.length)).replace(/[\s.;]+$/, '')
+  const fix = reason.slice(match.index + match[0].length).trim()
+  return fix ? { cause: head, fix } : { cause: reason }
+}
+
+/**
+ * How to fix an unavailable probe: the fix the provider gave, else what Airlock knows about the
+ * provider (trusted_local is authorised per agent; a workspace-bound provider is probed per call).
+ */
+export function fixFor(providerId: string, probe: KindProbe): string | undefined {
+  if (!probe.probed || probe.available || !probe.reason) return undefined
+  const { fix } = splitReason(probe.reason)
+  if (fix) return fix
+  if (providerId === 'trusted_local') {
+    return 'Nothing to fix if you want it off. To authorise it for one agent, set allowUnsafeLocal: true in that agent\'s profile (Agents view): its code then runs on this machine with no isolation at all.'
+  }
+  if (/invalid \S+ config/.test(probe.reason)) {
+    return 'This probe ran with the provider\'s default config, which it does not accept: each call brings its own (the agent\'s profile, or a candidate\'s config above). Only if agents\' calls fail with this reason is there a config to correct.'
+  }
+  if (/engine|docker/i.test(probe.reason)) return 'Start the Docker engine (sudo systemctl start docker, or Docker Desktop) or set DOCKER_HOST, then probe again.'
+  return 'Fix what the reason names on this machine, then probe again.'
+}

@@ -4,7 +4,7 @@ import { lstat, opendir } from 'node:fs/promises'
 import { workspaceListLimit, workspaceReadLimit, type WorkspaceEntry, type WorkspaceFile } from '@shared/ipc/workspace'
 import { readAt } from '../actions/workspace-files'
 import { descriptorPath } from '../core'
-import { browserComponents, openFolderAt, openRegularFileAt, openWorkspaceRoot, WorkspaceBrowserError } from './workspace-entries'
+import { browserComponents, entryName, isoTime, openFolderAt, openRegularFileAt, openWorkspaceRoot, WorkspaceBrowserError } from './workspace-entries'
 import { recentBounds, recentChanges, type RecentWalk } from './workspace-recent'
 
 /** What the browser needs from the host: the real path of an agent's workspace (throws `agent.not_found` for an unknown agent). */
@@ -111,8 +111,10 @@ async function listFolder(fd: number, components: readonly string[]): Promise<{ 
     for (const [index, stat] of stats.entries()) {
       // Gone since the folder was read: not listed.
       if (!stat) continue
-      const name = (batch[index] as Buffer).toString('utf8')
-      entries.push({ name, path: [...components, name].join('/'), kind: kindOf(stat), bytes: stat.isFile() ? stat.size : 0, modifiedAt: stat.mtime.toISOString() })
+      const { name, readable } = entryName(batch[index] as Buffer)
+      // A name that is not UTF-8 is listed (the operator sees it is there) but never opened through its escaped form.
+      const kind = readable ? kindOf(stat) : 'other'
+      entries.push({ name, path: [...components, name].join('/'), kind, bytes: kind === 'file' ? stat.size : 0, modifiedAt: isoTime(stat.mtimeMs) })
     }
   }
   entries.sort((a, b) => Number(b.kind === 'directory') - Number(a.kind === 'directory') || a.name.localeCompare(b.name))
@@ -135,7 +137,7 @@ export function fileView(path: string, stat: Stats, bytes: Buffer): WorkspaceFil
   let shown = bytes.subarray(0, workspaceReadLimit)
   if (truncated) shown = shown.subarray(0, completeCharacters(shown))
   const binary = shown.includes(0) || !isUtf8(shown)
-  return { path, bytes: Math.max(stat.size, bytes.length), modifiedAt: stat.mtime.toISOString(), binary, text: binary ? null : shown.toString('utf8'), truncated }
+  return { path, bytes: Math.max(stat.size, bytes.length), modifiedAt: isoTime(stat.mtimeMs), binary, text: binary ? null : shown.toString('utf8'), truncated }
 }
 
 /** The length of `bytes` without a UTF-8 character cut at its end (up to 3 bytes of a started sequence). */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs'
 import { descriptorPath, openDirectoryNoFollow } from '../core'
 
@@ -162,4 +163,29 @@ function refusal(error: unknown, at: string, components: readonly string[]): Wor
     return new WorkspaceBrowserError('workspace.not_directory', `${path} is not a folder.`, { path })
   }
   return new WorkspaceBrowserError('workspace.io_error', `${path} cannot be read: ${(error as Error).message}`, { path, errno: code })
+}
+
+/** The widest time a JavaScript Date can print (±8.64e15 ms, years -271821 to 275760). */
+const printableMs = 8.64e15
+
+/**
+ * A file time as ISO text. Sandboxed code can set a file's mtime to any 64-bit value (tmpfs and
+ * btrfs keep it), and `Date#toISOString` throws beyond the printable range: such times are
+ * clamped to its ends, so one planted file cannot make a listing or `recent` fail.
+ */
+export function isoTime(ms: number): string {
+  const clamped = Number.isFinite(ms) ? Math.max(-printableMs, Math.min(printableMs, ms)) : 0
+  return new Date(clamped).toISOString()
+}
+
+/**
+ * A file name as the browser shows it: UTF-8 names as they are; any other byte string with its
+ * bytes escaped (`\\xff`) and `readable: false`, since two different byte names would otherwise
+ * decode to the same text and a click on one would open the other.
+ */
+export function entryName(name: Buffer): { name: string; readable: boolean } {
+  if (isUtf8(name)) return { name: name.toString('utf8'), readable: true }
+  let shown = ''
+  for (const byte of name) shown += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`
+  return { name: shown, readable: false }
 }

@@ -1,8 +1,9 @@
+import { isUtf8 } from 'node:buffer'
 import { closeSync, constants, openSync, type Dirent } from 'node:fs'
 import { lstat, opendir } from 'node:fs/promises'
 import type { WorkspaceChange } from '@shared/ipc/workspace'
 import { descriptorPath } from '../core'
-import { O_PATH } from './workspace-entries'
+import { isoTime, O_PATH } from './workspace-entries'
 
 /**
  * How far `recent` looks: entries looked at, folder depth, and time. A workspace is written by
@@ -29,8 +30,14 @@ export async function recentChanges(rootFd: number, limit: number, bounds: { max
   const files: WorkspaceChange[] = []
   const queue: Buffer[][] = [[]]
   let scanned = 0
-  let complete = true
-  while (queue.length > 0) {
+  // `cut`: a bound on entries or time ended the walk; `deep`: folders below maxDepth were not entered (the rest still is).
+  let cut = false
+  let deep = false
+  while (queue.length > 0 && !cut) {
+    if (performance.now() > deadline) {
+      cut = true
+      break
+    }
     const folder = queue.shift() as Buffer[]
     const fd = reopenBelow(rootFd, folder)
     if (fd === undefined) continue
@@ -39,7 +46,7 @@ export async function recentChanges(rootFd: number, limit: number, bounds: { max
       try {
         for await (const entry of dir as AsyncIterable<Dirent<Buffer>>) {
           if (scanned >= bounds.maxEntries || performance.now() > deadline) {
-            complete = false
+            cut = true
             break
           }
           scanned += 1
@@ -47,14 +54,15 @@ export async function recentChanges(rootFd: number, limit: number, bounds: { max
           const text = name.toString('utf8')
           if (skippedAnywhere.has(text) || (folder.length === 0 && skippedAtRoot.has(text))) continue
           if (entry.isDirectory()) {
-            if (folder.length + 1 > bounds.maxDepth) complete = false
+            if (folder.length + 1 > bounds.maxDepth) deep = true
             else queue.push([...folder, name])
             continue
           }
-          if (!entry.isFile()) continue
+          // Only UTF-8 names: any other byte name is listed in the tree as unreadable, never offered to open.
+          if (!entry.isFile() || !isUtf8(name)) continue
           const stat = await lstat(Buffer.concat([Buffer.from(`${descriptorPath(fd)}/`), name])).catch(() => undefined)
           if (!stat?.isFile()) continue
-          files.push({ path: [...folder, name].map((part) => part.toString('utf8')).join('/'), bytes: stat.size, modifiedAt: stat.mtime.toISOString() })
+          files.push({ path: [...folder, name].map((part) => part.toString('utf8')).join('/'), bytes: stat.size, modifiedAt: isoTime(stat.mtimeMs) })
         }
       } finally {
         // A `for await` that ran to its end closed the folder already.
@@ -63,9 +71,9 @@ export async function recentChanges(rootFd: number, limit: number, bounds: { max
     } finally {
       closeSync(fd)
     }
-    if (!complete) break
   }
-  files.sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt) || a.path.localeCompare(b.path))
+  const complete = !cut && !deep && queue.length === 0
+  files.sort((a, b) => Date.parse(b.modifiedAt) - Date.parse(a.modifiedAt) || a.path.localeCompare(b.path))
   return { changes: files.slice(0, limit), scanned, complete }
 }
 

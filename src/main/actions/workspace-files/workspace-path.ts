@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { firstHiddenCharacter } from '@shared/visible-text'
 import { WorkspaceFileError } from './workspace-file-error'
 
 /**
@@ -26,6 +27,10 @@ export type PathOperand = 'file' | 'directory'
  */
 export function pathProblem(path: string, operand: PathOperand): string | undefined {
   if (path.includes('\0')) return 'contains a NUL character'
+  // A name the operator reads must show what it is: a newline forged `+++ b/README.md` headers in
+  // the approval diff, U+202E turns `gpj.exe` into what reads as `exe.jpg` (see visible-text).
+  const hidden = firstHiddenCharacter(path)
+  if (hidden) return `contains the control character U+${hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}; names must read as what they are`
   if (loneSurrogate.test(path)) return 'is not valid Unicode (it has a lone surrogate, so it cannot be a UTF-8 name)'
   const bytes = Buffer.byteLength(path, 'utf8')
   if (bytes > workspaceLimits.maxPathBytes) return `is ${bytes} bytes long; the limit is ${workspaceLimits.maxPathBytes}`

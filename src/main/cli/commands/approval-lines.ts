@@ -1,6 +1,6 @@
 import type { ApprovalView, RuleView } from '@shared/approvals'
 import { shownCommandLimits } from '../../console/approvals'
-import { visibleText } from '../visible-text'
+import { visibleText } from '@shared/visible-text'
 
 // What `airlock approvals` prints for people. Every line goes through `visibleText`: summaries,
 // commands, previews and rule descriptions are the agent's text, and must not drive the terminal.

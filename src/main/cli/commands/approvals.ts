@@ -7,7 +7,7 @@ import { airlockPaths, resolveHome } from '../../host'
 import { openStore, type Store } from '../../store'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
-import { visibleJson } from '../visible-text'
+import { visibleJson } from '@shared/visible-text'
 import { decisionLines, listLines, showLines } from './approval-lines'
 
 /** How long `approve`/`deny` wait to see a running console hand the decision to the waiting calls. */

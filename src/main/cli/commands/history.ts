@@ -6,7 +6,7 @@ import { airlockPaths, resolveHome } from '../../host'
 import { historyQueryMaxLimit, openStore } from '../../store'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
-import { visibleJson, visibleText } from '../visible-text'
+import { visibleJson, visibleText } from '@shared/visible-text'
 
 /** How many calls `airlock history` prints without --limit. */
 export const defaultHistoryLimit = 50

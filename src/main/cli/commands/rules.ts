@@ -1,7 +1,7 @@
 import type { RuleView } from '@shared/approvals'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
-import { visibleJson, visibleText } from '../visible-text'
+import { visibleJson, visibleText } from '@shared/visible-text'
 import { withQueue } from './approvals'
 
 /**

@@ -1,4 +1,5 @@
 import { useShallow } from 'zustand/react/shallow'
+import { visibleText } from '@shared/visible-text'
 import { ErrorBanner, Loading, TimeAgo } from '../../../ui'
 import { formatBytes } from '../lib/workspace-tree'
 import { useAgentsStore } from '../store/agents-store'
@@ -24,8 +25,8 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
                 onClick={() => props.onOpen(change.path)}
                 data-testid={`workspace-change-${change.path}`}
               >
-                <span className="ag-change-path" title={change.path}>
-                  {change.path}
+                <span className="ag-change-path" title={visibleText(change.path)}>
+                  {visibleText(change.path)}
                 </span>
                 <span className="ag-change-meta">
                   <TimeAgo iso={change.modifiedAt} /> · {formatBytes(change.bytes)}

@@ -2,8 +2,9 @@ import { workspaceReadLimit } from '@shared/ipc/workspace'
 import { FileText, X } from 'lucide-react'
 import { Fragment, useMemo, type ReactNode } from 'react'
 import { useShallow } from 'zustand/react/shallow'
+import { visibleText } from '@shared/visible-text'
 import { ErrorBanner, IconButton, Loading, TimeAgo } from '../../../ui'
-import { highlightLimit, highlightTree, splitLines, type HighlightNode } from '../lib/highlight'
+import { highlightLines, type HighlightNode } from '../lib/highlight'
 import { formatBytes, languageOf } from '../lib/workspace-tree'
 import { useAgentsStore } from '../store/agents-store'
 
@@ -24,8 +25,8 @@ export function PaneWorkspaceFile(props: { onClose(): void }) {
   return (
     <div className="ag-file" data-testid="workspace-file-view">
       <header className="ag-file-head">
-        <code className="ag-file-path" title={file.path} data-testid="workspace-file-path">
-          {file.path}
+        <code className="ag-file-path" title={visibleText(file.path ?? '')} data-testid="workspace-file-path">
+          {visibleText(file.path ?? '')}
         </code>
         {value && (
           <span className="ag-file-meta">
@@ -56,15 +57,25 @@ export function PaneWorkspaceFile(props: { onClose(): void }) {
   )
 }
 
+/** The viewer draws at most this many lines: a file of newlines must not become 250 000 table rows. */
+const viewerLineLimit = 5000
+
 function CodeLines({ text, language }: { text: string; language: string | undefined }) {
-  const lines = useMemo(() => splitLines(highlightTree(text, language)), [text, language])
+  const { lines, coloured } = useMemo(() => highlightLines(text, language), [text, language])
+  const shown = lines.length > viewerLineLimit ? lines.slice(0, viewerLineLimit) : lines
   return (
     <>
-      {language && text.length > highlightLimit && <p className="ag-file-note">Large file: shown without syntax colours.</p>}
+      {language && coloured === 'some' && <p className="ag-file-note">Large file: syntax colours on part of it only.</p>}
+      {language && coloured === 'none' && text.length > 0 && <p className="ag-file-note">Shown without syntax colours.</p>}
+      {shown.length < lines.length && (
+        <p className="ag-file-note" data-testid="workspace-file-line-cut">
+          Showing the first {viewerLineLimit.toLocaleString()} of {lines.length.toLocaleString()} lines.
+        </p>
+      )}
       <div className="ag-code-view" tabIndex={0} role="region" aria-label="File content" data-testid="workspace-file-content">
         <table className="ag-code-lines">
           <tbody>
-            {lines.map((line, index) => (
+            {shown.map((line, index) => (
               <tr key={index}>
                 <td className="ag-line-no" aria-hidden="true">
                   {index + 1}

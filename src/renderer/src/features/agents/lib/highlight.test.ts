@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest'
-import { highlightTree, splitLines, type HighlightNode } from './highlight'
+import { budgetMs, highlightLines, highlightTree, lineLimit, splitLines, wholeFileLimit, type HighlightNode } from './highlight'
 
 const text = (nodes: HighlightNode[]): string => nodes.map((n) => (typeof n === 'string' ? n : text(n.children))).join('')
 const classes = (nodes: HighlightNode[]): string[] => nodes.flatMap((n) => (typeof n === 'string' ? [] : [n.className, ...classes(n.children)]))
@@ -31,5 +31,32 @@ describe('highlight', () => {
     expect(lines.map(text)).toEqual(['/* a', 'b */', 'x = 1'])
     expect(classes(lines[1]!)).toContain('hljs-comment')
     expect(splitLines(['a\n\nb']).map(text)).toEqual(['a', '', 'b'])
+  })
+
+  it('never hands highlight.js a line longer than the limit: a 128 KiB identifier stays plain', () => {
+    const hostile = 'a'.repeat(128 * 1024)
+    const { lines, coloured } = highlightLines(hostile, 'typescript')
+    expect(coloured).toBe('none')
+    expect(lines.map(text)).toEqual([hostile])
+  })
+
+  it('highlights a large file line by line until the budget is spent, then leaves the rest plain', () => {
+    const source = Array.from({ length: 2000 }, (_, index) => `const x${index} = "s" // c`).join('\n')
+    expect(source.length).toBeGreaterThan(wholeFileLimit)
+    let now = 0
+    const clock = () => (now += budgetMs / 10)
+    const { lines, coloured } = highlightLines(source, 'javascript', clock)
+    expect(coloured).toBe('some')
+    expect(lines.map(text).join('\n')).toBe(source)
+    expect(classes(lines[0]!)).toContain('hljs-string')
+    expect(classes(lines[lines.length - 1]!)).toEqual([])
+  })
+
+  it('takes ini (quadratic on dotted keys as a whole file) line by line even when small, and skips over-long lines', () => {
+    const long = 'k = ' + 'v'.repeat(lineLimit)
+    const { lines, coloured } = highlightLines(`[section]\n${long}\n`, 'ini', () => 0)
+    expect(coloured).toBe('some')
+    expect(classes(lines[0]!)).toContain('hljs-section')
+    expect(classes(lines[1]!)).toEqual([])
   })
 })

@@ -20,19 +20,63 @@ import yaml from 'highlight.js/lib/languages/yaml'
 const languages = { bash, css, diff, dockerfile, go, ini, javascript, json, makefile, markdown, python, rust, sql, typescript, xml, yaml }
 for (const [name, language] of Object.entries(languages)) hljs.registerLanguage(name, language)
 
-/** Files longer than this are shown as plain text: highlighting them would stall the window. */
-export const highlightLimit = 128 * 1024
+/**
+ * Workspace files are written by sandboxed code, so highlighting must not let a file stall the
+ * window. highlight.js grammars can be quadratic on crafted input (131 072 × `a` in TypeScript
+ * took 49 s; 64 KiB of `a.a.a.` lines as ini took 7 s, measured here). So a file is highlighted as
+ * a whole only when it is small and not ini (worst seen at 16 KiB: ~90 ms); otherwise line by
+ * line, each line at most `lineLimit` characters (worst seen at 2 000: ~17 ms), until
+ * `budgetMs` is spent, after which the rest stays plain. Per-line colours can miss a construct
+ * that spans lines (a block comment); that is the price of never freezing.
+ */
+export const wholeFileLimit = 16 * 1024
+export const lineLimit = 2000
+export const budgetMs = 150
+
+/** How much of a file got colours: `all`, `some` (budget spent or over-long lines), or `none`. */
+export type Coloured = 'all' | 'some' | 'none'
+
+/** A file's lines as highlighted nodes, and how much of it got colours. `clock` is for tests. */
+export function highlightLines(text: string, language: string | undefined, clock: () => number = () => performance.now()): { lines: HighlightNode[][]; coloured: Coloured } {
+  if (!language || !hljs.getLanguage(language)) return { lines: splitLines([text]), coloured: 'none' }
+  if (text.length <= wholeFileLimit && language !== 'ini' && longestLine(text) <= lineLimit) {
+    return { lines: splitLines(highlightTree(text, language)), coloured: 'all' }
+  }
+  const started = clock()
+  let plain = 0
+  const lines = splitLines([text]).map((line) => {
+    const source = typeof line[0] === 'string' ? line[0] : ''
+    if (source.length > lineLimit || clock() - started > budgetMs) {
+      plain++
+      return line
+    }
+    return highlightTree(source, language)
+  })
+  return { lines, coloured: plain === 0 ? 'all' : plain === lines.length ? 'none' : 'some' }
+}
+
+function longestLine(text: string): number {
+  let longest = 0
+  let from = 0
+  while (from <= text.length) {
+    const end = text.indexOf('\n', from)
+    const stop = end === -1 ? text.length : end
+    longest = Math.max(longest, stop - from)
+    from = stop + 1
+  }
+  return longest
+}
 
 /** A piece of highlighted text: plain text, or a span with highlight.js classes around more pieces. */
 export type HighlightNode = string | { className: string; children: HighlightNode[] }
 
 /**
- * Highlights text and returns it as a tree of text and classed spans, never as HTML: the workspace
+ * Highlights text (callers bound its size: `highlightLines`) and returns it as a tree of text and classed spans, never as HTML: the workspace
  * is written by sandboxed code, so its files are hostile input. highlight.js's escaped output is
  * read back through an inert DOMParser document and only text and `hljs-*` classes survive.
  */
 export function highlightTree(text: string, language: string | undefined): HighlightNode[] {
-  if (!language || !hljs.getLanguage(language) || text.length > highlightLimit) return [text]
+  if (!language || !hljs.getLanguage(language)) return [text]
   let html: string
   try {
     html = hljs.highlight(text, { language, ignoreIllegals: true }).value

@@ -32,4 +32,11 @@ describe('ansi output', () => {
     expect(segmentClass({ text: 'x', fg: 'red', bg: 'black', bold: true, underline: true })).toBe('ansi-fg-red ansi-bg-black ansi-bold ansi-underline')
     expect(segmentClass({ text: 'x' })).toBeUndefined()
   })
+
+  it('drops a control sequence with an absurd parameter list (quadratic in anser) and keeps the text around it', () => {
+    const hostile = `before\x1b[${';'.repeat(128 * 1024)}mafter\n\x1b[31mred\x1b[0m`
+    const lines = ansiLines(hostile)
+    expect(lines.map((line) => line.map((segment) => segment.text).join(''))).toEqual(['beforeafter', 'red'])
+    expect(lines[1]![0]!.fg).toBe('red')
+  })
 })

@@ -19,6 +19,14 @@ function colorOf(cls: string | null): AnsiColor | undefined {
 }
 
 /**
+ * A control sequence with 32 or more parameter bytes: no real SGR needs that many, and anser's
+ * parser is quadratic in them (one `ESC[` + 128 Ki `;` + `m` from an agent's stdout froze the
+ * drawer for seconds), so such sequences are dropped before parsing, like any unknown sequence.
+ */
+// eslint-disable-next-line no-control-regex -- ESC is what this looks for
+const overlongSequence = /\x1b\[[\x20-\x3f]{32,}[\x40-\x7e]?/g
+
+/**
  * Splits terminal output into lines of styled runs: SGR colours and decorations through anser
  * (styles carry across lines, as in a terminal), other escape sequences dropped, a line that
  * rewrote itself with `\r` (a progress bar) shown as it was left, CRLF endings taken as LF.
@@ -26,7 +34,7 @@ function colorOf(cls: string | null): AnsiColor | undefined {
  */
 export function ansiLines(text: string): AnsiLine[] {
   const lines: AnsiLine[] = [[]]
-  for (const entry of Anser.ansiToJson(text, { use_classes: true, remove_empty: true })) {
+  for (const entry of Anser.ansiToJson(text.replace(overlongSequence, ''), { use_classes: true, remove_empty: true })) {
     const style: Omit<AnsiSegment, 'text'> = {}
     const fg = colorOf(entry.fg)
     const bg = colorOf(entry.bg)

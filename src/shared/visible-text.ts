@@ -1,4 +1,7 @@
 /**
+ * Text an agent wrote, made safe to show to the operator: in the CLI (a terminal acts on control
+ * characters) and in the console (bidi overrides reorder what a name reads as).
+ *
  * Characters a terminal acts on or hides rather than shows: C0 controls (ESC starts escape
  * sequences, BEL, CR, BS, even TAB and LF inside one printed line), DEL, C1 controls (U+009B is
  * CSI on some terminals), and the invisible or bidi format characters that make text read
@@ -10,6 +13,11 @@
 // eslint-disable-next-line no-control-regex -- the control characters are what this looks for
 const unsafe = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g
 
+/** The first character of `unsafe` in `text`, or undefined (a name holding one is refused where names are made). */
+export function firstHiddenCharacter(text: string): string | undefined {
+  return new RegExp(unsafe.source).exec(text)?.[0]
+}
+
 /** A character as an escape anyone can read: `\x1b`, `\u202e`. */
 function escaped(char: string): string {
   const code = char.charCodeAt(0)
@@ -17,7 +25,7 @@ function escaped(char: string): string {
 }
 
 /**
- * One line of text as the CLI prints it: every character of `unsafe` shown as its escape, so
+ * One line of text as the CLI prints it and the console shows names: every character of `unsafe` shown as its escape, so
  * what an agent wrote (a summary, a command word, a rule's description) can neither drive the
  * operator's terminal nor hide or reorder what is printed next to it. Multi-line text is split by
  * the caller first; a newline inside one line shows as `\x0a`.

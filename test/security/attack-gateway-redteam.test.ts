@@ -1171,25 +1171,29 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
     expect(upgrade.status).not.toBe(101)
   })
 
-  it('an approval summary with terminal escape sequences is shown to the operator without raw escapes (`airlock approvals list`)', async () => {
+  it('a file name with terminal escapes, C1 controls or bidi overrides never reaches the queue: refused at the call, naming the character', async () => {
+    // Every file write of this agent asks, so a name that got through would stand in an item's
+    // summary in front of the operator (`airlock approvals list`, the console's queue).
     const agent = await connectAgent(gatewayUrl, tokens.asker!)
-    const hostile = 'notes\u001b[2K\r\u001b[32mharmless.txt\u001b]0;owned\u0007.txt'
-    const pending = callTool(agent.client, 'write_file', { path: hostile, content: 'x' }).then(
-      (r) => r,
-      (e: unknown) => e
-    )
     try {
-      let listed = ''
-      for (let i = 0; i < 50 && !/notes/.test(listed); i++) {
-        await sleep(200)
-        listed = runAirlock(['approvals', 'list', '--home', home]).stdout
+      for (const [path, character] of [
+        ['notes\u001b[2K\r\u001b[32mharmless.txt\u001b]0;owned\u0007.txt', 'U+001B'],
+        ['notes\u009b2Kharmless.txt', 'U+009B'],
+        ['photo\u202egpj.exe', 'U+202E']
+      ] as const) {
+        for (const [tool, input] of [
+          ['write_file', { path, content: 'x' }],
+          ['edit_file', { path, oldText: 'a', newText: 'b' }]
+        ] as const) {
+          const refused = await callTool(agent.client, tool, input)
+          expect(refused.structuredContent.status, `${tool} ${JSON.stringify(path)}`).toBe('error')
+          expect(JSON.stringify(refused.structuredContent)).toContain(character)
+        }
       }
-      expect(listed).toMatch(/notes/)
+      const listed = runAirlock(['approvals', 'list', '--home', home]).stdout
+      expect(listed).toBe('No approvals wait.\n')
       expect(controlCharsIn(listed)).toEqual([])
     } finally {
-      const items = JSON.parse(runAirlock(['approvals', 'list', '--json', '--home', home]).stdout || '[]') as { id: string }[] | { items?: { id: string }[] }
-      for (const item of Array.isArray(items) ? items : (items.items ?? [])) runAirlock(['approvals', 'deny', item.id, '--reason', 'red team', '--home', home])
-      await pending
       await agent.close().catch(() => undefined)
     }
   })

@@ -70,7 +70,8 @@ test('reorder the code-execution providers by keyboard; the order and each confi
   await page.close()
 })
 
-test('the Providers view explains the isolation policy and states axes as claimed, not verified', async ({ served, systemBrowser }) => {
+test('the Providers view explains the isolation policy, states axes as claimed, and verifies them with the doctor', async ({ served, systemBrowser }) => {
+  test.setTimeout(180_000)
   const context = await systemBrowser.newContext({ viewport: { width: 1024, height: 900 } })
   const page = await context.newPage()
   await page.goto(`${served.url}#/providers`)
@@ -80,14 +81,32 @@ test('the Providers view explains the isolation policy and states axes as claime
   // trusted_local is never authorised globally: its probe says why, and how to authorise it per agent.
   await expect(page.getByTestId('probe-status-trusted_local-code_execution')).toHaveText('unavailable')
   await expect(page.getByTestId('probe-fix-trusted_local-code_execution')).toContainText('allowUnsafeLocal: true')
+  // Before the doctor ran, the axes are claimed and said to be not verified yet.
+  const summary = page.getByTestId('providers-doctor-summary')
+  await expect(summary).toContainText('has not run on this machine yet')
   const bubblewrap = page.getByTestId('provider-bubblewrap')
-  if ((await page.getByTestId('probe-status-bubblewrap-code_execution').textContent()) === 'available') {
-    await expect(bubblewrap.locator('table').first()).toContainText('Claimed by the provider\'s probe, not yet verified — the doctor is not in this build.')
-    await expect(bubblewrap.locator('table').first().locator('tbody tr')).toHaveCount(4)
-  }
+  await expect(page.getByTestId('probe-status-bubblewrap-code_execution')).toHaveText('available')
+  const axes = bubblewrap.locator('table').first()
+  await expect(axes).toContainText('Not verified yet: run the doctor')
+  await expect(axes.locator('tbody tr')).toHaveCount(5)
   await expectNoSeriousA11yViolations(page, 'providers')
   await page.getByTestId('provider-isolation-policy').scrollIntoViewIfNeeded()
   await shots(page, 'providers-1024')
+
+  // The doctor tries real escapes in each provider; every axis bubblewrap claims comes out verified.
+  await page.getByTestId('providers-doctor-run').click()
+  await expect(summary).toContainText('trying real escapes')
+  await expect(summary).toContainText(/Doctor ran .*: \d+ axes verified, 0 failed/, { timeout: 150_000 })
+  for (const axis of ['processContained', 'hostFilesystemRestricted', 'privilegeEscalationBlocked', 'syscallsRestricted', 'networkOff']) {
+    await expect(page.getByTestId(`doctor-axis-bubblewrap-${axis}`)).toContainText(/verified \(\d+\/\d+ held\)/)
+  }
+  await expect(axes).toContainText('The doctor tried real escapes')
+  // Stored by the host: a reload shows the same report.
+  await page.reload()
+  await expect(summary).toContainText(/Doctor ran .*: \d+ axes verified, 0 failed/)
+  await expectNoSeriousA11yViolations(page, 'providers after the doctor')
+  await page.getByTestId('providers-doctor').scrollIntoViewIfNeeded()
+  await shots(page, 'providers-doctor-1024')
   await page.getByTestId('provider-trusted_local').scrollIntoViewIfNeeded()
   await shots(page, 'providers-probes-1024')
   await context.close()

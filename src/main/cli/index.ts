@@ -4,6 +4,7 @@ import { globalOptions } from './command'
 import { agentCommand } from './commands/agent'
 import { approvalsCommand } from './commands/approvals'
 import { auditCommand } from './commands/audit'
+import { doctorCommand } from './commands/doctor'
 import { historyCommand } from './commands/history'
 import { imagesCommand } from './commands/images'
 import { mcpStdioCommand } from './commands/mcp-stdio'
@@ -15,7 +16,7 @@ import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, historyCommand, policyCommand, skillsCommand, auditCommand, imagesCommand, mcpStdioCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, mcpStdioCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { airlockContract, type AirlockContract } from '@shared/ipc'
 import { version as appVersion } from '../../../package.json'
+import { DoctorService } from '../console/doctor'
 import { ApprovalQueue, RuleService } from '../console/approvals'
 import { ImageProvisioning, type ImageProvisioningOptions } from '../console/image-provisioning'
 import { ProviderCatalog } from '../console/provider-catalog'
@@ -142,6 +143,12 @@ export function createHost(config: HostConfig = {}): Host {
         return join(realpathSync(paths.workspaces), agentId)
       }
     })
+    const doctor = new DoctorService({
+      manager: resources,
+      stageDir: join(paths.home, 'doctor'),
+      reports: store.doctor,
+      onChange: (change) => events.publish('doctor', 'changed', change)
+    })
     const images = new ImageProvisioning({ docker: createDockerClient(), workDir: paths.images, onProgress: onImageProgress, provision: config.imageProvisioning, logError })
     const dispatch = createCallDispatcher(
       airlockContract,
@@ -160,6 +167,7 @@ export function createHost(config: HostConfig = {}): Host {
         sessionControl: new SessionService({ ledger: store.sessions, sessions: agents.sessions, resources }),
         workspaces,
         images,
+        doctor,
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }

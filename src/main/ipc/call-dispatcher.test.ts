@@ -40,7 +40,8 @@ function recordingDispatcher() {
     approvals: unreachable(['list', 'get', 'decide']) as unknown as ContractHandlers<AirlockContract>['approvals'],
     rules: unreachable(['list', 'update', 'revoke']) as unknown as ContractHandlers<AirlockContract>['rules'],
     sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions'],
-    workspace: unreachable(['list', 'read', 'recent']) as unknown as ContractHandlers<AirlockContract>['workspace']
+    workspace: unreachable(['list', 'read', 'recent']) as unknown as ContractHandlers<AirlockContract>['workspace'],
+    doctor: unreachable(['run', 'latest']) as unknown as ContractHandlers<AirlockContract>['doctor']
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
 }

@@ -1,6 +1,7 @@
 import type { AirlockContract } from '@shared/ipc'
 import type { ExecutionResourceManager } from '../core'
 import type { AgentService } from '../console/agent-service'
+import type { DoctorService } from '../console/doctor'
 import type { ApprovalQueue, RuleService } from '../console/approvals'
 import type { HistoryService } from '../console/history-service'
 import type { ImageProvisioning } from '../console/image-provisioning'
@@ -35,6 +36,8 @@ export type HandlerServices = {
   workspaces: WorkspaceBrowser
   /** The Docker engine's Airlock images and their provisioning, one at a time. */
   images: ImageProvisioning
+  /** Which isolation guarantees hold on this machine, by real escape attempts (SPEC §9). */
+  doctor: DoctorService
   system: { appVersion: string; home: string; databasePath: string }
 }
 
@@ -77,6 +80,10 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       }),
       images: () => services.images.images(),
       provisionImage: ({ language, offline }) => services.images.provision(language, { offline })
+    },
+    doctor: {
+      run: () => services.doctor.run(),
+      latest: () => ({ report: services.doctor.latest() })
     },
     agents: {
       list: () => services.agents.list(),

@@ -11,6 +11,7 @@ import { SettingsRepository } from './settings-repository'
 import { SkillRepository } from './skill-repository'
 import { ApprovalRepository } from './approval-repository'
 import { RuleRepository } from './rule-repository'
+import { DoctorRepository } from './doctor-repository'
 
 export { openDatabase, latestSchemaVersion } from './database'
 export { migrations, type Migration } from './migrations'
@@ -28,6 +29,7 @@ export { SessionRepository, SessionRecordError, interruptedReason } from './sess
 export { SkillRepository } from './skill-repository'
 export { ApprovalRepository, watchFreshMs, type NewApproval } from './approval-repository'
 export { RuleRepository, type NewRule } from './rule-repository'
+export { DoctorRepository } from './doctor-repository'
 
 /** The opened store: the database and one repository per table in use. */
 export type Store = {
@@ -46,6 +48,8 @@ export type Store = {
   readonly approvals: ApprovalRepository
   /** Remembered grants (SPEC §7). */
   readonly rules: RuleRepository
+  /** The doctor's reports (SPEC §9). */
+  readonly doctor: DoctorRepository
   close(): void
 }
 
@@ -64,6 +68,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     skills: new SkillRepository(db),
     approvals: new ApprovalRepository(db),
     rules: new RuleRepository(db),
+    doctor: new DoctorRepository(db),
     close: () => db.close()
   }
 }

@@ -267,12 +267,22 @@ alter table rules add column approval_id text;
 create index rules_scope on rules(scope, agent_id) where revoked_at is null;
 `
 
+/** The doctor's reports (SPEC §9): what each provider's escape attempts found on this machine, newest last. */
+const doctorSchema = `
+create table doctor_reports (
+  id integer primary key autoincrement,
+  finished_at text not null,
+  report_json text not null
+);
+`
+
 /** Every migration this build knows, in order. Never edit a released one; add the next. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
   { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
   { version: 3, name: 'skills', up: (db) => db.exec(skillsSchema) },
-  { version: 4, name: 'approval queue and rules', up: (db) => db.exec(approvalsSchema) }
+  { version: 4, name: 'approval queue and rules', up: (db) => db.exec(approvalsSchema) },
+  { version: 5, name: 'doctor reports', up: (db) => db.exec(doctorSchema) }
 ]
 
 /** The schema version this build writes. */

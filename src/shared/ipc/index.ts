@@ -1,5 +1,6 @@
 import { agentsContract } from './agents'
 import { approvalsContract } from './approvals'
+import { doctorContract } from './doctor'
 import { historyContract } from './history'
 import { providersContract } from './providers'
 import { resourcesContract } from './resources'
@@ -15,6 +16,7 @@ export * from './contract'
 export * from './wire'
 export { agentsContract } from './agents'
 export { approvalsContract } from './approvals'
+export { doctorContract } from './doctor'
 export { historyContract } from './history'
 export { providersContract, type ProviderView } from './providers'
 export { resourcesContract, resourceEventSchema, type ResourceEventView } from './resources'
@@ -37,7 +39,8 @@ export const airlockContract = {
   approvals: approvalsContract,
   rules: rulesContract,
   sessions: sessionsContract,
-  workspace: workspaceContract
+  workspace: workspaceContract,
+  doctor: doctorContract
 }
 
 /** The contract's type. */

@@ -48,7 +48,7 @@ export function CardOrderCandidate({ row, count, busy, onMove, onRemove }: CardO
               {row.verdict.label}
             </Badge>
             {row.isolation && (
-              <Badge tone={row.claimedAxes === 4 ? 'ok' : row.claimedAxes === 0 ? 'bad' : 'warn'} title="Claimed by the provider's probe; not verified by the doctor">
+              <Badge tone={row.claimedAxes === 4 ? 'ok' : row.claimedAxes === 0 ? 'bad' : 'warn'} title="Claimed by the provider's probe; the doctor's verification is in the probe results below">
                 {row.claimedAxes}/4 axes claimed
               </Badge>
             )}

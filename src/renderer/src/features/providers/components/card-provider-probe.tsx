@@ -1,11 +1,15 @@
 import type { ProviderView } from '@shared/ipc'
+import type { DoctorProviderResult } from '@shared/ipc/doctor'
 import { Wrench } from 'lucide-react'
 import { Badge } from '../../../ui'
 import { fixFor, probeVerdict, splitReason, type KindProbe } from '../lib/probe-facts'
 import { TableIsolationAxes } from './table-isolation-axes'
 
+/** What the doctor found for a provider's code execution, and when. */
+type DoctorFindings = { result: DoctorProviderResult; at: string }
+
 /** One provider's probe results per kind: available or why not and how to fix it, claimed axes, toolchains and limits. */
-export function CardProviderProbe({ provider, position }: { provider: ProviderView; position?: number }) {
+export function CardProviderProbe({ provider, position, doctor }: { provider: ProviderView; position?: number; doctor?: DoctorFindings }) {
   return (
     <article className="prv-panel prv-probe-card" data-testid={`provider-${provider.providerId}`} aria-labelledby={`prv-probe-${provider.providerId}`}>
       <header className="prv-probe-head">
@@ -16,14 +20,14 @@ export function CardProviderProbe({ provider, position }: { provider: ProviderVi
         <span className="prv-muted prv-small">{provider.kinds.join(' · ')}</span>
       </header>
       {provider.probes.map((probe, index) => (
-        <KindSection key={probe.kind} providerId={provider.providerId} probe={probe} earlier={provider.probes.slice(0, index)} />
+        <KindSection key={probe.kind} providerId={provider.providerId} probe={probe} earlier={provider.probes.slice(0, index)} doctor={probe.kind === 'code_execution' ? doctor : undefined} />
       ))}
     </article>
   )
 }
 
 /** One kind's probe; facts identical to an earlier kind's of the same provider are named, not repeated. */
-function KindSection({ providerId, probe, earlier }: { providerId: string; probe: KindProbe; earlier: KindProbe[] }) {
+function KindSection({ providerId, probe, earlier, doctor }: { providerId: string; probe: KindProbe; earlier: KindProbe[]; doctor?: DoctorFindings }) {
   const verdict = probeVerdict(probe)
   const reason = probe.reason ? splitReason(probe.reason) : undefined
   const fix = fixFor(providerId, probe)
@@ -52,7 +56,7 @@ function KindSection({ providerId, probe, earlier }: { providerId: string; probe
         </p>
       )}
       {(sameFix || repeated.length > 0) && <p className="prv-same">{sameText([sameFix && 'fix', ...repeated].filter(Boolean) as string[], sameFix ?? sameIsolation ?? sameToolchains ?? sameLimits)}</p>}
-      {probe.isolation && !sameIsolation && <TableIsolationAxes isolation={probe.isolation} caption={`${providerId} ${probe.kind} isolation`} />}
+      {probe.isolation && !sameIsolation && <TableIsolationAxes isolation={probe.isolation} caption={`${providerId} ${probe.kind} isolation`} doctor={doctor?.result} doctorAt={doctor?.at} />}
       {probe.toolchains && !sameToolchains && Object.keys(probe.toolchains).length > 0 && (
         <div className="prv-facts-line">
           <span className="prv-fact-label">Toolchains</span>

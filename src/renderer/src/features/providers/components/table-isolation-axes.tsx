@@ -1,12 +1,14 @@
+import type { DoctorProviderResult } from '@shared/ipc/doctor'
 import type { IsolationFacts } from '@shared/resources'
-import { Check, X } from 'lucide-react'
-import { axisRows } from '../lib/probe-facts'
+import { Check, CircleHelp, ShieldAlert, ShieldCheck, X } from 'lucide-react'
+import { TimeAgo } from '../../../ui'
+import { axisRows, type AxisRow } from '../lib/probe-facts'
 
 /**
- * The four isolation axes: what the provider's probe claims from observed facts, and the
- * verification column stated honestly (the doctor, which tries real escapes, is not in this build).
+ * The isolation axes: what the provider's probe claims from observed facts, and what the doctor
+ * found when it tried real escapes on this machine (verified / failed / unverified), with when.
  */
-export function TableIsolationAxes({ isolation, caption }: { isolation: IsolationFacts; caption: string }) {
+export function TableIsolationAxes({ isolation, caption, doctor, doctorAt }: { isolation: IsolationFacts; caption: string; doctor?: DoctorProviderResult; doctorAt?: string }) {
   return (
     <table className="prv-axes">
       <caption className="visually-hidden">{caption}</caption>
@@ -18,8 +20,8 @@ export function TableIsolationAxes({ isolation, caption }: { isolation: Isolatio
         </tr>
       </thead>
       <tbody>
-        {axisRows(isolation).map((row) => (
-          <tr key={row.axis}>
+        {axisRows(isolation, doctor).map((row) => (
+          <tr key={row.axis} data-testid={doctor ? `doctor-axis-${doctor.providerId}-${row.axis}` : undefined}>
             <th scope="row" title={row.meaning}>
               {row.label}
             </th>
@@ -27,17 +29,50 @@ export function TableIsolationAxes({ isolation, caption }: { isolation: Isolatio
               {row.claimed ? <Check size={13} aria-hidden="true" /> : <X size={13} aria-hidden="true" />}
               {row.claimed ? 'claimed' : 'not enforced'}
             </td>
-            <td className="prv-unverified">not yet verified</td>
+            <VerifiedCell row={row} />
           </tr>
         ))}
       </tbody>
       <tfoot>
         <tr>
           <td colSpan={3}>
-            {isolation.mechanism} · network {isolation.networkMode}. Claimed by the provider's probe, not yet verified — the doctor is not in this build.
+            {isolation.mechanism} · network {isolation.networkMode}.{' '}
+            {doctorAt ? (
+              <>
+                The doctor tried real escapes <TimeAgo iso={doctorAt} />.
+              </>
+            ) : (
+              'Not verified yet: run the doctor to try real escapes on this machine.'
+            )}
           </td>
         </tr>
       </tfoot>
     </table>
   )
+}
+
+function VerifiedCell({ row }: { row: AxisRow }) {
+  const attempts = row.tried > 0 ? ` (${row.held}/${row.tried} held)` : ''
+  if (row.verified === 'verified')
+    return (
+      <td className="prv-verified">
+        <ShieldCheck size={13} aria-hidden="true" />
+        verified{attempts}
+      </td>
+    )
+  if (row.verified === 'failed')
+    return (
+      <td className="prv-failed" title={row.escapes.join('\n')}>
+        <ShieldAlert size={13} aria-hidden="true" />
+        failed{attempts}: {row.escapes[0]}
+      </td>
+    )
+  if (row.verified === 'unverified')
+    return (
+      <td className="prv-unverified">
+        <CircleHelp size={13} aria-hidden="true" />
+        unverified{attempts}
+      </td>
+    )
+  return <td className="prv-unverified">{row.verified === 'not_claimed' ? 'not claimed: nothing to try' : 'not run yet'}</td>
 }

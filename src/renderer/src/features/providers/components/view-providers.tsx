@@ -6,6 +6,7 @@ import { providersForProbeList } from '../lib/order-rows'
 import { useProvidersStore } from '../store/providers-store'
 import '../providers.css'
 import { CardProviderProbe } from './card-provider-probe'
+import { PanelDoctor } from './panel-doctor'
 import { ListProviderOrder } from './list-provider-order'
 import { PanelDockerImages } from './panel-docker-images'
 import { PanelIsolationPolicy } from './panel-isolation-policy'
@@ -24,13 +25,17 @@ export function ProvidersView() {
       probedAt: state.probedAt
     }))
   )
-  const { probe, loadOrder, loadImages } = useProvidersStore(useShallow((state) => ({ probe: state.probe, loadOrder: state.loadOrder, loadImages: state.loadImages })))
+  const { probe, loadOrder, loadImages, loadDoctor } = useProvidersStore(
+    useShallow((state) => ({ probe: state.probe, loadOrder: state.loadOrder, loadImages: state.loadImages, loadDoctor: state.loadDoctor }))
+  )
+  const doctor = useProvidersStore((state) => state.doctor)
   useEffect(() => {
     // Each visit reads fresh facts: probes and images change when the machine does.
     void loadOrder()
     void probe()
     void loadImages()
-  }, [loadOrder, probe, loadImages])
+    void loadDoctor()
+  }, [loadOrder, probe, loadImages, loadDoctor])
   const listed = useMemo(() => providersForProbeList(providers, candidates), [providers, candidates])
 
   return (
@@ -72,6 +77,7 @@ export function ProvidersView() {
             </span>
           )}
         </div>
+        <PanelDoctor />
         {probeStatus === 'error' && <ErrorBanner message={`The probe failed: ${probeError}`} onRetry={() => void probe()} testId="providers-probe-error" />}
         {listed.length === 0 && probeStatus !== 'error' ? (
           <Loading label="Probing every provider (a second or two)…" />
@@ -79,7 +85,15 @@ export function ProvidersView() {
           <div className="prv-probe-grid">
             {listed.map((provider) => {
               const position = candidates.findIndex((candidate) => candidate.providerId === provider.providerId)
-              return <CardProviderProbe key={provider.providerId} provider={provider} position={position >= 0 ? position : undefined} />
+              const found = doctor?.providers.find((entry) => entry.providerId === provider.providerId)
+              return (
+                <CardProviderProbe
+                  key={provider.providerId}
+                  provider={provider}
+                  position={position >= 0 ? position : undefined}
+                  doctor={found && doctor ? { result: found, at: doctor.finishedAt } : undefined}
+                />
+              )
             })}
           </div>
         )}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { axisRows, claimedAxisCount, fixFor, probeVerdict, splitReason } from './probe-facts'
+import type { DoctorProviderResult } from '@shared/ipc/doctor'
+import { axisRows, claimedAxisCount, doctorSummary, fixFor, probeVerdict, splitReason } from './probe-facts'
 
 const isolation = { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: false, syscallsRestricted: true, mechanism: 'container', networkMode: 'none' as const }
 
@@ -11,16 +12,43 @@ describe('probe facts', () => {
     expect(probeVerdict({ kind: 'code_execution', probed: true, available: false }).tone).toBe('bad')
   })
 
-  it('lists the four axes as claimed, never as verified', () => {
+  it('lists the axes as claimed and, before the doctor ran, as not run', () => {
     const rows = axisRows(isolation)
     expect(rows.map((row) => [row.axis, row.claimed, row.verified])).toEqual([
-      ['processContained', true, 'not_verified'],
-      ['hostFilesystemRestricted', true, 'not_verified'],
-      ['privilegeEscalationBlocked', false, 'not_verified'],
-      ['syscallsRestricted', true, 'not_verified']
+      ['processContained', true, 'not_run'],
+      ['hostFilesystemRestricted', true, 'not_run'],
+      ['privilegeEscalationBlocked', false, 'not_run'],
+      ['syscallsRestricted', true, 'not_run'],
+      ['networkOff', true, 'not_run']
     ])
     expect(claimedAxisCount(isolation)).toBe(3)
     expect(claimedAxisCount(undefined)).toBe(0)
+  })
+
+  it("shows the doctor's finding per axis, with the attempts that got through", () => {
+    const doctor: DoctorProviderResult = {
+      providerId: 'docker',
+      available: true,
+      axes: [
+        { axis: 'processContained', claimed: true, status: 'verified', held: 3, tried: 3 },
+        { axis: 'hostFilesystemRestricted', claimed: true, status: 'failed', held: 4, tried: 5 },
+        { axis: 'privilegeEscalationBlocked', claimed: false, status: 'not_claimed', held: 0, tried: 0 },
+        { axis: 'syscallsRestricted', claimed: true, status: 'unverified', held: 2, tried: 3 },
+        { axis: 'networkOff', claimed: true, status: 'verified', held: 1, tried: 1 }
+      ],
+      checks: [{ id: 'fs-docker-socket', axis: 'hostFilesystemRestricted', attack: 'reach the engine socket', outcome: 'escaped', detail: 'socket /var/run/docker.sock' }]
+    }
+    const rows = axisRows(isolation, doctor)
+    expect(rows.map((row) => [row.axis, row.verified, `${row.held}/${row.tried}`])).toEqual([
+      ['processContained', 'verified', '3/3'],
+      ['hostFilesystemRestricted', 'failed', '4/5'],
+      ['privilegeEscalationBlocked', 'not_claimed', '0/0'],
+      ['syscallsRestricted', 'unverified', '2/3'],
+      ['networkOff', 'verified', '1/1']
+    ])
+    expect(rows[1]!.escapes).toEqual(['reach the engine socket: socket /var/run/docker.sock'])
+    const report = { startedAt: 'a', finishedAt: 'b', machine: 'm', providers: [doctor] }
+    expect(doctorSummary(report)).toBe('2 axes verified, 1 failed (docker: hostFilesystemRestricted), 1 unverified.')
   })
 
   it('splits the fix a provider wrote into its reason', () => {

@@ -1,4 +1,5 @@
 import type { ProviderView } from '@shared/ipc'
+import { doctorAxisNames, type DoctorAxis, type DoctorAxisStatus, type DoctorProviderResult, type DoctorReport } from '@shared/ipc/doctor'
 import { isolationAxisNames, type IsolationFacts } from '@shared/resources'
 
 /** One kind's probe record as `providers.list` returns it. */
@@ -19,20 +20,36 @@ export function probeOfKind(provider: ProviderView | undefined, kind: string): K
   return provider?.probes.find((probe) => probe.kind === kind)
 }
 
-/** Plain words for each isolation axis (SPEC §3.4). */
-export const axisLabels: Record<(typeof isolationAxisNames)[number], { label: string; meaning: string }> = {
+/** Plain words for each isolation axis (SPEC §3.4), and for the network being off. */
+export const axisLabels: Record<DoctorAxis, { label: string; meaning: string }> = {
   processContained: { label: 'Process contained', meaning: 'the code cannot see or signal host processes' },
   hostFilesystemRestricted: { label: 'Host filesystem restricted', meaning: 'only the granted workspace is writable; the rest of the host is hidden or read-only' },
   privilegeEscalationBlocked: { label: 'Privilege escalation blocked', meaning: 'no root, capabilities dropped, no setuid gain' },
-  syscallsRestricted: { label: 'Syscalls restricted', meaning: 'a seccomp filter refuses dangerous system calls' }
+  syscallsRestricted: { label: 'Syscalls restricted', meaning: 'a seccomp filter refuses dangerous system calls' },
+  networkOff: { label: 'Network off', meaning: 'no connection leaves the sandbox, not even to the host' }
 }
 
-/** One axis row: what the provider's probe claims; verification is the doctor's job, not in this build. */
-export type AxisRow = { axis: (typeof isolationAxisNames)[number]; label: string; meaning: string; claimed: boolean; verified: 'not_verified' }
+/** One axis row: what the probe claims, and what the doctor found (`not_run` before it ran). */
+export type AxisRow = {
+  axis: DoctorAxis
+  label: string
+  meaning: string
+  claimed: boolean
+  verified: DoctorAxisStatus | 'not_run'
+  held: number
+  tried: number
+  /** The attempts that got through, in words. */
+  escapes: string[]
+}
 
-/** The four axes of a probe's isolation facts, claimed by the probe and not yet verified. */
-export function axisRows(isolation: IsolationFacts): AxisRow[] {
-  return isolationAxisNames.map((axis) => ({ axis, ...axisLabels[axis], claimed: isolation[axis], verified: 'not_verified' as const }))
+/** The axes of a probe's isolation facts (network off when its mode is none), with the doctor's findings when it ran. */
+export function axisRows(isolation: IsolationFacts, doctor?: DoctorProviderResult): AxisRow[] {
+  return doctorAxisNames.map((axis) => {
+    const claimed = axis === 'networkOff' ? isolation.networkMode === 'none' : isolation[axis]
+    const found = doctor?.axes.find((entry) => entry.axis === axis)
+    const escapes = (doctor?.checks ?? []).filter((check) => check.axis === axis && check.outcome === 'escaped').map((check) => `${check.attack}: ${check.detail}`)
+    return { axis, ...axisLabels[axis], claimed, verified: found?.status ?? 'not_run', held: found?.held ?? 0, tried: found?.tried ?? 0, escapes }
+  })
 }
 
 /** How many of the four axes a probe claims. */
@@ -71,4 +88,15 @@ export function fixFor(providerId: string, probe: KindProbe): string | undefined
   }
   if (/engine|docker/i.test(probe.reason)) return 'Start the Docker engine (sudo systemctl start docker, or Docker Desktop) or set DOCKER_HOST, then probe again.'
   return 'Fix what the reason names on this machine, then probe again.'
+}
+
+/** A doctor report in one line: "10 axes verified, 1 failed (docker: networkOff), 4 unverified". */
+export function doctorSummary(report: DoctorReport): string {
+  const axes = report.providers.flatMap((provider) => provider.axes.map((axis) => ({ ...axis, providerId: provider.providerId })))
+  const of = (status: DoctorAxisStatus) => axes.filter((axis) => axis.status === status)
+  const failed = of('failed')
+  const parts = [`${of('verified').length} axes verified`]
+  parts.push(failed.length > 0 ? `${failed.length} failed (${failed.map((axis) => `${axis.providerId}: ${axis.axis}`).join(', ')})` : '0 failed')
+  if (of('unverified').length > 0) parts.push(`${of('unverified').length} unverified`)
+  return `${parts.join(', ')}.`
 }

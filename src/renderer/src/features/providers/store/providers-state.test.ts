@@ -1,6 +1,7 @@
 import { settingAssignmentSchema, settingDefinitions, type SettingView } from '@shared/settings'
 import { fail, ok, type Result } from '@shared/result'
 import { describe, expect, it } from 'vitest'
+import type { DoctorReport } from '@shared/ipc/doctor'
 import type { ProvidersClient } from './client'
 import { createProvidersStore } from './providers-state'
 
@@ -11,6 +12,7 @@ function fakeHost(initial: unknown) {
   const calls: unknown[] = []
   const view = (): SettingView => ({ key: 'code_execution.providers', value: stored, defaultValue: settingDefinitions['code_execution.providers'].defaultValue, isDefault: false, description: '' })
   const provisionAnswers: Result<{ started: true }>[] = []
+  const doctorReports: DoctorReport[] = []
   const client = {
     settings: {
       get: async () => ok(view()),
@@ -20,6 +22,14 @@ function fakeHost(initial: unknown) {
         if (!parsed.success) return fail('validation_failed', parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '))
         stored = input.value
         return ok(view())
+      }
+    },
+    doctor: {
+      latest: async () => ok({ report: doctorReports.at(-1) ?? null }),
+      run: async () => {
+        const report = { startedAt: '2026-12-01T00:00:00.000Z', finishedAt: '2026-12-01T00:00:05.000Z', machine: 'test', providers: [] }
+        doctorReports.push(report)
+        return ok(report)
       }
     },
     providers: {
@@ -94,5 +104,24 @@ describe('providers store: candidate config', () => {
     expect(await store.getState().setConfig(0, { profile: 'developer' })).toBeUndefined()
     expect(store.getState().orderError).toBeUndefined()
     expect(host.stored()).toEqual([{ providerId: 'docker', config: { profile: 'developer' } }])
+  })
+
+  it('loads the last doctor report, runs the doctor, and follows runs started elsewhere', async () => {
+    const host = fakeHost(['bubblewrap'])
+    const store = createProvidersStore(host.client)
+    await store.getState().loadDoctor()
+    expect(store.getState()).toMatchObject({ doctor: null, doctorStatus: 'ready' })
+    const running = store.getState().runDoctor()
+    expect(store.getState().doctorStatus).toBe('running')
+    await running
+    expect(store.getState()).toMatchObject({ doctorStatus: 'ready', doctor: { machine: 'test' } })
+    // Another console started a run: this one shows it running until the end, then reads the report.
+    store.getState().doctorChanged({ running: true })
+    expect(store.getState().doctorStatus).toBe('running')
+    await store.getState().loadDoctor()
+    expect(store.getState().doctorStatus).toBe('running')
+    store.getState().doctorChanged({ running: false })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(store.getState().doctorStatus).toBe('ready')
   })
 })

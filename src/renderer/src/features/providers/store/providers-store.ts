@@ -6,6 +6,7 @@ import { createProvidersStore } from './providers-state'
 export const useProvidersStore = createProvidersStore(airlock)
 
 airlock.providers.onImageProgress((event) => useProvidersStore.getState().receiveProgress(event))
+airlock.doctor.onChanged((change) => useProvidersStore.getState().doctorChanged(change))
 airlock.settings.onChanged((view) => {
   if (view.key === orderSettingKey) useProvidersStore.getState().applyOrderSetting(view.value)
 })

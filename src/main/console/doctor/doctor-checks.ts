@@ -80,7 +80,14 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     axis: 'processContained',
     attack: 'kill a host process by its pid',
     command: (stage) => `kill -KILL ${stage.canaryPid}; echo rc=$?`,
-    judge: (result, stage) => (stage.canaryAlive() ? { held: true, detail: `the host process lives (rc=${rcOf(result)})` } : { held: false, detail: 'the host process was killed' })
+    judge: async (result, stage) => {
+      // A signal lands asynchronously (the target must be scheduled to die): watch for a second.
+      for (let waited = 0; waited < 1000; waited += 50) {
+        if (!stage.canaryAlive()) return { held: false, detail: 'the host process was killed' }
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      return { held: true, detail: `the host process lives (rc=${rcOf(result)})` }
+    }
   },
   {
     id: 'proc-survivor',

@@ -40,7 +40,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 async function checkProvider(manager: ExecutionResourceManager, provider: ExecutionResourceProvider, stage: DoctorStage, checks: readonly DoctorCheckSpec[]): Promise<DoctorProviderResult> {
   const providerId = provider.providerId
   const policy = { workspaceRoots: [stage.workspace], networkMode: 'none' as const, timeoutSeconds: 20 }
-  const requirement = manager.declare({ kind: 'code_execution', providerId, scope: 'request', policy })
+  // Only probed, never ensured: built like the Providers view's probe, not declared to the manager.
+  const requirement = { kind: 'code_execution', requirementId: `doctor:${providerId}`, providerId, scope: 'request' as const, resourceKey: 'code_execution', policy }
   let probe: Awaited<ReturnType<ExecutionResourceProvider['probe']>>
   try {
     probe = await provider.probe({ requirement, policy })

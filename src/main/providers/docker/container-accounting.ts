@@ -16,8 +16,12 @@ export interface ContainerAccounting {
   processesOf(uid: number): Promise<number[]>
 }
 
-/** Reads the container's cgroup from this host's files when the engine is local, else asks the engine. */
-export async function accountingFor(docker: Docker, container: Docker.Container): Promise<ContainerAccounting> {
+/**
+ * Reads the container's cgroup from this host's files when the engine is local, else asks the
+ * engine (a remote engine's pid names a process of another machine: never looked up here).
+ */
+export async function accountingFor(container: Docker.Container, where: { local: boolean }): Promise<ContainerAccounting> {
+  if (!where.local) return apiAccounting(container)
   const pid = (await container.inspect()).State.Pid
   return (pid > 0 && localAccounting(pid)) || apiAccounting(container)
 }

@@ -7,6 +7,7 @@ import type { ContainerAccounting } from './container-accounting'
 import { runHelper, startExec, type StartedExec } from './container-exec'
 import { containerBaseEnv, runUser } from './container-spec'
 import { DockerProviderError } from './docker-errors'
+import type { EngineTransfer } from './engine-transfer'
 import { closeRoots, isLexicallyInside, proveRunRoot, type MountedRoot } from './mounted-roots'
 import { RunQueue } from './run-queue'
 
@@ -25,7 +26,8 @@ const cpuSampleMs = { 'cgroup files': 250, 'engine API': 1000 }
  * runtime profile) in which programs run one at a time through `exec`, as the host's sandbox
  * identity. Workspace roots are bound at their own paths, so paths mean the same inside and out.
  * Nothing a run starts outlives it: after every run (exit, timeout, cancel, CPU budget) no
- * process of the run user is left, or the container is killed.
+ * process of the run user is left, or the container is killed. On a remote engine (`transfer`)
+ * a run's areas are copied in before it and back after it, inside the same turn of the queue.
  */
 export class ContainerRunner implements ProgramRunner {
   private broken = false
@@ -41,7 +43,8 @@ export class ContainerRunner implements ProgramRunner {
     private readonly policy: ResourcePolicy,
     private readonly identity: SandboxIdentity,
     private readonly accounting: ContainerAccounting,
-    private readonly cpuBudgetSeconds: number
+    private readonly cpuBudgetSeconds: number,
+    private readonly transfer?: EngineTransfer
   ) {
     this.user = runUser(identity)
   }
@@ -64,11 +67,21 @@ export class ContainerRunner implements ProgramRunner {
       throw new DockerProviderError('docker.invalid_run', (error as Error).message)
     }
     const signal = AbortSignal.any([this.released.signal, ...(input.signal ? [input.signal] : [])])
-    return this.queue.exclusive(signal, cancelledBeforeStart, () => {
+    return this.queue.exclusive(signal, cancelledBeforeStart, async () => {
       // Proven inside the queue: no other run of this container is going on while the host looks.
       const extra = (input.writableRoots ?? []).map((root) => proveRunRoot(this.roots, root, this.identity))
       const cwd = this.containerCwd(extra, input.cwd)
-      return this.runAlone(input, cwd, env, signal)
+      if (!this.transfer) return this.runAlone(input, cwd, env, signal)
+      await this.transfer.into(extra)
+      let result: CommandResult | undefined
+      try {
+        result = await this.runAlone(input, cwd, env, signal)
+      } finally {
+        // Copied back whatever the run's end; a failed copy-back fails the run (its outputs are not all here).
+        const back = await this.transfer.back(extra)
+        if (result && back.skipped > 0) result.stderr += `airlock: ${back.skipped} entr${back.skipped === 1 ? 'y' : 'ies'} of the execution area (links, devices) were not copied back from the remote engine\n`
+      }
+      return result
     })
   }
 

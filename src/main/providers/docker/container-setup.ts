@@ -16,13 +16,16 @@ export type ContainerPlan = {
   limits: ContainerLimits
   network: 'none' | 'full'
   effect: ExtraArgsEffect
+  /** A remote engine: each root is an empty volume in the container (filled per run over the API), nothing is bound from this host. */
+  remote?: boolean
 }
 
 /**
  * Creates and starts a session's container: hardened, idle under its own unprivileged uid (the
  * keeper), the opened roots bound at their paths. Before anything runs in it, the container must
  * see at each root the very directory that was opened and checked (device and inode); otherwise
- * it is removed and `docker.mount_mismatch` thrown.
+ * it is removed and `docker.mount_mismatch` thrown. On a remote engine nothing of this host is
+ * bound: each root is an anonymous volume at the same path (removed with the container).
  */
 export async function startSessionContainer(docker: Docker, plan: ContainerPlan): Promise<{ container: Docker.Container; accounting: ContainerAccounting }> {
   let container: Docker.Container
@@ -34,17 +37,20 @@ export async function startSessionContainer(docker: Docker, plan: ContainerPlan)
       WorkingDir: '/',
       Env: Object.entries(containerBaseEnv).map(([k, v]) => `${k}=${v}`),
       Labels: plan.labels,
-      HostConfig: hardenedHostConfig({ limits: plan.limits, network: plan.network, binds: plan.roots.map((root) => `${root.path}:${root.path}:rw`), effect: plan.effect })
+      HostConfig: {
+        ...hardenedHostConfig({ limits: plan.limits, network: plan.network, binds: plan.remote ? [] : plan.roots.map((root) => `${root.path}:${root.path}:rw`), effect: plan.effect }),
+        ...(plan.remote ? { Mounts: plan.roots.map((root) => ({ Type: 'volume' as const, Source: '', Target: root.path, ReadOnly: false })) } : {})
+      }
     })
   } catch (error) {
     throw new ExecutionResourceError('docker_unavailable', `The engine refused to create the container: ${(error as Error).message}`, { image: plan.image }, { cause: error })
   }
   try {
     await container.start()
-    assertSameDirectories(plan.roots, await runHelper(docker, container, identityProbeArgv(plan.roots), runUser(plan.identity)))
-    return { container, accounting: await accountingFor(docker, container) }
+    if (!plan.remote) assertSameDirectories(plan.roots, await runHelper(docker, container, identityProbeArgv(plan.roots), runUser(plan.identity)))
+    return { container, accounting: await accountingFor(container, { local: !plan.remote }) }
   } catch (error) {
-    await container.remove({ force: true }).catch(() => undefined)
+    await container.remove({ force: true, v: true }).catch(() => undefined)
     if (error instanceof DockerProviderError) throw error
     throw new ExecutionResourceError('docker_unavailable', `The container could not start: ${(error as Error).message}`, { image: plan.image }, { cause: error })
   }

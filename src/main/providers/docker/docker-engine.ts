@@ -19,6 +19,16 @@ export function createDockerClient(options?: Docker.DockerOptions): Docker {
   return new Docker(options)
 }
 
+/**
+ * True when the engine is reached over the network (`tcp://`, `ssh://`): it shares no paths with
+ * this host, so nothing is bound from here and code travels over the archive API (`EngineTransfer`).
+ * A unix socket or named pipe is a local engine. A tcp engine on this very machine counts as remote:
+ * assuming shared paths is the one mistake that must not be made.
+ */
+export function isRemoteEngine(docker: Docker): boolean {
+  return !(docker.modem as { socketPath?: unknown }).socketPath
+}
+
 /** Whether the engine answers: its version, or why not and what to do. */
 export type EngineCheck = { ok: true; version: string; apiVersion: string } | { ok: false; reason: string }
 
@@ -44,6 +54,7 @@ export function homeLabel(home: string): string {
 /** Removes every container a crashed run of this home left behind; returns their ids. */
 export async function sweepLeftoverContainers(docker: Docker, home: string): Promise<string[]> {
   const leftovers = await docker.listContainers({ all: true, filters: { label: [`${labels.managed}=true`, `${labels.home}=${homeLabel(home)}`] } })
-  await Promise.all(leftovers.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)))
+  // v: the anonymous volumes a remote engine's containers hold their execution areas in go too.
+  await Promise.all(leftovers.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)))
   return leftovers.map((c) => c.Id)
 }

@@ -8,6 +8,9 @@ export type DockerProviderErrorCode =
   | 'docker.grant_unsupported'
   | 'docker.invalid_run'
   | 'docker.container_unresponsive'
+  | 'docker.copy_failed'
+  | 'docker.copy_refused'
+  | 'docker.remote_unsupported'
 
 /**
  * An error of the docker provider with a stable `code` and a JSON `payload` for machines; the

@@ -14,10 +14,11 @@ import { ContainerRunner } from './container-runner'
 import { startSessionContainer } from './container-setup'
 import { defaultLimits } from './container-spec'
 import { containerIsolation, dockerConfigSchema, parseExtraArgs, runtimeProfiles, type DockerConfig, type RuntimeProfile } from './docker-config'
-import { checkEngine, createDockerClient, homeLabel, labels, sweepLeftoverContainers } from './docker-engine'
+import { checkEngine, createDockerClient, homeLabel, isRemoteEngine, labels, sweepLeftoverContainers } from './docker-engine'
 import { DockerProviderError } from './docker-errors'
+import { EngineTransfer } from './engine-transfer'
 import { airlockImage, imageExists, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker-images'
-import { closeRoots, openMountedRoots } from './mounted-roots'
+import { closeRoots, isHostKeptAreas, openMountedRoots } from './mounted-roots'
 
 /** What the docker provider is built with. */
 export type DockerProviderOptions = {
@@ -42,14 +43,23 @@ const enforcedLimits = {
  * allowlist seccomp profile, pids/memory limits and a per-run CPU budget, no network unless the
  * policy allows it, read-only root with a /tmp tmpfs; labelled `airlock.*` so a restart removes leftovers.
  * Workspace grants: snapshot only (read_only/read_write are refused by the probe, see `grantRefusal`).
+ *
+ * A remote engine (`DOCKER_HOST=tcp://…` with TLS, or `ssh://…`; see `isRemoteEngine`) shares no
+ * paths with this host: nothing is bound; each run's execution area is copied in and back over the
+ * archive API (`EngineTransfer`). Decision: through a remote engine the provider runs code
+ * (`code_execution`) only. A shell session or a docker handle works on the agent's whole workspace,
+ * which would have to be mirrored both ways on every command (deletions included); the probe says
+ * so and selection moves on to a provider on this machine (bubblewrap).
  */
 export class DockerProvider implements ExecutionResourceProvider {
   readonly providerId = 'docker'
   readonly supportedKinds = ['code_execution', 'docker', 'bash'] as const
   private readonly docker: Docker
+  private readonly remote: boolean
 
   constructor(private readonly options: DockerProviderOptions) {
     this.docker = options.docker ?? createDockerClient()
+    this.remote = isRemoteEngine(this.docker)
   }
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
@@ -61,7 +71,7 @@ export class DockerProvider implements ExecutionResourceProvider {
     } catch (error) {
       return { available: false, reason: (error as Error).message }
     }
-    const refusal = grantRefusal(requirement)
+    const refusal = grantRefusal(requirement) ?? this.remoteRefusal(requirement)
     if (refusal) return { available: false, reason: refusal }
     const engine = await checkEngine(this.docker)
     if (!engine.ok) return { available: false, reason: engine.reason }
@@ -83,10 +93,10 @@ export class DockerProvider implements ExecutionResourceProvider {
         workspaceGrants: ['snapshot'],
         limits: enforcedLimits,
         runsAs: { uid: identity.uid, gid: identity.gid },
-        engine: { version: engine.version, apiVersion: engine.apiVersion }
+        engine: { version: engine.version, apiVersion: engine.apiVersion, remote: this.remote }
       },
       diagnostics: [
-        `docker engine ${engine.version}`,
+        `docker engine ${engine.version}${this.remote ? ' (remote: code and outputs are copied over the Docker API, nothing is bound from this machine)' : ''}`,
         `code runs as uid ${identity.uid}${identity.dedicated ? ' (the dedicated sandbox uid: Airlock runs as root)' : ''}`,
         ...(image && !present ? [`image ${image} is not on this engine yet`] : [])
       ]
@@ -100,6 +110,8 @@ export class DockerProvider implements ExecutionResourceProvider {
     const effect = parseExtraArgs(config.extraArgs ?? [])
     const refusal = grantRefusal(requirement)
     if (refusal) throw new DockerProviderError('docker.grant_unsupported', refusal, { mode: requirement.workspaceAccess?.mode })
+    const remoteRefusal = this.remoteRefusal(requirement)
+    if (remoteRefusal) throw new DockerProviderError('docker.remote_unsupported', remoteRefusal, { kind: requirement.kind })
     const engine = await checkEngine(this.docker)
     if (!engine.ok) throw new ExecutionResourceError('docker_unavailable', engine.reason, { providerId: this.providerId })
     const profile = profileOf(config)
@@ -107,6 +119,10 @@ export class DockerProvider implements ExecutionResourceProvider {
     const image = await resolveImage(this.docker, { language, image: config.image, profile, pullApproved: config.pullApproved, onProgress: this.options.onImageProgress })
     const identity = sandboxIdentity()
     const roots = openMountedRoots(realRoots(policy.workspaceRoots), identity)
+    if (this.remote && !roots.every((root) => isHostKeptAreas(root.path))) {
+      closeRoots(roots)
+      throw new DockerProviderError('docker.remote_unsupported', 'Through a remote engine only execution areas travel; this requirement names other workspace roots.', { roots: roots.map((root) => root.path) })
+    }
     const limits = { ...defaultLimits, ...policy.limits }
     const network = policy.networkMode === 'full' ? 'full' : 'none'
     try {
@@ -117,6 +133,7 @@ export class DockerProvider implements ExecutionResourceProvider {
         limits,
         network,
         effect,
+        remote: this.remote,
         labels: {
           [labels.managed]: 'true',
           [labels.home]: homeLabel(this.options.home),
@@ -125,10 +142,11 @@ export class DockerProvider implements ExecutionResourceProvider {
           ...(language ? { [labels.language]: language } : {})
         }
       })
-      const runner = new ContainerRunner(this.docker, container, roots, policy, identity, accounting, limits.cpuSeconds)
+      const transfer = this.remote ? new EngineTransfer(this.docker, container, identity) : undefined
+      const runner = new ContainerRunner(this.docker, container, roots, policy, identity, accounting, limits.cpuSeconds, transfer)
       return {
         resource: runner,
-        meta: { containerId: container.id, image, profile, runsAs: identity.uid, isolation: containerIsolation(effect, network), installDependencies: runtimeProfiles[profile].installDependencies }
+        meta: { containerId: container.id, image, profile, runsAs: identity.uid, isolation: containerIsolation(effect, network), installDependencies: runtimeProfiles[profile].installDependencies, remoteEngine: this.remote }
       }
     } catch (error) {
       closeRoots(roots)
@@ -150,7 +168,7 @@ export class DockerProvider implements ExecutionResourceProvider {
     const runner = handle.resource as ContainerRunner
     runner.close()
     try {
-      await runner.container.remove({ force: true })
+      await runner.container.remove({ force: true, v: true })
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return
       throw new ExecutionResourceError('release_failed', `The container ${runner.container.id} could not be removed: ${(error as Error).message}`, { containerId: runner.container.id }, { cause: error })
@@ -164,6 +182,12 @@ export class DockerProvider implements ExecutionResourceProvider {
   async recover(): Promise<string[]> {
     if (!(await checkEngine(this.docker)).ok) return []
     return (await sweepLeftoverContainers(this.docker, this.options.home)).map((id) => `container ${id.slice(0, 12)}`)
+  }
+
+  /** Why a remote engine cannot serve this requirement (anything but code in execution areas), if it cannot. */
+  private remoteRefusal(requirement: ResourceRequirement): string | undefined {
+    if (!this.remote || requirement.kind === 'code_execution') return undefined
+    return `the Docker engine is remote (${process.env.DOCKER_HOST ?? 'tcp'}): it runs code (run_code) only, copied over the Docker API; a ${requirement.kind} handle needs the workspace on this machine (use bubblewrap)`
   }
 }
 

@@ -94,7 +94,7 @@ export function isLexicallyInside(root: string, path: string): boolean {
 }
 
 /** The execution areas' folder the core keeps for the host inside a workspace (see `ensureExecutionsFolder`). */
-function isHostKeptAreas(path: string): boolean {
+export function isHostKeptAreas(path: string): boolean {
   return basename(path) === 'executions' && basename(dirname(path)) === '.airlock'
 }
 

@@ -211,7 +211,7 @@ export function describeIssues(error: z.ZodError, root = 'input'): string {
 /** A role's defaults (a profile without `role`). */
 export type RoleDefaults = z.infer<typeof roleDefaultsSchema>
 
-/** A role as stored and shown: defaults its agents inherit and cannot exceed. */
+/** A role as shown: defaults its agents inherit and cannot exceed, MCP secrets as `redactedSecret`. */
 export const roleViewSchema = z.object({
   id: roleIdSchema,
   name: z.string().min(1).max(200),

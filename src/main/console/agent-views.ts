@@ -25,17 +25,18 @@ export function agentViewOf(record: AgentRecord): AgentView {
   }
 }
 
-/** The profile with every MCP `env` and `headers` value redacted. */
-export function redactProfile(profile: AgentProfile): AgentProfile {
+/** The profile (or a role's defaults) with every MCP `env` and `headers` value redacted. */
+export function redactProfile<P extends Pick<AgentProfile, 'mcpServers'>>(profile: P): P {
   if (!profile.mcpServers) return profile
   return { ...profile, mcpServers: profile.mcpServers.map((server) => ({ ...server, ...redactValues(server) })) }
 }
 
 /**
- * Puts stored secrets back where an edited profile sent `redactedSecret` for the same server and
- * key (a form that showed the redacted view and saved it). A marker with nothing behind it is refused.
+ * Puts stored secrets back where an edited profile (or role defaults) sent `redactedSecret` for the
+ * same server and key (a form that showed the redacted view and saved it). A marker with nothing
+ * behind it is refused.
  */
-export function restoreSecrets(profile: AgentProfile, stored: AgentProfile | undefined): { profile: AgentProfile; problems: string[] } {
+export function restoreSecrets<P extends Pick<AgentProfile, 'mcpServers'>>(profile: P, stored: Pick<AgentProfile, 'mcpServers'> | undefined): { profile: P; problems: string[] } {
   if (!profile.mcpServers) return { profile, problems: [] }
   const problems: string[] = []
   const mcpServers = profile.mcpServers.map((server, index) => {

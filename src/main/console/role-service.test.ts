@@ -50,6 +50,21 @@ describe('RoleService', () => {
     })
   }
 
+  it("shows its MCP servers' env and header values redacted, and keeps them when the view is saved back", () => {
+    const server = { name: 'vault', url: 'https://vault.example/mcp', headers: { Authorization: 'Bearer role-secret-1' } }
+    const shown = roles.save({ id: 'ops', defaults: { mcpServers: [server] } })
+    expect(shown.defaults.mcpServers).toEqual([{ ...server, headers: { Authorization: '<redacted>' } }])
+    expect(JSON.stringify(roles.list())).not.toContain('role-secret-1')
+    // Saved back as shown (a form round trip) with a change elsewhere: the stored secret stays.
+    roles.save({ id: 'ops', defaults: { ...shown.defaults, network: 'none' } })
+    agents.create('bot', { role: 'ops' })
+    expect(agents.effectiveProfile('bot').mcpServers[0]!.headers).toEqual({ Authorization: 'Bearer role-secret-1' })
+    // A marker with no stored value behind it is refused, never stored as the secret.
+    expect(() => roles.save({ id: 'ops', defaults: { mcpServers: [{ ...server, headers: { 'X-Api-Key': '<redacted>' } }] } })).toThrow(
+      expect.objectContaining({ code: 'role.invalid', message: expect.stringContaining('defaults.mcpServers.0.headers.X-Api-Key') })
+    )
+  })
+
   it('will not remove a role its agents still have (that would lift their ceiling)', () => {
     roles.save({ id: 'ci', defaults: {} })
     agents.create('bot', { role: 'ci' })

@@ -1,6 +1,7 @@
 import { describeIssues, roleDefaultsSchema, roleInputSchema, type RoleChange, type RoleView } from '@shared/agents'
 import type { AgentRepository, RoleRecord, RoleRepository } from '../store'
 import { AgentError } from './agent-errors'
+import { redactProfile, restoreSecrets } from './agent-views'
 
 /** What the role service is built from. */
 export type RoleServiceOptions = {
@@ -23,7 +24,7 @@ export class RoleService {
     this.now = options.now ?? (() => new Date())
   }
 
-  /** Every role, by id, with how many agents have it. */
+  /** Every role, by id, with how many agents have it; MCP server secrets shown as `redactedSecret`. */
   list(): RoleView[] {
     return this.options.roles.list().map(roleViewOf)
   }
@@ -39,7 +40,12 @@ export class RoleService {
   save(input: unknown): RoleView {
     const parsed = roleInputSchema.safeParse(input)
     if (!parsed.success) throw new AgentError('role.invalid', describeIssues(parsed.error, 'role'))
-    const { id, name, defaults } = parsed.data
+    const { id, name } = parsed.data
+    // A form shows the defaults redacted and saves them back: the markers stand for the stored secrets.
+    const stored = roleDefaultsSchema.safeParse(this.options.roles.get(id)?.defaults)
+    const restored = restoreSecrets(parsed.data.defaults, stored.success ? stored.data : undefined)
+    if (restored.problems.length > 0) throw new AgentError('role.invalid', restored.problems.map((problem) => `defaults.${problem}`).join('; '))
+    const defaults = restored.profile
     if (defaults.unsafeFallback && (defaults.isolation ?? 'required') === 'required') {
       // The agents would inherit isolation `required`, with which the fallback means nothing.
       throw new AgentError('role.invalid', 'defaults.unsafeFallback: only valid with isolation "preferred" or "none"')
@@ -71,7 +77,8 @@ function roleViewOf(record: RoleRecord): RoleView {
   return {
     id: record.id,
     name: record.name,
-    defaults: defaults.success ? defaults.data : {},
+    // Its MCP servers' `env` and `headers` values are secrets (as in an agent's profile).
+    defaults: defaults.success ? redactProfile(defaults.data) : {},
     ...(defaults.success ? {} : { defaultsError: describeIssues(defaults.error, 'defaults') }),
     agentCount: record.agentCount,
     createdAt: record.createdAt

@@ -54,7 +54,8 @@ export type AgentConnection = z.infer<typeof agentConnectionSchema>
 /**
  * The `agents` namespace (SPEC §6.1, §11 Agents view): agents, their roles and sessions. No output
  * ever holds a token hash; a token appears once, in the result of `create` or `rotateToken`.
- * MCP server secrets appear as `redactedSecret`; sending the marker back in `update` keeps them.
+ * MCP server secrets (of an agent or a role) appear as `redactedSecret`; sending the marker back
+ * in `update` or `saveRole` keeps them.
  */
 export const agentsContract = {
   calls: {

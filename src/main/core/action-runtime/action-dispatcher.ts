@@ -239,7 +239,8 @@ export class ActionDispatcher {
       scope: 'action_call',
       ownerId: call.agent.agentId,
       actionCallId: callId,
-      reason: decision.reason ?? (spec.approval === 'always' ? `${spec.name} always asks` : 'policy asks'),
+      // The policy's reason quotes the input (`rm -rf <path> deletes <path>`): redacted like the rest.
+      reason: redactText(decision.reason ?? (spec.approval === 'always' ? `${spec.name} always asks` : 'policy asks'), secrets),
       summary: `${call.agent.agentId}: ${summary}`,
       tool: spec.name,
       agentId: call.agent.agentId,

@@ -39,9 +39,31 @@ const cpuWatchMs = 100
 /**
  * Spawns one launcher: the process (as the sandbox identity, with the bind sources as descriptors
  * 6, 7, ..., then the executions folders it may bind areas from), placed by the host in a fresh
- * cgroup before it can run anything of the program.
+ * cgroup before it can run anything of the program (it waits for its filter and bwrap's arguments).
  */
 export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = []): WarmLauncher {
+  const started = startLauncher(spec, cgroups, binds, anchors)
+  try {
+    if (started.cgroup && started.child.pid !== undefined) started.cgroup.join(started.child.pid)
+  } catch (error) {
+    throw started.refuse(error)
+  }
+  return started.ready()
+}
+
+/** `spawnLauncher` with the cgroup joined off the event loop: for spares, which have time (see `RunCgroup.joinInBackground`). */
+export async function spawnLauncherInBackground(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = []): Promise<WarmLauncher> {
+  const started = startLauncher(spec, cgroups, binds, anchors)
+  try {
+    if (started.cgroup && started.child.pid !== undefined) await started.cgroup.joinInBackground(started.child.pid)
+  } catch (error) {
+    throw started.refuse(error)
+  }
+  return started.ready()
+}
+
+/** The launcher process and its cgroup, not yet joined: `ready` once joined, `refuse` when the join failed. */
+function startLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[]) {
   const cgroup = cgroups?.create({ pids: spec.pids, memoryBytes: spec.memoryBytes })
   const child = spawnGroup(sandboxLauncherArgv(spec.programs, spec.limits, binds.length + anchors.length), {
     cwd: '/',
@@ -59,14 +81,21 @@ export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undef
       // already gone
     }
   }
-  try {
-    if (cgroup && child.pid !== undefined) cgroup.join(child.pid)
-  } catch (error) {
-    // A run outside its cgroup would have no pids or memory limit: never start it.
-    kill()
-    void cgroup?.finish()
-    throw new ProviderError('cgroup_unavailable', `could not place the sandbox in its cgroup: ${(error as Error).message}`, { cause: error })
+  return {
+    child,
+    cgroup,
+    /** A run outside its cgroup would have no pids or memory limit: never start it. */
+    refuse(error: unknown): Error {
+      kill()
+      void cgroup?.finish()
+      return new ProviderError('cgroup_unavailable', `could not place the sandbox in its cgroup: ${(error as Error).message}`, { cause: error })
+    },
+    ready: () => joinedLauncher(spec, child, cgroup, anchors, binds, kill)
   }
+}
+
+/** The launcher once it is in its cgroup: fed its seccomp filter, waiting for a run. */
+function joinedLauncher(spec: LauncherSpec, child: ChildProcess, cgroup: RunCgroup | undefined, anchors: readonly number[], binds: OpenBind[], kill: () => void): WarmLauncher {
   feedPipe(child, seccompFd, spec.filter)
   let watch: NodeJS.Timeout | undefined
   let cpuExceeded = false
@@ -121,6 +150,7 @@ export const spareLaunchers = 2
  */
 export class WarmLaunchers {
   private readonly spares: WarmLauncher[] = []
+  private readonly joining = new Set<Promise<void>>()
   private closed = false
 
   constructor(
@@ -141,14 +171,26 @@ export class WarmLaunchers {
     return spawnLauncher(this.spec, this.cgroups, this.handleBinds, this.anchors)
   }
 
-  /** Tops the spares up once a run is over. */
+  /**
+   * Tops the spares up once a run is over; each joins its cgroup in the background and becomes a
+   * spare only once it is in (one that cannot join is ended; `take` then spawns a fresh one).
+   */
   replenish(): void {
-    while (!this.closed && this.spares.length < spareLaunchers) this.spares.push(spawnLauncher(this.spec, this.cgroups, this.handleBinds, this.anchors))
+    while (!this.closed && this.spares.length + this.joining.size < spareLaunchers) {
+      const joining: Promise<void> = spawnLauncherInBackground(this.spec, this.cgroups, this.handleBinds, this.anchors)
+        .then(
+          (launcher) => (this.closed ? launcher.discard() : void this.spares.push(launcher)),
+          () => undefined
+        )
+        .finally(() => this.joining.delete(joining))
+      this.joining.add(joining)
+    }
   }
 
-  /** Ends the spares; no more launchers. */
+  /** Ends the spares, those still joining too; no more launchers. */
   async close(): Promise<void> {
     this.closed = true
+    await Promise.all([...this.joining])
     await Promise.all(this.spares.splice(0).map((spare) => spare.discard()))
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /** The limits a run asks for (bytes and counts). */
@@ -10,6 +11,11 @@ export type RunCgroup = {
   procsFiles: string[]
   /** Places a process (and so everything it forks later) in the cgroup; throws if the kernel refuses. */
   join(pid: number): void
+  /**
+   * The same, off the event loop: on cgroup v1 a join waits in the kernel for an RCU grace period
+   * (milliseconds per controller), which `join` spends blocking every other call of the host.
+   */
+  joinInBackground(pid: number): Promise<void>
   /** CPU seconds used so far by every process of the run together, where the host accounts it. */
   cpuSeconds(): number | undefined
   /** Kills whatever is left, removes the cgroup, and says which limit was hit, if one was. */
@@ -123,6 +129,7 @@ function createV1(parents: { pids?: string; memory?: string; cpu?: string }, lim
   return {
     procsFiles,
     join: (pid) => joinAll(procsFiles, pid),
+    joinInBackground: (pid) => joinAllInBackground(procsFiles, pid),
     cpuSeconds: () => (cpuDir ? Number(tryRead(join(cpuDir, 'cpuacct.usage')) || 0) / 1e9 : undefined),
     async finish() {
       let hit: 'pids' | 'memory' | undefined
@@ -153,6 +160,7 @@ function createV2(parent: string, available: { pids: boolean; memory: boolean },
   return {
     procsFiles,
     join: (pid) => joinAll(procsFiles, pid),
+    joinInBackground: (pid) => joinAllInBackground(procsFiles, pid),
     cpuSeconds: () => Number(/usage_usec (\d+)/.exec(tryRead(join(dir, 'cpu.stat')))?.[1] ?? 0) / 1e6,
     async finish() {
       const memoryEvents = tryRead(join(dir, 'memory.events'))
@@ -167,6 +175,11 @@ function createV2(parent: string, available: { pids: boolean; memory: boolean },
 /** Writes a pid into every cgroup of the run; a refusal is an error (the run must not go unlimited). */
 function joinAll(procsFiles: string[], pid: number): void {
   for (const file of procsFiles) writeFileSync(file, String(pid))
+}
+
+/** `joinAll` in the thread pool, one file after the other. */
+async function joinAllInBackground(procsFiles: string[], pid: number): Promise<void> {
+  for (const file of procsFiles) await writeFile(file, String(pid))
 }
 
 /** Kills every process left in the cgroups and removes them. */

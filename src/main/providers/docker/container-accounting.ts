@@ -14,6 +14,22 @@ export interface ContainerAccounting {
   cpuNanos(): Promise<number | undefined>
   /** Host pids of live (non-zombie) processes running as `uid` in the container. */
   processesOf(uid: number): Promise<number[]>
+  /**
+   * How often, so far, the container's memory limit killed a process and its pids limit refused a
+   * fork (cumulative: a run compares before and after); undefined where the host does not say.
+   */
+  limitEvents(): Promise<LimitEvents | undefined>
+}
+
+/** Counters of the container's cgroup: OOM kills and refused forks. */
+export type LimitEvents = { oomKills: number; forksRefused: number }
+
+/** Which limit a run hit, from the counters before and after it (memory first: an OOM kill also ends forks). */
+export function limitHitBetween(before: LimitEvents | undefined, after: LimitEvents | undefined): 'memory' | 'pids' | undefined {
+  if (!before || !after) return undefined
+  if (after.oomKills > before.oomKills) return 'memory'
+  if (after.forksRefused > before.forksRefused) return 'pids'
+  return undefined
 }
 
 /**
@@ -37,12 +53,17 @@ function localAccounting(pid: number): ContainerAccounting | undefined {
   const mounts = cgroupMounts()
   let cpuFile: { path: string; unified: boolean } | undefined
   let procsFile: string | undefined
+  // memory.oom_control (v1) or memory.events (v2): `oom_kill N`; pids.events: `max N`.
+  let oomFile: string | undefined
+  let pidsEventsFile: string | undefined
   for (const line of membership.split('\n')) {
     const [, controllers, path] = /^\d+:([^:]*):(.*)$/.exec(line) ?? []
     if (path === undefined) continue
     if (controllers === '' && mounts.unified) {
       cpuFile ??= { path: join(mounts.unified, path, 'cpu.stat'), unified: true }
       procsFile ??= join(mounts.unified, path, 'cgroup.procs')
+      oomFile ??= join(mounts.unified, path, 'memory.events')
+      pidsEventsFile ??= join(mounts.unified, path, 'pids.events')
       continue
     }
     for (const controller of controllers!.split(',')) {
@@ -50,11 +71,18 @@ function localAccounting(pid: number): ContainerAccounting | undefined {
       if (!mount) continue
       if (controller === 'cpuacct') cpuFile = { path: join(mount, path, 'cpuacct.usage'), unified: false }
       if (controller === 'pids' || controller === 'cpuacct') procsFile ??= join(mount, path, 'cgroup.procs')
+      if (controller === 'memory') oomFile = join(mount, path, 'memory.oom_control')
+      if (controller === 'pids') pidsEventsFile = join(mount, path, 'pids.events')
     }
   }
   if (!cpuFile || !procsFile || !existsSync(cpuFile.path) || !existsSync(procsFile)) return undefined
   const { path: cpuPath, unified } = cpuFile
   const procs = procsFile
+  const counter = (file: string | undefined, name: string) => {
+    if (!file || !existsSync(file)) return undefined
+    const value = new RegExp(`^${name} (\\d+)$`, 'm').exec(readFileSync(file, 'utf8'))?.[1]
+    return value === undefined ? undefined : Number(value)
+  }
   return {
     source: 'cgroup files',
     cpuNanos: async () => {
@@ -66,7 +94,12 @@ function localAccounting(pid: number): ContainerAccounting | undefined {
         .split('\n')
         .filter(Boolean)
         .map(Number)
-        .filter((process) => liveProcessOf(process, uid))
+        .filter((process) => liveProcessOf(process, uid)),
+    limitEvents: async () => {
+      const oomKills = counter(oomFile, 'oom_kill')
+      const forksRefused = counter(pidsEventsFile, 'max')
+      return oomKills === undefined && forksRefused === undefined ? undefined : { oomKills: oomKills ?? 0, forksRefused: forksRefused ?? 0 }
+    }
   }
 }
 
@@ -111,7 +144,9 @@ function apiAccounting(container: Docker.Container): ContainerAccounting {
       const top = (await container.top({ ps_args: '-eo uid,pid,stat' })) as { Titles: string[]; Processes: string[][] }
       const [uidAt, pidAt, statAt] = ['UID', 'PID', 'STAT'].map((title) => top.Titles.indexOf(title))
       return top.Processes.filter((row) => Number(row[uidAt!]) === uid && !row[statAt!]?.startsWith('Z')).map((row) => Number(row[pidAt!]))
-    }
+    },
+    // The engine's stats say neither (memory failcnt counts reclaim, not kills): the run ends by its exit status alone.
+    limitEvents: async () => undefined
   }
 }
 

@@ -3,7 +3,7 @@ import type Docker from 'dockerode'
 import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy, SandboxIdentity } from '../../core'
 import { killGraceMs, timeoutExitCode } from '../process/bounded-process'
 import { childEnv, outputCapFor, timeoutMsFor } from '../process/run-limits'
-import type { ContainerAccounting } from './container-accounting'
+import { limitHitBetween, type ContainerAccounting } from './container-accounting'
 import { runHelper, startExec, type StartedExec } from './container-exec'
 import { containerBaseEnv, runUser } from './container-spec'
 import { DockerProviderError } from './docker-errors'
@@ -100,6 +100,7 @@ export class ContainerRunner implements ProgramRunner {
     const started = performance.now()
     // Not awaited: through a remote engine a sample takes up to a second, which the run should not wait for.
     const cpuAtStart = this.accounting.cpuNanos().catch(() => undefined)
+    const limitsAtStart = this.accounting.limitEvents().catch(() => undefined)
     const run = await startExec(this.docker, this.container, { argv: ['sh', '-c', wrapper, 'airlock', ...input.argv], user: this.user, cwd, env, stdin: input.stdin, maxBytes: outputCapFor(this.policy) }).catch(
       (error: Error) => {
         throw new DockerProviderError('docker.invalid_run', `The program could not be started in the container: ${error.message}`, {}, { cause: error })
@@ -127,11 +128,12 @@ export class ContainerRunner implements ProgramRunner {
     await terminating
     await this.endSurvivors()
     const exitCode = (await run.exec.inspect().catch(() => undefined))?.ExitCode ?? 1
-    const limitHit = ending === 'cpu' || (ending === undefined && exitCode === 128 + 24) ? ('cpu' as const) : undefined
+    const cgroupVerdict = limitHitBetween(await limitsAtStart, await this.accounting.limitEvents().catch(() => undefined))
+    const limitHit = ending === 'cpu' || (ending === undefined && exitCode === 128 + 24) ? ('cpu' as const) : cgroupVerdict
     const stderr = run.stderr.text()
     return {
       stdout: run.stdout.text(),
-      stderr: limitHit ? `${stderr}${stderr === '' || stderr.endsWith('\n') ? '' : '\n'}airlock: ended by the cpu limit\n` : stderr,
+      stderr: limitHit ? `${stderr}${stderr === '' || stderr.endsWith('\n') ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` : stderr,
       exitCode: ending === 'timeout' ? timeoutExitCode : ending === 'cancel' ? 130 : exitCode,
       durationMs: Math.round(performance.now() - started),
       stdoutTruncated: run.stdout.truncated,

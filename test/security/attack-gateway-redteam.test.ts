@@ -899,6 +899,18 @@ describe('red team: the agent gateway in one process', () => {
 // Real sandboxes: what a compromised agent with a shell can hold on the host.
 
 /** Live (non-zombie) processes descending from `root` (this test process by default). */
+/** The count of descendants once it holds still (two samples 200 ms apart agree; at most 10 s). */
+async function settledDescendants(): Promise<number> {
+  let last = descendantsOf().length
+  for (let attempt = 0; attempt < 50; attempt++) {
+    await sleep(200)
+    const now = descendantsOf().length
+    if (now === last) return now
+    last = now
+  }
+  return last
+}
+
 function descendantsOf(root = process.pid): { pid: number; cmdline: string }[] {
   const parents = new Map<number, number>()
   for (const entry of readdirSync('/proc')) {
@@ -967,7 +979,8 @@ describe.skipIf(!haveBwrap)('red team: a shell agent and the host\'s processes (
   })
 
   it('DELETE of a session releases its warm shell processes', async () => {
-    const before = descendantsOf().length
+    // The previous test's session ended just now: its sandboxes may still be on their way out.
+    const before = await settledDescendants()
     const agent = await connectAgent(gateway.url, tokens.closer!)
     expect((await callTool(agent.client, 'run_command', { command: 'true' })).structuredContent).toMatchObject({ ok: true })
     expect(descendantsOf().length).toBeGreaterThan(before)

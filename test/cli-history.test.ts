@@ -69,7 +69,9 @@ describe('airlock history', () => {
         finishedAt: expect.any(String),
         error: { code: 'command.failed', message: 'exit 2\nsee stderr' },
         inputSummary: { command: 'make test' },
-        approval: null
+        approval: null,
+        // The endpoints the call reached through the egress proxy (none here).
+        lineage: []
       })
       expect(rows[0]).toMatchObject({ status: 'running', finishedAt: null, exitCode: null, error: null })
 

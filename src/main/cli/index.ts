@@ -10,13 +10,14 @@ import { imagesCommand } from './commands/images'
 import { mcpStdioCommand } from './commands/mcp-stdio'
 import { policyCommand } from './commands/policy'
 import { rulesCommand } from './commands/rules'
+import { netCommand } from './commands/net'
 import { serveCommand } from './commands/serve'
 import { skillsCommand } from './commands/skills'
 import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, mcpStdioCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, netCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, mcpStdioCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

@@ -1,3 +1,5 @@
+import type { EgressRecord } from '@shared/network'
+
 /**
  * The live resources of the built-in kinds (SPEC §4.1), as core types so that actions can use
  * them without importing a provider. Providers implement them; `providers/index.ts` re-exports.
@@ -16,6 +18,8 @@ export type CommandResult = {
   cancelled?: boolean
   /** Which enforced limit ended it, when one did (`memory`, `pids`, `cpu`). */
   limitHit?: 'memory' | 'pids' | 'cpu'
+  /** The connections it made through the egress proxy (`network: "proxy"`), decided and counted. */
+  egress?: EgressRecord[]
 }
 
 /** One command line for a `bash` handle. `cwd` resolves inside the first workspace root. */

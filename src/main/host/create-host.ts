@@ -9,7 +9,7 @@ import { ProviderCatalog } from '../console/provider-catalog'
 import { SessionService } from '../console/session-service'
 import { SettingsService } from '../console/settings-service'
 import { WorkspaceBrowser } from '../console/workspace-browser'
-import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, type HandleStore } from '../core'
+import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, sandboxIdentity, type HandleStore } from '../core'
 import {
   ContractEventHub,
   createCallDispatcher,
@@ -19,6 +19,7 @@ import {
 import { createBuiltinProviders, createDockerClient, type ImageProgress } from '../providers'
 import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
 import { createAgentRuntime, type AgentRuntime } from './agent-runtime'
+import { createEgressProxy } from './egress-wiring'
 import { openStore, type Store } from '../store'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
@@ -106,7 +107,22 @@ export function createHost(config: HostConfig = {}): Host {
     const approval = new PolicyApproval().registerHandler('console', approvals.handler).setDefaultHandler('console')
     const resources = new ExecutionResourceManager({ approval, settings, handleStore })
     const onImageProgress = (progress: ImageProgress) => events.publish('providers', 'imageProgress', progress)
-    for (const provider of createBuiltinProviders({ home: paths.home, onImageProgress })) resources.registerProvider(provider)
+    // The proxy learns an agent's ask mode from the runtime built below (connections come later).
+    const late: { runtime?: AgentRuntime } = {}
+    const egress = createEgressProxy({
+      store,
+      runDir: join(paths.home, 'run'),
+      approval,
+      identity: sandboxIdentity(),
+      profileOf: (agentId) => {
+        try {
+          return late.runtime?.agents.effectiveProfile(agentId)
+        } catch {
+          return undefined
+        }
+      }
+    })
+    for (const provider of createBuiltinProviders({ home: paths.home, onImageProgress, egress })) resources.registerProvider(provider)
     const recovered = recoverLeftoverHandles(store, resources).catch((error: unknown): RecoveryOutcome => {
       logError('Airlock: start-up recovery failed', error)
       return { handles: 0, providers: [] }
@@ -132,6 +148,7 @@ export function createHost(config: HostConfig = {}): Host {
         if (event.change === 'ended') rules.expireSession(event.sessionId)
       }
     })
+    late.runtime = agents
     // Sessions end (their warm resources released) before the manager releases what is left.
     disposers.push(() => agents.dispose())
     // First of all at shutdown: calls waiting for approval are let go (their items stay queued).

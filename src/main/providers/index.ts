@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { ExecutionResourceProvider, SettingsReader } from '../core'
+import type { EgressPort, ExecutionResourceProvider, SettingsReader } from '../core'
 import { RunLedger } from './process/run-ledger'
 import type { ImageProgress } from './docker/docker-images'
 import { BashProvider } from './bash/bash-provider'
@@ -38,10 +38,10 @@ export { ProviderError, type ProviderErrorCode } from './process/provider-error'
  * `settings` is part of the SPEC §4.1 signature; no built-in provider reads settings (their
  * config comes with each requirement; the manager reads `code_execution.providers`).
  */
-export function createBuiltinProviders(options: { home: string; settings?: SettingsReader; onImageProgress?: (progress: ImageProgress) => void }): ExecutionResourceProvider[] {
+export function createBuiltinProviders(options: { home: string; settings?: SettingsReader; onImageProgress?: (progress: ImageProgress) => void; egress?: EgressPort }): ExecutionResourceProvider[] {
   const runLedger = new RunLedger(join(options.home, 'runs'))
   return [
-    new BubblewrapProvider({ runLedger }),
+    new BubblewrapProvider({ runLedger, egress: options.egress }),
     new DockerProvider({ home: options.home, onImageProgress: options.onImageProgress }),
     new TrustedLocalProvider({ runLedger }),
     new BashProvider({ runLedger }),

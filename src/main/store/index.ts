@@ -12,6 +12,7 @@ import { SkillRepository } from './skill-repository'
 import { ApprovalRepository } from './approval-repository'
 import { RuleRepository } from './rule-repository'
 import { DoctorRepository } from './doctor-repository'
+import { NetworkRepository } from './network-repository'
 
 export { openDatabase, latestSchemaVersion } from './database'
 export { migrations, type Migration } from './migrations'
@@ -30,6 +31,7 @@ export { SkillRepository } from './skill-repository'
 export { ApprovalRepository, watchFreshMs, type NewApproval } from './approval-repository'
 export { RuleRepository, type NewRule } from './rule-repository'
 export { DoctorRepository } from './doctor-repository'
+export { NetworkRepository } from './network-repository'
 
 /** The opened store: the database and one repository per table in use. */
 export type Store = {
@@ -50,6 +52,8 @@ export type Store = {
   readonly rules: RuleRepository
   /** The doctor's reports (SPEC §9). */
   readonly doctor: DoctorRepository
+  /** The egress proxy's domain rules and pinned names (SPEC §6.5). */
+  readonly network: NetworkRepository
   close(): void
 }
 
@@ -69,6 +73,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     approvals: new ApprovalRepository(db),
     rules: new RuleRepository(db),
     doctor: new DoctorRepository(db),
+    network: new NetworkRepository(db),
     close: () => db.close()
   }
 }

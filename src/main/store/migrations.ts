@@ -277,12 +277,29 @@ create table doctor_reports (
 `
 
 /** Every migration this build knows, in order. Never edit a released one; add the next. */
+/** Version 6: the egress proxy's domain rules and pinned names (SPEC §6.5). */
+const networkSchema = `
+create table network_rules (
+  id text primary key,
+  agent_id text references agents(id) on delete cascade,
+  decision text not null check (decision in ('allow', 'deny', 'ask')),
+  host text not null,
+  port integer,
+  created_at text not null
+);
+create table network_hosts (
+  name text primary key,
+  address text not null
+);
+`
+
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
   { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
   { version: 3, name: 'skills', up: (db) => db.exec(skillsSchema) },
   { version: 4, name: 'approval queue and rules', up: (db) => db.exec(approvalsSchema) },
-  { version: 5, name: 'doctor reports', up: (db) => db.exec(doctorSchema) }
+  { version: 5, name: 'doctor reports', up: (db) => db.exec(doctorSchema) },
+  { version: 6, name: 'egress rules and pinned names', up: (db) => db.exec(networkSchema) }
 ]
 
 /** The schema version this build writes. */

@@ -76,7 +76,19 @@ export const historyDetailSchema = historyRowSchema.extend({
   stdout: historyOutputSchema,
   stderr: historyOutputSchema,
   artifacts: z.array(z.object({ name: z.string(), path: z.string(), bytes: z.number(), sha256: z.string(), mediaType: z.string().optional() })),
-  lineage: z.array(z.object({ kind: z.string(), endpoint: z.string() })),
+  /** Endpoints the call touched; through the egress proxy with the decision, address, rule and bytes each way. */
+  lineage: z.array(
+    z.object({
+      kind: z.string(),
+      endpoint: z.string(),
+      decision: z.enum(['allowed', 'denied']).optional(),
+      address: z.string().optional(),
+      rule: z.string().optional(),
+      reason: z.string().optional(),
+      bytesUp: z.number().optional(),
+      bytesDown: z.number().optional()
+    })
+  ),
   /** The result's data without output streams, redacted and shortened. */
   result: z.unknown(),
   /** Where the row sits in the hash chain; null while it is still running. */

@@ -11,7 +11,7 @@ import {
   type ResourceHandle
 } from '../../core'
 import { previewCode } from './code-preview'
-import { executionDiagnostics, executionPolicy, orderedCandidates, providerFacts, recordNetworkUse, selectionFailure, summariseProbes, unsafeFallback } from '../run_command/execution-profile'
+import { executionDiagnostics, executionPolicy, orderedCandidates, providerFacts, recordEgress, recordNetworkUse, selectionFailure, summariseProbes, unsafeFallback } from '../run_command/execution-profile'
 
 /** One collected output as `data.outputs` lists it. */
 export type RunCodeOutput = { path: string; bytes: number; sha256: string }
@@ -92,6 +92,7 @@ async function runCode(context: ActionContext<CodeExecutionRequest>): Promise<Ac
     // The session's own handle: no second ensure (and probe) or release per call.
     handle: held
   })
+  recordEgress(context, outcome.result.egress)
   return toOutcome(outcome, held, input, diagnostics)
 }
 

@@ -1,5 +1,6 @@
 import { allowsUnsafeFallback, type EffectiveAgentProfile } from '@shared/agents'
 import { codeLanguageSchema, type CodeLanguage } from '@shared/code-execution'
+import type { EgressRecord } from '@shared/network'
 import type { ActionContext, ActionOutcome, ResourceCandidate, ResourceHandle, ResourcePolicy } from '../../core'
 
 // What `run_command` and `run_code` derive alike from an agent's profile (SPEC §6.1): the policy
@@ -7,12 +8,11 @@ import type { ActionContext, ActionOutcome, ResourceCandidate, ResourceHandle, R
 
 /**
  * The resource policy of an agent's executions, without workspace roots: its network and limits.
- * Network `proxy` runs as `none` (no network at all) until the egress proxy exists; see
- * `executionDiagnostics`, which says so on every call.
+ * Network `proxy` reaches only Airlock's egress proxy (SPEC §6.5), which decides every connection.
  */
 export function executionPolicy(profile: EffectiveAgentProfile): ResourcePolicy {
   return {
-    networkMode: profile.network === 'full' ? 'full' : 'none',
+    networkMode: profile.network,
     timeoutSeconds: profile.limits.timeoutSeconds,
     maxOutputBytes: profile.limits.outputBytes,
     limits: { cpuSeconds: profile.limits.cpuSeconds, memoryMb: profile.limits.memoryMb, pids: profile.limits.pids }
@@ -46,16 +46,31 @@ const trustedLocal = { providerId: 'trusted_local', config: { allowUnsafeLocal: 
 
 /**
  * Lineage of an execution (SPEC §6.3): a sandbox with the host network (`full`) may have reached
- * any endpoint, and is recorded so; the egress proxy will name each endpoint it carries.
+ * any endpoint, and is recorded so; through the egress proxy each endpoint is named (`recordEgress`).
  */
 export function recordNetworkUse(context: Pick<ActionContext, 'agent' | 'touched'>): void {
   if (context.agent.profile.network === 'full') context.touched({ kind: 'tcp', endpoint: 'host network: any destination' })
 }
 
-/** What every execution call says about its profile: an unbuilt network mode, an unauthorised provider left out. */
+/** Each connection a run made through the egress proxy, as lineage: endpoint, decision, address, rule, bytes. */
+export function recordEgress(context: Pick<ActionContext, 'touched'>, records: readonly EgressRecord[] | undefined): void {
+  for (const record of records ?? []) {
+    context.touched({
+      kind: 'tcp',
+      endpoint: `${record.host}:${record.port}`,
+      decision: record.decision,
+      ...(record.address ? { address: record.address } : {}),
+      ...(record.rule ? { rule: record.rule } : {}),
+      ...(record.reason ? { reason: record.reason } : {}),
+      bytesUp: record.bytesUp,
+      bytesDown: record.bytesDown
+    })
+  }
+}
+
+/** What every execution call says about its profile: an unauthorised provider left out. */
 export function executionDiagnostics(profile: EffectiveAgentProfile): string[] {
   const diagnostics: string[] = []
-  if (profile.network === 'proxy') diagnostics.push('network "proxy" is not available yet (no egress proxy): this execution has no network at all')
   if (profile.providers.includes('trusted_local') && !profile.allowUnsafeLocal) diagnostics.push('trusted_local is in the provider order but not authorised (allowUnsafeLocal is off): it was left out')
   if (profile.unsafeFallback && !profile.allowUnsafeLocal) diagnostics.push('unsafeFallback is set but trusted_local is not authorised (allowUnsafeLocal is off): there is no unsafe fallback')
   return diagnostics

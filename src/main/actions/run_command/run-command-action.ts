@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { z } from 'zod'
 import type { ActionContext, ActionOutcome, ActionSpec, CommandResult, CommandRunner, ResourceHandle } from '../../core'
-import { executionDiagnostics, providerFacts, recordNetworkUse, selectionFailure } from './execution-profile'
+import { executionDiagnostics, providerFacts, recordEgress, recordNetworkUse, selectionFailure } from './execution-profile'
 import { cwdMarker, SessionDirectories, takeCwdReport, withCwdReport, workspaceDirectory } from './session-directory'
 import { shellRequirement } from './shell-session'
 
@@ -108,6 +108,7 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
     const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'run_command.failed'
     return { status: 'error', error: { code, message: (error as Error).message }, meta: { provider }, diagnostics }
   }
+  recordEgress(context, result.egress)
   let stdout = result.stdout
   let cwd = start.relative
   if (marker) {

@@ -13,7 +13,7 @@ export const defaultHistoryLimit = 50
 
 const limitSchema = z.string().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().int().min(1).max(historyQueryMaxLimit))
 
-/** `airlock history`: the newest calls, filtered (SPEC §8.1); one line each, or `--json` rows. */
+/** `airlock history`: the newest calls, filtered (SPEC §8.1); one line each, or `--json` rows (with their lineage). */
 export const historyCommand = defineCommand({
   name: 'history',
   summary: 'Show the execution history, newest first',
@@ -25,9 +25,11 @@ export const historyCommand = defineCommand({
     if (status && !status.success) throw new UsageError(`--status must be one of ${historyStatuses.join(', ')}, got ${JSON.stringify(options.status)}`)
     const limit = options.limit === undefined ? undefined : limitSchema.safeParse(options.limit)
     if (limit && !limit.success) throw new UsageError(`--limit must be a whole number from 1 to ${historyQueryMaxLimit}, got ${JSON.stringify(options.limit)}`)
-    const page = withHistory(options.home, (history) =>
-      history.list({ agentId: options.agent, tool: options.tool, status: status?.data, limit: limit?.data ?? defaultHistoryLimit })
-    )
+    const page = withHistory(options.home, (history) => {
+      const listed = history.list({ agentId: options.agent, tool: options.tool, status: status?.data, limit: limit?.data ?? defaultHistoryLimit })
+      // --json rows carry each call's lineage too: the endpoints it reached through the egress proxy.
+      return options.json ? { rows: listed.rows.map((row) => ({ ...row, lineage: history.detail(row.id).lineage })) } : listed
+    })
     if (options.json) io.out(visibleJson(page.rows))
     else if (page.rows.length === 0) io.out('No calls match.')
     else for (const row of page.rows) io.out(historyLine(row))

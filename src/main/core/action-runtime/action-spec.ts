@@ -9,8 +9,20 @@ export type ActionStatus = 'success' | 'error' | 'blocked' | 'approval_required'
 /** A file an action produced (an output of a code run, a screenshot): where it is and what it holds. */
 export type ActionArtifact = { name: string; path: string; bytes: number; sha256: string; mediaType?: string }
 
-/** A network endpoint a call touched (lineage, SPEC §6.3). */
-export type LineageEndpoint = { kind: 'http' | 'mcp' | 'tcp'; endpoint: string }
+/**
+ * A network endpoint a call touched (lineage, SPEC §6.3). Through the egress proxy it also says
+ * what was decided, at which address, by which rule, and how many bytes went each way.
+ */
+export type LineageEndpoint = {
+  kind: 'http' | 'mcp' | 'tcp'
+  endpoint: string
+  decision?: 'allowed' | 'denied'
+  address?: string
+  rule?: string
+  reason?: string
+  bytesUp?: number
+  bytesDown?: number
+}
 
 /** The result every action call returns, to the agent and to history (SPEC §5.1). */
 export type ActionResult = {

@@ -13,7 +13,7 @@ import { ensureExecutionsFolder, TaskWorkspaceGrant, type CollectedOutput } from
 /** How one code execution ended, with everything a result or history row needs. */
 export type CodeExecutionOutcome = {
   status: 'success' | 'error' | 'timed_out' | 'cancelled'
-  /** The last step's result (the run, or the build/install that failed). */
+  /** The last step's result (the run, or the build/install that failed); `egress` holds every step's connections. */
   result: CommandResult
   steps: { name: string; exitCode: number; durationMs: number }[]
   outputs: CollectedOutput[]
@@ -100,6 +100,7 @@ async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: 
     probes: handle.meta.providerProbes
   }
   let result: CommandResult | undefined
+  const egress: NonNullable<CommandResult['egress']> = []
   for (const step of bundleSteps) {
     result = await runner.exec({
       argv: step.argv,
@@ -112,8 +113,10 @@ async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: 
       signal: input.signal
     })
     steps.push({ name: step.name, exitCode: result.exitCode, durationMs: result.durationMs })
+    egress.push(...(result.egress ?? []))
     if (result.timedOut || result.cancelled || result.exitCode !== 0) break
   }
+  if (egress.length > 0) result = { ...result!, egress }
   const base = { result: result!, steps, outputs: [] as CollectedOutput[], bundleDigest: bundle.digest, executionArea: grant.area.root, provider }
   if (result!.timedOut) return { ...base, status: 'timed_out' }
   if (result!.cancelled) return { ...base, status: 'cancelled' }

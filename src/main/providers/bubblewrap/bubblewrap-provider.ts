@@ -5,14 +5,18 @@ import {
   assertReachableBySandbox,
   isExecutionsFolder,
   assertWritableBySandbox,
+  egressEnv,
   ExecutionResourceError,
   openBeneath,
   openDirectoryNoFollow,
+  type EgressEndpoint,
+  type EgressPort,
   type ExecutionResourceProvider,
   type IsolationFacts,
   type ProviderProbe,
   type ResourceHandle,
   type ResourcePolicy,
+  type ResourceRequirement,
   type ResourceStatus
 } from '../../core'
 import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
@@ -23,6 +27,7 @@ import { cached } from '../process/provider-helpers'
 import { languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
 import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
+import { bridgedArgv, egressMount } from './egress-bridge'
 import { openRunBinds, openHandleRoots } from './sandbox-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 import { invalidConfig } from '../process/provider-helpers'
@@ -44,6 +49,8 @@ type HostFacts = { host: BubblewrapHost; toolchains: Record<string, ToolchainFac
  * fresh bwrap sandbox (namespaces, read-only system, only the workspace and the run's execution
  * area writable, seccomp filter, no capabilities, no network unless the policy allows it) inside
  * a per-run cgroup where the host offers one (pids, memory) plus a CPU-seconds rlimit.
+ * With `network: "proxy"` the sandbox keeps its empty network namespace and gets the handle's
+ * egress socket bound read-only, and each program runs behind the bridge to it (`egress-bridge.ts`).
  */
 export class BubblewrapProvider implements ExecutionResourceProvider {
   readonly providerId = 'bubblewrap'
@@ -51,8 +58,12 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
   private readonly facts = new Map<string, () => Promise<HostFacts>>()
   private cgroupSupport?: CgroupSupport
 
-  /** `runLedger` records each run's launcher and cgroups, so a crash leaves none behind. */
-  constructor(private readonly options: { runLedger?: RunLedger } = {}) {}
+  /**
+   * `runLedger` records each run's launcher and cgroups, so a crash leaves none behind; `egress`
+   * carries `network: "proxy"` (without it such a policy is refused); `nodePath` is the node that
+   * runs the in-sandbox bridge (default: this process's, which must be visible in the sandbox).
+   */
+  constructor(private readonly options: { runLedger?: RunLedger; egress?: EgressPort; nodePath?: string } = {}) {}
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = bubblewrapConfigSchema.safeParse(requirement.config ?? {})
@@ -60,6 +71,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     const { host, toolchains } = await this.hostFacts(config.data.bwrapPath)
     if (!host.ok) return { available: false, reason: host.reason }
     if (!policy.workspaceRoots?.length) return { available: false, reason: 'the sandbox needs policy.workspaceRoots (the directories it may write)' }
+    if (policy.networkMode === 'proxy' && !this.options.egress) return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
     const cgroups = this.cgroups()
     return {
       available: true,
@@ -99,6 +111,17 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       for (const bind of handleBinds) closeSync(bind.fd)
       throw error
     }
+    let egress: EgressEndpoint | undefined
+    if (policy.networkMode === 'proxy') {
+      try {
+        const opened = await this.openEgress(requirement)
+        egress = opened.endpoint
+        handleBinds.push(opened.bind)
+      } catch (error) {
+        for (const bind of handleBinds) closeSync(bind.fd)
+        throw error
+      }
+    }
     const anchors = executionAnchors(roots, host.identity.dedicated)
     const launchers = this.launchers(host, policy, handleBinds, anchors.map((anchor) => anchor.fd))
     const runner = new LocalProgramRunner(
@@ -116,9 +139,14 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
           // The launcher holds its own copies now (or never started).
           for (const bind of extra) closeSync(bind.fd)
         }
+        // `proxy` keeps the empty namespace: the bridge to the egress socket is the only way out.
         const network = policy.networkMode === 'full' ? 'full' : 'none'
+        const program = egress ? bridgedArgv(this.nodePath(), egress.socketName, argv) : argv
+        const programEnv = egress ? { ...env, ...egressEnv(), ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}) } : env
+        const runReadOnly = egress ? [...readOnly, ...this.nodeBinds()] : readOnly
         return {
-          prepared: launcher.prepared({ readOnly, cwd, network, env, areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest })) }, argv),
+          prepared: launcher.prepared({ readOnly: runReadOnly, cwd, network, env: programEnv, areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest })) }, program),
+          ...(egress ? { egress: () => egress.drain() } : {}),
           cgroupDirs: launcher.cgroup?.procsFiles.map((file) => dirname(file)),
           finish: async (exitCode) => {
             const verdict = await limitVerdict(launcher, exitCode)
@@ -132,10 +160,11 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     )
     runner.onClose = async () => {
       await launchers.close()
+      await egress?.close()
       for (const bind of handleBinds) closeSync(bind.fd)
       for (const anchor of anchors) closeSync(anchor.fd)
     }
-    return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version } }
+    return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version, ...(egress ? { egress: 'proxy' } : {}) } }
   }
 
   async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
@@ -169,6 +198,28 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     return new WarmLaunchers(spec, cgroups, handleBinds, anchors)
   }
 
+  /** The handle's egress endpoint and its socket directory, opened for a read-only bind at `egressMount`. */
+  private async openEgress(requirement: ResourceRequirement): Promise<{ endpoint: EgressEndpoint; bind: { fd: number; dest: string; writable: boolean } }> {
+    if (!this.options.egress) throw new ExecutionResourceError('invalid_requirement', 'network "proxy" needs Airlock\'s egress proxy, which this host does not run', { providerId: this.providerId })
+    const endpoint = await this.options.egress.open({ scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
+    try {
+      return { endpoint, bind: { fd: openDirectoryNoFollow(endpoint.socketDir), dest: egressMount, writable: false } }
+    } catch (error) {
+      await endpoint.close()
+      throw error
+    }
+  }
+
+  private nodePath(): string {
+    return this.options.nodePath ?? process.execPath
+  }
+
+  /** The bridge's node, bound read-only where the system binds do not already show it. */
+  private nodeBinds(): string[] {
+    const folder = dirname(this.nodePath())
+    return ['/usr/', '/bin/', '/sbin/', '/lib'].some((prefix) => `${folder}/`.startsWith(prefix)) ? [] : [folder]
+  }
+
   private cgroups(): CgroupSupport {
     return (this.cgroupSupport ??= detectCgroupSupport())
   }
@@ -196,7 +247,7 @@ function isolationFacts(policy: ResourcePolicy): IsolationFacts {
     privilegeEscalationBlocked: true,
     syscallsRestricted: true,
     mechanism: 'bubblewrap',
-    networkMode: policy.networkMode === 'full' ? 'full' : 'none'
+    networkMode: policy.networkMode ?? 'none'
   }
 }
 

@@ -71,7 +71,7 @@ export class DockerProvider implements ExecutionResourceProvider {
     } catch (error) {
       return { available: false, reason: (error as Error).message }
     }
-    const refusal = grantRefusal(requirement) ?? this.remoteRefusal(requirement)
+    const refusal = grantRefusal(requirement) ?? this.remoteRefusal(requirement) ?? proxyRefusal(policy)
     if (refusal) return { available: false, reason: refusal }
     const engine = await checkEngine(this.docker)
     if (!engine.ok) return { available: false, reason: engine.reason }
@@ -112,6 +112,8 @@ export class DockerProvider implements ExecutionResourceProvider {
     if (refusal) throw new DockerProviderError('docker.grant_unsupported', refusal, { mode: requirement.workspaceAccess?.mode })
     const remoteRefusal = this.remoteRefusal(requirement)
     if (remoteRefusal) throw new DockerProviderError('docker.remote_unsupported', remoteRefusal, { kind: requirement.kind })
+    const proxy = proxyRefusal(policy)
+    if (proxy) throw new DockerProviderError('docker.grant_unsupported', proxy, { networkMode: policy.networkMode })
     const engine = await checkEngine(this.docker)
     if (!engine.ok) throw new ExecutionResourceError('docker_unavailable', engine.reason, { providerId: this.providerId })
     const profile = profileOf(config)
@@ -189,6 +191,15 @@ export class DockerProvider implements ExecutionResourceProvider {
     if (!this.remote || requirement.kind === 'code_execution') return undefined
     return `the Docker engine is remote (${process.env.DOCKER_HOST ?? 'tcp'}): it runs code (run_code) only, copied over the Docker API; a ${requirement.kind} handle needs the workspace on this machine (use bubblewrap)`
   }
+}
+
+/**
+ * Decision: containers do not carry the egress proxy yet (`network: "proxy"`); the probe says so
+ * and selection moves on to bubblewrap, which does. Running such a policy with no network at all
+ * would look like a working proxy that refuses everything.
+ */
+function proxyRefusal(policy: { networkMode?: string }): string | undefined {
+  return policy.networkMode === 'proxy' ? 'the docker provider does not carry network "proxy" yet (bubblewrap does); use bubblewrap for proxied runs' : undefined
 }
 
 /** Toolchain versions the provisioned images recorded when they were built. */

@@ -1,3 +1,4 @@
+import type { EgressRecord } from '@shared/network'
 import { existsSync } from 'node:fs'
 import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy } from '../../core'
 import { runBounded, type PreparedProcess } from './bounded-process'
@@ -15,6 +16,8 @@ export type Launch = {
   finish?: (exitCode: number) => Promise<CommandResult['limitHit'] | undefined>
   /** The run's cgroup directories, recorded with its process group for crash recovery. */
   cgroupDirs?: string[]
+  /** What the run did through the egress proxy, taken once it is over (`network: "proxy"`). */
+  egress?: () => EgressRecord[]
 }
 
 /** Where a runner records its process groups for crash recovery, and under which provider. */
@@ -68,7 +71,9 @@ export class LocalProgramRunner implements ProgramRunner {
       onStart: this.recording ? (pid) => this.recording!.ledger.record(this.recording!.providerId, pid, launch.cgroupDirs) : undefined
     })
     const limitHit = await launch.finish?.(result.exitCode)
-    return limitHit ? { ...result, limitHit, stderr: `${result.stderr}${result.stderr.endsWith('\n') || !result.stderr ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` } : result
+    const egress = launch.egress?.()
+    const finished = egress ? { ...result, egress } : result
+    return limitHit ? { ...finished, limitHit, stderr: `${result.stderr}${result.stderr.endsWith('\n') || !result.stderr ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` } : finished
   }
 
   /** True while open and its workspace roots exist. */

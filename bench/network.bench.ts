@@ -1,0 +1,119 @@
+import { createServer } from 'node:http'
+import { connect, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { it } from 'vitest'
+import { EgressProxy, egressGate } from '../src/main/network'
+import { makeTempDir } from '../test/support/temp-home'
+import { compare, record, summarise, type BenchResult } from './support/measure'
+
+/**
+ * The egress proxy (issue 14), measured on the host side of its socket (what every proxied
+ * sandbox connection goes through; the in-sandbox bridge adds one loopback hop):
+ * - `network.proxy_throughput.ratio_vs_direct`: a 100 MB download from a loopback server through
+ *   the proxy (CONNECT tunnel over the endpoint's unix socket) vs straight from the server, in
+ *   bytes per second; goal ≥ 0.8.
+ * - `network.connect_overhead_ms`: time to an established tunnel (CONNECT, the gate with a rule
+ *   and a pinned name, the upstream connect) minus a direct TCP connect; goal ≤ 5 ms median.
+ */
+it('network: proxy throughput and connect overhead', async () => {
+  const payload = Buffer.alloc(1024 * 1024, 7)
+  const totalMb = 100
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-length': String(payload.length * totalMb) })
+    let sent = 0
+    const pump = () => {
+      while (sent < totalMb) {
+        sent++
+        if (!res.write(payload)) return void res.once('drain', pump)
+      }
+      res.end()
+    }
+    pump()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  const dir = makeTempDir('airlock-bench-net-')
+  const proxy = new EgressProxy({
+    runDir: join(dir.path, 'run'),
+    gate: egressGate({
+      rules: () => [{ id: 'allow', agentId: null, decision: 'allow', host: 'pkgs.test', createdAt: '2026-01-01T00:00:00Z' }],
+      pinned: () => '127.0.0.1',
+      agentOf: () => ({ agentId: 'bench', ask: 'never', approvalTimeoutSeconds: 1 }),
+      ask: async () => false
+    })
+  })
+  const endpoint = await proxy.open({ scope: 'session', ownerId: 'bench' })
+  const socketPath = join(endpoint.socketDir, endpoint.socketName)
+  const results: BenchResult[] = []
+  try {
+    /** An established byte stream to the server: through a CONNECT tunnel, or directly. */
+    const open = (viaProxy: boolean) =>
+      new Promise<Socket>((resolve, reject) => {
+        if (!viaProxy) {
+          const direct = connect(port, '127.0.0.1', () => resolve(direct))
+          direct.once('error', reject)
+          return
+        }
+        const socket = connect(socketPath, () => socket.write(`CONNECT pkgs.test:${port} HTTP/1.1\r\nHost: pkgs.test:${port}\r\n\r\n`))
+        socket.once('error', reject)
+        let head = ''
+        const onData = (chunk: Buffer) => {
+          head += chunk.toString('latin1')
+          if (!head.includes('\r\n\r\n')) return
+          socket.off('data', onData)
+          if (!head.startsWith('HTTP/1.1 200')) return reject(new Error(head))
+          resolve(socket)
+        }
+        socket.on('data', onData)
+      })
+    const download = async (viaProxy: boolean) => {
+      const socket = await open(viaProxy)
+      let bytes = 0
+      await new Promise<void>((resolve) => {
+        socket.on('data', (chunk: Buffer) => (bytes += chunk.length))
+        socket.on('close', () => resolve())
+        socket.write(`GET /big HTTP/1.1\r\nHost: pkgs.test:${port}\r\nConnection: close\r\n\r\n`)
+      })
+      if (bytes < payload.length * totalMb) throw new Error(`short download: ${bytes} bytes`)
+    }
+    const rates = { proxy: [] as number[], direct: [] as number[] }
+    for (let round = 0; round < 8; round++) {
+      for (const viaProxy of round % 2 === 0 ? [true, false] : [false, true]) {
+        const started = performance.now()
+        await download(viaProxy)
+        const seconds = (performance.now() - started) / 1000
+        if (round > 0) (viaProxy ? rates.proxy : rates.direct).push(totalMb / seconds)
+      }
+    }
+    const p = summarise(rates.proxy)
+    const d = summarise(rates.direct)
+    results.push({
+      name: 'network.proxy_throughput.ratio_vs_direct',
+      unit: 'MB/s',
+      median: Math.round(p.median),
+      p95: Math.round(p.p95),
+      samples: rates.proxy.length,
+      baseline: { median: Math.round(d.median), p95: Math.round(d.p95) },
+      ratio: Math.round((p.median / d.median) * 1000) / 1000,
+      note: `${totalMb} MB over HTTP from a loopback server: CONNECT tunnel through the egress proxy's unix socket vs a direct TCP connection; goal ≥ 0.8 (higher is better)`
+    })
+    const connectTimes = await compare({
+      name: 'network.connect_overhead_ms',
+      samples: 200,
+      warmup: 10,
+      pipeline: async () => (await open(true)).destroy(),
+      baseline: async () => (await open(false)).destroy(),
+      note: 'time to an established CONNECT tunnel (gate: rule + pinned name; upstream connect) vs a direct loopback TCP connect; the figure is the difference of medians; goal ≤ 5 ms'
+    })
+    results.push({ ...connectTimes, unit: 'ms', median: round(connectTimes.median - connectTimes.baseline!.median), p95: round(connectTimes.p95 - connectTimes.baseline!.p95) })
+  } finally {
+    await endpoint.close()
+    server.close()
+    dir.remove()
+  }
+  record('network', results)
+}, 300_000)
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto'
+import type { EffectiveAgentProfile } from '@shared/agents'
+import type { EgressOwner, PolicyApproval, SandboxIdentity } from '../core'
+import { EgressProxy, egressGate, type EgressAgent } from '../network'
+import type { Store } from '../store'
+
+/** The longest a connection waits for the operator, whatever the agent's approval timeout. */
+const askTimeoutSeconds = 120
+
+/**
+ * The egress proxy of the composition root (SPEC §6.5): the rules and pinned names from the store
+ * (read on every connection, so a CLI change applies at once), the agent behind an endpoint from
+ * its session, and `ask` through the same approval queue as every other request (an item
+ * "coder wants host:port", kind `network`, which approving as a rule turns into a domain rule).
+ */
+export function createEgressProxy(options: {
+  store: Store
+  runDir: string
+  approval: PolicyApproval
+  identity: SandboxIdentity
+  /** The effective profile of an agent, once the agent runtime exists. */
+  profileOf: (agentId: string) => EffectiveAgentProfile | undefined
+}): EgressProxy {
+  const { store } = options
+  const agentOf = (owner: EgressOwner): EgressAgent | undefined => {
+    const sessionId = owner.scope === 'session' ? owner.ownerId : undefined
+    const agentId = sessionId ? store.sessions.get(sessionId)?.agentId : owner.actionCallId ? (store.history.get(owner.actionCallId)?.agentId ?? undefined) : undefined
+    const profile = agentId ? options.profileOf(agentId) : undefined
+    if (!agentId || !profile) return undefined
+    return { agentId, ...(sessionId ? { sessionId } : {}), ask: profile.ask, approvalTimeoutSeconds: profile.approvalTimeoutSeconds }
+  }
+  return new EgressProxy({
+    runDir: options.runDir,
+    identity: options.identity,
+    gate: egressGate({
+      rules: () => store.network.rules(),
+      pinned: (name) => store.network.pinned(name),
+      agentOf,
+      ask: async ({ agent, host, port, signal }) => {
+        const decision = await options.approval.resolve({
+          requirementId: `egress:${randomUUID()}`,
+          kind: 'network',
+          scope: agent.sessionId ? 'session' : 'action_call',
+          ...(agent.sessionId ? { ownerId: agent.sessionId, sessionId: agent.sessionId } : {}),
+          approvalKind: 'network',
+          tool: 'network',
+          agentId: agent.agentId,
+          reason: `no network rule names ${host}:${port}`,
+          summary: `${agent.agentId} wants ${host}:${port}`,
+          input: { host, port },
+          riskFlags: ['network'],
+          timeoutSeconds: Math.min(agent.approvalTimeoutSeconds, askTimeoutSeconds),
+          signal
+        })
+        return decision.status === 'approved'
+      }
+    })
+  })
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod'
+import { agentIdSchema } from './agents'
+
+/**
+ * Network egress through Airlock (SPEC §6.5): the operator's domain rules and the egress proxy's
+ * own resolver entries. Shared by the store, the network module, the CLI and the console.
+ */
+
+/** What a rule says about a connection: let it through, refuse it, or ask the operator. */
+export const netDecisionSchema = z.enum(['allow', 'deny', 'ask'])
+export type NetDecision = z.infer<typeof netDecisionSchema>
+
+/** A lower-case host name (labels of letters, digits and `-`) or an IP address written plainly. */
+const hostName = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/
+const ipv6Literal = /^\[[0-9a-f:.]+\]$/
+
+/** A rule's host: exact (`pypi.org`, `10.0.0.5`, `[::1]`) or every name below a suffix (`*.pythonhosted.org`). */
+export const netHostPatternSchema = z
+  .string()
+  .min(1)
+  .max(253)
+  .refine((host) => hostName.test(host.startsWith('*.') ? host.slice(2) : host) || ipv6Literal.test(host), 'a lower-case host name, *.suffix, or an IP address ([...] for IPv6)')
+
+/** A domain rule as the operator writes it: for one agent or for all (`agentId: null`), optionally one port. */
+export const netRuleInputSchema = z
+  .object({
+    agentId: agentIdSchema.nullable(),
+    decision: netDecisionSchema,
+    host: netHostPatternSchema,
+    port: z.number().int().min(1).max(65535).optional()
+  })
+  .strict()
+export type NetRuleInput = z.infer<typeof netRuleInputSchema>
+
+/** A stored domain rule. */
+export const netRuleSchema = netRuleInputSchema.extend({ id: z.string(), createdAt: z.string() })
+export type NetRule = z.infer<typeof netRuleSchema>
+
+/** A pinned name: the proxy resolves `name` to `address` before asking DNS (any address: the operator said so). */
+export const netHostInputSchema = z
+  .object({
+    name: z.string().min(1).max(253).regex(hostName, 'a lower-case host name'),
+    address: z.string().min(2).max(45).regex(/^[0-9a-f.:]+$/i, 'an IPv4 or IPv6 address')
+  })
+  .strict()
+export type NetHost = z.infer<typeof netHostInputSchema>
+
+/** One endpoint a call reached (or was refused) through the egress proxy: what history and lineage show. */
+export const egressRecordSchema = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  address: z.string().optional(),
+  decision: z.enum(['allowed', 'denied']),
+  rule: z.string().optional(),
+  reason: z.string().optional(),
+  bytesUp: z.number().int().nonnegative(),
+  bytesDown: z.number().int().nonnegative(),
+  at: z.string()
+})
+export type EgressRecord = z.infer<typeof egressRecordSchema>
+
+/** `host[:port]` as the CLI takes a rule's target (`[v6]:port` for IPv6); a port out of range is an error. */
+export function parseRuleTarget(text: string): { host: string; port?: number } | { error: string } {
+  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(text.trim().toLowerCase())
+  if (!match) return { error: `${JSON.stringify(text)} is not host, *.suffix or host:port` }
+  const host = netHostPatternSchema.safeParse(match[1])
+  if (!host.success) return { error: `${JSON.stringify(match[1])}: ${host.error.issues[0]!.message}` }
+  if (match[2] === undefined) return { host: host.data }
+  const port = Number(match[2])
+  if (port < 1 || port > 65535) return { error: `port ${match[2]} is out of range (1-65535)` }
+  return { host: host.data, port }
+}

@@ -1,0 +1,116 @@
+import { createServer, type Server } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHost, type Host } from '../src/main/host'
+import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
+import { skipReasonFor } from './support/components'
+import { makeTempDir } from './support/temp-home'
+
+// Issue 14, through the real action path: agents with `network: "proxy"` run curl and python in
+// real bubblewrap sandboxes (an empty network namespace); their only way out is Airlock's egress
+// proxy, reached through a unix socket bound into the sandbox. The test's names are pinned to a
+// loopback server (`net hosts`), the only place traffic goes.
+
+const bwrap = await checkBubblewrapHost()
+const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
+
+type Data = { exitCode: number; stdout: string; stderr: string }
+
+describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${skip ? ` (skipped: ${skip})` : ''}`, { timeout: 60_000 }, () => {
+  let dir: ReturnType<typeof makeTempDir>
+  let host: Host
+  let server: Server
+  let port: number
+  let approver: NodeJS.Timeout
+  const seen: string[] = []
+  const sessions: Record<string, string> = {}
+  const run = async (agent: string, command: string) => {
+    const result = await host.agents.sessions.execute({ sessionId: sessions[agent]!, tool: 'run_command', input: { command } })
+    return { result, data: result.data as Data }
+  }
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.headers.host} ${req.url}`)
+      res.end(`hello from ${req.headers.host}${req.url}\n`)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as { port: number }).port
+    dir = makeTempDir('airlock-egress-', { outsideTmp: true })
+    host = createHost({ home: dir.path, logError: () => undefined })
+    await host.recovered
+    for (const name of ['pkgs.test', 'blocked.test', 'asked.test']) host.store.network.addHost({ name, address: '127.0.0.1' })
+    host.agents.agents.create('fetcher', { profile: { capabilities: ['shell', 'python'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
+    host.agents.agents.create('quiet', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' } })
+    host.store.network.addRule({ agentId: 'fetcher', decision: 'allow', host: 'pkgs.test' })
+    host.store.network.addRule({ agentId: null, decision: 'deny', host: 'blocked.test' })
+    for (const agent of ['fetcher', 'quiet']) sessions[agent] = host.agents.sessions.start(agent, 'test').sessionId
+    // The command policy asks on risk before a networked command runs (a separate decision from the
+    // proxy's per-domain one): the operator approves those here; network items are the tests' own.
+    approver = setInterval(() => {
+      for (const item of host.approvals.list()) if (item.kind === 'action') host.approvals.decide({ id: item.id, decision: 'approve' })
+    }, 100)
+  }, 120_000)
+
+  afterAll(async () => {
+    clearInterval(approver)
+    await host?.dispose()
+    dir?.remove()
+    server?.close()
+  })
+
+  it('an allowed domain works through the proxy: plain HTTP, a CONNECT tunnel, and python urllib', async () => {
+    const plain = await run('fetcher', `curl -sS http://pkgs.test:${port}/plain`)
+    expect(plain.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${port}/plain\n` })
+    const tunnelled = await run('fetcher', `curl -sS --proxytunnel http://pkgs.test:${port}/tunnel`)
+    expect(tunnelled.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${port}/tunnel\n` })
+    const python = await run('fetcher', `python3 -c "import urllib.request; print(urllib.request.urlopen('http://pkgs.test:${port}/py').read().decode(), end='')"`)
+    expect(python.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${port}/py\n` })
+    // Each call records the endpoint it reached.
+    const detail = host.agents.history.detail(tunnelled.result.meta.callId as string)
+    expect(detail.lineage).toEqual([expect.objectContaining({ kind: 'tcp', endpoint: `pkgs.test:${port}`, decision: 'allowed', address: '127.0.0.1', bytesDown: expect.any(Number) })])
+    expect((detail.lineage[0] as { bytesDown: number }).bytesDown).toBeGreaterThan(0)
+  })
+
+  it('a denied domain fails with a clear message and never reaches the server', async () => {
+    const before = seen.length
+    const denied = await run('fetcher', `curl -sS http://blocked.test:${port}/x`)
+    expect(denied.data.stdout).toMatch(/^Airlock egress: blocked\.test:\d+ is denied by deny blocked\.test \(global/)
+    const tunnel = await run('fetcher', `curl -sS --proxytunnel http://blocked.test:${port}/x`)
+    expect(tunnel.data.exitCode).not.toBe(0)
+    expect(tunnel.data.stderr).toMatch(/403/)
+    expect(seen.length).toBe(before)
+    expect(host.agents.history.detail(denied.result.meta.callId as string).lineage).toEqual([expect.objectContaining({ endpoint: `blocked.test:${port}`, decision: 'denied' })])
+  })
+
+  it('an unknown domain under ask waits in the queue; approving lets the waiting connection through', async () => {
+    const waiting = run('fetcher', `curl -sS http://asked.test:${port}/asked`)
+    await expect.poll(() => host.approvals.list().filter((item) => item.kind === 'network').length, { timeout: 30_000 }).toBe(1)
+    const [item] = host.approvals.list().filter((entry) => entry.kind === 'network')
+    expect(item!.summary).toBe(`fetcher wants asked.test:${port}`)
+    host.approvals.decide({ id: item!.id, decision: 'approve' })
+    expect((await waiting).data).toMatchObject({ exitCode: 0, stdout: `hello from asked.test:${port}/asked\n` })
+  })
+
+  it('under ask never an unknown domain is refused without asking', async () => {
+    const refused = await run('quiet', `curl -sS http://pkgs.test:${port}/q`)
+    expect(refused.data.stdout).toMatch(/no rule allows pkgs\.test:\d+, and agent quiet is never asked about/)
+    expect(host.approvals.list().filter((item) => item.agentId === 'quiet')).toEqual([])
+  })
+
+  it('a direct connection that ignores the proxy fails: the sandbox has no route', async () => {
+    const before = seen.length
+    const direct = await run('fetcher', `curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:${port}/direct; echo "rc=$?"`)
+    expect(direct.data.stdout).toMatch(/rc=7\n$/)
+    const socket = await run('fetcher', `python3 -c "import socket; s = socket.socket(); s.settimeout(3); print(s.connect_ex(('127.0.0.1', ${port})) != 0)"`)
+    expect(socket.data.stdout).toBe('True\n')
+    expect(seen.length).toBe(before)
+  })
+
+  it.each(['169.254.169.254', '127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001'])('SSRF: %s is refused before any connection, without an explicit rule', async (target) => {
+    const before = seen.length
+    const refused = await run('fetcher', `curl -sS --proxytunnel http://${target}:${port}/ssrf; echo; curl -sS http://${target}:${port}/ssrf`)
+    expect(refused.data.stdout).toMatch(/Airlock egress: .* address; Airlock connects there only when a rule names it exactly/)
+    expect(seen.length).toBe(before)
+    expect(host.approvals.list().filter((item) => item.kind === 'network')).toEqual([])
+  })
+})

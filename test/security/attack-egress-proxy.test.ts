@@ -1,0 +1,134 @@
+import { createServer, type Server } from 'node:http'
+import { connect, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { EgressEndpoint } from '../../src/main/core'
+import { EgressProxy, egressGate } from '../../src/main/network'
+import { makeTempDir } from '../support/temp-home'
+
+// The egress proxy attacked on its own socket, the way a hostile sandbox could: malformed CONNECT
+// lines, absurd host names, IP literals in every notation, a Host header that lies, a client that
+// never finishes its request, and a thousand parallel connections. Each is refused or bounded,
+// and the proxy keeps serving (another endpoint, and this one afterwards).
+
+describe('attacks on the egress proxy', () => {
+  let dir: ReturnType<typeof makeTempDir>
+  let server: Server
+  let port: number
+  let proxy: EgressProxy
+  let endpoint: EgressEndpoint
+  let other: EgressEndpoint
+  const seen: string[] = []
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(`${req.headers.host} ${req.url}`)
+      res.end('ok')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as { port: number }).port
+    dir = makeTempDir('airlock-egress-attack-')
+    proxy = new EgressProxy({
+      runDir: join(dir.path, 'run'),
+      maxConnections: 32,
+      gate: egressGate({
+        rules: () => [{ id: 'allow-pkgs', agentId: null, decision: 'allow', host: 'pkgs.test', createdAt: '2026-01-01T00:00:00Z' }],
+        pinned: (name) => (name === 'pkgs.test' ? '127.0.0.1' : undefined),
+        agentOf: () => ({ agentId: 'attacker', ask: 'never', approvalTimeoutSeconds: 1 }),
+        ask: async () => false,
+        lookup: async () => {
+          throw new Error('no DNS in this test')
+        }
+      })
+    })
+    endpoint = await proxy.open({ scope: 'session', ownerId: 'a' })
+    other = await proxy.open({ scope: 'session', ownerId: 'b' })
+  })
+  afterAll(async () => {
+    await endpoint?.close()
+    await other?.close()
+    server?.close()
+    dir?.remove()
+  })
+
+  /** Sends raw bytes to an endpoint's socket and reads until it closes (or `ms` pass). */
+  function exchange(target: EgressEndpoint, bytes: string, ms = 5000): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect(join(target.socketDir, target.socketName))
+      let text = ''
+      const timer = setTimeout(() => {
+        socket.destroy()
+        resolve(text)
+      }, ms)
+      socket.on('data', (chunk) => (text += chunk.toString()))
+      socket.on('close', () => {
+        clearTimeout(timer)
+        resolve(text)
+      })
+      socket.on('error', () => undefined)
+      socket.write(bytes)
+    })
+  }
+  const works = async (target: EgressEndpoint) => expect(await exchange(target, `GET http://pkgs.test:${port}/alive HTTP/1.1\r\nHost: pkgs.test:${port}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[\s\S]*ok$/)
+
+  it.each([
+    ['no port', 'CONNECT pkgs.test HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400/],
+    ['port 0', 'CONNECT pkgs.test:0 HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400/],
+    ['port 70000', 'CONNECT pkgs.test:70000 HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400/],
+    ['a path', 'CONNECT pkgs.test:80/x HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400/],
+    ['spaces', 'CONNECT pkgs .test:80 HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400/],
+    ['a 5000-character host', `CONNECT ${'a'.repeat(5000)}:80 HTTP/1.1\r\n\r\n`, /^HTTP\/1\.1 400/],
+    ['a 300-character host', `CONNECT ${'a.'.repeat(150)}test:80 HTTP/1.1\r\n\r\n`, /^HTTP\/1\.1 400/],
+    ['a label with an underscore', 'CONNECT bad_host.test:80 HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 403[\s\S]*not a host name/],
+    ['garbage', '\x00\x01\x02 nonsense\r\n\r\n', /^HTTP\/1\.1 400/],
+    ['an origin-form request', 'GET /x HTTP/1.1\r\nHost: pkgs.test\r\n\r\n', /^HTTP\/1\.1 400[\s\S]*absolute http:\/\/ URL/],
+    ['an https URL in a plain request', 'GET https://pkgs.test/x HTTP/1.1\r\nHost: pkgs.test\r\n\r\n', /^HTTP\/1\.1 400[\s\S]*use CONNECT/],
+    ['a Host header that lies', 'GET http://pkgs.test:PORT/x HTTP/1.1\r\nHost: 169.254.169.254\r\n\r\n', /^HTTP\/1\.1 400[\s\S]*does not match/]
+  ])('refuses %s', async (_, bytes, answer) => {
+    const before = seen.length
+    expect(await exchange(endpoint, bytes.replace('PORT', String(port)))).toMatch(answer)
+    expect(seen.length).toBe(before)
+  })
+
+  it.each(['127.0.0.1', '2130706433', '0x7f000001', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::1]', '169.254.169.254', '0.0.0.0', '10.0.0.1', '[fe80::1]'])('refuses the IP literal %s', async (host) => {
+    const before = seen.length
+    expect(await exchange(endpoint, `CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403[\s\S]*address; Airlock connects there only when a rule names it exactly/)
+    expect(seen.length).toBe(before)
+  })
+
+  it('a client that never finishes its request head is cut off; others are served meanwhile', async () => {
+    const slow = connect(join(endpoint.socketDir, endpoint.socketName))
+    slow.write('CONNECT pkgs.test')
+    const closed = new Promise<void>((resolve) => slow.on('close', () => resolve()))
+    slow.on('error', () => undefined)
+    await works(other)
+    await works(endpoint)
+    const dripping = setInterval(() => slow.writable && slow.write('x'), 1000)
+    await closed
+    clearInterval(dripping)
+  }, 40_000)
+
+  it('a thousand parallel connections are bounded; the proxy keeps serving', async () => {
+    const sockets: Socket[] = []
+    for (let i = 0; i < 1000; i++) {
+      const socket = connect(join(endpoint.socketDir, endpoint.socketName))
+      socket.on('error', () => undefined)
+      sockets.push(socket)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const open = sockets.filter((socket) => !socket.destroyed && socket.readyState === 'open').length
+    await works(other)
+    for (const socket of sockets) socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await works(endpoint)
+    expect(open).toBeLessThan(1000)
+  }, 30_000)
+
+  it('records each connection for its own endpoint only', async () => {
+    endpoint.drain()
+    other.drain()
+    await works(endpoint)
+    expect(endpoint.drain()).toEqual([expect.objectContaining({ host: 'pkgs.test', port, decision: 'allowed', address: '127.0.0.1' })])
+    expect(other.drain()).toEqual([])
+  })
+})

@@ -55,7 +55,11 @@ const changingCalls = new Set([
   'approvals:decide',
   'rules:update',
   'rules:revoke',
-  'sessions:end'
+  'sessions:end',
+  'network:addRule',
+  'network:removeRule',
+  'network:addHost',
+  'network:removeHost'
 ])
 
 describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer or event${skip ? ` (skipped: ${skip})` : ''}`, () => {
@@ -220,6 +224,8 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
     await read('providers:list', {})
     await read('providers:images', {})
     await read('doctor:latest', {})
+    await read('network:listRules', {})
+    await read('network:listHosts', {})
     const historyIds: string[] = []
     let cursor: number | undefined
     do {

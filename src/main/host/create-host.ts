@@ -5,6 +5,7 @@ import { version as appVersion } from '../../../package.json'
 import { DoctorService } from '../console/doctor'
 import { ApprovalQueue, RuleService } from '../console/approvals'
 import { ImageProvisioning, type ImageProvisioningOptions } from '../console/image-provisioning'
+import { NetworkService } from '../console/network-service'
 import { ProviderCatalog } from '../console/provider-catalog'
 import { SessionService } from '../console/session-service'
 import { SettingsService } from '../console/settings-service'
@@ -185,6 +186,7 @@ export function createHost(config: HostConfig = {}): Host {
         workspaces,
         images,
         doctor,
+        network: new NetworkService({ network: store.network, agents: store.agents, onChange: (what) => events.publish('network', 'changed', { what }) }),
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }

@@ -41,7 +41,8 @@ function recordingDispatcher() {
     rules: unreachable(['list', 'update', 'revoke']) as unknown as ContractHandlers<AirlockContract>['rules'],
     sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions'],
     workspace: unreachable(['list', 'read', 'recent']) as unknown as ContractHandlers<AirlockContract>['workspace'],
-    doctor: unreachable(['run', 'latest']) as unknown as ContractHandlers<AirlockContract>['doctor']
+    doctor: unreachable(['run', 'latest']) as unknown as ContractHandlers<AirlockContract>['doctor'],
+    network: unreachable(['listRules', 'addRule', 'removeRule', 'listHosts', 'addHost', 'removeHost']) as unknown as ContractHandlers<AirlockContract>['network']
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
 }

@@ -2,6 +2,7 @@ import type { AirlockContract } from '@shared/ipc'
 import type { ExecutionResourceManager } from '../core'
 import type { AgentService } from '../console/agent-service'
 import type { DoctorService } from '../console/doctor'
+import type { NetworkService } from '../console/network-service'
 import type { ApprovalQueue, RuleService } from '../console/approvals'
 import type { HistoryService } from '../console/history-service'
 import type { ImageProvisioning } from '../console/image-provisioning'
@@ -38,6 +39,8 @@ export type HandlerServices = {
   images: ImageProvisioning
   /** Which isolation guarantees hold on this machine, by real escape attempts (SPEC §9). */
   doctor: DoctorService
+  /** The egress proxy's domain rules and pinned names (SPEC §6.5). */
+  network: NetworkService
   system: { appVersion: string; home: string; databasePath: string }
 }
 
@@ -80,6 +83,14 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       }),
       images: () => services.images.images(),
       provisionImage: ({ language, offline }) => services.images.provision(language, { offline })
+    },
+    network: {
+      listRules: () => services.network.rules(),
+      addRule: (input) => services.network.addRule(input),
+      removeRule: ({ id }) => services.network.removeRule(id),
+      listHosts: () => services.network.hosts(),
+      addHost: (input) => services.network.addHost(input),
+      removeHost: ({ name }) => services.network.removeHost(name)
     },
     doctor: {
       run: () => services.doctor.run(),

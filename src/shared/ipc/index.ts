@@ -2,6 +2,7 @@ import { agentsContract } from './agents'
 import { approvalsContract } from './approvals'
 import { doctorContract } from './doctor'
 import { historyContract } from './history'
+import { networkContract } from './network'
 import { providersContract } from './providers'
 import { resourcesContract } from './resources'
 import { rulesContract } from './rules'
@@ -18,6 +19,7 @@ export { agentsContract } from './agents'
 export { approvalsContract } from './approvals'
 export { doctorContract } from './doctor'
 export { historyContract } from './history'
+export { networkContract } from './network'
 export { providersContract, type ProviderView } from './providers'
 export { resourcesContract, resourceEventSchema, type ResourceEventView } from './resources'
 export { rulesContract } from './rules'
@@ -40,7 +42,8 @@ export const airlockContract = {
   rules: rulesContract,
   sessions: sessionsContract,
   workspace: workspaceContract,
-  doctor: doctorContract
+  doctor: doctorContract,
+  network: networkContract
 }
 
 /** The contract's type. */

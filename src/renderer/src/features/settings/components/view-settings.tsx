@@ -8,6 +8,7 @@ import { useSettingsStore } from '../store/settings-store'
 import { FieldSecretEnvVars } from './field-secret-env-vars'
 import { FormClassificationLabels } from './form-classification-labels'
 import { SectionApprovals } from './section-approvals'
+import { SectionEgress } from './section-egress'
 import { SectionNetwork } from './section-network'
 
 /**
@@ -32,6 +33,7 @@ export function SettingsView() {
         <>
           {byKey['access_control_policy.auto_allow'] && <SectionApprovals autoAllow={byKey['access_control_policy.auto_allow']} />}
           <SectionNetwork settings={byKey} />
+          <SectionEgress />
           <section className="set-section" aria-labelledby="set-data">
             <h2 id="set-data" className="set-section-title">
               Data directory

@@ -5,3 +5,4 @@ import { createSettingsStore } from './settings-state'
 export const useSettingsStore = createSettingsStore(airlock)
 
 airlock.settings.onChanged((view) => useSettingsStore.getState().applyChanged(view))
+airlock.network.onChanged(() => void useSettingsStore.getState().loadEgress())

@@ -1,0 +1,134 @@
+import { parseRuleTarget, type NetDecision } from '@shared/network'
+import { Trash2 } from 'lucide-react'
+import { useEffect, useState, type FormEvent } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { Badge, Button, Field, IconButton } from '../../../ui'
+import { useSettingsStore } from '../store/settings-store'
+
+const tones = { allow: 'ok', deny: 'bad', ask: 'warn' } as const
+
+/**
+ * Network egress (SPEC §6.5): the proxy's domain rules (allow / deny / ask, for one agent or all)
+ * and its pinned names. The same store `airlock net` writes; a change applies to the next connection.
+ */
+export function SectionEgress() {
+  const { rules, hosts, error } = useSettingsStore(useShallow((state) => ({ rules: state.netRules, hosts: state.netHosts, error: state.netError })))
+  const { loadEgress, removeNetRule, removeNetHost } = useSettingsStore(useShallow((state) => ({ loadEgress: state.loadEgress, removeNetRule: state.removeNetRule, removeNetHost: state.removeNetHost })))
+  useEffect(() => void loadEgress(), [loadEgress])
+  return (
+    <section className="set-section" aria-labelledby="set-egress">
+      <h2 id="set-egress" className="set-section-title">
+        Network egress
+      </h2>
+      <p className="set-section-lead">
+        Agents with <code>network: &quot;proxy&quot;</code> reach the network only through Airlock&apos;s proxy, which decides each connection: a deny rule wins, then
+        allow, then ask; a domain no rule names follows the agent&apos;s <code>ask</code> mode. Loopback, private and metadata addresses need a rule naming the host
+        exactly, or a pinned name.
+      </p>
+      {error && (
+        <p className="set-error" role="alert" data-testid="egress-error">
+          {error}
+        </p>
+      )}
+      <div className="set-card set-card-padded">
+        <h3 className="set-title">Domain rules</h3>
+        {rules.length === 0 ? (
+          <p className="set-muted set-small">No rules yet.</p>
+        ) : (
+          <ul className="set-egress-list" data-testid="egress-rules">
+            {rules.map((rule) => (
+              <li key={rule.id} data-testid={`egress-rule-${rule.id}`}>
+                <Badge tone={tones[rule.decision]}>{rule.decision}</Badge>
+                <code>
+                  {rule.host}
+                  {rule.port ? `:${rule.port}` : ''}
+                </code>
+                <span className="set-muted set-small">{rule.agentId ? `agent ${rule.agentId}` : 'every agent'}</span>
+                <IconButton label={`Remove the rule for ${rule.host}`} icon={<Trash2 size={14} />} onClick={() => void removeNetRule(rule.id)} />
+              </li>
+            ))}
+          </ul>
+        )}
+        <FormNetRule />
+      </div>
+      <div className="set-card set-card-padded">
+        <h3 className="set-title">Pinned names</h3>
+        <p className="set-description">The proxy resolves these names to these addresses before asking DNS (any address: you say so).</p>
+        {hosts.length > 0 && (
+          <ul className="set-egress-list" data-testid="egress-hosts">
+            {hosts.map((host) => (
+              <li key={host.name}>
+                <code>{host.name}</code>
+                <span className="set-muted">→</span>
+                <code>{host.address}</code>
+                <IconButton label={`Unpin ${host.name}`} icon={<Trash2 size={14} />} onClick={() => void removeNetHost(host.name)} />
+              </li>
+            ))}
+          </ul>
+        )}
+        <FormNetHost />
+      </div>
+    </section>
+  )
+}
+
+/** Adds a rule: decision, host or *.suffix with an optional port, one agent or all. */
+function FormNetRule() {
+  const addNetRule = useSettingsStore((state) => state.addNetRule)
+  const [decision, setDecision] = useState<NetDecision>('allow')
+  const [target, setTarget] = useState('')
+  const [agent, setAgent] = useState('')
+  const [problem, setProblem] = useState<string>()
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    const parsed = parseRuleTarget(target)
+    if ('error' in parsed) return setProblem(parsed.error)
+    setProblem(undefined)
+    if (await addNetRule({ agentId: agent.trim() === '' ? null : agent.trim(), decision, ...parsed })) setTarget('')
+  }
+  return (
+    <form className="set-egress-form" onSubmit={(event) => void submit(event)} data-testid="egress-rule-form">
+      <Field label="Decision">
+        {(control) => (
+          <select {...control} className="set-input" value={decision} onChange={(event) => setDecision(event.target.value as NetDecision)}>
+            <option value="allow">allow</option>
+            <option value="deny">deny</option>
+            <option value="ask">ask</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Host (or *.suffix), optional :port" error={problem}>
+        {(control) => <input {...control} className="set-input" value={target} placeholder="files.pythonhosted.org:443" onChange={(event) => setTarget(event.target.value)} />}
+      </Field>
+      <Field label="Agent (empty: every agent)">
+        {(control) => <input {...control} className="set-input" value={agent} placeholder="every agent" onChange={(event) => setAgent(event.target.value)} />}
+      </Field>
+      <Button type="submit" variant="primary" disabled={target.trim() === ''}>
+        Add rule
+      </Button>
+    </form>
+  )
+}
+
+/** Pins a name to an address. */
+function FormNetHost() {
+  const addNetHost = useSettingsStore((state) => state.addNetHost)
+  const [name, setName] = useState('')
+  const [address, setAddress] = useState('')
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    if (await addNetHost({ name: name.trim().toLowerCase(), address: address.trim() })) {
+      setName('')
+      setAddress('')
+    }
+  }
+  return (
+    <form className="set-egress-form" onSubmit={(event) => void submit(event)} data-testid="egress-host-form">
+      <Field label="Name">{(control) => <input {...control} className="set-input" value={name} placeholder="pkgs.local" onChange={(event) => setName(event.target.value)} />}</Field>
+      <Field label="Address">{(control) => <input {...control} className="set-input" value={address} placeholder="10.1.2.3" onChange={(event) => setAddress(event.target.value)} />}</Field>
+      <Button type="submit" disabled={name.trim() === '' || address.trim() === ''}>
+        Pin name
+      </Button>
+    </form>
+  )
+}

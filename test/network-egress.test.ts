@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
@@ -29,13 +32,17 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
   }
 
   beforeAll(async () => {
+    dir = makeTempDir('airlock-egress-', { outsideTmp: true })
+    const wheel = makeWheel(dir.path)
     server = createServer((req, res) => {
       seen.push(`${req.method} ${req.headers.host} ${req.url}`)
+      // A package index (PEP 503) with one wheel, for pip.
+      if (req.url === '/simple/airlock-probe/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><a href="/files/${wheel.name}">${wheel.name}</a></body></html>`)
+      if (req.url === `/files/${wheel.name}`) return void res.end(wheel.bytes)
       res.end(`hello from ${req.headers.host}${req.url}\n`)
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as { port: number }).port
-    dir = makeTempDir('airlock-egress-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     for (const name of ['pkgs.test', 'blocked.test', 'asked.test']) host.store.network.addHost({ name, address: '127.0.0.1' })
@@ -69,6 +76,12 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     const detail = host.agents.history.detail(tunnelled.result.meta.callId as string)
     expect(detail.lineage).toEqual([expect.objectContaining({ kind: 'tcp', endpoint: `pkgs.test:${port}`, decision: 'allowed', address: '127.0.0.1', bytesDown: expect.any(Number) })])
     expect((detail.lineage[0] as { bytesDown: number }).bytesDown).toBeGreaterThan(0)
+  })
+
+  it('pip downloads a package from an allowed index through the proxy', async () => {
+    const pip = await run('fetcher', `python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --index-url http://pkgs.test:${port}/simple/ --trusted-host pkgs.test -d dl airlock-probe==1.0 2>&1; echo "rc=$?"; ls dl`)
+    expect(pip.data.stdout, pip.data.stdout).toMatch(/rc=0\nairlock_probe-1\.0-py3-none-any\.whl\n$/)
+    expect(seen).toContain(`GET pkgs.test:${port} /simple/airlock-probe/`)
   })
 
   it('a denied domain fails with a clear message and never reaches the server', async () => {
@@ -114,3 +127,19 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(host.approvals.list().filter((item) => item.kind === 'network')).toEqual([])
   })
 })
+
+/** A minimal wheel (`airlock-probe` 1.0) made with python's zipfile: what pip downloads from the test's index. */
+function makeWheel(folder: string): { name: string; bytes: Buffer } {
+  const name = 'airlock_probe-1.0-py3-none-any.whl'
+  const script = [
+    'import sys, zipfile',
+    'with zipfile.ZipFile(sys.argv[1], "w") as z:',
+    '    z.writestr("airlock_probe/__init__.py", "")',
+    '    z.writestr("airlock_probe-1.0.dist-info/METADATA", "Metadata-Version: 2.1\\nName: airlock-probe\\nVersion: 1.0\\n")',
+    '    z.writestr("airlock_probe-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\\nGenerator: airlock-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")',
+    '    z.writestr("airlock_probe-1.0.dist-info/RECORD", "")'
+  ].join('\n')
+  const made = spawnSync('python3', ['-c', script, join(folder, name)], { encoding: 'utf8' })
+  if (made.status !== 0) throw new Error(`could not make the test wheel: ${made.stderr}`)
+  return { name, bytes: readFileSync(join(folder, name)) }
+}

@@ -70,3 +70,20 @@ export function parseRuleTarget(text: string): { host: string; port?: number } |
   if (port < 1 || port > 65535) return { error: `port ${match[2]} is out of range (1-65535)` }
   return { host: host.data, port }
 }
+
+/**
+ * Package registries an operator can allow for every agent in one click (global allow rules,
+ * HTTPS only except Debian's mirrors, which apt reaches over HTTP and checks by signature).
+ */
+export const registryPresets: readonly { id: string; title: string; rules: readonly { host: string; port: number }[] }[] = [
+  { id: 'pypi', title: 'PyPI', rules: [{ host: 'pypi.org', port: 443 }, { host: 'files.pythonhosted.org', port: 443 }] },
+  { id: 'npm', title: 'npm', rules: [{ host: 'registry.npmjs.org', port: 443 }] },
+  { id: 'crates', title: 'crates.io', rules: [{ host: 'index.crates.io', port: 443 }, { host: 'static.crates.io', port: 443 }] },
+  { id: 'go', title: 'Go module proxy', rules: [{ host: 'proxy.golang.org', port: 443 }, { host: 'sum.golang.org', port: 443 }] },
+  { id: 'debian', title: 'Debian', rules: [{ host: 'deb.debian.org', port: 80 }, { host: 'security.debian.org', port: 80 }] }
+]
+
+/** Whether every rule of a preset is already a global allow rule. */
+export function presetEnabled(preset: (typeof registryPresets)[number], rules: readonly NetRule[]): boolean {
+  return preset.rules.every((wanted) => rules.some((rule) => rule.agentId === null && rule.decision === 'allow' && rule.host === wanted.host && rule.port === wanted.port))
+}

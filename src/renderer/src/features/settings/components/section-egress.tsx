@@ -1,4 +1,4 @@
-import { parseRuleTarget, type NetDecision } from '@shared/network'
+import { parseRuleTarget, presetEnabled, registryPresets, type NetDecision } from '@shared/network'
 import { Trash2 } from 'lucide-react'
 import { useEffect, useState, type FormEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
@@ -32,6 +32,7 @@ export function SectionEgress() {
       )}
       <div className="set-card set-card-padded">
         <h3 className="set-title">Domain rules</h3>
+        <RegistryPresets />
         {rules.length === 0 ? (
           <p className="set-muted set-small">No rules yet.</p>
         ) : (
@@ -69,6 +70,33 @@ export function SectionEgress() {
         <FormNetHost />
       </div>
     </section>
+  )
+}
+
+/** One click per package registry: its hosts become global allow rules (only the missing ones are added). */
+function RegistryPresets() {
+  const { rules, addNetRule } = useSettingsStore(useShallow((state) => ({ rules: state.netRules, addNetRule: state.addNetRule })))
+  const enable = async (preset: (typeof registryPresets)[number]) => {
+    for (const wanted of preset.rules) {
+      const present = rules.some((rule) => rule.agentId === null && rule.decision === 'allow' && rule.host === wanted.host && rule.port === wanted.port)
+      if (!present && !(await addNetRule({ agentId: null, decision: 'allow', host: wanted.host, port: wanted.port }))) return
+    }
+  }
+  return (
+    <div className="set-egress-presets" data-testid="egress-presets">
+      <span className="set-muted set-small">Package registries for every agent:</span>
+      {registryPresets.map((preset) =>
+        presetEnabled(preset, rules) ? (
+          <Badge key={preset.id} tone="ok">
+            {preset.title} allowed
+          </Badge>
+        ) : (
+          <Button key={preset.id} size="sm" onClick={() => void enable(preset)} title={preset.rules.map((rule) => `${rule.host}:${rule.port}`).join(', ')}>
+            Allow {preset.title}
+          </Button>
+        )
+      )}
+    </div>
   )
 }
 

@@ -78,6 +78,16 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect((detail.lineage[0] as { bytesDown: number }).bytesDown).toBeGreaterThan(0)
   })
 
+  it('SOCKS5 (ALL_PROXY, names resolved by the proxy) is decided the same way', async () => {
+    const allowed = await run('fetcher', `curl -sS --proxy "$ALL_PROXY" http://pkgs.test:${port}/socks`)
+    expect(allowed.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${port}/socks\n` })
+    const before = seen.length
+    const denied = await run('fetcher', `curl -sS --proxy "$ALL_PROXY" http://blocked.test:${port}/socks; echo "rc=$?"`)
+    expect(denied.data.stdout).toMatch(/rc=97\n$/)
+    expect(seen.length).toBe(before)
+    expect(host.agents.history.detail(denied.result.meta.callId as string).lineage).toEqual([expect.objectContaining({ endpoint: `blocked.test:${port}`, decision: 'denied' })])
+  })
+
   it('pip downloads a package from an allowed index through the proxy', async () => {
     const pip = await run('fetcher', `python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --index-url http://pkgs.test:${port}/simple/ --trusted-host pkgs.test -d dl airlock-probe==1.0 2>&1; echo "rc=$?"; ls dl`)
     expect(pip.data.stdout, pip.data.stdout).toMatch(/rc=0\nairlock_probe-1\.0-py3-none-any\.whl\n$/)
@@ -122,7 +132,7 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
   it.each(['169.254.169.254', '127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001'])('SSRF: %s is refused before any connection, without an explicit rule', async (target) => {
     const before = seen.length
     const refused = await run('fetcher', `curl -sS --proxytunnel http://${target}:${port}/ssrf; echo; curl -sS http://${target}:${port}/ssrf`)
-    expect(refused.data.stdout).toMatch(/Airlock egress: .* address; Airlock connects there only when a rule names it exactly/)
+    expect(refused.data.stdout).toMatch(/Airlock egress: .* address; Airlock connects there only when an allow rule names it exactly/)
     expect(seen.length).toBe(before)
     expect(host.approvals.list().filter((item) => item.kind === 'network')).toEqual([])
   })

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -92,7 +93,7 @@ describe('attacks on the egress proxy', () => {
 
   it.each(['127.0.0.1', '2130706433', '0x7f000001', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::1]', '169.254.169.254', '0.0.0.0', '10.0.0.1', '[fe80::1]'])('refuses the IP literal %s', async (host) => {
     const before = seen.length
-    expect(await exchange(endpoint, `CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403[\s\S]*address; Airlock connects there only when a rule names it exactly/)
+    expect(await exchange(endpoint, `CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403[\s\S]*address; Airlock connects there only when an allow rule names it exactly/)
     expect(seen.length).toBe(before)
   })
 
@@ -124,11 +125,32 @@ describe('attacks on the egress proxy', () => {
     expect(open).toBeLessThan(1000)
   }, 30_000)
 
+  it.each([
+    ['no acceptable method', [0x05, 0x01, 0x02], [0x05, 0xff]],
+    ['BIND', [0x05, 0x01, 0x00, 0x05, 0x02, 0x00, 0x01, 127, 0, 0, 1, 0, 80], [0x05, 0x00, 0x05, 0x07]],
+    ['UDP ASSOCIATE', [0x05, 0x01, 0x00, 0x05, 0x03, 0x00, 0x01, 127, 0, 0, 1, 0, 80], [0x05, 0x00, 0x05, 0x07]],
+    ['an unknown address type', [0x05, 0x01, 0x00, 0x05, 0x01, 0x00, 0x09, 1, 2, 3, 4], [0x05, 0x00, 0x05, 0x08]],
+    ['the loopback address', [0x05, 0x01, 0x00, 0x05, 0x01, 0x00, 0x01, 127, 0, 0, 1, 0, 80], [0x05, 0x00, 0x05, 0x02]],
+    ['a name not allowed', [0x05, 0x01, 0x00, 0x05, 0x01, 0x00, 0x03, 9, ...Buffer.from('evil.test'), 0, 80], [0x05, 0x00, 0x05, 0x02]]
+  ])('SOCKS5: refuses %s', async (_, request, answer) => {
+    const before = seen.length
+    const got = await new Promise<number[]>((resolve) => {
+      const socket = connect(join(endpoint.socketDir, endpoint.socketName))
+      const bytes: number[] = []
+      socket.on('data', (chunk) => bytes.push(...chunk))
+      socket.on('close', () => resolve(bytes))
+      socket.on('error', () => undefined)
+      socket.write(Buffer.from(request))
+    })
+    expect(got.slice(0, answer.length)).toEqual(answer)
+    expect(seen.length).toBe(before)
+  })
+
   it('records each connection for its own endpoint only', async () => {
-    endpoint.drain()
-    other.drain()
+    endpoint.track(randomUUID())()
+    other.track(randomUUID())()
     await works(endpoint)
-    expect(endpoint.drain()).toEqual([expect.objectContaining({ host: 'pkgs.test', port, decision: 'allowed', address: '127.0.0.1' })])
-    expect(other.drain()).toEqual([])
+    expect(endpoint.track(randomUUID())()).toEqual([expect.objectContaining({ host: 'pkgs.test', port, decision: 'allowed', address: '127.0.0.1' })])
+    expect(other.track(randomUUID())()).toEqual([])
   })
 })

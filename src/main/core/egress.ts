@@ -19,8 +19,11 @@ export type EgressEndpoint = {
   socketDir: string
   /** The socket's file name inside `socketDir`. */
   socketName: string
-  /** The connections decided since the last drain (a run takes what happened during it). */
-  drain(): EgressRecord[]
+  /**
+   * Starts keeping a run's connections apart (the run's bridge sends `token` first on each of
+   * them); the returned function takes what that run did, once it is over.
+   */
+  track(token: string): () => EgressRecord[]
   /** Stops accepting, ends the open connections and removes the socket. */
   close(): Promise<void>
 }
@@ -28,14 +31,17 @@ export type EgressEndpoint = {
 /** The loopback port inside a sandbox where its bridge to the egress socket listens. */
 export const egressBridgePort = 3128
 
-/** What a program is told about its proxy: HTTP(S)_PROXY, ALL_PROXY and NO_PROXY, both spellings. */
+/** What a program is told about its proxy: HTTP(S)_PROXY (HTTP), ALL_PROXY (SOCKS5) and NO_PROXY, both spellings. */
 export function egressEnv(): Record<string, string> {
   const url = `http://127.0.0.1:${egressBridgePort}`
   const env: Record<string, string> = {}
-  for (const name of ['http_proxy', 'https_proxy', 'all_proxy']) {
+  for (const name of ['http_proxy', 'https_proxy']) {
     env[name] = url
     env[name.toUpperCase()] = url
   }
+  // The same port speaks SOCKS5 (other TCP); socks5h: names are resolved by the proxy, never in the sandbox.
+  env.all_proxy = `socks5h://127.0.0.1:${egressBridgePort}`
+  env.ALL_PROXY = env.all_proxy
   env.no_proxy = ''
   env.NO_PROXY = ''
   return env

@@ -57,7 +57,7 @@ describe('the egress gate', () => {
   it.each(['169.254.169.254', '127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001', '0.0.0.0', '[::1]'])('refuses %s without a rule, before asking or resolving anything', async (host) => {
     const { admit, asked, looked } = gateWith({ approve: true })
     const admission = await admit(host, 80)
-    expect(admission).toMatchObject({ ok: false, reason: expect.stringMatching(/address; Airlock connects there only when a rule names it exactly/) })
+    expect(admission).toMatchObject({ ok: false, reason: expect.stringMatching(/address; Airlock connects there only when an allow rule names it exactly/) })
     expect([asked, looked]).toEqual([[], []])
   })
 

@@ -33,8 +33,8 @@ const hostName = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/
  * lookup; an IP literal in a refused range is refused before anyone is asked; a name no rule
  * allows is asked (or refused under ask mode `never`) before it is resolved, so a refused name is
  * never sent to DNS; then the name is resolved by the proxy (pinned names first) and refused if
- * any address is in a refused range, unless a rule names the host exactly or the operator pinned
- * it. The connection then goes to that address, so a second answer cannot rebind it.
+ * any address is in a refused range, unless an allow rule names the host exactly or the operator
+ * pinned it. The connection then goes to that address, so a second answer cannot rebind it.
  */
 export function egressGate(options: EgressGateOptions): EgressGate {
   const lookup = options.lookup ?? systemLookup
@@ -50,10 +50,12 @@ export function egressGate(options: EgressGateOptions): EgressGate {
     const verdict = ruleVerdict(options.rules(), agent.agentId, host, port)
     if (verdict?.decision === 'deny') return refuse(`${host}:${port} is denied by ${describeRule(verdict.rule)}`, verdict.rule)
     const pinned = literal ? undefined : options.pinned(host)
-    const named = pinned !== undefined || verdict?.exact === true
+    // Only an exact allow (or a pin) is the operator naming the address; an exact ask rule is not:
+    // approving "example.com" is not approving whatever it resolves to.
+    const named = pinned !== undefined || (verdict?.decision === 'allow' && verdict.exact)
     if (literal) {
       const range = refusedRange(literal)
-      if (range && !named) return refuse(`${host} is a ${range} address; Airlock connects there only when a rule names it exactly`)
+      if (range && !named) return refuse(`${host} is a ${range} address; Airlock connects there only when an allow rule names it exactly`)
     }
     if (!verdict) {
       if (agent.ask === 'never') return refuse(`no rule allows ${host}:${port}, and agent ${agent.agentId} is never asked about (ask: never)`)
@@ -73,7 +75,7 @@ export function egressGate(options: EgressGateOptions): EgressGate {
       for (const address of addresses) {
         const canonical = ipLiteral(address)
         const range = canonical ? refusedRange(canonical) : 'unparsable'
-        if (range) return refuse(`${host} resolves to ${address}, a ${range} address; Airlock connects there only when a rule names ${host} exactly or it is pinned (airlock net hosts)`, verdict?.rule)
+        if (range) return refuse(`${host} resolves to ${address}, a ${range} address; Airlock connects there only when an allow rule names ${host} exactly or it is pinned (airlock net hosts)`, verdict?.rule)
       }
     }
     return { ok: true, host, address: ipLiteral(addresses[0]!) ?? addresses[0]!, ...(verdict ? { rule: verdict.rule.id } : {}) }

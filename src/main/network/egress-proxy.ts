@@ -1,11 +1,13 @@
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
-import { connect } from 'node:net'
+import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import type { Duplex } from 'node:stream'
-import type { EgressRecord } from '@shared/network'
 import type { EgressEndpoint, EgressOwner, EgressPort, SandboxIdentity } from '../core'
 import type { EgressAdmission, EgressGate } from './egress-gate'
+import { EgressLedger } from './egress-ledger'
+import { entryOf } from './egress-records'
+import { serveSocks } from './egress-socks'
 
 /** What the proxy is built with. */
 export type EgressProxyOptions = {
@@ -26,7 +28,8 @@ const socketName = 'proxy.sock'
  * The egress proxy (SPEC §6.5): per live resource an HTTP proxy on a unix socket that only that
  * resource's sandbox can reach, so every connection is attributed to its agent and session.
  * `CONNECT host:port` is tunnelled (TLS passes through, never intercepted); a plain `GET
- * http://host/…` is forwarded to the one address the gate admitted. Each connection is decided by
+ * http://host/…` is forwarded to the one address the gate admitted; a connection that opens with
+ * SOCKS5's version byte is served as SOCKS5 `CONNECT` (other TCP, `ALL_PROXY=socks5h://…`). Each connection is decided by
  * the gate before anything is resolved or connected, and recorded (host, port, address, decision,
  * rule, bytes each way) for the call that made it. Node's HTTP parser bounds request heads (size
  * and time: slowloris), the server bounds connections, refusals are answered with one clear line.
@@ -39,66 +42,142 @@ export class EgressProxy implements EgressPort {
     const socketDir = mkdtempSync(join(this.options.runDir, 'egress-'))
     const identity = this.options.identity
     if (identity?.dedicated) chownSync(socketDir, identity.uid, identity.gid)
-    const records: EgressRecord[] = []
-    const record = (entry: EgressRecord) => {
-      if (records.length < limits.records) records.push(entry)
-    }
+    const ledger = new EgressLedger()
     const closing = new AbortController()
-    const tunnels = new Set<Duplex>()
-    const server = createServer({ headersTimeout: limits.headersMs, requestTimeout: limits.headersMs * 3, maxHeaderSize: limits.headerBytes, connectionsCheckingInterval: 1000 })
-    server.maxConnections = this.options.maxConnections ?? 64
-    const admit = (host: string, port: number) => this.options.gate(owner, host, port, closing.signal)
+    const open = new Set<Duplex>()
+    const runOf = new WeakMap<Duplex, string>()
+    const track = (socket: Duplex) => {
+      open.add(socket)
+      socket.on('close', () => open.delete(socket))
+    }
+    /** The connection's own signal: aborted when it closes (its question to the operator then expires) or the endpoint does. */
+    const signalOf = (socket: Duplex) => {
+      const gone = new AbortController()
+      socket.once('close', () => gone.abort({ airlock: 'requester_gone' }))
+      return AbortSignal.any([closing.signal, gone.signal])
+    }
+    const contextOf = (socket: Duplex): Connection => {
+      const signal = signalOf(socket)
+      return { admit: (host, port) => this.options.gate(owner, host, port, signal), ledger, run: runOf.get(socket) }
+    }
+    // The HTTP server never listens itself (the listener below hands it connections), so its own
+    // header timers do not run: each request head gets a deadline here instead (slowloris).
+    const server = createServer({ maxHeaderSize: limits.headerBytes })
+    const deadlines = new WeakMap<Duplex, NodeJS.Timeout>()
+    const awaitHead = (socket: Duplex) => deadlines.set(socket, setTimeout(() => socket.destroy(), limits.headersMs).unref())
+    const headArrived = (socket: Duplex) => clearTimeout(deadlines.get(socket))
     server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
-      tunnels.add(client)
-      client.on('close', () => tunnels.delete(client))
-      void tunnel(req, client, head, admit, record)
+      headArrived(client)
+      void tunnel(req, client, head, contextOf(client))
     })
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => void forward(req, res, admit, record))
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      headArrived(req.socket)
+      // Keep-alive: the next request's head gets its own deadline once this one is answered.
+      res.on('finish', () => awaitHead(req.socket))
+      void forward(req, res, contextOf(req.socket))
+    })
     server.on('clientError', (_error, socket: Duplex) => {
       // Ended and then destroyed: a client that keeps sending must not hold the connection half-open.
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nAirlock egress: malformed or too slow proxy request\n', () => socket.destroy())
       else socket.destroy()
     })
+    // The socket's listener reads the run token the bridge sends first (if any), then the first
+    // byte: SOCKS5 (0x05) is served here, anything else goes to the HTTP server with it put back.
+    const listener = createNetServer((socket: Socket) => {
+      track(socket)
+      socket.setTimeout(limits.headersMs, () => socket.destroy())
+      socket.on('error', () => socket.destroy())
+      readRunToken(socket, (run, rest) => {
+        socket.setTimeout(0)
+        if (run) runOf.set(socket, run)
+        if (rest[0] === 0x05) return serveSocks(socket, rest, contextOf(socket))
+        socket.pause()
+        socket.unshift(rest)
+        awaitHead(socket)
+        server.emit('connection', socket)
+        socket.resume()
+      })
+    })
+    listener.maxConnections = this.options.maxConnections ?? 64
     const socketPath = join(socketDir, socketName)
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(socketPath, () => resolve())
+      listener.once('error', reject)
+      listener.listen(socketPath, () => resolve())
     })
     chmodSync(socketPath, 0o600)
     if (identity?.dedicated) chownSync(socketPath, identity.uid, identity.gid)
     return {
       socketDir,
       socketName,
-      drain: () => records.splice(0),
+      track: (token) => {
+        ledger.expect(token)
+        return () => ledger.drain(token)
+      },
       close: async () => {
         closing.abort()
-        for (const socket of tunnels) socket.destroy()
+        for (const socket of open) socket.destroy()
         server.closeAllConnections()
-        await new Promise<void>((resolve) => server.close(() => resolve()))
+        await new Promise<void>((resolve) => listener.close(() => resolve()))
         rmSync(socketDir, { recursive: true, force: true })
       }
     }
   }
 }
 
-type Admit = (host: string, port: number) => Promise<EgressAdmission>
-type Recorder = (entry: EgressRecord) => void
+/** What a connection's handler needs: the decision (with the connection's own signal), and where to record it. */
+export type Connection = { admit: (host: string, port: number) => Promise<EgressAdmission>; ledger: EgressLedger; run?: string }
+
+/** The bridge's first line on each connection: `AIRLOCK-RUN <token>\n`. */
+const tokenPrefix = Buffer.from('AIRLOCK-RUN ')
+const tokenPattern = /^[0-9a-f-]{36}$/
+
+/** Reads an optional run token line, then hands over the first bytes after it (waiting for at least one). */
+function readRunToken(socket: Socket, then: (run: string | undefined, rest: Buffer) => void): void {
+  let buffered = Buffer.alloc(0)
+  const onData = (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk])
+    const prefixed = buffered.subarray(0, tokenPrefix.length).equals(tokenPrefix.subarray(0, Math.min(buffered.length, tokenPrefix.length)))
+    if (prefixed && buffered.length <= tokenPrefix.length) return
+    let run: string | undefined
+    let rest = buffered
+    if (prefixed) {
+      const newline = buffered.indexOf(0x0a)
+      if (newline === -1) {
+        if (buffered.length > 100) socket.destroy()
+        return
+      }
+      const token = buffered.subarray(tokenPrefix.length, newline).toString('latin1')
+      run = tokenPattern.test(token) ? token : undefined
+      rest = buffered.subarray(newline + 1)
+      if (rest.length === 0) {
+        // The token came alone: wait for the client's first bytes.
+        socket.off('data', onData)
+        socket.once('data', (next: Buffer) => then(run, next))
+        return
+      }
+    }
+    socket.off('data', onData)
+    then(run, rest)
+  }
+  socket.on('data', onData)
+}
 
 /** `CONNECT host:port`: decided, then a raw tunnel to the admitted address. */
-async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, admit: Admit, record: Recorder): Promise<void> {
+async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, connection: Connection): Promise<void> {
   client.on('error', () => client.destroy())
   const target = authority(req.url ?? '')
   if (!target) return refuse(client, 400, 'a CONNECT target is host:port')
-  const admission = await admit(target.host, target.port)
+  const admission = await connection.admit(target.host, target.port)
   if (!admission.ok) {
-    record(entryOf(target.port, admission))
+    connection.ledger.add(connection.run, entryOf(target.port, admission))
     return refuse(client, 403, admission.reason)
   }
+  if (client.destroyed) return // gone while it was decided: nobody to connect for
   const upstream = connect({ host: admission.address, port: target.port })
-  let connected = false
+  let entry: { closed(): void } | undefined
   upstream.setTimeout(limits.connectMs, () => upstream.destroy(new Error('no answer in time')))
   upstream.once('connect', () => {
-    connected = true
+    entry = connection.ledger.add(connection.run, entryOf(target.port, admission), () => ({ up: upstream.bytesWritten, down: upstream.bytesRead }))
     upstream.setTimeout(limits.idleMs, () => upstream.destroy())
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
     if (head.length > 0) upstream.write(head)
@@ -106,18 +185,18 @@ async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, admit:
     upstream.pipe(client)
   })
   upstream.on('error', (error) => {
-    if (!connected) refuse(client, 502, `${admission.host}:${target.port} (${admission.address}) could not be reached: ${error.message}`)
+    if (!entry) refuse(client, 502, `${admission.host}:${target.port} (${admission.address}) could not be reached: ${error.message}`)
     else client.destroy()
   })
   client.on('close', () => upstream.destroy())
   upstream.on('close', () => {
     client.destroy()
-    record({ ...entryOf(target.port, admission), bytesUp: upstream.bytesWritten, bytesDown: upstream.bytesRead })
+    entry?.closed()
   })
 }
 
 /** A plain `http://` request in absolute form: decided, then sent to the admitted address with the same Host. */
-async function forward(req: IncomingMessage, res: ServerResponse, admit: Admit, record: Recorder): Promise<void> {
+async function forward(req: IncomingMessage, res: ServerResponse, connection: Connection): Promise<void> {
   let url: URL
   try {
     url = new URL(req.url ?? '')
@@ -128,16 +207,18 @@ async function forward(req: IncomingMessage, res: ServerResponse, admit: Admit, 
   const hostHeader = req.headers.host
   if (hostHeader !== undefined && hostOf(hostHeader) !== url.host) return reply(res, 400, `the Host header (${hostHeader.slice(0, 80)}) does not match the URL (${url.host})`)
   const port = url.port ? Number(url.port) : 80
-  const admission = await admit(url.hostname, port)
+  const admission = await connection.admit(url.hostname, port)
   if (!admission.ok) {
-    record(entryOf(port, admission))
+    connection.ledger.add(connection.run, entryOf(port, admission))
     return reply(res, 403, admission.reason)
   }
+  if (req.socket.destroyed) return
   const headers: Record<string, string | string[] | undefined> = { ...req.headers, connection: 'close' }
   delete headers['proxy-connection']
   delete headers['proxy-authorization']
   let up = 0
   let down = 0
+  const entry = connection.ledger.add(connection.run, entryOf(port, admission), () => ({ up, down }))
   const upstream = httpRequest({ host: admission.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false, timeout: limits.connectMs })
   upstream.on('timeout', () => upstream.destroy(new Error('no answer in time')))
   upstream.on('response', (response) => {
@@ -145,9 +226,10 @@ async function forward(req: IncomingMessage, res: ServerResponse, admit: Admit, 
     res.writeHead(response.statusCode ?? 502, response.headers)
     response.on('data', (chunk: Buffer) => (down += chunk.length))
     response.pipe(res)
-    response.on('end', () => record({ ...entryOf(port, admission), bytesUp: up, bytesDown: down }))
+    response.on('end', () => entry.closed())
   })
   upstream.on('error', (error) => {
+    entry.closed()
     if (!res.headersSent) reply(res, 502, `${admission.host}:${port} could not be reached: ${error.message}`)
     else res.destroy()
   })
@@ -171,19 +253,6 @@ function authority(target: string): { host: string; port: number } | undefined {
   if (!match) return undefined
   const port = Number(match[2])
   return port >= 1 && port <= 65535 ? { host: match[1]!, port } : undefined
-}
-
-function entryOf(port: number, admission: EgressAdmission): EgressRecord {
-  return {
-    host: admission.host,
-    port,
-    ...(admission.ok ? { address: admission.address } : { reason: admission.reason }),
-    decision: admission.ok ? 'allowed' : 'denied',
-    ...(admission.rule ? { rule: admission.rule } : {}),
-    bytesUp: 0,
-    bytesDown: 0,
-    at: new Date().toISOString()
-  }
 }
 
 function refuse(client: Duplex, status: 400 | 403 | 502, reason: string): void {

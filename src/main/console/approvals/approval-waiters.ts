@@ -45,7 +45,8 @@ export class ApprovalWaiters {
   /**
    * Waits for an item's decision. The item's stored `waiting` count already includes this call
    * (insert and join count it). When the signal aborts, the call stops waiting; the item stays
-   * pending for a retry, unless the agent was disabled or removed and nobody else waits.
+   * pending for a retry, unless the agent was disabled or removed, or the egress connection that
+   * asked went away (`requester_gone`), and nobody else waits.
    */
   wait(item: ApprovalView, callId: string | undefined, signal: AbortSignal | undefined): Promise<ApprovalDecision> {
     const entry = this.entryFor(item)
@@ -58,6 +59,8 @@ export class ApprovalWaiters {
         this.drop(item.id)
         const why = (signal?.reason as { airlock?: unknown } | undefined)?.airlock
         if (why === 'agent_disabled' || why === 'agent_removed') this.options.onExpire(item.id, 'cancelled', `its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'} while the call waited`)
+        // A network connection that asked and went away: nobody will use the answer.
+        if (why === 'requester_gone') this.options.onExpire(item.id, 'cancelled', 'the connection that asked was closed before anyone decided')
       }
       const waiter: Waiter = {
         callId,

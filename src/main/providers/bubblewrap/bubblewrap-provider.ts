@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { closeSync, fstatSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
@@ -141,12 +142,14 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         }
         // `proxy` keeps the empty namespace: the bridge to the egress socket is the only way out.
         const network = policy.networkMode === 'full' ? 'full' : 'none'
-        const program = egress ? bridgedArgv(this.nodePath(), egress.socketName, argv) : argv
+        // Each run's connections are credited to it by a token its bridge sends (calls of one session may overlap).
+        const token = egress ? randomUUID() : undefined
+        const program = egress ? bridgedArgv(this.nodePath(), egress.socketName, token!, argv) : argv
         const programEnv = egress ? { ...env, ...egressEnv(), ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}) } : env
         const runReadOnly = egress ? [...readOnly, ...this.nodeBinds()] : readOnly
         return {
           prepared: launcher.prepared({ readOnly: runReadOnly, cwd, network, env: programEnv, areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest })) }, program),
-          ...(egress ? { egress: () => egress.drain() } : {}),
+          ...(egress ? { egress: egress.track(token!) } : {}),
           cgroupDirs: launcher.cgroup?.procsFiles.map((file) => dirname(file)),
           finish: async (exitCode) => {
             const verdict = await limitVerdict(launcher, exitCode)

@@ -6,15 +6,16 @@ export const egressMount = '/run/airlock-egress'
 /**
  * The first program of a sandbox with `network: "proxy"`. The sandbox keeps its empty network
  * namespace (only loopback); this bridge listens on `127.0.0.1:3128` inside it and carries each
- * connection to the egress socket bound in from the host, then runs the program and ends with its
- * exit status (signals passed on). Plain node with no module of ours: it runs as the sandbox
+ * connection to the egress socket bound in from the host (each one opened by the run's token, so
+ * its call is credited with it), then runs the program and ends with its exit status (signals passed on). Plain node with no module of ours: it runs as the sandbox
  * identity, and whatever the program does to it only breaks that program's own way out.
  */
 const bridgeSource = `'use strict'
 const net = require('net'), os = require('os'), { spawn } = require('child_process')
-const [port, socket, program, ...args] = process.argv.slice(1)
+const [port, socket, run, program, ...args] = process.argv.slice(1)
 const server = net.createServer((client) => {
   const upstream = net.connect(socket)
+  upstream.write('AIRLOCK-RUN ' + run + '\\n')
   client.on('error', () => upstream.destroy())
   upstream.on('error', () => client.destroy())
   client.pipe(upstream)
@@ -29,7 +30,7 @@ server.listen(Number(port), '127.0.0.1', () => {
 })
 `
 
-/** `argv` run behind the bridge to the socket `socketName` in `egressMount`, by the node at `nodePath`. */
-export function bridgedArgv(nodePath: string, socketName: string, argv: readonly string[]): string[] {
-  return [nodePath, '--no-warnings', '-e', bridgeSource, String(egressBridgePort), `${egressMount}/${socketName}`, ...argv]
+/** `argv` run behind the bridge to the socket `socketName` in `egressMount`, by the node at `nodePath`, for the run `token`. */
+export function bridgedArgv(nodePath: string, socketName: string, token: string, argv: readonly string[]): string[] {
+  return [nodePath, '--no-warnings', '-e', bridgeSource, String(egressBridgePort), `${egressMount}/${socketName}`, token, ...argv]
 }

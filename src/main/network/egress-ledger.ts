@@ -1,0 +1,73 @@
+import type { EgressRecord } from '@shared/network'
+
+/** The most connections one run's record keeps of each kind; beyond, they are counted. */
+const keep = { allowed: 10_000, denied: 1_000 }
+
+type Bucket = { entries: EgressRecord[]; live: Map<EgressRecord, () => { up: number; down: number }>; dropped: { allowed: number; denied: number } }
+
+/**
+ * What one endpoint's connections were, kept per run (the token the run's bridge sends first)
+ * until that run's call takes them: two calls of one session running at once each get their own.
+ * An allowed connection is recorded when it is admitted, its byte counts read when the call takes
+ * it (or when it closes, whichever is first), so a flood of refusals can never push it out; past
+ * the limits a run's record says how many more there were. A connection without a token (a program
+ * that spoke to the socket itself, not through the bridge) goes to the next call that drains.
+ */
+export class EgressLedger {
+  private readonly runs = new Map<string, Bucket>()
+  private readonly expected = new Set<string>()
+
+  /** A run is about to start with this token: its connections are kept apart until `drain(run)`. */
+  expect(run: string): void {
+    this.expected.add(run)
+  }
+
+  /** Records a decided connection; for an allowed one `bytes` reads its counts while it is open. Returns `closed`, to fix the counts. */
+  add(run: string | undefined, entry: EgressRecord, bytes?: () => { up: number; down: number }): { closed(): void } {
+    // A token no starting run announced (a program making one up) counts as none.
+    const bucket = this.bucket(run !== undefined && this.expected.has(run) ? run : '')
+    if (bucket.entries.filter((e) => e.decision === entry.decision).length >= keep[entry.decision]) {
+      bucket.dropped[entry.decision] += 1
+      return { closed: () => undefined }
+    }
+    bucket.entries.push(entry)
+    if (!bytes) return { closed: () => undefined }
+    bucket.live.set(entry, bytes)
+    return {
+      closed: () => {
+        if (!bucket.live.delete(entry)) return
+        const counts = bytes()
+        entry.bytesUp = counts.up
+        entry.bytesDown = counts.down
+      }
+    }
+  }
+
+  /** Takes what `run` did (with the connections no run claimed), byte counts as of now. */
+  drain(run: string): EgressRecord[] {
+    this.expected.delete(run)
+    const taken: EgressRecord[] = []
+    for (const key of new Set([run, ''])) {
+      const bucket = this.runs.get(key)
+      if (!bucket) continue
+      this.runs.delete(key)
+      for (const [entry, bytes] of bucket.live) {
+        const counts = bytes()
+        entry.bytesUp = counts.up
+        entry.bytesDown = counts.down
+      }
+      taken.push(...bucket.entries)
+      for (const decision of ['allowed', 'denied'] as const) {
+        const more = bucket.dropped[decision]
+        if (more > 0) taken.push({ host: '(not recorded)', port: 0, decision, reason: `${more} more ${decision} connections were not recorded (at most ${keep[decision]} per call)`, bytesUp: 0, bytesDown: 0, at: new Date().toISOString() })
+      }
+    }
+    return taken
+  }
+
+  private bucket(run: string): Bucket {
+    let bucket = this.runs.get(run)
+    if (!bucket) this.runs.set(run, (bucket = { entries: [], live: new Map(), dropped: { allowed: 0, denied: 0 } }))
+    return bucket
+  }
+}

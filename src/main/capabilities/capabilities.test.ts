@@ -25,7 +25,8 @@ describe('capability helpers', () => {
   it('the shell requirement follows the agent: its workspace, network, limits and sandbox order; trusted_local only when authorised', () => {
     const shell = enableShell({ profile: profile({ providers: ['trusted_local', 'bubblewrap'], network: 'proxy' }), workspace })
     expect(shell.requirements).toEqual([expect.objectContaining({ kind: 'bash', scope: 'session', providerCandidates: ['bubblewrap'], requiredCapabilities: expect.objectContaining({ isolation: expect.any(Object) }) })])
-    expect(shell.policy).toMatchObject({ workspaceRoots: [workspace], networkMode: 'none', timeoutSeconds: 120, maxOutputBytes: 1024 * 1024 })
+    // network proxy is carried as such: the provider bridges the sandbox to the egress proxy.
+    expect(shell.policy).toMatchObject({ workspaceRoots: [workspace], networkMode: 'proxy', timeoutSeconds: 120, maxOutputBytes: 1024 * 1024 })
     const authorised = enableShell({ profile: profile({ providers: ['trusted_local'], allowUnsafeLocal: true, isolation: 'none' }), workspace })
     expect(authorised.requirements[0]!.providerCandidates).toEqual([{ providerId: 'trusted_local', config: { allowUnsafeLocal: true } }])
   })

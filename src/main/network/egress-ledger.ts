@@ -3,7 +3,7 @@ import type { EgressRecord } from '@shared/network'
 /** The most connections one run's record keeps of each kind; beyond, they are counted. */
 const keep = { allowed: 10_000, denied: 1_000 }
 
-type Bucket = { entries: EgressRecord[]; live: Map<EgressRecord, () => { up: number; down: number }>; dropped: { allowed: number; denied: number } }
+type Bucket = { entries: EgressRecord[]; live: Map<EgressRecord, () => { up: number; down: number }>; kept: { allowed: number; denied: number }; dropped: { allowed: number; denied: number } }
 
 /**
  * What one endpoint's connections were, kept per run (the token the run's bridge sends first)
@@ -26,10 +26,11 @@ export class EgressLedger {
   add(run: string | undefined, entry: EgressRecord, bytes?: () => { up: number; down: number }): { closed(): void } {
     // A token no starting run announced (a program making one up) counts as none.
     const bucket = this.bucket(run !== undefined && this.expected.has(run) ? run : '')
-    if (bucket.entries.filter((e) => e.decision === entry.decision).length >= keep[entry.decision]) {
+    if (bucket.kept[entry.decision] >= keep[entry.decision]) {
       bucket.dropped[entry.decision] += 1
       return { closed: () => undefined }
     }
+    bucket.kept[entry.decision] += 1
     bucket.entries.push(entry)
     if (!bytes) return { closed: () => undefined }
     bucket.live.set(entry, bytes)
@@ -67,7 +68,7 @@ export class EgressLedger {
 
   private bucket(run: string): Bucket {
     let bucket = this.runs.get(run)
-    if (!bucket) this.runs.set(run, (bucket = { entries: [], live: new Map(), dropped: { allowed: 0, denied: 0 } }))
+    if (!bucket) this.runs.set(run, (bucket = { entries: [], live: new Map(), kept: { allowed: 0, denied: 0 }, dropped: { allowed: 0, denied: 0 } }))
     return bucket
   }
 }

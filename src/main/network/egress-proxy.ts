@@ -50,11 +50,16 @@ export class EgressProxy implements EgressPort {
       open.add(socket)
       socket.on('close', () => open.delete(socket))
     }
-    /** The connection's own signal: aborted when it closes (its question to the operator then expires) or the endpoint does. */
+    /** The connection's own signal (one per socket, however many requests it carries): aborted when it closes (its question to the operator then expires) or the endpoint does. */
+    const signals = new WeakMap<Duplex, AbortSignal>()
     const signalOf = (socket: Duplex) => {
-      const gone = new AbortController()
-      socket.once('close', () => gone.abort({ airlock: 'requester_gone' }))
-      return AbortSignal.any([closing.signal, gone.signal])
+      let signal = signals.get(socket)
+      if (!signal) {
+        const gone = new AbortController()
+        socket.once('close', () => gone.abort({ airlock: 'requester_gone' }))
+        signals.set(socket, (signal = AbortSignal.any([closing.signal, gone.signal])))
+      }
+      return signal
     }
     const contextOf = (socket: Duplex): Connection => {
       const signal = signalOf(socket)

@@ -20,7 +20,8 @@ import type { CommandAnalyzer } from './shell'
  *   a tainted session asks before it sends to a lower-labelled place. A command is flagged
  *   `network` by the programs it names (curl, git clone, pip install...), when its network is not `none`.
  * - Every execution with a network (`run_command`, `run_code`, `run_skill` under network other than
- *   `none`) is a sink labelled `PUBLIC`: its destination is unknown until the egress proxy names it.
+ *   `none`) is a sink labelled `PUBLIC`: the policy does not know its destination (the egress proxy
+ *   decides each connection per domain, but domains carry no labels yet).
  * - A command reads the labelled paths its words name. A program can read files it does not name
  *   (`grep -r . `): keep data an agent must not carry out of reach of its shell, or give it network `none`.
  */

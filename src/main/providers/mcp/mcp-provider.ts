@@ -236,7 +236,7 @@ function networkAllows(policy: ResourcePolicy, url: string): boolean {
   return policy.networkMode === 'full' || isLoopbackUrl(url)
 }
 
-/** A sandboxed server's network: `full` only when the policy says so (`proxy` runs as none until the egress proxy exists). */
+/** A sandboxed server's network: `full` only when the policy says so (`proxy` runs as none: the egress proxy is carried to command and code sandboxes, not yet to upstream servers). */
 function networkOf(policy: ResourcePolicy): 'none' | 'full' {
   return policy.networkMode === 'full' ? 'full' : 'none'
 }

@@ -120,6 +120,16 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(host.approvals.list().filter((item) => item.agentId === 'quiet')).toEqual([])
   })
 
+  it('run_code reaches an allowed domain through the proxy too, with its home in /tmp (never the socket folder)', async () => {
+    const code = await host.agents.sessions.execute({
+      sessionId: sessions.fetcher!,
+      tool: 'run_code',
+      input: { language: 'python', sourceCode: `import os, urllib.request\nprint(os.environ['HOME'])\nprint(urllib.request.urlopen('http://pkgs.test:${port}/code').read().decode(), end='')` }
+    })
+    expect(code.data).toMatchObject({ exitCode: 0, stdout: `/tmp\nhello from pkgs.test:${port}/code\n` })
+    expect(host.agents.history.detail(code.meta.callId as string).lineage).toEqual([expect.objectContaining({ endpoint: `pkgs.test:${port}`, decision: 'allowed' })])
+  })
+
   it('a direct connection that ignores the proxy fails: the sandbox has no route', async () => {
     const before = seen.length
     const direct = await run('fetcher', `curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:${port}/direct; echo "rc=$?"`)

@@ -129,7 +129,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       roots,
       policy,
       // HOME is the workspace where one is bound; a code run sees only its own area, so /tmp then.
-      { PATH: systemPath, HOME: handleBinds[0]?.dest ?? '/tmp', LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
+      // (The egress socket's folder is bound too, read-only: never a home.)
+      { PATH: systemPath, HOME: handleBinds.find((bind) => bind.dest !== egressMount)?.dest ?? '/tmp', LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
       async ({ argv, cwd, env, writableRoots, readOnlyRoots }) => {
         const areas = readOnlyRoots.length === 0 ? areasOf(anchors, writableRoots) : undefined
         const extra = areas ? [] : openRunBinds(roots, writableRoots, readOnlyRoots)

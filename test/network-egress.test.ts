@@ -1,69 +1,38 @@
-import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHost, type Host } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
-import { makeTempDir } from './support/temp-home'
+import { openEgressStage, type EgressStage } from './support/egress-stage'
 
 // Issue 14, through the real action path: agents with `network: "proxy"` run curl and python in
 // real bubblewrap sandboxes (an empty network namespace); their only way out is Airlock's egress
 // proxy, reached through a unix socket bound into the sandbox. The test's names are pinned to a
-// loopback server (`net hosts`), the only place traffic goes.
+// loopback server (`net hosts`), the only place traffic goes. (Docker: network-egress-docker.test.ts.)
 
 const bwrap = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
 
-type Data = { exitCode: number; stdout: string; stderr: string }
-
 describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${skip ? ` (skipped: ${skip})` : ''}`, { timeout: 60_000 }, () => {
-  let dir: ReturnType<typeof makeTempDir>
-  let host: Host
-  let server: Server
+  let stage: EgressStage
+  let host: EgressStage['host']
   let port: number
-  let approver: NodeJS.Timeout
-  const seen: string[] = []
-  const sessions: Record<string, string> = {}
-  const run = async (agent: string, command: string) => {
-    const result = await host.agents.sessions.execute({ sessionId: sessions[agent]!, tool: 'run_command', input: { command } })
-    return { result, data: result.data as Data }
-  }
+  let seen: string[]
+  const run = (agent: string, command: string) => stage.run(agent, command)
 
   beforeAll(async () => {
-    dir = makeTempDir('airlock-egress-', { outsideTmp: true })
-    const wheel = makeWheel(dir.path)
-    server = createServer((req, res) => {
-      seen.push(`${req.method} ${req.headers.host} ${req.url}`)
-      // A package index (PEP 503) with one wheel, for pip.
-      if (req.url === '/simple/airlock-probe/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><a href="/files/${wheel.name}">${wheel.name}</a></body></html>`)
-      if (req.url === `/files/${wheel.name}`) return void res.end(wheel.bytes)
-      res.end(`hello from ${req.headers.host}${req.url}\n`)
+    stage = await openEgressStage({
+      prefix: 'airlock-egress-',
+      pinned: ['pkgs.test', 'blocked.test', 'asked.test'],
+      agents: {
+        fetcher: { capabilities: ['shell', 'python'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' },
+        quiet: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' }
+      }
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    port = (server.address() as { port: number }).port
-    host = createHost({ home: dir.path, logError: () => undefined })
-    await host.recovered
-    for (const name of ['pkgs.test', 'blocked.test', 'asked.test']) host.store.network.addHost({ name, address: '127.0.0.1' })
-    host.agents.agents.create('fetcher', { profile: { capabilities: ['shell', 'python'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
-    host.agents.agents.create('quiet', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' } })
+    ;({ host, port, seen } = stage)
     host.store.network.addRule({ agentId: 'fetcher', decision: 'allow', host: 'pkgs.test' })
     host.store.network.addRule({ agentId: null, decision: 'deny', host: 'blocked.test' })
-    for (const agent of ['fetcher', 'quiet']) sessions[agent] = host.agents.sessions.start(agent, 'test').sessionId
-    // The command policy asks on risk before a networked command runs (a separate decision from the
-    // proxy's per-domain one): the operator approves those here; network items are the tests' own.
-    approver = setInterval(() => {
-      for (const item of host.approvals.list()) if (item.kind === 'action') host.approvals.decide({ id: item.id, decision: 'approve' })
-    }, 100)
   }, 120_000)
 
-  afterAll(async () => {
-    clearInterval(approver)
-    await host?.dispose()
-    dir?.remove()
-    server?.close()
-  })
+  afterAll(async () => stage?.close())
 
   it('an allowed domain works through the proxy: plain HTTP, a CONNECT tunnel, and python urllib', async () => {
     const plain = await run('fetcher', `curl -sS http://pkgs.test:${port}/plain`)
@@ -121,13 +90,9 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
   })
 
   it('run_code reaches an allowed domain through the proxy too, with its home in /tmp (never the socket folder)', async () => {
-    const code = await host.agents.sessions.execute({
-      sessionId: sessions.fetcher!,
-      tool: 'run_code',
-      input: { language: 'python', sourceCode: `import os, urllib.request\nprint(os.environ['HOME'])\nprint(urllib.request.urlopen('http://pkgs.test:${port}/code').read().decode(), end='')` }
-    })
+    const code = await stage.python('fetcher', `import os, urllib.request\nprint(os.environ['HOME'])\nprint(urllib.request.urlopen('http://pkgs.test:${port}/code').read().decode(), end='')`)
     expect(code.data).toMatchObject({ exitCode: 0, stdout: `/tmp\nhello from pkgs.test:${port}/code\n` })
-    expect(host.agents.history.detail(code.meta.callId as string).lineage).toEqual([expect.objectContaining({ endpoint: `pkgs.test:${port}`, decision: 'allowed' })])
+    expect(code.lineage()).toEqual([expect.objectContaining({ endpoint: `pkgs.test:${port}`, decision: 'allowed' })])
   })
 
   it('a direct connection that ignores the proxy fails: the sandbox has no route', async () => {
@@ -147,19 +112,3 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(host.approvals.list().filter((item) => item.kind === 'network')).toEqual([])
   })
 })
-
-/** A minimal wheel (`airlock-probe` 1.0) made with python's zipfile: what pip downloads from the test's index. */
-function makeWheel(folder: string): { name: string; bytes: Buffer } {
-  const name = 'airlock_probe-1.0-py3-none-any.whl'
-  const script = [
-    'import sys, zipfile',
-    'with zipfile.ZipFile(sys.argv[1], "w") as z:',
-    '    z.writestr("airlock_probe/__init__.py", "")',
-    '    z.writestr("airlock_probe-1.0.dist-info/METADATA", "Metadata-Version: 2.1\\nName: airlock-probe\\nVersion: 1.0\\n")',
-    '    z.writestr("airlock_probe-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\\nGenerator: airlock-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")',
-    '    z.writestr("airlock_probe-1.0.dist-info/RECORD", "")'
-  ].join('\n')
-  const made = spawnSync('python3', ['-c', script, join(folder, name)], { encoding: 'utf8' })
-  if (made.status !== 0) throw new Error(`could not make the test wheel: ${made.stderr}`)
-  return { name, bytes: readFileSync(join(folder, name)) }
-}

@@ -42,7 +42,7 @@ export function createBuiltinProviders(options: { home: string; settings?: Setti
   const runLedger = new RunLedger(join(options.home, 'runs'))
   return [
     new BubblewrapProvider({ runLedger, egress: options.egress }),
-    new DockerProvider({ home: options.home, onImageProgress: options.onImageProgress }),
+    new DockerProvider({ home: options.home, onImageProgress: options.onImageProgress, egress: options.egress }),
     new TrustedLocalProvider({ runLedger }),
     new BashProvider({ runLedger }),
     new SqliteProvider(),

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type Docker from 'dockerode'
-import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy, SandboxIdentity } from '../../core'
+import { egressEnv, type CommandResult, type CommandRunInput, type EgressEndpoint, type ProgramRunInput, type ProgramRunner, type ResourcePolicy, type SandboxIdentity } from '../../core'
 import { killGraceMs, timeoutExitCode } from '../process/bounded-process'
 import { childEnv, outputCapFor, timeoutMsFor } from '../process/run-limits'
 import { limitHitBetween, type ContainerAccounting } from './container-accounting'
@@ -28,6 +29,9 @@ const cpuSampleMs = { 'cgroup files': 250, 'engine API': 1000 }
  * Nothing a run starts outlives it: after every run (exit, timeout, cancel, CPU budget) no
  * process of the run user is left, or the container is killed. On a remote engine (`transfer`)
  * a run's areas are copied in before it and back after it, inside the same turn of the queue.
+ * With an egress endpoint (`network: "proxy"`, the bridge in `egress-sidecar.ts`) each run is told
+ * its proxy and gets the connections made while it ran (runs go one at a time, so every
+ * connection through the container's bridge is the running one's).
  */
 export class ContainerRunner implements ProgramRunner {
   private broken = false
@@ -44,7 +48,8 @@ export class ContainerRunner implements ProgramRunner {
     private readonly identity: SandboxIdentity,
     private readonly accounting: ContainerAccounting,
     private readonly cpuBudgetSeconds: number,
-    private readonly transfer?: EngineTransfer
+    /** A remote engine's copier; a proxied container's egress endpoint and the bridge sidecar carrying it. */
+    readonly extras: { transfer?: EngineTransfer; egress?: EgressEndpoint; bridge?: Docker.Container } = {}
   ) {
     this.user = runUser(identity)
   }
@@ -62,7 +67,7 @@ export class ContainerRunner implements ProgramRunner {
     }
     let env: Record<string, string>
     try {
-      env = childEnv(containerBaseEnv, input.env)
+      env = childEnv(this.extras.egress ? { ...containerBaseEnv, ...egressEnv() } : containerBaseEnv, input.env)
     } catch (error) {
       throw new DockerProviderError('docker.invalid_run', (error as Error).message)
     }
@@ -71,14 +76,15 @@ export class ContainerRunner implements ProgramRunner {
       // Proven inside the queue: no other run of this container is going on while the host looks.
       const extra = (input.writableRoots ?? []).map((root) => proveRunRoot(this.roots, root, this.identity))
       const cwd = this.containerCwd(extra, input.cwd)
-      if (!this.transfer) return this.runAlone(input, cwd, env, signal)
-      await this.transfer.into(extra)
+      const transfer = this.extras.transfer
+      if (!transfer) return this.runAlone(input, cwd, env, signal)
+      await transfer.into(extra)
       let result: CommandResult | undefined
       try {
         result = await this.runAlone(input, cwd, env, signal)
       } finally {
         // Copied back whatever the run's end; a failed copy-back fails the run (its outputs are not all here).
-        const back = await this.transfer.back(extra)
+        const back = await transfer.back(extra)
         if (result && back.skipped > 0) result.stderr += `airlock: ${back.skipped} entr${back.skipped === 1 ? 'y' : 'ies'} of the execution area (links, devices) were not copied back from the remote engine\n`
       }
       return result
@@ -97,6 +103,18 @@ export class ContainerRunner implements ProgramRunner {
   }
 
   private async runAlone(input: ProgramRunInput, cwd: string, env: Record<string, string>, signal: AbortSignal): Promise<CommandResult> {
+    const connections = this.extras.egress?.track(randomUUID())
+    let result: CommandResult
+    try {
+      result = await this.runTracked(input, cwd, env, signal)
+    } catch (error) {
+      connections?.() // nobody takes them: let the ledger forget the run
+      throw error
+    }
+    return connections ? { ...result, egress: connections() } : result
+  }
+
+  private async runTracked(input: ProgramRunInput, cwd: string, env: Record<string, string>, signal: AbortSignal): Promise<CommandResult> {
     const started = performance.now()
     // Not awaited: through a remote engine a sample takes up to a second, which the run should not wait for.
     const cpuAtStart = this.accounting.cpuNanos().catch(() => undefined)

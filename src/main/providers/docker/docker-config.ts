@@ -113,7 +113,7 @@ export function parseExtraArgs(args: readonly string[]): ExtraArgsEffect {
 }
 
 /** The isolation a hardened container gives, minus what the extra arguments weakened. */
-export function containerIsolation(effect: ExtraArgsEffect, networkMode: 'none' | 'full'): IsolationFacts {
+export function containerIsolation(effect: ExtraArgsEffect, networkMode: 'none' | 'proxy' | 'full'): IsolationFacts {
   return {
     processContained: !effect.weakened.processContained,
     hostFilesystemRestricted: !effect.weakened.hostFilesystemRestricted,

@@ -11,6 +11,7 @@ export type DockerProviderErrorCode =
   | 'docker.copy_failed'
   | 'docker.copy_refused'
   | 'docker.remote_unsupported'
+  | 'docker.egress_unavailable'
 
 /**
  * An error of the docker provider with a stable `code` and a JSON `payload` for machines; the

@@ -2,6 +2,8 @@ import type Docker from 'dockerode'
 import {
   ExecutionResourceError,
   sandboxIdentity,
+  type EgressEndpoint,
+  type EgressPort,
   type ExecutionResourceProvider,
   type ProviderProbe,
   type ResourceHandle,
@@ -16,6 +18,7 @@ import { defaultLimits } from './container-spec'
 import { containerIsolation, dockerConfigSchema, parseExtraArgs, runtimeProfiles, type DockerConfig, type RuntimeProfile } from './docker-config'
 import { checkEngine, createDockerClient, homeLabel, isRemoteEngine, labels, sweepLeftoverContainers } from './docker-engine'
 import { DockerProviderError } from './docker-errors'
+import { bridgeImage, startEgressSidecar } from './egress-sidecar'
 import { EngineTransfer } from './engine-transfer'
 import { airlockImage, imageExists, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker-images'
 import { closeRoots, isHostKeptAreas, openMountedRoots } from './mounted-roots'
@@ -26,6 +29,8 @@ export type DockerProviderOptions = {
   docker?: Docker
   /** Pull and provisioning progress (the console shows a progress bar). */
   onImageProgress?: (progress: ImageProgress) => void
+  /** Airlock's egress proxy: what `network: "proxy"` goes through (without it such a policy is refused). */
+  egress?: EgressPort
 }
 
 /** How each limit is enforced, as the probe reports it (SPEC §4.1: the probe says what is really enforced). */
@@ -50,6 +55,9 @@ const enforcedLimits = {
  * (`code_execution`) only. A shell session or a docker handle works on the agent's whole workspace,
  * which would have to be mirrored both ways on every command (deletions included); the probe says
  * so and selection moves on to a provider on this machine (bubblewrap).
+ *
+ * `network: "proxy"`: the container keeps network mode `none` and a bridge sidecar in its network
+ * namespace is its only way out, to the egress proxy (`egress-sidecar.ts`); local engines only.
  */
 export class DockerProvider implements ExecutionResourceProvider {
   readonly providerId = 'docker'
@@ -71,10 +79,13 @@ export class DockerProvider implements ExecutionResourceProvider {
     } catch (error) {
       return { available: false, reason: (error as Error).message }
     }
-    const refusal = grantRefusal(requirement) ?? this.remoteRefusal(requirement) ?? proxyRefusal(policy)
+    const refusal = grantRefusal(requirement) ?? this.remoteRefusal(requirement) ?? this.proxyRefusal(policy, effect)
     if (refusal) return { available: false, reason: refusal }
     const engine = await checkEngine(this.docker)
     if (!engine.ok) return { available: false, reason: engine.reason }
+    if (policy.networkMode === 'proxy' && !(await imageExists(this.docker, bridgeImage))) {
+      return { available: false, reason: `network "proxy" in a container needs the ${bridgeImage} image for its egress bridge, which this engine does not have; provision it (airlock images provision nodejs --offline) or use bubblewrap` }
+    }
     const language = languageOf(requirement, parsed.data)
     const image = parsed.data.image ?? (language ? airlockImage(language) : undefined)
     const present = image ? await imageExists(this.docker, image) : false
@@ -84,7 +95,7 @@ export class DockerProvider implements ExecutionResourceProvider {
     return {
       available: true,
       capabilities: {
-        isolation: containerIsolation(effect, policy.networkMode === 'full' ? 'full' : 'none'),
+        isolation: containerIsolation(effect, networkOf(policy)),
         languages: language ? [language] : [...new Set(provisioned.flatMap((i) => i.languages))],
         ...(provisioned.length ? { toolchains: toolchainsOf(provisioned) } : {}),
         image,
@@ -112,8 +123,8 @@ export class DockerProvider implements ExecutionResourceProvider {
     if (refusal) throw new DockerProviderError('docker.grant_unsupported', refusal, { mode: requirement.workspaceAccess?.mode })
     const remoteRefusal = this.remoteRefusal(requirement)
     if (remoteRefusal) throw new DockerProviderError('docker.remote_unsupported', remoteRefusal, { kind: requirement.kind })
-    const proxy = proxyRefusal(policy)
-    if (proxy) throw new DockerProviderError('docker.grant_unsupported', proxy, { networkMode: policy.networkMode })
+    const proxy = this.proxyRefusal(policy, effect)
+    if (proxy) throw new DockerProviderError('docker.egress_unavailable', proxy, { networkMode: policy.networkMode })
     const engine = await checkEngine(this.docker)
     if (!engine.ok) throw new ExecutionResourceError('docker_unavailable', engine.reason, { providerId: this.providerId })
     const profile = profileOf(config)
@@ -126,32 +137,50 @@ export class DockerProvider implements ExecutionResourceProvider {
       throw new DockerProviderError('docker.remote_unsupported', 'Through a remote engine only execution areas travel; this requirement names other workspace roots.', { roots: roots.map((root) => root.path) })
     }
     const limits = { ...defaultLimits, ...policy.limits }
-    const network = policy.networkMode === 'full' ? 'full' : 'none'
+    const network = networkOf(policy)
+    const containerLabels = {
+      [labels.managed]: 'true',
+      [labels.home]: homeLabel(this.options.home),
+      [labels.owner]: requirement.ownerId ?? '',
+      [labels.profile]: profile,
+      ...(language ? { [labels.language]: language } : {})
+    }
+    let egress: EgressEndpoint | undefined
+    let session: Docker.Container | undefined
     try {
+      if (network === 'proxy') egress = await this.options.egress!.open({ scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
       const { container, accounting } = await startSessionContainer(this.docker, {
         image,
         identity,
         roots,
         limits,
-        network,
+        // `proxy`: no network of its own; the bridge sidecar joins its namespace.
+        network: network === 'full' ? 'full' : 'none',
         effect,
         remote: this.remote,
-        labels: {
-          [labels.managed]: 'true',
-          [labels.home]: homeLabel(this.options.home),
-          [labels.owner]: requirement.ownerId ?? '',
-          [labels.profile]: profile,
-          ...(language ? { [labels.language]: language } : {})
-        }
+        labels: containerLabels
       })
+      session = container
+      const bridge = egress ? await startEgressSidecar(this.docker, { session: container, endpoint: egress, identity, labels: containerLabels }) : undefined
       const transfer = this.remote ? new EngineTransfer(this.docker, container, identity) : undefined
-      const runner = new ContainerRunner(this.docker, container, roots, policy, identity, accounting, limits.cpuSeconds, transfer)
+      const runner = new ContainerRunner(this.docker, container, roots, policy, identity, accounting, limits.cpuSeconds, { transfer, egress, bridge })
       return {
         resource: runner,
-        meta: { containerId: container.id, image, profile, runsAs: identity.uid, isolation: containerIsolation(effect, network), installDependencies: runtimeProfiles[profile].installDependencies, remoteEngine: this.remote }
+        meta: {
+          containerId: container.id,
+          image,
+          profile,
+          runsAs: identity.uid,
+          isolation: containerIsolation(effect, network),
+          installDependencies: runtimeProfiles[profile].installDependencies,
+          remoteEngine: this.remote,
+          ...(bridge ? { egress: 'proxy', egressBridge: bridge.id } : {})
+        }
       }
     } catch (error) {
       closeRoots(roots)
+      await session?.remove({ force: true, v: true }).catch(() => undefined)
+      await egress?.close()
       throw error
     }
   }
@@ -160,6 +189,9 @@ export class DockerProvider implements ExecutionResourceProvider {
     const runner = handle.resource as ContainerRunner
     if (!runner.isUsable()) return 'unhealthy'
     try {
+      const bridge = runner.extras.bridge
+      // A proxied container whose bridge ended has lost its way out: not reused.
+      if (bridge && !(await bridge.inspect()).State.Running) return 'unhealthy'
       return (await runner.container.inspect()).State.Running ? 'ready' : 'unhealthy'
     } catch {
       return 'unhealthy'
@@ -170,6 +202,11 @@ export class DockerProvider implements ExecutionResourceProvider {
     const runner = handle.resource as ContainerRunner
     runner.close()
     try {
+      // The bridge first: it holds the session container's network namespace.
+      await runner.extras.bridge?.remove({ force: true }).catch((error: { statusCode?: number }) => {
+        if (error.statusCode !== 404) throw error
+      })
+      await runner.extras.egress?.close()
       await runner.container.remove({ force: true, v: true })
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return
@@ -186,6 +223,19 @@ export class DockerProvider implements ExecutionResourceProvider {
     return (await sweepLeftoverContainers(this.docker, this.options.home)).map((id) => `container ${id.slice(0, 12)}`)
   }
 
+  /**
+   * Why this provider cannot carry `network: "proxy"` here, if it cannot: no egress proxy in this
+   * host, a remote engine (the egress socket lives on this machine), or extra arguments that put
+   * the container on a network of their own.
+   */
+  private proxyRefusal(policy: { networkMode?: string }, effect: { network?: string }): string | undefined {
+    if (policy.networkMode !== 'proxy') return undefined
+    if (!this.options.egress) return 'network "proxy" needs Airlock\'s egress proxy, which this host does not run'
+    if (this.remote) return 'network "proxy" needs a local Docker engine (the egress proxy\'s socket is on this machine); use bubblewrap'
+    if (effect.network) return 'the configured extra arguments choose the container\'s network (--network host), which network "proxy" cannot go through'
+    return undefined
+  }
+
   /** Why a remote engine cannot serve this requirement (anything but code in execution areas), if it cannot. */
   private remoteRefusal(requirement: ResourceRequirement): string | undefined {
     if (!this.remote || requirement.kind === 'code_execution') return undefined
@@ -193,13 +243,9 @@ export class DockerProvider implements ExecutionResourceProvider {
   }
 }
 
-/**
- * Decision: containers do not carry the egress proxy yet (`network: "proxy"`); the probe says so
- * and selection moves on to bubblewrap, which does. Running such a policy with no network at all
- * would look like a working proxy that refuses everything.
- */
-function proxyRefusal(policy: { networkMode?: string }): string | undefined {
-  return policy.networkMode === 'proxy' ? 'the docker provider does not carry network "proxy" yet (bubblewrap does); use bubblewrap for proxied runs' : undefined
+/** The network a policy gives a container (no mode: none). */
+function networkOf(policy: { networkMode?: 'none' | 'proxy' | 'full' }): 'none' | 'proxy' | 'full' {
+  return policy.networkMode ?? 'none'
 }
 
 /** Toolchain versions the provisioned images recorded when they were built. */

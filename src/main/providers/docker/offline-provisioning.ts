@@ -13,7 +13,8 @@ import { provisionFromRegistry } from './registry-provisioning'
 
 /** Debian packages that bring each language's toolchain into a minimal root filesystem. */
 export const languagePackages: Record<string, string[]> = {
-  python: ['python3'],
+  // pip: the developer and ci profiles install a bundle's requirements.txt with it (through the egress proxy).
+  python: ['python3', 'python3-pip'],
   nodejs: ['nodejs'],
   bash: [],
   go: ['golang-go'],
@@ -22,8 +23,8 @@ export const languagePackages: Record<string, string[]> = {
 
 /** The label that records the shape of a provisioned image. */
 export const imageFormatLabel = 'airlock.format'
-/** Bumped when provisioned images change shape; older ones are provisioned again by tests (2: `/` is 0755, verified as the sandbox uid). */
-export const imageFormat = '2'
+/** Bumped when provisioned images change shape; older ones are provisioned again by tests (2: `/` is 0755, verified as the sandbox uid; 3: python has pip). */
+export const imageFormat = '3'
 
 /** A name for the dedicated sandbox uid in the image (tools that look the user up find one); containers set the uid explicitly. */
 const sandboxUser = { name: 'airlock', uid: dedicatedSandboxUid, gid: dedicatedSandboxUid }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { airlockPaths } from '../src/main/host'
+import { openStore } from '../src/main/store'
 import { runAirlock } from './support/run-cli'
 import { makeTempDir } from './support/temp-home'
 
@@ -12,6 +14,9 @@ const net = (...args: string[]) => runAirlock(['net', ...args, '--home', dir.pat
 beforeAll(() => {
   dir = makeTempDir()
   expect(runAirlock(['agent', 'create', 'coder', '--home', dir.path]).code).toBe(0)
+  const store = openStore(airlockPaths(dir.path).database)
+  store.roles.save({ id: 'builders', name: 'Builders', defaults: {}, at: new Date().toISOString() })
+  store.close()
 }, cliTimeoutMs)
 afterAll(() => dir.remove())
 
@@ -31,8 +36,10 @@ describe('airlock net', () => {
   }, cliTimeoutMs)
 
   it.each([
-    [['rules', 'add', 'allow', 'pypi.org'], /exactly one of --agent A or --global/],
-    [['rules', 'add', '--global', '--agent', 'coder', 'allow', 'pypi.org'], /exactly one of --agent A or --global/],
+    [['rules', 'add', 'allow', 'pypi.org'], /exactly one of --agent A, --role R or --global/],
+    [['rules', 'add', '--global', '--agent', 'coder', 'allow', 'pypi.org'], /exactly one of --agent A, --role R or --global/],
+    [['rules', 'add', '--role', 'builders', '--agent', 'coder', 'allow', 'pypi.org'], /exactly one of --agent A, --role R or --global/],
+    [['rules', 'add', '--role', 'Not A Slug', 'allow', 'pypi.org'], /roleId: must be a slug/],
     [['rules', 'add', '--global', 'permit', 'pypi.org'], /decision/],
     [['rules', 'add', '--global', 'allow', 'PyPI org'], /not host, \*\.suffix or host:port|host name/],
     [['rules', 'add', '--global', 'allow', 'pypi.org:99999'], /out of range/],
@@ -46,8 +53,18 @@ describe('airlock net', () => {
     expect(result.stderr).toMatch(message)
   }, cliTimeoutMs)
 
-  it('an unknown agent is not found (exit 1)', () => {
+  it('an unknown agent or role is not found (exit 1)', () => {
     expect(net('rules', 'add', '--agent', 'ghost', 'allow', 'pypi.org')).toMatchObject({ code: 1, stderr: expect.stringMatching(/no agent ghost/) })
+    expect(net('rules', 'add', '--role', 'ghosts', 'allow', 'pypi.org')).toMatchObject({ code: 1, stderr: expect.stringMatching(/no role ghosts/) })
+  }, cliTimeoutMs)
+
+  it('adds a rule for every agent of a role', () => {
+    const added = net('rules', 'add', '--role', 'builders', 'allow', 'registry.npmjs.org:443', '--json')
+    expect(added.code, added.stderr).toBe(0)
+    const rule = JSON.parse(added.stdout) as { id: string }
+    expect(rule).toMatchObject({ agentId: null, roleId: 'builders', decision: 'allow', host: 'registry.npmjs.org', port: 443 })
+    expect(net('rules', 'list').stdout).toContain(`${rule.id}  allow registry.npmjs.org:443 for every agent of role builders`)
+    expect(net('rules', 'rm', rule.id).code).toBe(0)
   }, cliTimeoutMs)
 
   it('pins names, replaces a pin, lists and unpins them', () => {

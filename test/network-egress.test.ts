@@ -21,14 +21,23 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
   beforeAll(async () => {
     stage = await openEgressStage({
       prefix: 'airlock-egress-',
-      pinned: ['pkgs.test', 'blocked.test', 'asked.test'],
+      pinned: ['pkgs.test', 'blocked.test', 'asked.test', 'vault.test'],
       agents: {
         fetcher: { capabilities: ['shell', 'python'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' },
-        quiet: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' }
+        quiet: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' },
+        carrier: {
+          capabilities: ['files', 'shell'],
+          providers: ['bubblewrap'],
+          network: 'proxy',
+          ask: 'on_risk',
+          classificationCeiling: 'CONFIDENTIAL',
+          labels: { paths: { 'secrets/**': 'CONFIDENTIAL' }, domains: { 'vault.test': 'CONFIDENTIAL' } }
+        }
       }
     })
     ;({ host, port, seen } = stage)
     host.store.network.addRule({ agentId: 'fetcher', decision: 'allow', host: 'pkgs.test' })
+    for (const allowed of ['pkgs.test', 'vault.test']) host.store.network.addRule({ agentId: 'carrier', decision: 'allow', host: allowed })
     host.store.network.addRule({ agentId: null, decision: 'deny', host: 'blocked.test' })
   }, 120_000)
 
@@ -81,6 +90,25 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(item!.summary).toBe(`fetcher wants asked.test:${port}`)
     host.approvals.decide({ id: item!.id, decision: 'approve' })
     expect((await waiting).data).toMatchObject({ exitCode: 0, stdout: `hello from asked.test:${port}/asked\n` })
+  })
+
+  it('write-down: a session that read CONFIDENTIAL data is asked before it connects to a lower-labelled host, even one a rule allows', async () => {
+    const call = (tool: string, input: Record<string, unknown>) => host.agents.sessions.execute({ sessionId: stage.sessions.carrier!, tool, input })
+    await call('write_file', { path: 'secrets/x', content: 'airlock-write-down-canary\n' })
+    expect(await call('read_file', { path: 'secrets/x' })).toMatchObject({ status: 'success', meta: { policy: { taintAfter: 'CONFIDENTIAL' } } })
+    const before = seen.length
+    const waiting = run('carrier', `curl -sS http://pkgs.test:${port}/wd`)
+    await expect.poll(() => stage.networkItems('carrier').length, { timeout: 30_000 }).toBe(1)
+    const [item] = stage.networkItems('carrier')
+    expect(item!.summary).toBe(`carrier wants pkgs.test:${port} (write-down)`)
+    host.approvals.decide({ id: item!.id, decision: 'deny', reason: 'not to a public host' })
+    const refused = await waiting
+    expect(refused.data.stdout).toMatch(/^Airlock egress: the operator did not approve pkgs\.test:\d+ \(this session has read CONFIDENTIAL data and pkgs\.test is labelled PUBLIC\)/)
+    expect(seen.length).toBe(before)
+    // A host labelled CONFIDENTIAL is not below the taint: its allow rule lets the connection through unasked.
+    const labelled = await run('carrier', `curl -sS http://vault.test:${port}/ok`)
+    expect(labelled.data).toMatchObject({ exitCode: 0, stdout: `hello from vault.test:${port}/ok\n` })
+    expect(stage.networkItems('carrier')).toEqual([])
   })
 
   it('under ask never an unknown domain is refused without asking', async () => {

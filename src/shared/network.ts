@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { agentIdSchema } from './agents'
+import { agentIdSchema, roleIdSchema } from './agents'
 
 /**
  * Network egress through Airlock (SPEC §6.5): the operator's domain rules and the egress proxy's
@@ -21,19 +21,26 @@ export const netHostPatternSchema = z
   .max(253)
   .refine((host) => hostName.test(host.startsWith('*.') ? host.slice(2) : host) || ipv6Literal.test(host), 'a lower-case host name, *.suffix, or an IP address ([...] for IPv6)')
 
-/** A domain rule as the operator writes it: for one agent or for all (`agentId: null`), optionally one port. */
-export const netRuleInputSchema = z
+const netRuleFields = z
   .object({
     agentId: agentIdSchema.nullable(),
+    /** The rule applies to every agent of this role (then `agentId` is null). */
+    roleId: roleIdSchema.optional(),
     decision: netDecisionSchema,
     host: netHostPatternSchema,
     port: z.number().int().min(1).max(65535).optional()
   })
   .strict()
+
+/**
+ * A domain rule as the operator writes it: for one agent (`agentId`), for every agent of a role
+ * (`roleId`, `agentId: null`) or for all (both unset), optionally one port.
+ */
+export const netRuleInputSchema = netRuleFields.refine((rule) => rule.agentId === null || rule.roleId === undefined, { message: 'a rule is for an agent or for a role, not both', path: ['roleId'] })
 export type NetRuleInput = z.infer<typeof netRuleInputSchema>
 
 /** A stored domain rule. */
-export const netRuleSchema = netRuleInputSchema.extend({ id: z.string(), createdAt: z.string() })
+export const netRuleSchema = netRuleFields.extend({ id: z.string(), createdAt: z.string() })
 export type NetRule = z.infer<typeof netRuleSchema>
 
 /** A pinned name: the proxy resolves `name` to `address` before asking DNS (any address: the operator said so). */

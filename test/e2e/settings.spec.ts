@@ -153,9 +153,16 @@ test('egress rules and pinned names are listed, added with checks, kept across a
   // An agent that does not exist is the host's refusal, shown as it said.
   await rules.getByLabel('Decision').selectOption('deny')
   await rules.getByLabel('Host (or *.suffix), optional :port').fill('*.internal.example')
-  await rules.getByLabel('Agent (empty: every agent)').fill('ghost')
+  await rules.getByLabel('For').selectOption('agent')
+  await rules.getByLabel('Agent').fill('ghost')
   await rules.getByRole('button', { name: 'Add rule' }).click()
   await expect(page.getByTestId('egress-error')).toContainText('There is no agent ghost')
+  // So is a role that does not exist.
+  await rules.getByLabel('For').selectOption('role')
+  await rules.getByLabel('Role').fill('ghosts')
+  await rules.getByRole('button', { name: 'Add rule' }).click()
+  await expect(page.getByTestId('egress-error')).toContainText('There is no role ghosts')
+  await rules.getByLabel('For').selectOption('all')
   const hosts = page.getByTestId('egress-host-form')
   await hosts.getByLabel('Name').fill('pkgs.local')
   await hosts.getByLabel('Address').fill('10.1.2.3')

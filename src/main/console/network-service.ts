@@ -1,5 +1,5 @@
 import type { NetHost, NetRule, NetRuleInput } from '@shared/network'
-import type { AgentRepository, NetworkRepository } from '../store'
+import type { AgentRepository, NetworkRepository, RoleRepository } from '../store'
 
 /** Why a network rule or pinned name change was refused. */
 export class NetworkError extends Error {
@@ -14,10 +14,10 @@ export class NetworkError extends Error {
 
 /**
  * The egress proxy's rules and pinned names for consoles (SPEC §6.5): the repository's data, an
- * agent checked to exist before a rule names it, and a change event so every console refreshes.
+ * agent or role checked to exist before a rule names it, and a change event so every console refreshes.
  */
 export class NetworkService {
-  constructor(private readonly options: { network: NetworkRepository; agents: AgentRepository; onChange?: (what: 'rules' | 'hosts') => void }) {}
+  constructor(private readonly options: { network: NetworkRepository; agents: AgentRepository; roles: RoleRepository; onChange?: (what: 'rules' | 'hosts') => void }) {}
 
   rules(): NetRule[] {
     return this.options.network.rules()
@@ -25,6 +25,7 @@ export class NetworkService {
 
   addRule(input: NetRuleInput): NetRule {
     if (input.agentId !== null && !this.options.agents.get(input.agentId)) throw new NetworkError('network.not_found', `There is no agent ${input.agentId}.`)
+    if (input.roleId !== undefined && !this.options.roles.get(input.roleId)) throw new NetworkError('network.not_found', `There is no role ${input.roleId}.`)
     const rule = this.options.network.addRule(input)
     this.options.onChange?.('rules')
     return rule

@@ -115,6 +115,7 @@ export function createHost(config: HostConfig = {}): Host {
       runDir: join(paths.home, 'run'),
       approval,
       identity: sandboxIdentity(),
+      globalLabels: () => settings.get('policy.labels') ?? {},
       profileOf: (agentId) => {
         try {
           return late.runtime?.agents.effectiveProfile(agentId)
@@ -186,7 +187,7 @@ export function createHost(config: HostConfig = {}): Host {
         workspaces,
         images,
         doctor,
-        network: new NetworkService({ network: store.network, agents: store.agents, onChange: (what) => events.publish('network', 'changed', { what }) }),
+        network: new NetworkService({ network: store.network, agents: store.agents, roles: store.roles, onChange: (what) => events.publish('network', 'changed', { what }) }),
         system: { appVersion, home: paths.home, databasePath: paths.database }
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }

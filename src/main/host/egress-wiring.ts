@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { EffectiveAgentProfile } from '@shared/agents'
-import type { EgressOwner, PolicyApproval, SandboxIdentity } from '../core'
+import { classificationRank, type ClassificationLabels, type EffectiveAgentProfile } from '@shared/agents'
+import { ClassificationLabelSet, type EgressOwner, type PolicyApproval, type SandboxIdentity } from '../core'
 import { EgressProxy, egressGate, type EgressAgent } from '../network'
 import type { Store } from '../store'
 
@@ -12,6 +12,8 @@ const askTimeoutSeconds = 120
  * (read on every connection, so a CLI change applies at once), the agent behind an endpoint from
  * its session, and `ask` through the same approval queue as every other request (an item
  * "coder wants host:port", kind `network`, which approving as a rule turns into a domain rule).
+ * A tainted session's connection to a host labelled below its taint is a write-down (the labels:
+ * setting `policy.labels` and the agent's profile, as the policy engine reads them).
  */
 export function createEgressProxy(options: {
   store: Store
@@ -20,6 +22,8 @@ export function createEgressProxy(options: {
   identity: SandboxIdentity
   /** The effective profile of an agent, once the agent runtime exists. */
   profileOf: (agentId: string) => EffectiveAgentProfile | undefined
+  /** The global classification labels (setting `policy.labels`). */
+  globalLabels: () => ClassificationLabels
 }): EgressProxy {
   const { store } = options
   const agentOf = (owner: EgressOwner): EgressAgent | undefined => {
@@ -27,7 +31,7 @@ export function createEgressProxy(options: {
     const agentId = sessionId ? store.sessions.get(sessionId)?.agentId : owner.actionCallId ? (store.history.get(owner.actionCallId)?.agentId ?? undefined) : undefined
     const profile = agentId ? options.profileOf(agentId) : undefined
     if (!agentId || !profile) return undefined
-    return { agentId, ...(sessionId ? { sessionId } : {}), ask: profile.ask, approvalTimeoutSeconds: profile.approvalTimeoutSeconds }
+    return { agentId, ...(profile.role ? { role: profile.role } : {}), ...(sessionId ? { sessionId } : {}), ask: profile.ask, approvalTimeoutSeconds: profile.approvalTimeoutSeconds }
   }
   return new EgressProxy({
     runDir: options.runDir,
@@ -36,7 +40,14 @@ export function createEgressProxy(options: {
       rules: () => store.network.rules(),
       pinned: (name) => store.network.pinned(name),
       agentOf,
-      ask: async ({ agent, host, port, signal }) => {
+      writeDown: (agent, host) => {
+        if (!agent.sessionId) return undefined
+        const taint = store.sessions.taint(agent.sessionId)
+        if (taint === 'PUBLIC') return undefined
+        const label = new ClassificationLabelSet([options.globalLabels(), options.profileOf(agent.agentId)?.labels ?? {}]).ofDomain(host)
+        return classificationRank(taint) > classificationRank(label) ? `this session has read ${taint} data and ${host} is labelled ${label}` : undefined
+      },
+      ask: async ({ agent, host, port, signal, writeDown }) => {
         const decision = await options.approval.resolve({
           requirementId: `egress:${randomUUID()}`,
           kind: 'network',
@@ -45,10 +56,10 @@ export function createEgressProxy(options: {
           approvalKind: 'network',
           tool: 'network',
           agentId: agent.agentId,
-          reason: `no network rule names ${host}:${port}`,
-          summary: `${agent.agentId} wants ${host}:${port}`,
+          reason: writeDown ? `${writeDown}: sending there is a write-down` : `no network rule names ${host}:${port}`,
+          summary: `${agent.agentId} wants ${host}:${port}${writeDown ? ' (write-down)' : ''}`,
           input: { host, port },
-          riskFlags: ['network'],
+          riskFlags: writeDown ? ['network', 'write_down'] : ['network'],
           timeoutSeconds: Math.min(agent.approvalTimeoutSeconds, askTimeoutSeconds),
           signal
         })

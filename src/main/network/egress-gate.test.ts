@@ -8,15 +8,16 @@ const owner = { scope: 'session', ownerId: 's1' }
 const rule = (decision: NetRule['decision'], host: string, extra: Partial<NetRule> = {}): NetRule => ({ id: `r-${host}-${decision}`, agentId: null, decision, host, createdAt: '2026-01-01T00:00:00Z', ...extra })
 
 /** A gate over fixed rules, pins and a resolver map; records what was asked and looked up. */
-function gateWith(options: { rules?: NetRule[]; pins?: Record<string, string>; names?: Record<string, string[]>; approve?: boolean; ask?: EgressAgent['ask'] }) {
+function gateWith(options: { rules?: NetRule[]; pins?: Record<string, string>; names?: Record<string, string[]>; approve?: boolean; ask?: EgressAgent['ask']; role?: string; writeDown?: (host: string) => string | undefined }) {
   const asked: string[] = []
   const looked: string[] = []
   const gate = egressGate({
     rules: () => options.rules ?? [],
     pinned: (name) => options.pins?.[name],
-    agentOf: () => ({ ...agent, ask: options.ask ?? agent.ask }),
-    ask: async ({ host, port }) => {
-      asked.push(`${host}:${port}`)
+    agentOf: () => ({ ...agent, ask: options.ask ?? agent.ask, ...(options.role ? { role: options.role } : {}) }),
+    ...(options.writeDown ? { writeDown: (_agent: EgressAgent, host: string) => options.writeDown!(host) } : {}),
+    ask: async ({ host, port, writeDown }) => {
+      asked.push(`${host}:${port}${writeDown ? ` (${writeDown})` : ''}`)
       return options.approve ?? false
     },
     lookup: async (host) => {
@@ -104,5 +105,37 @@ describe('the egress gate', () => {
 
   it.each(['a'.repeat(300), 'bad host', 'under_score..test', ''])('refuses %j as a host name', async (host) => {
     expect(await gateWith({ approve: true }).admit(host)).toMatchObject({ ok: false, reason: /is not a host name/ })
+  })
+
+  it('a role rule applies to the agents of that role only, below the agent\'s own rules and above global ones', async () => {
+    const names = { 'pypi.org': ['151.101.0.223'] }
+    const rules = [rule('ask', 'pypi.org'), rule('allow', 'pypi.org', { id: 'role-allow', roleId: 'builders' }), rule('ask', 'pypi.org', { id: 'other-role', roleId: 'testers' })]
+    const builder = gateWith({ rules, names, role: 'builders' })
+    expect(await builder.admit('pypi.org')).toMatchObject({ ok: true, rule: 'role-allow' })
+    expect(builder.asked).toEqual([])
+    const loner = gateWith({ rules, names, approve: false })
+    expect(await loner.admit('pypi.org')).toMatchObject({ ok: false, reason: /did not approve/ })
+    const roleDeny = gateWith({ rules: [rule('allow', 'pypi.org', { agentId: 'coder' }), rule('deny', 'pypi.org', { id: 'role-deny', roleId: 'builders' })], names, role: 'builders' })
+    expect(await roleDeny.admit('pypi.org')).toMatchObject({ ok: false, rule: 'role-deny', reason: /\(role builders, rule role-deny\)/ })
+  })
+
+  it('a write-down is asked even where an allow rule admits the host, refused under never, and a deny still refuses first', async () => {
+    const writeDown = (host: string) => (host === 'pypi.org' ? 'this session has read CONFIDENTIAL data and pypi.org is labelled PUBLIC' : undefined)
+    const names = { 'pypi.org': ['151.101.0.223'], 'corp.test': ['93.184.216.34'] }
+    const rules = [rule('allow', 'pypi.org'), rule('allow', 'corp.test')]
+    const refusing = gateWith({ rules, names, writeDown, approve: false })
+    expect(await refusing.admit('pypi.org')).toMatchObject({ ok: false, reason: /did not approve pypi\.org:443 \(this session has read CONFIDENTIAL data/ })
+    expect(refusing.asked).toEqual(['pypi.org:443 (this session has read CONFIDENTIAL data and pypi.org is labelled PUBLIC)'])
+    expect(refusing.looked).toEqual([])
+    // A host labelled at or above the taint is not a write-down: the allow rule admits it unasked.
+    expect(await refusing.admit('corp.test')).toMatchObject({ ok: true })
+    expect(refusing.asked).toHaveLength(1)
+    expect(await gateWith({ rules, names, writeDown, approve: true }).admit('pypi.org')).toMatchObject({ ok: true })
+    const never = gateWith({ rules, names, writeDown, ask: 'never', approve: true })
+    expect(await never.admit('pypi.org')).toMatchObject({ ok: false, reason: /write-down\), and agent coder is never asked/ })
+    expect(never.asked).toEqual([])
+    const denied = gateWith({ rules: [rule('deny', 'pypi.org')], names, writeDown, approve: true })
+    expect(await denied.admit('pypi.org')).toMatchObject({ ok: false, reason: /is denied by/ })
+    expect(denied.asked).toEqual([])
   })
 })

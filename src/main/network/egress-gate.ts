@@ -11,15 +11,20 @@ export type EgressAdmission = { ok: true; host: string; address: string; rule?: 
 export type EgressGate = (owner: EgressOwner, host: string, port: number, signal: AbortSignal) => Promise<EgressAdmission>
 
 /** The agent behind an endpoint's owner, and how it wants unknown domains treated. */
-export type EgressAgent = { agentId: string; sessionId?: string; ask: 'never' | 'on_risk' | 'always'; approvalTimeoutSeconds: number }
+export type EgressAgent = { agentId: string; role?: string; sessionId?: string; ask: 'never' | 'on_risk' | 'always'; approvalTimeoutSeconds: number }
 
 /** What the gate decides with: the rules, pinned names, the agent of an owner, the operator, and DNS. */
 export type EgressGateOptions = {
   rules: () => readonly NetRule[]
   pinned: (name: string) => string | undefined
   agentOf: (owner: EgressOwner) => EgressAgent | undefined
-  /** Asks the operator (the approval queue); true when approved. */
-  ask: (request: { agent: EgressAgent; host: string; port: number; signal: AbortSignal }) => Promise<boolean>
+  /** Asks the operator (the approval queue); true when approved. `writeDown` says why a connection no rule refuses still needs a yes. */
+  ask: (request: { agent: EgressAgent; host: string; port: number; signal: AbortSignal; writeDown?: string }) => Promise<boolean>
+  /**
+   * Why a connection of this agent's session to `host` would be a write-down (SPEC §6.3: the
+   * session has read data labelled above the host's label), or undefined when it would not.
+   */
+  writeDown?: (agent: EgressAgent, host: string) => string | undefined
   /** Every address of a name (default: the system resolver). */
   lookup?: (host: string) => Promise<string[]>
 }
@@ -35,6 +40,11 @@ const hostName = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/
  * never sent to DNS; then the name is resolved by the proxy (pinned names first) and refused if
  * any address is in a refused range, unless an allow rule names the host exactly or the operator
  * pinned it. The connection then goes to that address, so a second answer cannot rebind it.
+ *
+ * Classification (SPEC §6.3): a session that has read data labelled above a host's label (domain
+ * labels in `policy.labels` and the profile) writes down by connecting there. Whatever the rules
+ * say, such a connection is asked (refused under ask mode `never`): an allow rule says a domain is
+ * fine to reach, not that this session's data may go there. A deny rule still refuses first.
  */
 export function egressGate(options: EgressGateOptions): EgressGate {
   const lookup = options.lookup ?? systemLookup
@@ -47,7 +57,7 @@ export function egressGate(options: EgressGateOptions): EgressGate {
     if (!Number.isInteger(port) || port < 1 || port > 65535) return refuse(`port ${port} is out of range`)
     const agent = options.agentOf(owner)
     if (!agent) return refuse('this connection belongs to no agent session Airlock knows')
-    const verdict = ruleVerdict(options.rules(), agent.agentId, host, port)
+    const verdict = ruleVerdict(options.rules(), { agentId: agent.agentId, role: agent.role }, host, port)
     if (verdict?.decision === 'deny') return refuse(`${host}:${port} is denied by ${describeRule(verdict.rule)}`, verdict.rule)
     const pinned = literal ? undefined : options.pinned(host)
     // Only an exact allow (or a pin) is the operator naming the address; an exact ask rule is not:
@@ -57,12 +67,14 @@ export function egressGate(options: EgressGateOptions): EgressGate {
       const range = refusedRange(literal)
       if (range && !named) return refuse(`${host} is a ${range} address; Airlock connects there only when an allow rule names it exactly`)
     }
+    const writeDown = options.writeDown?.(agent, host)
+    if (writeDown && agent.ask === 'never') return refuse(`${writeDown} (write-down), and agent ${agent.agentId} is never asked (ask: never)`, verdict?.rule)
     if (!verdict) {
       if (agent.ask === 'never') return refuse(`no rule allows ${host}:${port}, and agent ${agent.agentId} is never asked about (ask: never)`)
     }
-    if (!verdict || verdict.decision === 'ask') {
-      const approved = await options.ask({ agent, host, port, signal })
-      if (!approved) return refuse(`the operator did not approve ${host}:${port}`, verdict?.rule)
+    if (!verdict || verdict.decision === 'ask' || writeDown) {
+      const approved = await options.ask({ agent, host, port, signal, ...(writeDown ? { writeDown } : {}) })
+      if (!approved) return refuse(`the operator did not approve ${host}:${port}${writeDown ? ` (${writeDown})` : ''}`, verdict?.rule)
     }
     let addresses: string[]
     try {

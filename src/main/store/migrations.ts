@@ -293,13 +293,17 @@ create table network_hosts (
 );
 `
 
+/** Version 7: egress rules for every agent of a role. */
+const networkRoleRules = `alter table network_rules add column role_id text references roles(id) on delete cascade;`
+
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
   { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
   { version: 3, name: 'skills', up: (db) => db.exec(skillsSchema) },
   { version: 4, name: 'approval queue and rules', up: (db) => db.exec(approvalsSchema) },
   { version: 5, name: 'doctor reports', up: (db) => db.exec(doctorSchema) },
-  { version: 6, name: 'egress rules and pinned names', up: (db) => db.exec(networkSchema) }
+  { version: 6, name: 'egress rules and pinned names', up: (db) => db.exec(networkSchema) },
+  { version: 7, name: 'egress rules per role', up: (db) => db.exec(networkRoleRules) }
 ]
 
 /** The schema version this build writes. */

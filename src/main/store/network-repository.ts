@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Database } from 'better-sqlite3'
 import { netHostInputSchema, netRuleInputSchema, netRuleSchema, type NetHost, type NetRule, type NetRuleInput } from '@shared/network'
 
-type RuleRow = { id: string; agent_id: string | null; decision: string; host: string; port: number | null; created_at: string }
+type RuleRow = { id: string; agent_id: string | null; role_id: string | null; decision: string; host: string; port: number | null; created_at: string }
 
 /**
  * The egress proxy's domain rules and pinned names (SPEC §6.5), in SQLite so a CLI process and a
@@ -15,7 +15,7 @@ export class NetworkRepository {
   rules(): NetRule[] {
     const rows = this.db.prepare('select * from network_rules order by created_at, id').all() as RuleRow[]
     return rows.flatMap((row) => {
-      const parsed = netRuleSchema.safeParse({ id: row.id, agentId: row.agent_id, decision: row.decision, host: row.host, ...(row.port === null ? {} : { port: row.port }), createdAt: row.created_at })
+      const parsed = netRuleSchema.safeParse({ id: row.id, agentId: row.agent_id, ...(row.role_id === null ? {} : { roleId: row.role_id }), decision: row.decision, host: row.host, ...(row.port === null ? {} : { port: row.port }), createdAt: row.created_at })
       return parsed.success ? [parsed.data] : []
     })
   }
@@ -24,7 +24,9 @@ export class NetworkRepository {
   addRule(input: NetRuleInput): NetRule {
     const rule = netRuleInputSchema.parse(input)
     const stored: NetRule = { ...rule, id: `net-${randomUUID().slice(0, 8)}`, createdAt: new Date().toISOString() }
-    this.db.prepare('insert into network_rules (id, agent_id, decision, host, port, created_at) values (?, ?, ?, ?, ?, ?)').run(stored.id, stored.agentId, stored.decision, stored.host, stored.port ?? null, stored.createdAt)
+    this.db
+      .prepare('insert into network_rules (id, agent_id, role_id, decision, host, port, created_at) values (?, ?, ?, ?, ?, ?, ?)')
+      .run(stored.id, stored.agentId, stored.roleId ?? null, stored.decision, stored.host, stored.port ?? null, stored.createdAt)
     return stored
   }
 

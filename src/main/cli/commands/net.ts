@@ -10,26 +10,26 @@ import { defineCommand, type CommandIo } from '../command'
  * `airlock net rules list|add|rm` and `airlock net hosts add|rm` (SPEC §8.1): the egress proxy's
  * domain rules and pinned names, written to the home's database; a running console's proxy reads
  * them on every connection.
- *   net rules add (--agent A | --global) allow|deny|ask <host or *.suffix>[:port]
+ *   net rules add (--agent A | --role R | --global) allow|deny|ask <host or *.suffix>[:port]
  *   net hosts add <name> <ip>     (the proxy resolves <name> to <ip> before DNS; any address)
  */
 export const netCommand = defineCommand({
   name: 'net',
   summary: 'Egress proxy rules (allow/deny/ask per domain) and pinned names',
-  usage: 'airlock net rules list | rules add (--agent A | --global) allow|deny|ask <host>[:port] | rules rm <id> | hosts list | hosts add <name> <ip> | hosts rm <name>  [--json] [--home DIR]',
-  options: { agent: 'text', global: 'flag' },
+  usage: 'airlock net rules list | rules add (--agent A | --role R | --global) allow|deny|ask <host>[:port] | rules rm <id> | hosts list | hosts add <name> <ip> | hosts rm <name>  [--json] [--home DIR]',
+  options: { agent: 'text', role: 'text', global: 'flag' },
   async run({ options, positionals }, io) {
     const [group, action, ...args] = positionals
     if (group === 'rules') return rules(action, args, options, io)
     if (group === 'hosts') {
-      if (options.agent !== undefined || options.global) throw new UsageError('--agent and --global are for net rules add')
+      if (options.agent !== undefined || options.role !== undefined || options.global) throw new UsageError('--agent, --role and --global are for net rules add')
       return hosts(action, args, options, io)
     }
     throw new UsageError(`net takes rules or hosts${group ? `, not ${JSON.stringify(group)}` : ''}`)
   }
 })
 
-type Options = { agent?: string; global?: boolean; json?: boolean; home?: string }
+type Options = { agent?: string; role?: string; global?: boolean; json?: boolean; home?: string }
 
 function rules(action: string | undefined, args: string[], options: Options, io: CommandIo): Promise<number> {
   if (action === 'list') {
@@ -38,13 +38,14 @@ function rules(action: string | undefined, args: string[], options: Options, io:
   }
   if (action === 'add') {
     if (args.length !== 2) throw new UsageError('net rules add needs a decision and a host: allow|deny|ask <host or *.suffix>[:port]')
-    if ((options.agent === undefined) === (options.global !== true)) throw new UsageError('net rules add needs exactly one of --agent A or --global')
+    if ([options.agent !== undefined, options.role !== undefined, options.global === true].filter(Boolean).length !== 1) throw new UsageError('net rules add needs exactly one of --agent A, --role R or --global')
     const target = parseRuleTarget(args[1]!)
     if ('error' in target) throw new UsageError(target.error)
-    const input = netRuleInputSchema.safeParse({ agentId: options.agent ?? null, decision: args[0], ...target })
+    const input = netRuleInputSchema.safeParse({ agentId: options.agent ?? null, ...(options.role !== undefined ? { roleId: options.role } : {}), decision: args[0], ...target })
     if (!input.success) throw new UsageError(input.error.issues.map((issue) => `${issue.path.join('.') || 'rule'}: ${issue.message}`).join('; '))
     return withStore(options.home, (store) => {
       if (input.data.agentId !== null && !store.agents.get(input.data.agentId)) throw new CliError('not_found', `There is no agent ${input.data.agentId}.`)
+      if (input.data.roleId !== undefined && !store.roles.get(input.data.roleId)) throw new CliError('not_found', `There is no role ${input.data.roleId}.`)
       const rule = store.network.addRule(input.data)
       io.out(options.json ? visibleJson(rule) : visibleText(`Added ${describe(rule)}`))
       return 0
@@ -100,7 +101,7 @@ function printRules(list: NetRule[], json: boolean, io: CommandIo): number {
 }
 
 function describe(rule: NetRule): string {
-  return `${rule.decision} ${rule.host}${rule.port ? `:${rule.port}` : ''} for ${rule.agentId ? `agent ${rule.agentId}` : 'every agent'}`
+  return `${rule.decision} ${rule.host}${rule.port ? `:${rule.port}` : ''} for ${rule.agentId ? `agent ${rule.agentId}` : rule.roleId ? `every agent of role ${rule.roleId}` : 'every agent'}`
 }
 
 async function withStore<T>(home: string | undefined, use: (store: Store) => T): Promise<T> {

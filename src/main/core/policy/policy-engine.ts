@@ -121,7 +121,9 @@ export class PolicyEngine {
     // A call that reads labelled data and can send it out (a networked command naming a secret)
     // is a write-down by itself: what it reads counts with what the session read before.
     const carried = higherClassification(taint, assessed.reads)
-    if (assessed.sink && above(carried, assessed.sink)) {
+    // Through the egress proxy the session's taint is checked per connection; this call's own reads are not.
+    const checkedPerConnection = assessed.sinkPerConnection === true && assessed.reads === 'PUBLIC'
+    if (assessed.sink && above(carried, assessed.sink) && !checkedPerConnection) {
       const what = above(taint, assessed.sink) ? `this session has read ${taint} data` : `this call reads ${assessed.reads} data`
       return verdict('ask', 'classification.write_down', `${what}; ${tool} would send to a ${assessed.sink} destination (write-down)`)
     }

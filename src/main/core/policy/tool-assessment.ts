@@ -20,8 +20,12 @@ import type { CommandAnalyzer } from './shell'
  *   a tainted session asks before it sends to a lower-labelled place. A command is flagged
  *   `network` by the programs it names (curl, git clone, pip install...), when its network is not `none`.
  * - Every execution with a network (`run_command`, `run_code`, `run_skill` under network other than
- *   `none`) is a sink labelled `PUBLIC`: the policy does not know its destination (the egress proxy
- *   decides each connection per domain, but domains carry no labels yet).
+ *   `none`) is a sink labelled `PUBLIC`: the policy does not know its destination. Under
+ *   `network: "proxy"` the egress proxy knows it: each connection is checked against the session's
+ *   taint and the domain's label when it is made (`sinkPerConnection`), so such a call is asked
+ *   before it runs only when it reads labelled data itself (the proxy sees the session's taint, not
+ *   what this call reads). It still counts as a running sink while it runs (a concurrent read of
+ *   labelled data asks).
  * - A command reads the labelled paths its words name. A program can read files it does not name
  *   (`grep -r . `): keep data an agent must not carry out of reach of its shell, or give it network `none`.
  */
@@ -31,6 +35,8 @@ export type ToolAssessment = {
   reads: Classification
   /** The classification of where the call sends data; undefined when it sends nowhere outside Airlock. */
   sink?: Classification
+  /** The sink is the egress proxy, which checks each connection's domain against the session's taint. */
+  sinkPerConnection?: true
   /** The command decision of a `run_command` (ask mode applied). */
   command?: CommandDecision
 }
@@ -48,6 +54,7 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
   if (executing.has(tool)) {
     if (allowsUnsafeFallback(profile)) out.riskFlags.push('isolation_fallback')
     if (profile.network !== 'none') out.sink = 'PUBLIC'
+    if (profile.network === 'proxy') out.sinkPerConnection = true
   }
   switch (tool) {
     case 'run_command': {

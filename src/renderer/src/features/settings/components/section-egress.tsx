@@ -8,7 +8,7 @@ import { useSettingsStore } from '../store/settings-store'
 const tones = { allow: 'ok', deny: 'bad', ask: 'warn' } as const
 
 /**
- * Network egress (SPEC §6.5): the proxy's domain rules (allow / deny / ask, for one agent or all)
+ * Network egress (SPEC §6.5): the proxy's domain rules (allow / deny / ask, for one agent, a role or all)
  * and its pinned names. The same store `airlock net` writes; a change applies to the next connection.
  */
 export function SectionEgress() {
@@ -22,8 +22,9 @@ export function SectionEgress() {
       </h2>
       <p className="set-section-lead">
         Agents with <code>network: &quot;proxy&quot;</code> reach the network only through Airlock&apos;s proxy, which decides each connection: a deny rule wins, then
-        allow, then ask; a domain no rule names follows the agent&apos;s <code>ask</code> mode. Loopback, private and metadata addresses need a rule naming the host
-        exactly, or a pinned name.
+        allow, then ask; a domain no rule names follows the agent&apos;s <code>ask</code> mode. A rule is for every agent, one agent or the agents of a role.
+        Loopback, private and metadata addresses need a rule naming the host exactly, or a pinned name. A session that has read labelled data is asked before it
+        connects to a domain labelled lower (write-down; domain labels are under Classification labels).
       </p>
       {error && (
         <p className="set-error" role="alert" data-testid="egress-error">
@@ -44,7 +45,7 @@ export function SectionEgress() {
                   {rule.host}
                   {rule.port ? `:${rule.port}` : ''}
                 </code>
-                <span className="set-muted set-small">{rule.agentId ? `agent ${rule.agentId}` : 'every agent'}</span>
+                <span className="set-muted set-small">{rule.agentId ? `agent ${rule.agentId}` : rule.roleId ? `role ${rule.roleId}` : 'every agent'}</span>
                 <IconButton label={`Remove the rule for ${rule.host}`} icon={<Trash2 size={14} />} onClick={() => void removeNetRule(rule.id)} />
               </li>
             ))}
@@ -100,19 +101,24 @@ function RegistryPresets() {
   )
 }
 
-/** Adds a rule: decision, host or *.suffix with an optional port, one agent or all. */
+type Scope = 'all' | 'agent' | 'role'
+
+/** Adds a rule: decision, host or *.suffix with an optional port, for every agent, one agent or every agent of a role. */
 function FormNetRule() {
   const addNetRule = useSettingsStore((state) => state.addNetRule)
   const [decision, setDecision] = useState<NetDecision>('allow')
   const [target, setTarget] = useState('')
-  const [agent, setAgent] = useState('')
+  const [scope, setScope] = useState<Scope>('all')
+  const [name, setName] = useState('')
   const [problem, setProblem] = useState<string>()
   const submit = async (event: FormEvent) => {
     event.preventDefault()
     const parsed = parseRuleTarget(target)
     if ('error' in parsed) return setProblem(parsed.error)
     setProblem(undefined)
-    if (await addNetRule({ agentId: agent.trim() === '' ? null : agent.trim(), decision, ...parsed })) setTarget('')
+    const who = name.trim()
+    const subject = scope === 'agent' ? { agentId: who } : scope === 'role' ? { agentId: null, roleId: who } : { agentId: null }
+    if (await addNetRule({ ...subject, decision, ...parsed })) setTarget('')
   }
   return (
     <form className="set-egress-form" onSubmit={(event) => void submit(event)} data-testid="egress-rule-form">
@@ -128,10 +134,21 @@ function FormNetRule() {
       <Field label="Host (or *.suffix), optional :port" error={problem}>
         {(control) => <input {...control} className="set-input" value={target} placeholder="files.pythonhosted.org:443" onChange={(event) => setTarget(event.target.value)} />}
       </Field>
-      <Field label="Agent (empty: every agent)">
-        {(control) => <input {...control} className="set-input" value={agent} placeholder="every agent" onChange={(event) => setAgent(event.target.value)} />}
+      <Field label="For">
+        {(control) => (
+          <select {...control} className="set-input" value={scope} onChange={(event) => setScope(event.target.value as Scope)}>
+            <option value="all">every agent</option>
+            <option value="agent">one agent</option>
+            <option value="role">every agent of a role</option>
+          </select>
+        )}
       </Field>
-      <Button type="submit" variant="primary" disabled={target.trim() === ''}>
+      {scope !== 'all' && (
+        <Field label={scope === 'agent' ? 'Agent' : 'Role'}>
+          {(control) => <input {...control} className="set-input" value={name} placeholder={scope === 'agent' ? 'coder' : 'builders'} onChange={(event) => setName(event.target.value)} />}
+        </Field>
+      )}
+      <Button type="submit" variant="primary" disabled={target.trim() === '' || (scope !== 'all' && name.trim() === '')}>
         Add rule
       </Button>
     </form>

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
@@ -8,6 +9,7 @@ import { openEgressStage, type EgressStage } from './support/egress-stage'
 // proxy, reached through a unix socket bound into the sandbox. The test's names are pinned to a
 // loopback server (`net hosts`), the only place traffic goes. (Docker: network-egress-docker.test.ts.)
 
+const fixtures = join(import.meta.dirname, 'fixtures')
 const bwrap = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
 
@@ -32,12 +34,19 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
           ask: 'on_risk',
           classificationCeiling: 'CONFIDENTIAL',
           labels: { paths: { 'secrets/**': 'CONFIDENTIAL' }, domains: { 'vault.test': 'CONFIDENTIAL' } }
+        },
+        // An upstream MCP server in its bubblewrap sandbox, its network through the proxy too.
+        integrator: {
+          capabilities: ['mcp'],
+          ask: 'never',
+          mcpServers: [{ name: 'netprobe', command: [process.execPath, join(fixtures, 'mcp-probe-server.mjs')], readOnlyPaths: [fixtures], network: 'proxy' }]
         }
       }
     })
     ;({ host, port, seen } = stage)
     host.store.network.addRule({ agentId: 'fetcher', decision: 'allow', host: 'pkgs.test' })
     for (const allowed of ['pkgs.test', 'vault.test']) host.store.network.addRule({ agentId: 'carrier', decision: 'allow', host: allowed })
+    host.store.network.addRule({ agentId: 'integrator', decision: 'allow', host: 'pkgs.test' })
     host.store.network.addRule({ agentId: null, decision: 'deny', host: 'blocked.test' })
   }, 120_000)
 
@@ -109,6 +118,22 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     const labelled = await run('carrier', `curl -sS http://vault.test:${port}/ok`)
     expect(labelled.data).toMatchObject({ exitCode: 0, stdout: `hello from vault.test:${port}/ok\n` })
     expect(stage.networkItems('carrier')).toEqual([])
+  })
+
+  it('an upstream MCP server with network proxy reaches an allowed domain through the proxy, recorded with the call; nothing else', async () => {
+    const call = (tool: string, input: Record<string, unknown>) => host.agents.sessions.execute({ sessionId: stage.sessions.integrator!, tool, input })
+    const probe = (result: Awaited<ReturnType<typeof call>>) => (result.data as { structuredContent: Record<string, unknown> }).structuredContent
+    const fetched = await call('netprobe__fetch', { url: `http://pkgs.test:${port}/mcp` })
+    expect(probe(fetched)).toEqual({ ok: true, status: 200, body: `hello from pkgs.test:${port}/mcp\n` })
+    expect(stage.lineage(fetched.meta.callId)).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'tcp', endpoint: `pkgs.test:${port}`, decision: 'allowed', address: '127.0.0.1' })]))
+    expect(fetched.meta.provider).toMatchObject({ sandboxed: true, isolation: { networkMode: 'proxy' } })
+    const before = seen.length
+    const refused = await call('netprobe__fetch', { url: `http://asked.test:${port}/mcp` })
+    expect(probe(refused)).toMatchObject({ ok: true, status: 403, body: expect.stringMatching(/no rule allows asked\.test:\d+, and agent integrator is never asked/) })
+    expect(stage.lineage(refused.meta.callId)).toEqual(expect.arrayContaining([expect.objectContaining({ endpoint: `asked.test:${port}`, decision: 'denied' })]))
+    const direct = await call('netprobe__connect', { host: '127.0.0.1', port })
+    expect(probe(direct)).toMatchObject({ ok: false })
+    expect(seen.length).toBe(before)
   })
 
   it('under ask never an unknown domain is refused without asking', async () => {

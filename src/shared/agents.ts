@@ -65,7 +65,8 @@ const readOnlyPath = z
  * An upstream MCP server attached to an agent: a stdio command or a Streamable HTTP URL. A stdio
  * server runs inside a bubblewrap sandbox with its own scratch directory
  * (`<workspace>/integrations/<name>/`), read-only `readOnlyPaths`, only its `env` and network as
- * `network` says (default `none`); `unsafe: true` runs it on the host instead (the operator's
+ * `network` says (default `none`; `proxy`: only through Airlock's egress proxy, under the agent's
+ * domain rules); `unsafe: true` runs it on the host instead (the operator's
  * explicit choice, shown as unsandboxed). `env` and `headers` values are secrets: they are
  * redacted from everything Airlock records.
  */
@@ -77,7 +78,7 @@ export const mcpServerSchema = z
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65536)).optional(),
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), headerValue).optional(),
     unsafe: z.boolean().optional(),
-    network: z.enum(['none', 'full']).optional(),
+    network: networkModeSchema.optional(),
     readOnlyPaths: z.array(readOnlyPath).max(16).optional(),
     classification: classificationSchema.optional()
   })

@@ -1,3 +1,5 @@
+import type { EgressRecord } from '@shared/network'
+
 /**
  * The live resources of the `sqlite`, `browser` and `mcp` kinds (SPEC §4), as the minimal core
  * types the built-in actions (`sqlite_query`, `browse`, `<server>__<tool>`) use them through, so
@@ -50,4 +52,6 @@ export type UpstreamToolInfo = { name: string; description?: string; inputSchema
 export interface UpstreamMcpClient {
   listTools(): Promise<UpstreamToolInfo[]>
   callTool(name: string, args: Record<string, unknown>, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>
+  /** The connections the server made through the egress proxy since the last take (`network: "proxy"`; none otherwise). */
+  takeEgress?(): EgressRecord[]
 }

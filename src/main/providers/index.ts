@@ -47,7 +47,7 @@ export function createBuiltinProviders(options: { home: string; settings?: Setti
     new BashProvider({ runLedger }),
     new SqliteProvider(),
     new BrowserProvider(),
-    new McpProvider({ home: options.home, runLedger }),
+    new McpProvider({ home: options.home, runLedger, egress: options.egress }),
     new VectorStoreProvider({ home: options.home })
   ]
 }

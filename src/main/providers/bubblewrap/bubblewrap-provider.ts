@@ -28,7 +28,7 @@ import { cached } from '../process/provider-helpers'
 import { languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
 import { realRoots } from '../process/workspace-paths'
 import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
-import { bridgedArgv, egressMount } from '../process/egress-bridge'
+import { bridgeNode, bridgedArgv, egressMount, openEgressBind } from '../process/egress-bridge'
 import { openRunBinds, openHandleRoots } from './sandbox-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 import { invalidConfig } from '../process/provider-helpers'
@@ -145,9 +145,10 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         const network = policy.networkMode === 'full' ? 'full' : 'none'
         // Each run's connections are credited to it by a token its bridge sends (calls of one session may overlap).
         const token = egress ? randomUUID() : undefined
-        const program = egress ? bridgedArgv(this.nodePath(), egress.socketName, token!, argv) : argv
-        const programEnv = egress ? { ...env, ...egressEnv(), ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}) } : env
-        const runReadOnly = egress ? [...readOnly, ...this.nodeBinds()] : readOnly
+        const node = bridgeNode(this.options.nodePath)
+        const program = egress ? bridgedArgv(node.path, egress.socketName, token!, argv) : argv
+        const programEnv = egress ? { ...env, ...egressEnv(), ...node.env } : env
+        const runReadOnly = egress ? [...readOnly, ...node.readOnly] : readOnly
         return {
           prepared: launcher.prepared({ readOnly: runReadOnly, cwd, network, env: programEnv, areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest })) }, program),
           ...(egress ? { egress: egress.track(token!) } : {}),
@@ -203,25 +204,9 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
   }
 
   /** The handle's egress endpoint and its socket directory, opened for a read-only bind at `egressMount`. */
-  private async openEgress(requirement: ResourceRequirement): Promise<{ endpoint: EgressEndpoint; bind: { fd: number; dest: string; writable: boolean } }> {
+  private openEgress(requirement: ResourceRequirement): ReturnType<typeof openEgressBind> {
     if (!this.options.egress) throw new ExecutionResourceError('invalid_requirement', 'network "proxy" needs Airlock\'s egress proxy, which this host does not run', { providerId: this.providerId })
-    const endpoint = await this.options.egress.open({ scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
-    try {
-      return { endpoint, bind: { fd: openDirectoryNoFollow(endpoint.socketDir), dest: egressMount, writable: false } }
-    } catch (error) {
-      await endpoint.close()
-      throw error
-    }
-  }
-
-  private nodePath(): string {
-    return this.options.nodePath ?? process.execPath
-  }
-
-  /** The bridge's node, bound read-only where the system binds do not already show it. */
-  private nodeBinds(): string[] {
-    const folder = dirname(this.nodePath())
-    return ['/usr/', '/bin/', '/sbin/', '/lib'].some((prefix) => `${folder}/`.startsWith(prefix)) ? [] : [folder]
+    return openEgressBind(this.options.egress, { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
   }
 
   private cgroups(): CgroupSupport {

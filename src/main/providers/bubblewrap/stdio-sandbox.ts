@@ -34,6 +34,8 @@ export type StdioSandboxRun = {
   /** The program's whole environment (bwrap starts from an empty one). */
   env: Record<string, string>
   network: 'none' | 'full'
+  /** Host folders the sandbox also sees read-only (beyond the system directories): the egress bridge's node. */
+  readOnly?: string[]
   /** Limits over the program's whole life: CPU seconds of all its processes together, memory, processes. */
   limits: { cpuSeconds: number; memoryMb: number; pids: number }
 }
@@ -90,7 +92,7 @@ export class StdioSandbox {
   }
 
   /** What a program in this sandbox is isolated by. */
-  isolation(network: 'none' | 'full'): IsolationFacts {
+  isolation(network: 'none' | 'proxy' | 'full'): IsolationFacts {
     return { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: network }
   }
 
@@ -120,7 +122,7 @@ export class StdioSandbox {
       tail = Buffer.concat([tail, chunk])
       if (tail.length > stderrTailBytes) tail = tail.subarray(tail.length - stderrTailBytes)
     })
-    launcher.prepared({ readOnly: [], cwd: run.cwd, network: run.network, env: run.env }, run.argv).begin()
+    launcher.prepared({ readOnly: run.readOnly ?? [], cwd: run.cwd, network: run.network, env: run.env }, run.argv).begin()
     let stopping: Promise<void> | undefined
     return {
       child,

@@ -1,17 +1,23 @@
+import { randomUUID } from 'node:crypto'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { EgressRecord } from '@shared/network'
+import type { EgressEndpoint } from '../../core'
 
 /** A tool an upstream server offers, as listed. */
 export type UpstreamTool = { name: string; description?: string; inputSchema: Record<string, unknown> }
 
 /**
  * The `mcp` provider's live resource: a connected client to one upstream MCP server. The
- * transport's headers and environment stay inside it; nothing here exposes them.
+ * transport's headers and environment stay inside it; nothing here exposes them. A sandboxed
+ * server with `network: "proxy"` has an egress endpoint: the connections it made while a call ran
+ * are that call's (`takeEgress`), closed with the server.
  */
 export class McpConnection {
   constructor(
     private readonly client: Client,
     /** The upstream's host process (stdio: the child, or the sandbox launcher, bwrap), for release checks; undefined over HTTP. */
-    readonly pid: number | undefined
+    readonly pid: number | undefined,
+    private readonly egress?: EgressEndpoint
   ) {}
 
   /** The upstream server's name and version, as it announced them. */
@@ -51,6 +57,16 @@ export class McpConnection {
     return this.client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs ?? 60_000, signal: options.signal })
   }
 
+  /**
+   * The connections the server made through the egress proxy since the last take (decided and
+   * counted). A server is one process for all of a session's calls: when calls overlap, the one
+   * that takes first gets what all of them made so far (the proxy cannot tell them apart).
+   */
+  takeEgress(): EgressRecord[] {
+    // The server's bridge sends no run token: its connections wait in the endpoint's untokened record, which any take empties.
+    return this.egress ? this.egress.track(randomUUID())() : []
+  }
+
   /** Pings the upstream: true when it answers in time. */
   async ping(timeoutMs = 5000): Promise<boolean> {
     try {
@@ -61,8 +77,12 @@ export class McpConnection {
     }
   }
 
-  /** Closes the transport (and so ends a stdio child). */
-  close(): Promise<void> {
-    return this.client.close()
+  /** Closes the transport (and so ends a stdio child), then its egress endpoint. */
+  async close(): Promise<void> {
+    try {
+      await this.client.close()
+    } finally {
+      await this.egress?.close()
+    }
   }
 }

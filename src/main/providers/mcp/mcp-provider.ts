@@ -1,3 +1,4 @@
+import { closeSync } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -5,18 +6,23 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
 import {
+  egressEnv,
   ExecutionResourceError,
   redactText,
   secretVariants,
+  type EgressEndpoint,
+  type EgressPort,
   type ExecutionResourceProvider,
   type IsolationFacts,
   type ProviderProbe,
   type ResourceHandle,
   type ResourcePolicy,
+  type ResourceRequirement,
   type ResourceStatus
 } from '../../core'
 import { StdioSandbox } from '../bubblewrap/stdio-sandbox'
 import { isLoopbackUrl } from '../browser/chromium'
+import { bridgeNode, bridgedArgv, openEgressBind } from '../process/egress-bridge'
 import { systemPath } from '../process/run-limits'
 import type { RunLedger } from '../process/run-ledger'
 import { findExecutable, invalidConfig } from '../process/provider-helpers'
@@ -65,8 +71,12 @@ export const mcpConfigSchema = z.discriminatedUnion('transport', [stdioConfig, h
 
 type StdioConfig = z.infer<typeof stdioConfig>
 
-/** What the provider is built from: the Airlock home (where scratch directories must lie), the run ledger, and a bwrap to use instead of the system's. */
-export type McpProviderOptions = { home?: string; runLedger?: RunLedger; bwrapPath?: string }
+/**
+ * What the provider is built from: the Airlock home (where scratch directories must lie), the run
+ * ledger, a bwrap to use instead of the system's, and Airlock's egress proxy (what a sandboxed
+ * server with `network: "proxy"` goes through; without it such a server is refused).
+ */
+export type McpProviderOptions = { home?: string; runLedger?: RunLedger; bwrapPath?: string; egress?: EgressPort; nodePath?: string }
 
 /** The name and version Airlock announces to upstream servers. */
 const clientInfo = { name: 'airlock', version: '0.1.0' }
@@ -88,7 +98,9 @@ const hostIsolation: IsolationFacts = {
  * `mcp`: a connected @modelcontextprotocol/sdk client to one upstream server (SPEC §4). A stdio
  * server runs inside a bubblewrap sandbox (`StdioSandbox`: namespaces, seccomp, no capabilities,
  * the sandbox uid, per-run cgroup limits, only stdio open) with its scratch directory writable,
- * its read-only paths, only its env, and network only when the policy says `full`; where
+ * its read-only paths, only its env, and network only when the policy says `full` (or, under
+ * `proxy`, only through the egress proxy: the sandbox keeps no network and the server runs behind
+ * the same bridge as bubblewrap runs, its connections recorded with each call); where
  * bubblewrap does not work it is refused (fail closed). With `unsafe: true` it runs on the host as
  * the operator asked, and probe and meta say it is unsandboxed. Over Streamable HTTP: a URL with
  * headers, limited to loopback unless the policy allows network. Release closes the transport and
@@ -131,7 +143,7 @@ export class McpProvider implements ExecutionResourceProvider {
       await connect(client, transport, timeout, Object.values(config.env ?? {}))
       return { resource: new McpConnection(client, transport.pid ?? undefined), meta: { transport: 'stdio', sandboxed: false, unsafe: true, isolation: hostIsolation, server: client.getServerVersion() } }
     }
-    if (config.transport === 'stdio') return this.ensureSandboxed(client, config, policy, timeout)
+    if (config.transport === 'stdio') return this.ensureSandboxed(client, config, requirement, policy, timeout)
     if (!networkAllows(policy, config.url)) throw new ProviderError('network_refused', `${new URL(config.url).origin} is outside the network policy`)
     const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } })
     await connect(client, transport, timeout, Object.values(config.headers ?? {}))
@@ -156,6 +168,7 @@ export class McpProvider implements ExecutionResourceProvider {
     if (!this.options.home) return { available: false, reason: `${refusal}, and this mcp provider was built without the Airlock home its scratch directory must lie in` }
     const sandbox = await StdioSandbox.detect(this.options.bwrapPath)
     if (!(sandbox instanceof StdioSandbox)) return { available: false, reason: `${refusal}, and bubblewrap cannot run here: ${sandbox.reason}` }
+    if (policy.networkMode === 'proxy' && !this.options.egress) return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
     try {
       const { command } = checkServerSandbox({ home: this.options.home, command: config.command, args: config.args ?? [], scratch: config.scratch!, readOnlyPaths: config.readOnlyPaths ?? [] })
       const network = networkOf(policy)
@@ -169,7 +182,7 @@ export class McpProvider implements ExecutionResourceProvider {
     }
   }
 
-  private async ensureSandboxed(client: Client, config: StdioConfig, policy: ResourcePolicy, timeout: number) {
+  private async ensureSandboxed(client: Client, config: StdioConfig, requirement: ResourceRequirement, policy: ResourcePolicy, timeout: number) {
     const sandbox = await StdioSandbox.detect(this.options.bwrapPath)
     if (!(sandbox instanceof StdioSandbox) || !this.options.home) {
       throw new ExecutionResourceError('bubblewrap_unavailable', `the stdio MCP server cannot run sandboxed here${sandbox instanceof StdioSandbox ? '' : `: ${sandbox.reason}`}`, { providerId: this.providerId })
@@ -186,22 +199,53 @@ export class McpProvider implements ExecutionResourceProvider {
     const network = networkOf(policy)
     const limits = { ...defaultLimits, ...policy.limits }
     const recording = this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
+    let egress: EgressEndpoint | undefined
+    let run = { argv: plan.argv, binds: plan.binds, env: plan.env, readOnly: [] as string[] }
+    if (network === 'proxy') {
+      if (!this.options.egress) {
+        plan.close()
+        throw new ExecutionResourceError('invalid_requirement', 'network "proxy" needs Airlock\'s egress proxy, which this host does not run', { providerId: this.providerId })
+      }
+      let opened
+      try {
+        opened = await openEgressBind(this.options.egress, { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
+      } catch (error) {
+        plan.close()
+        throw error
+      }
+      egress = opened.endpoint
+      const node = bridgeNode(this.options.nodePath)
+      // No run token: one server serves every call of the session; its connections are taken per call.
+      run = { argv: bridgedArgv(node.path, egress.socketName, '-', plan.argv), binds: [...plan.binds, opened.bind], env: { ...plan.env, ...egressEnv(), ...node.env }, readOnly: node.readOnly }
+    }
+    // The egress folder's descriptor is closed once, like the plan's (a second close could hit a reused number).
+    const egressFd = egress ? run.binds.at(-1)!.fd : undefined
+    let egressFdOpen = egressFd !== undefined
+    const closeEgressFd = () => {
+      if (egressFdOpen) closeSync(egressFd!)
+      egressFdOpen = false
+    }
     const transport = new SandboxedStdioTransport(() => {
       try {
-        return sandbox.start({ argv: plan.argv, binds: plan.binds, cwd: plan.cwd, env: plan.env, network, limits }, recording)
+        return sandbox.start({ argv: run.argv, binds: run.binds, cwd: plan.cwd, env: run.env, network: network === 'full' ? 'full' : 'none', readOnly: run.readOnly, limits }, recording)
       } finally {
         // The launcher holds its own copies of the bind descriptors now.
         plan.close()
+        closeEgressFd()
       }
     })
     try {
       await connect(client, transport, timeout, Object.values(config.env ?? {}), () => transport.stderrTail())
+    } catch (error) {
+      await egress?.close()
+      throw error
     } finally {
       plan.close()
+      closeEgressFd()
     }
     const isolation = sandbox.isolation(network)
     return {
-      resource: new McpConnection(client, transport.pid),
+      resource: new McpConnection(client, transport.pid, egress),
       meta: { transport: 'stdio', sandboxed: true, isolation, scratch: plan.cwd, bwrapVersion: sandbox.bwrapVersion, server: client.getServerVersion() }
     }
   }
@@ -236,9 +280,9 @@ function networkAllows(policy: ResourcePolicy, url: string): boolean {
   return policy.networkMode === 'full' || isLoopbackUrl(url)
 }
 
-/** A sandboxed server's network: `full` only when the policy says so (`proxy` runs as none: the egress proxy is carried to command and code sandboxes, not yet to upstream servers). */
-function networkOf(policy: ResourcePolicy): 'none' | 'full' {
-  return policy.networkMode === 'full' ? 'full' : 'none'
+/** A sandboxed server's network: what the policy says, none when it says nothing. */
+function networkOf(policy: ResourcePolicy): 'none' | 'proxy' | 'full' {
+  return policy.networkMode ?? 'none'
 }
 
 /** An unsafe server's executable: absolute as given, else looked up on the system PATH and node's own folder. */

@@ -1,4 +1,5 @@
-import { egressBridgePort } from '../../core'
+import { dirname } from 'node:path'
+import { egressBridgePort, openDirectoryNoFollow, type EgressEndpoint, type EgressOwner, type EgressPort } from '../../core'
 
 /** Where a proxied sandbox (or a container's bridge) sees its egress socket's directory (bound read-only: enough to connect). */
 export const egressMount = '/run/airlock-egress'
@@ -48,4 +49,26 @@ export function bridgedArgv(nodePath: string, socketName: string, token: string,
 /** The bridge alone (no program, no token: a container's runs go one at a time, so its connections belong to the run going on). */
 export function standaloneBridgeArgv(nodePath: string, socketName: string): string[] {
   return [nodePath, '--no-warnings', '-e', bridgeSource, String(egressBridgePort), `${egressMount}/${socketName}`, '-']
+}
+
+/**
+ * The node a sandbox's bridge runs on (the host's own: Airlock's `process.execPath`, Electron's
+ * binary run as node), what the sandbox must see of it read-only (its folder, unless the system
+ * binds already show it) and the environment that makes Electron's binary act as node.
+ */
+export function bridgeNode(nodePath = process.execPath): { path: string; readOnly: string[]; env: Record<string, string> } {
+  const folder = dirname(nodePath)
+  const visible = ['/usr/', '/bin/', '/sbin/', '/lib'].some((prefix) => `${folder}/`.startsWith(prefix))
+  return { path: nodePath, readOnly: visible ? [] : [folder], env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {} }
+}
+
+/** A live resource's egress endpoint and its socket's folder opened (no links followed) for a read-only bind at `egressMount`. */
+export async function openEgressBind(egress: EgressPort, owner: EgressOwner): Promise<{ endpoint: EgressEndpoint; bind: { fd: number; dest: string; writable: boolean } }> {
+  const endpoint = await egress.open(owner)
+  try {
+    return { endpoint, bind: { fd: openDirectoryNoFollow(endpoint.socketDir), dest: egressMount, writable: false } }
+  } catch (error) {
+    await endpoint.close()
+    throw error
+  }
 }

@@ -47,7 +47,9 @@ describe('ceilingClamps: what an agent of a role may not have', () => {
     ['an allowlist entry outside the role', { allowlist: ['git status', 'gitk', 'rm'] }, { allowlist: ['git', 'ls'] }, ['allowlist.1', 'allowlist.2']],
     ['no allowlist when the role has one', { allowlist: [] }, { allowlist: ['ls'] }, ['allowlist']],
     ['an unsafe MCP server without allowUnsafeLocal', { capabilities: ['mcp'], mcpServers: [{ name: 'fs', command: ['srv'], unsafe: true }] }, { capabilities: ['mcp'] }, ['mcpServers.0.unsafe']],
-    ['a networked MCP server under a role without network', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'] }, ['mcpServers.0.network']]
+    ['a networked MCP server under a role without network', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'] }, ['mcpServers.0.network']],
+    ['a proxied MCP server under a role without network', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'proxy' }] }, { capabilities: ['mcp'] }, ['mcpServers.0.network']],
+    ['a networked MCP server under a role with network proxy', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'], network: 'proxy' }, ['mcpServers.0.network']]
   ]
   for (const [what, profile, defaults, expected] of cases) {
     it(`refuses ${what}`, () => expect(paths(profile, defaults)).toEqual(expected))
@@ -60,7 +62,8 @@ describe('ceilingClamps: what an agent of a role may not have', () => {
     ['any runtime and allowlist when the role lists none', { runtimes: ['go'], allowlist: ['make'] }, {}],
     ['a narrower allowlist', { allowlist: ['git status'] }, { allowlist: ['git'] }],
     ['an unsafe MCP server the role allows', { capabilities: ['mcp'], mcpServers: [{ name: 'fs', command: ['srv'], unsafe: true }] }, { capabilities: ['mcp'], allowUnsafeLocal: true }],
-    ['a networked MCP server under a role with network full', { capabilities: ['mcp'], network: 'full', mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'], network: 'full' }]
+    ['a networked MCP server under a role with network full', { capabilities: ['mcp'], network: 'full', mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'], network: 'full' }],
+    ['a proxied MCP server under a role with network proxy', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'proxy' }] }, { capabilities: ['mcp'], network: 'proxy' }]
   ]
   for (const [what, profile, defaults] of allowed) {
     it(`accepts ${what}`, () => expect(ceilingClamps(profile, role(defaults))).toEqual([]))

@@ -30,7 +30,7 @@ import {
  *   which means "any", is then wider than the role's;
  * - `denylist`: the role's always applies, in addition to the agent's; so do its `labels` (the
  *   higher level wins where both label the same thing);
- * - an MCP server's `network: "full"` only when the role's network is `full`;
+ * - an MCP server's `network` no wider than the role's (a wider one is clamped to the role's);
  * - `approvalTimeoutSeconds` and `mcpServers` (beyond `unsafe` and `network`) are the agent's to choose.
  * An agent profile beyond its role is refused when saved (`ceilingClamps` names each field);
  * a role tightened later clamps its agents here, and the clamps are reported. When clamping would
@@ -130,9 +130,9 @@ function applyCeiling(
       kept = { ...kept, unsafe: false }
     }
     // A sandboxed server's network is a network of the agent's: no wider than the role allows.
-    if (kept.network === 'full' && ceiling.network !== 'full') {
-      clamp(`mcpServers.${index}.network`, `server ${server.name} may not have network "full" under a role whose network is "${ceiling.network}"`)
-      kept = { ...kept, network: 'none' }
+    if (kept.network !== undefined && networkWidth[kept.network] > networkWidth[ceiling.network]) {
+      clamp(`mcpServers.${index}.network`, `server ${server.name} may not have network "${kept.network}" under a role whose network is "${ceiling.network}"`)
+      kept = { ...kept, network: ceiling.network }
     }
     return kept
   })

@@ -124,6 +124,8 @@ export function createHost(config: HostConfig = {}): Host {
         }
       }
     })
+    // Endpoint folders of a crashed run answer nobody: gone before any sandbox opens one.
+    egress.sweep()
     for (const provider of createBuiltinProviders({ home: paths.home, onImageProgress, egress })) resources.registerProvider(provider)
     const recovered = recoverLeftoverHandles(store, resources).catch((error: unknown): RecoveryOutcome => {
       logError('Airlock: start-up recovery failed', error)

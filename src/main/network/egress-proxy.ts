@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -36,6 +36,21 @@ const socketName = 'proxy.sock'
  */
 export class EgressProxy implements EgressPort {
   constructor(private readonly options: EgressProxyOptions) {}
+
+  /**
+   * Removes endpoint folders an earlier Airlock process left (it crashed with sandboxes open):
+   * their sockets answer nobody. Called once at start-up, before any endpoint opens; returns what it removed.
+   */
+  sweep(): string[] {
+    let names: string[]
+    try {
+      names = readdirSync(this.options.runDir).filter((name) => name.startsWith('egress-'))
+    } catch {
+      return []
+    }
+    for (const name of names) rmSync(join(this.options.runDir, name), { recursive: true, force: true })
+    return names
+  }
 
   async open(owner: EgressOwner): Promise<EgressEndpoint> {
     mkdirSync(this.options.runDir, { recursive: true, mode: 0o711 })

@@ -37,7 +37,9 @@ it('network: proxy throughput and connect overhead', async () => {
       ask: async () => false
     })
   })
-  const endpoint = await proxy.open({ scope: 'session', ownerId: 'bench' })
+  // Windowed, one run going on for the whole bench (as a container's or MCP server's bridge would be).
+  const endpoint = await proxy.open({ scope: 'session', ownerId: 'bench' }, { attribution: 'window' })
+  const run = endpoint.track('bench-run')
   const socketPath = join(endpoint.socketDir, endpoint.socketName)
   const results: BenchResult[] = []
   try {
@@ -93,6 +95,7 @@ it('network: proxy throughput and connect overhead', async () => {
     })
     results.push({ ...connectTimes, unit: 'ms', median: round(connectTimes.median - connectTimes.baseline!.median), p95: round(connectTimes.p95 - connectTimes.baseline!.p95) })
   } finally {
+    run()
     await endpoint.close()
     server.kill()
     dir.remove()

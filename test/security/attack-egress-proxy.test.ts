@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { EgressRecord } from '@shared/network'
 import type { EgressEndpoint } from '../../src/main/core'
 import { EgressProxy, egressGate } from '../../src/main/network'
 import { makeTempDir } from '../support/temp-home'
@@ -42,8 +43,12 @@ describe('attacks on the egress proxy', () => {
         }
       })
     })
-    endpoint = await proxy.open({ scope: 'session', ownerId: 'a' })
-    other = await proxy.open({ scope: 'session', ownerId: 'b' })
+    // Windowed endpoints with a run always going on: these attacks are on what the proxy parses
+    // (token-mode admission is attacked below, on endpoints of its own).
+    endpoint = await proxy.open({ scope: 'session', ownerId: 'a' }, { attribution: 'window' })
+    other = await proxy.open({ scope: 'session', ownerId: 'b' }, { attribution: 'window' })
+    begin(endpoint)
+    begin(other)
   })
   afterAll(async () => {
     await endpoint?.close()
@@ -51,6 +56,15 @@ describe('attacks on the egress proxy', () => {
     server?.close()
     dir?.remove()
   })
+
+  /** The run going on at each endpoint; `take` ends it (its records) and starts the next. */
+  const runs = new Map<EgressEndpoint, () => EgressRecord[]>()
+  const begin = (target: EgressEndpoint) => runs.set(target, target.track(randomUUID()))
+  const take = (target: EgressEndpoint) => {
+    const records = runs.get(target)!()
+    begin(target)
+    return records
+  }
 
   /** Sends raw bytes to an endpoint's socket and reads until it closes (or `ms` pass). */
   function exchange(target: EgressEndpoint, bytes: string, ms = 5000): Promise<string> {
@@ -147,10 +161,36 @@ describe('attacks on the egress proxy', () => {
   })
 
   it('records each connection for its own endpoint only', async () => {
-    endpoint.track(randomUUID())()
-    other.track(randomUUID())()
+    take(endpoint)
+    take(other)
     await works(endpoint)
-    expect(endpoint.track(randomUUID())()).toEqual([expect.objectContaining({ host: 'pkgs.test', port, decision: 'allowed', address: '127.0.0.1' })])
-    expect(other.track(randomUUID())()).toEqual([])
+    expect(take(endpoint)).toEqual([expect.objectContaining({ host: 'pkgs.test', port, decision: 'allowed', address: '127.0.0.1' })])
+    expect(take(other)).toEqual([])
+  })
+
+  it('a token endpoint admits only connections opened with the token of a run going on; a windowed one only while a run goes on', async () => {
+    const tokened = await proxy.open({ scope: 'session', ownerId: 'c' })
+    const windowed = await proxy.open({ scope: 'session', ownerId: 'd' }, { attribution: 'window' })
+    try {
+      const get = `GET http://pkgs.test:${port}/t HTTP/1.1\r\nHost: pkgs.test:${port}\r\nConnection: close\r\n\r\n`
+      const before = seen.length
+      expect(await exchange(tokened, get)).toMatch(/^HTTP\/1\.1 403[\s\S]*did not come through its run's bridge/)
+      expect(await exchange(tokened, `AIRLOCK-RUN ${randomUUID()}\n${get}`)).toMatch(/^HTTP\/1\.1 403/)
+      expect(await exchange(windowed, get)).toMatch(/^HTTP\/1\.1 403[\s\S]*no run of this resource is going on/)
+      expect(seen.length).toBe(before)
+      const token = randomUUID()
+      const done = tokened.track(token)
+      expect(await exchange(tokened, `AIRLOCK-RUN ${token}\n${get}`)).toMatch(/^HTTP\/1\.1 200/)
+      expect(done()).toEqual([expect.objectContaining({ host: 'pkgs.test', decision: 'allowed' })])
+      // Once the run is over its token admits nothing more.
+      expect(await exchange(tokened, `AIRLOCK-RUN ${token}\n${get}`)).toMatch(/^HTTP\/1\.1 403/)
+      const window = windowed.track(randomUUID())
+      expect(await exchange(windowed, get)).toMatch(/^HTTP\/1\.1 200/)
+      expect(window()).toEqual([expect.objectContaining({ host: 'pkgs.test', decision: 'allowed' })])
+      expect(await exchange(windowed, get)).toMatch(/^HTTP\/1\.1 403/)
+    } finally {
+      await tokened.close()
+      await windowed.close()
+    }
   })
 })

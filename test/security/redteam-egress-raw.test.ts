@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http'
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { NetRule } from '@shared/network'
+import type { EgressRecord, NetRule } from '@shared/network'
 import type { EgressEndpoint } from '../../src/main/core'
 import { EgressProxy, egressGate } from '../../src/main/network'
 import { makeTempDir } from '../support/temp-home'
@@ -134,7 +134,11 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
         }
       })
     })
-    for (const owner of ['attacker', 'wild', 'asker', 'other']) ep[owner] = await proxy.open({ scope: 'session', ownerId: owner })
+    // Windowed, with a run always going on: these attacks are on what the proxy parses and decides.
+    for (const owner of ['attacker', 'wild', 'asker', 'other']) {
+      ep[owner] = await proxy.open({ scope: 'session', ownerId: owner }, { attribution: 'window' })
+      runs.set(owner, ep[owner]!.track(randomUUID()))
+    }
   })
 
   afterAll(async () => {
@@ -142,6 +146,14 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
     for (const server of [allowed, secret, sink, flood]) server?.close()
     dir?.remove()
   })
+
+  /** The run going on at each endpoint; `take` ends it (its records) and starts the next. */
+  const runs = new Map<string, () => EgressRecord[]>()
+  const take = (owner: string) => {
+    const records = runs.get(owner)!()
+    runs.set(owner, ep[owner]!.track(randomUUID()))
+    return records
+  }
 
   const open = (owner: string): Socket => {
     const socket = connect(join(ep[owner]!.socketDir, ep[owner]!.socketName))
@@ -403,7 +415,7 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
 
   describe('(c) lineage cannot be hidden or forged', () => {
     it('an allowed connection is still recorded after 1200 refused ones in the same run', async () => {
-      ep.attacker!.track(randomUUID())()
+      take('attacker')
       const refusals: Promise<string>[] = []
       for (let i = 0; i < 1200; i++) {
         refusals.push(exchange('attacker', `CONNECT n${i}.noise.test:443 HTTP/1.1\r\n\r\n`, 3000))
@@ -411,16 +423,16 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
       }
       await Promise.all(refusals)
       expect(await exchange('attacker', `GET http://pkgs.test:${PA}/hidden HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nConnection: close\r\n\r\n`)).toMatch(/allowed-ok/)
-      const records = ep.attacker!.track(randomUUID())()
+      const records = take('attacker')
       expect(records.filter((record) => record.decision === 'allowed' && record.host === 'pkgs.test')).toHaveLength(1)
     }, 90_000)
 
     it('records are the endpoint owner\'s: nothing the client sends changes the host or attribution', async () => {
-      ep.other!.track(randomUUID())()
-      ep.attacker!.track(randomUUID())()
+      take('other')
+      take('attacker')
       await exchange('attacker', `GET http://pkgs.test:${PA}/x HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nX-Airlock-Agent: other\r\nProxy-Authorization: Basic b3RoZXI6b3RoZXI=\r\nConnection: close\r\n\r\n`)
-      expect(ep.other!.track(randomUUID())()).toEqual([])
-      expect(ep.attacker!.track(randomUUID())()).toEqual([expect.objectContaining({ host: 'pkgs.test', port: PA, decision: 'allowed' })])
+      expect(take('other')).toEqual([])
+      expect(take('attacker')).toEqual([expect.objectContaining({ host: 'pkgs.test', port: PA, decision: 'allowed' })])
     })
   })
 })

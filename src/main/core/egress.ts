@@ -7,11 +7,25 @@ import type { EgressRecord } from '@shared/network'
  * (rules, approvals, resolution) lives above the core; providers only carry its socket in.
  */
 export interface EgressPort {
-  open(owner: EgressOwner): Promise<EgressEndpoint>
+  open(owner: EgressOwner, options?: EgressEndpointOptions): Promise<EgressEndpoint>
 }
 
-/** Whose connections an endpoint carries: the handle's scope and owner (a session, or one action call). */
-export type EgressOwner = { scope: string; ownerId?: string; actionCallId?: string }
+/**
+ * Whose connections an endpoint carries: the handle's scope and owner (a session, or one action
+ * call), and for an upstream MCP server its name (what the server holds counts with the session's
+ * taint: its label, SPEC §6.3).
+ */
+export type EgressOwner = { scope: string; ownerId?: string; actionCallId?: string; mcpServer?: string }
+
+/**
+ * How an endpoint credits connections to runs (`track`):
+ * - `token` (default): each connection opens with `AIRLOCK-RUN <token>` of a run going on (the
+ *   bubblewrap bridge sends it); any other is refused. Runs that overlap are kept apart.
+ * - `window`: no token; a connection is admitted only while a run is going on and credited to it
+ *   (to the first of them to end, when several overlap); one while none is, is refused. For
+ *   resources whose bridge outlives a run: a container's (runs one at a time), an MCP server's.
+ */
+export type EgressEndpointOptions = { attribution?: 'token' | 'window' }
 
 /** One live resource's way out. */
 export type EgressEndpoint = {
@@ -20,8 +34,8 @@ export type EgressEndpoint = {
   /** The socket's file name inside `socketDir`. */
   socketName: string
   /**
-   * Starts keeping a run's connections apart (the run's bridge sends `token` first on each of
-   * them); the returned function takes what that run did, once it is over.
+   * Starts a run: its connections are kept apart (by `token`, which its bridge sends first on each
+   * of them, or by the window it opens); the returned function ends the run and takes what it did.
    */
   track(token: string): () => EgressRecord[]
   /** Stops accepting, ends the open connections and removes the socket. */

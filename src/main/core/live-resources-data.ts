@@ -51,7 +51,6 @@ export type UpstreamToolInfo = { name: string; description?: string; inputSchema
  */
 export interface UpstreamMcpClient {
   listTools(): Promise<UpstreamToolInfo[]>
-  callTool(name: string, args: Record<string, unknown>, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<unknown>
-  /** The connections the server made through the egress proxy since the last take (`network: "proxy"`; none otherwise). */
-  takeEgress?(): EgressRecord[]
+  /** `egress` is handed the connections the server made through the egress proxy while the call ran (`network: "proxy"`). */
+  callTool(name: string, args: Record<string, unknown>, options?: { timeoutMs?: number; signal?: AbortSignal; egress?: (records: EgressRecord[]) => void }): Promise<unknown>
 }

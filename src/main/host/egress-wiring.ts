@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { classificationRank, type ClassificationLabels, type EffectiveAgentProfile } from '@shared/agents'
+import { classificationRank, higherClassification, type ClassificationLabels, type EffectiveAgentProfile } from '@shared/agents'
 import { ClassificationLabelSet, type EgressOwner, type PolicyApproval, type SandboxIdentity } from '../core'
 import { EgressProxy, egressGate, type EgressAgent } from '../network'
 import type { Store } from '../store'
@@ -40,12 +40,18 @@ export function createEgressProxy(options: {
       rules: () => store.network.rules(),
       pinned: (name) => store.network.pinned(name),
       agentOf,
-      writeDown: (agent, host) => {
-        if (!agent.sessionId) return undefined
-        const taint = store.sessions.taint(agent.sessionId)
-        if (taint === 'PUBLIC') return undefined
-        const label = new ClassificationLabelSet([options.globalLabels(), options.profileOf(agent.agentId)?.labels ?? {}]).ofDomain(host)
-        return classificationRank(taint) > classificationRank(label) ? `this session has read ${taint} data and ${host} is labelled ${label}` : undefined
+      writeDown: (agent, owner, host) => {
+        const profile = options.profileOf(agent.agentId)
+        const labels = new ClassificationLabelSet([options.globalLabels(), profile?.labels ?? {}], profile?.mcpServers ?? [])
+        // What the connection may carry: what the session has read, and what an MCP server behind the endpoint holds.
+        const taint = agent.sessionId ? store.sessions.taint(agent.sessionId) : 'PUBLIC'
+        const held = owner.mcpServer ? labels.ofServer(owner.mcpServer) : 'PUBLIC'
+        const carried = higherClassification(taint, held)
+        if (carried === 'PUBLIC') return undefined
+        const label = labels.ofDomain(host)
+        if (classificationRank(carried) <= classificationRank(label)) return undefined
+        const what = classificationRank(held) > classificationRank(taint) ? `MCP server ${owner.mcpServer} holds ${held} data` : `this session has read ${taint} data`
+        return { carried, label, reason: `${what} and ${host} is labelled ${label}` }
       },
       ask: async ({ agent, host, port, signal, writeDown }) => {
         const decision = await options.approval.resolve({
@@ -56,10 +62,13 @@ export function createEgressProxy(options: {
           approvalKind: 'network',
           tool: 'network',
           agentId: agent.agentId,
-          reason: writeDown ? `${writeDown}: sending there is a write-down` : `no network rule names ${host}:${port}`,
+          reason: writeDown ? `${writeDown.reason}: sending there is a write-down` : `no network rule names ${host}:${port}`,
           summary: `${agent.agentId} wants ${host}:${port}${writeDown ? ' (write-down)' : ''}`,
           input: { host, port },
           riskFlags: writeDown ? ['network', 'write_down'] : ['network'],
+          // A write-down is the operator's decision every time: never remembered as a rule, never
+          // folded into a question about data of another level (the level is part of the item).
+          ...(writeDown ? { rule: 'classification.write_down', classification: { taint: writeDown.carried, sink: writeDown.label } } : {}),
           timeoutSeconds: Math.min(agent.approvalTimeoutSeconds, askTimeoutSeconds),
           signal
         })

@@ -9,15 +9,19 @@ const rule = (decision: NetRule['decision'], host: string, extra: Partial<NetRul
 
 /** A gate over fixed rules, pins and a resolver map; records what was asked and looked up. */
 function gateWith(options: { rules?: NetRule[]; pins?: Record<string, string>; names?: Record<string, string[]>; approve?: boolean; ask?: EgressAgent['ask']; role?: string; writeDown?: (host: string) => string | undefined }) {
+  const downOf = (host: string) => {
+    const reason = options.writeDown?.(host)
+    return reason ? { carried: 'CONFIDENTIAL' as const, label: 'PUBLIC' as const, reason } : undefined
+  }
   const asked: string[] = []
   const looked: string[] = []
   const gate = egressGate({
     rules: () => options.rules ?? [],
     pinned: (name) => options.pins?.[name],
     agentOf: () => ({ ...agent, ask: options.ask ?? agent.ask, ...(options.role ? { role: options.role } : {}) }),
-    ...(options.writeDown ? { writeDown: (_agent: EgressAgent, host: string) => options.writeDown!(host) } : {}),
+    ...(options.writeDown ? { writeDown: (_agent: EgressAgent, _owner: unknown, host: string) => downOf(host) } : {}),
     ask: async ({ host, port, writeDown }) => {
-      asked.push(`${host}:${port}${writeDown ? ` (${writeDown})` : ''}`)
+      asked.push(`${host}:${port}${writeDown ? ` (${writeDown.reason})` : ''}`)
       return options.approve ?? false
     },
     lookup: async (host) => {

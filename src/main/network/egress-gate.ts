@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
+import type { Classification } from '@shared/agents'
 import type { NetRule } from '@shared/network'
 import type { EgressOwner } from '../core'
 import { ipLiteral, refusedRange } from './address-ranges'
@@ -19,15 +20,18 @@ export type EgressGateOptions = {
   pinned: (name: string) => string | undefined
   agentOf: (owner: EgressOwner) => EgressAgent | undefined
   /** Asks the operator (the approval queue); true when approved. `writeDown` says why a connection no rule refuses still needs a yes. */
-  ask: (request: { agent: EgressAgent; host: string; port: number; signal: AbortSignal; writeDown?: string }) => Promise<boolean>
+  ask: (request: { agent: EgressAgent; host: string; port: number; signal: AbortSignal; writeDown?: WriteDown }) => Promise<boolean>
   /**
-   * Why a connection of this agent's session to `host` would be a write-down (SPEC §6.3: the
-   * session has read data labelled above the host's label), or undefined when it would not.
+   * Whether a connection of this owner to `host` would be a write-down (SPEC §6.3: what the
+   * session has read, or the MCP server behind the endpoint holds, is labelled above the host).
    */
-  writeDown?: (agent: EgressAgent, host: string) => string | undefined
+  writeDown?: (agent: EgressAgent, owner: EgressOwner, host: string) => WriteDown | undefined
   /** Every address of a name (default: the system resolver). */
   lookup?: (host: string) => Promise<string[]>
 }
+
+/** A connection that would send data down: the level carried, the host's label, and why in words. */
+export type WriteDown = { carried: Classification; label: Classification; reason: string }
 
 /** How long a name may take to resolve. */
 const lookupTimeoutMs = 5000
@@ -67,14 +71,14 @@ export function egressGate(options: EgressGateOptions): EgressGate {
       const range = refusedRange(literal)
       if (range && !named) return refuse(`${host} is a ${range} address; Airlock connects there only when an allow rule names it exactly`)
     }
-    const writeDown = options.writeDown?.(agent, host)
-    if (writeDown && agent.ask === 'never') return refuse(`${writeDown} (write-down), and agent ${agent.agentId} is never asked (ask: never)`, verdict?.rule)
+    const writeDown = options.writeDown?.(agent, owner, host)
+    if (writeDown && agent.ask === 'never') return refuse(`${writeDown.reason} (write-down), and agent ${agent.agentId} is never asked (ask: never)`, verdict?.rule)
     if (!verdict) {
       if (agent.ask === 'never') return refuse(`no rule allows ${host}:${port}, and agent ${agent.agentId} is never asked about (ask: never)`)
     }
     if (!verdict || verdict.decision === 'ask' || writeDown) {
       const approved = await options.ask({ agent, host, port, signal, ...(writeDown ? { writeDown } : {}) })
-      if (!approved) return refuse(`the operator did not approve ${host}:${port}${writeDown ? ` (${writeDown})` : ''}`, verdict?.rule)
+      if (!approved) return refuse(`the operator did not approve ${host}:${port}${writeDown ? ` (${writeDown.reason})` : ''}`, verdict?.rule)
     }
     let addresses: string[]
     try {

@@ -1,5 +1,8 @@
 import type { EgressRecord } from '@shared/network'
 
+/** The key of connections credited to no single run. */
+const shared = ''
+
 /** The most connections one run's record keeps of each kind; beyond, they are counted. */
 const keep = { allowed: 10_000, denied: 1_000 }
 
@@ -10,8 +13,8 @@ type Bucket = { entries: EgressRecord[]; live: Map<EgressRecord, () => { up: num
  * until that run's call takes them: two calls of one session running at once each get their own.
  * An allowed connection is recorded when it is admitted, its byte counts read when the call takes
  * it (or when it closes, whichever is first), so a flood of refusals can never push it out; past
- * the limits a run's record says how many more there were. A connection without a token (a program
- * that spoke to the socket itself, not through the bridge) goes to the next call that drains.
+ * the limits a run's record says how many more there were. Connections credited to no single run
+ * (`shared`: several runs of a windowed endpoint going on at once) go to the first of them to end.
  */
 export class EgressLedger {
   private readonly runs = new Map<string, Bucket>()
@@ -22,10 +25,24 @@ export class EgressLedger {
     this.expected.add(run)
   }
 
+  /** True while the run with this token is going on (started, not yet drained). */
+  expects(run: string): boolean {
+    return this.expected.has(run)
+  }
+
+  /**
+   * Whom a connection of a windowed endpoint is credited to now: the one run going on, `shared`
+   * when several are, undefined when none is (the connection is refused).
+   */
+  current(): string | undefined {
+    if (this.expected.size === 0) return undefined
+    return this.expected.size === 1 ? this.expected.values().next().value! : shared
+  }
+
   /** Records a decided connection; for an allowed one `bytes` reads its counts while it is open. Returns `closed`, to fix the counts. */
   add(run: string | undefined, entry: EgressRecord, bytes?: () => { up: number; down: number }): { closed(): void } {
-    // A token no starting run announced (a program making one up) counts as none.
-    const bucket = this.bucket(run !== undefined && this.expected.has(run) ? run : '')
+    // A connection whose run already ended (or whose token no run announced) goes to the shared record.
+    const bucket = this.bucket(run !== undefined && this.expected.has(run) ? run : shared)
     if (bucket.kept[entry.decision] >= keep[entry.decision]) {
       bucket.dropped[entry.decision] += 1
       return { closed: () => undefined }
@@ -44,11 +61,11 @@ export class EgressLedger {
     }
   }
 
-  /** Takes what `run` did (with the connections no run claimed), byte counts as of now. */
+  /** Takes what `run` did (with the shared connections), byte counts as of now. */
   drain(run: string): EgressRecord[] {
     this.expected.delete(run)
     const taken: EgressRecord[] = []
-    for (const key of new Set([run, ''])) {
+    for (const key of new Set([run, shared])) {
       const bucket = this.runs.get(key)
       if (!bucket) continue
       this.runs.delete(key)

@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import type { Duplex } from 'node:stream'
-import type { EgressEndpoint, EgressOwner, EgressPort, SandboxIdentity } from '../core'
+import type { EgressEndpoint, EgressEndpointOptions, EgressOwner, EgressPort, SandboxIdentity } from '../core'
 import type { EgressAdmission, EgressGate } from './egress-gate'
 import { EgressLedger } from './egress-ledger'
 import { entryOf } from './egress-records'
@@ -52,7 +52,8 @@ export class EgressProxy implements EgressPort {
     return names
   }
 
-  async open(owner: EgressOwner): Promise<EgressEndpoint> {
+  async open(owner: EgressOwner, options: EgressEndpointOptions = {}): Promise<EgressEndpoint> {
+    const windowed = options.attribution === 'window'
     mkdirSync(this.options.runDir, { recursive: true, mode: 0o711 })
     const socketDir = mkdtempSync(join(this.options.runDir, 'egress-'))
     const identity = this.options.identity
@@ -101,15 +102,20 @@ export class EgressProxy implements EgressPort {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nAirlock egress: malformed or too slow proxy request\n', () => socket.destroy())
       else socket.destroy()
     })
-    // The socket's listener reads the run token the bridge sends first (if any), then the first
-    // byte: SOCKS5 (0x05) is served here, anything else goes to the HTTP server with it put back.
+    // The socket's listener reads the run token the bridge sends first (if any) and credits the
+    // connection to a run going on (by its token, or the endpoint's window), or refuses it; then the
+    // first byte: SOCKS5 (0x05) is served here, anything else goes to the HTTP server with it put back.
     const listener = createNetServer((socket: Socket) => {
       track(socket)
       socket.setTimeout(limits.headersMs, () => socket.destroy())
       socket.on('error', () => socket.destroy())
       readRunToken(socket, (run, rest) => {
         socket.setTimeout(0)
-        if (run) runOf.set(socket, run)
+        const credited = windowed ? ledger.current() : run !== undefined && ledger.expects(run) ? run : undefined
+        if (credited === undefined) {
+          return refuseUncredited(socket, rest, windowed ? 'no run of this resource is going on: connections are admitted only while one is' : 'this connection did not come through its run\'s bridge (no run token)')
+        }
+        runOf.set(socket, credited)
         if (rest[0] === 0x05) return serveSocks(socket, rest, contextOf(socket))
         socket.pause()
         socket.unshift(rest)
@@ -146,6 +152,13 @@ export class EgressProxy implements EgressPort {
 
 /** What a connection's handler needs: the decision (with the connection's own signal), and where to record it. */
 export type Connection = { admit: (host: string, port: number) => Promise<EgressAdmission>; ledger: EgressLedger; run?: string }
+
+/** Refuses a connection no run is going on for: in SOCKS5's words or HTTP's, by its first byte. */
+function refuseUncredited(socket: Socket, first: Buffer, reason: string): void {
+  // SOCKS5: "no acceptable methods"; HTTP: 403 with the reason.
+  const answer = first[0] === 0x05 ? Buffer.from([0x05, 0xff]) : `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nAirlock egress: ${reason}\n`
+  socket.end(answer, () => socket.destroy())
+}
 
 /** The bridge's first line on each connection: `AIRLOCK-RUN <token>\n`. */
 const tokenPrefix = Buffer.from('AIRLOCK-RUN ')

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { redactText, type ActionContext, type ActionOutcome, type ActionResolver, type AnyActionSpec } from '../../core'
+import type { EgressRecord } from '@shared/network'
 import type { UpstreamMcpClient } from '../../core/live-resources-data'
 import { recordEgress } from '../run_command/execution-profile'
 import { mcpEndpoint, mcpLineage, mcpServerRequirement, runsSandboxed, sandboxRefusal, secretsOf, splitProxiedName } from './mcp-servers'
@@ -60,21 +61,18 @@ async function callUpstream(context: ActionContext<ProxiedToolInput>, serverName
   context.touched(mcpLineage(server))
   let raw: unknown
   let provider: Record<string, unknown> = { providerId: 'mcp' }
-  let client: UpstreamMcpClient | undefined
   try {
     const handle = await context.holdForSession(mcpServerRequirement(server, agent))
     provider = { providerId: handle.providerId, ...providerFacts(handle.meta) }
-    client = handle.resource as UpstreamMcpClient
-    raw = await client.callTool(tool, context.input, { timeoutMs: agent.profile.limits.timeoutSeconds * 1000, signal })
+    // A server with network proxy: the endpoints it reached (or was refused) while the call ran.
+    const egress = (records: EgressRecord[]) => recordEgress(context, records)
+    raw = await (handle.resource as UpstreamMcpClient).callTool(tool, context.input, { timeoutMs: agent.profile.limits.timeoutSeconds * 1000, signal, egress })
   } catch (error) {
-    recordEgress(context, client?.takeEgress?.())
     if (signal.aborted) throw error
     const refusal = sandboxRefusal(server, error)
     if (refusal) return { ...refusal, error: { code: refusal.error!.code, message: redactText(refusal.error!.message, secrets) }, meta: { ...refusal.meta, mcp, provider } }
     return { ...upstreamFailure(error, secrets), meta: { mcp, provider } }
   }
-  // A server with network proxy: the endpoints it reached (or was refused) while the call ran.
-  recordEgress(context, client?.takeEgress?.())
   const { data, redactions } = upstreamData(raw, secrets, agent.profile.limits.outputBytes)
   const diagnostics = [
     ...(redactions > 0 ? [`${redactions} occurrence(s) of the server's configured secrets were replaced in its result`] : []),

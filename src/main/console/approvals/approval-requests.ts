@@ -34,8 +34,9 @@ export type PreparedRequest = {
 /**
  * Turns an approval request into a queue item: bounded text for people, the parsed commands and
  * preview as given (never re-read from the summary), the rule it could become, and its batch key.
- * Identical requests of one agent (same tool, same redacted input, same policy rule and flags)
- * share a key; a request without an agent (a resource requirement) is keyed by what it says.
+ * Identical requests of one agent (same tool, same redacted input, same policy rule, flags and
+ * classification facts: a write-down of RESTRICTED data is not the question the operator saw about
+ * CONFIDENTIAL data) share a key; a request without an agent (a resource requirement) is keyed by what it says.
  */
 export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyzer | undefined): PreparedRequest {
   const kind = request.approvalKind ?? (request.tool ? 'action' : 'resource')
@@ -56,7 +57,7 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
   const batchKey = sha256(
     canonicalJson(
       request.agentId
-        ? { agentId: request.agentId, kind, tool, input: request.input ?? null, policyRule: facts.policyRule, riskFlags: [...riskFlags].sort(), commands: facts.commands }
+        ? { agentId: request.agentId, kind, tool, input: request.input ?? null, policyRule: facts.policyRule, riskFlags: [...riskFlags].sort(), commands: facts.commands, classification: classificationOf(request.classification) }
         : { kind, tool, summary: request.summary, reason: request.reason }
     )
   )

@@ -148,7 +148,8 @@ export class DockerProvider implements ExecutionResourceProvider {
     let egress: EgressEndpoint | undefined
     let session: Docker.Container | undefined
     try {
-      if (network === 'proxy') egress = await this.options.egress!.open({ scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
+      // Windowed: the bridge outlives runs, which go one at a time; between runs nothing is admitted.
+      if (network === 'proxy') egress = await this.options.egress!.open({ scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId }, { attribution: 'window' })
       const { container, accounting } = await startSessionContainer(this.docker, {
         image,
         identity,

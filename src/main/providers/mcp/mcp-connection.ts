@@ -9,8 +9,10 @@ export type UpstreamTool = { name: string; description?: string; inputSchema: Re
 /**
  * The `mcp` provider's live resource: a connected client to one upstream MCP server. The
  * transport's headers and environment stay inside it; nothing here exposes them. A sandboxed
- * server with `network: "proxy"` has an egress endpoint: the connections it made while a call ran
- * are that call's (`takeEgress`), closed with the server.
+ * server with `network: "proxy"` has a windowed egress endpoint (closed with the server): it may
+ * connect only while one of its calls runs, and each call is handed the connections made while it
+ * ran (when calls overlap, the first to end gets those made while several ran: the proxy cannot
+ * tell them apart).
  */
 export class McpConnection {
   constructor(
@@ -52,19 +54,15 @@ export class McpConnection {
     return tools
   }
 
-  /** Calls one upstream tool and returns its result as the server sent it. */
-  callTool(name: string, args: Record<string, unknown>, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
-    return this.client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs ?? 60_000, signal: options.signal })
-  }
-
-  /**
-   * The connections the server made through the egress proxy since the last take (decided and
-   * counted). A server is one process for all of a session's calls: when calls overlap, the one
-   * that takes first gets what all of them made so far (the proxy cannot tell them apart).
-   */
-  takeEgress(): EgressRecord[] {
-    // The server's bridge sends no run token: its connections wait in the endpoint's untokened record, which any take empties.
-    return this.egress ? this.egress.track(randomUUID())() : []
+  /** Calls one upstream tool and returns its result as the server sent it; `egress` gets the connections it made (proxied servers). */
+  async callTool(name: string, args: Record<string, unknown>, options: { timeoutMs?: number; signal?: AbortSignal; egress?: (records: EgressRecord[]) => void } = {}) {
+    const window = this.egress?.track(randomUUID())
+    try {
+      return await this.client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs ?? 60_000, signal: options.signal })
+    } finally {
+      const records = window?.()
+      if (records?.length) options.egress?.(records)
+    }
   }
 
   /** Pings the upstream: true when it answers in time. */

@@ -208,14 +208,16 @@ export class McpProvider implements ExecutionResourceProvider {
       }
       let opened
       try {
-        opened = await openEgressBind(this.options.egress, { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
+        // Windowed: the server outlives its calls; it may connect only while one of them runs.
+        const server = typeof requirement.meta?.server === 'string' ? { mcpServer: requirement.meta.server } : {}
+        opened = await openEgressBind(this.options.egress, { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId, ...server }, { attribution: 'window' })
       } catch (error) {
         plan.close()
         throw error
       }
       egress = opened.endpoint
       const node = bridgeNode(this.options.nodePath)
-      // No run token: one server serves every call of the session; its connections are taken per call.
+      // No run token: one server serves every call of the session; each call opens the window its connections are credited to.
       run = { argv: bridgedArgv(node.path, egress.socketName, '-', plan.argv), binds: [...plan.binds, opened.bind], env: { ...plan.env, ...egressEnv(), ...node.env }, readOnly: node.readOnly }
     }
     // The egress folder's descriptor is closed once, like the plan's (a second close could hit a reused number).

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path'
-import { egressBridgePort, openDirectoryNoFollow, type EgressEndpoint, type EgressOwner, type EgressPort } from '../../core'
+import { egressBridgePort, openDirectoryNoFollow, type EgressEndpoint, type EgressEndpointOptions, type EgressOwner, type EgressPort } from '../../core'
 
 /** Where a proxied sandbox (or a container's bridge) sees its egress socket's directory (bound read-only: enough to connect). */
 export const egressMount = '/run/airlock-egress'
@@ -46,7 +46,7 @@ export function bridgedArgv(nodePath: string, socketName: string, token: string,
   return [nodePath, '--no-warnings', '-e', bridgeSource, String(egressBridgePort), `${egressMount}/${socketName}`, token, ...argv]
 }
 
-/** The bridge alone (no program, no token: a container's runs go one at a time, so its connections belong to the run going on). */
+/** The bridge alone (no program, no token: for an endpoint whose runs open windows, see `EgressEndpointOptions`). */
 export function standaloneBridgeArgv(nodePath: string, socketName: string): string[] {
   return [nodePath, '--no-warnings', '-e', bridgeSource, String(egressBridgePort), `${egressMount}/${socketName}`, '-']
 }
@@ -63,8 +63,12 @@ export function bridgeNode(nodePath = process.execPath): { path: string; readOnl
 }
 
 /** A live resource's egress endpoint and its socket's folder opened (no links followed) for a read-only bind at `egressMount`. */
-export async function openEgressBind(egress: EgressPort, owner: EgressOwner): Promise<{ endpoint: EgressEndpoint; bind: { fd: number; dest: string; writable: boolean } }> {
-  const endpoint = await egress.open(owner)
+export async function openEgressBind(
+  egress: EgressPort,
+  owner: EgressOwner,
+  options?: EgressEndpointOptions
+): Promise<{ endpoint: EgressEndpoint; bind: { fd: number; dest: string; writable: boolean } }> {
+  const endpoint = await egress.open(owner, options)
   try {
     return { endpoint, bind: { fd: openDirectoryNoFollow(endpoint.socketDir), dest: egressMount, writable: false } }
   } catch (error) {

@@ -1,10 +1,11 @@
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { it } from 'vitest'
 import { EgressProxy, egressGate } from '../src/main/network'
 import { makeTempDir } from '../test/support/temp-home'
+import { startDownloadServer } from './support/download-server'
 import { compare, record, summarise, type BenchResult } from './support/measure'
 
 const execFileAsync = promisify(execFile)
@@ -22,11 +23,8 @@ it('network: proxy throughput and connect overhead', async () => {
   const payloadBytes = 1024 * 1024
   const totalMb = 100
   // The server is a process of its own too (see `timedDownload`): 100 MB of one repeated MiB.
-  const server = spawn(process.execPath, ['-e', serverScript, String(payloadBytes), String(totalMb)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const port = await new Promise<number>((resolve, reject) => {
-    server.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())))
-    server.once('exit', (code) => reject(new Error(`the server exited (${code})`)))
-  })
+  const server = await startDownloadServer(totalMb)
+  const port = server.port
   const dir = makeTempDir('airlock-bench-net-')
   const proxy = new EgressProxy({
     runDir: join(dir.path, 'run'),
@@ -97,23 +95,11 @@ it('network: proxy throughput and connect overhead', async () => {
   } finally {
     run()
     await endpoint.close()
-    server.kill()
+    server.stop()
     dir.remove()
   }
   record('network', results)
 }, 300_000)
-
-/** The loopback server: answers every request with `mb` MiB; prints its port. */
-const serverScript = `
-const http = require('http'); const size = Number(process.argv[1]); const mb = Number(process.argv[2]); const payload = Buffer.alloc(size, 7)
-const server = http.createServer((req, res) => {
-  res.writeHead(200, { 'content-length': String(size * mb) })
-  let sent = 0
-  const pump = () => { while (sent < mb) { sent++; if (!res.write(payload)) return void res.once('drain', pump) } res.end() }
-  pump()
-})
-server.listen(0, '127.0.0.1', () => console.log(server.address().port))
-`
 
 /** Runs one download in a child node process (direct, or through a CONNECT tunnel on the proxy's socket); its seconds. */
 async function timedDownload(target: { port: number } | { socketPath: string; host: string }, expected: number): Promise<number> {

@@ -112,7 +112,8 @@ s.on('data', (chunk) => {
   if (!tunnelled) { head += chunk.toString('latin1'); if (head.includes('\\r\\n\\r\\n')) { tunnelled = true; s.write('GET /big HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n') } return }
   bytes += chunk.length
 })
-s.on('close', () => { if (bytes < expected) { console.error('short: ' + bytes); process.exit(1) } console.log(Number(process.hrtime.bigint() - started) / 1e9) })
+s.on('error', (error) => console.error('socket error: ' + error.message))
+s.on('close', () => { if (bytes < expected) { console.error('short: ' + bytes + ' bytes; the proxy answered: ' + JSON.stringify(head.slice(0, 300))); process.exit(1) } console.log(Number(process.hrtime.bigint() - started) / 1e9) })
 `
   const { stdout } = await execFileAsync(process.execPath, ['-e', script, JSON.stringify(target), String(expected)], { maxBuffer: 1024 * 1024 })
   return Number(stdout.trim())

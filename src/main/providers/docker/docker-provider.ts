@@ -202,16 +202,18 @@ export class DockerProvider implements ExecutionResourceProvider {
   async release(handle: ResourceHandle): Promise<void> {
     const runner = handle.resource as ContainerRunner
     runner.close()
-    try {
-      // The bridge first: it holds the session container's network namespace.
-      await runner.extras.bridge?.remove({ force: true }).catch((error: { statusCode?: number }) => {
-        if (error.statusCode !== 404) throw error
-      })
-      await runner.extras.egress?.close()
-      await runner.container.remove({ force: true, v: true })
-    } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 404) return
-      throw new ExecutionResourceError('release_failed', `The container ${runner.container.id} could not be removed: ${(error as Error).message}`, { containerId: runner.container.id }, { cause: error })
+    // Each part goes whatever happens to the others; a container already gone is gone.
+    const failures: { what: string; error: unknown }[] = []
+    const gone = (what: string) => (error: { statusCode?: number }) => {
+      if (error.statusCode !== 404) failures.push({ what, error })
+    }
+    // The bridge first: it holds the session container's network namespace.
+    await runner.extras.bridge?.remove({ force: true }).catch(gone(`the egress bridge ${runner.extras.bridge.id}`))
+    await runner.extras.egress?.close().catch(gone('the egress endpoint'))
+    await runner.container.remove({ force: true, v: true }).catch(gone(`the container ${runner.container.id}`))
+    const [first] = failures
+    if (first) {
+      throw new ExecutionResourceError('release_failed', `${first.what} could not be removed: ${(first.error as Error).message}`, { containerId: runner.container.id }, { cause: first.error })
     }
   }
 

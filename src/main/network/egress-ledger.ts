@@ -41,8 +41,11 @@ export class EgressLedger {
 
   /** Records a decided connection; for an allowed one `bytes` reads its counts while it is open. Returns `closed`, to fix the counts. */
   add(run: string | undefined, entry: EgressRecord, bytes?: () => { up: number; down: number }): { closed(): void } {
-    // A connection whose run already ended (or whose token no run announced) goes to the shared record.
-    const bucket = this.bucket(run !== undefined && this.expected.has(run) ? run : shared)
+    // Decided after its run ended (the operator answered late): that call's record is already
+    // written, and no other call may be credited with it.
+    const going = run !== undefined && (run === shared ? this.expected.size > 0 : this.expected.has(run))
+    if (!going) return { closed: () => undefined }
+    const bucket = this.bucket(run)
     if (bucket.kept[entry.decision] >= keep[entry.decision]) {
       bucket.dropped[entry.decision] += 1
       return { closed: () => undefined }

@@ -165,3 +165,20 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(host.approvals.list().filter((item) => item.kind === 'network')).toEqual([])
   })
 })
+
+describe.skipIf(skip !== undefined)(`egress from a deep Airlock home${skip ? ` (skipped: ${skip})` : ''}`, { timeout: 60_000 }, () => {
+  let stage: EgressStage
+  // Was a bug: endpoint sockets lived in the home, and a unix socket path holds at most 107 bytes.
+  beforeAll(async () => {
+    stage = await openEgressStage({ prefix: `airlock-egress-deep-${'d'.repeat(120)}-`, pinned: ['pkgs.test'], agents: { deep: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' } } })
+    stage.host.store.network.addRule({ agentId: 'deep', decision: 'allow', host: 'pkgs.test' })
+  }, 120_000)
+  afterAll(async () => stage?.close())
+
+  it('a proxied run works from a home whose path is longer than a unix socket path may be', async () => {
+    expect(Buffer.byteLength(stage.host.paths.home)).toBeGreaterThan(107)
+    const fetched = await stage.run('deep', `curl -sS http://pkgs.test:${stage.port}/deep`)
+    expect(fetched.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${stage.port}/deep\n` })
+  })
+})
+

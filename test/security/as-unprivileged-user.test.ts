@@ -2,7 +2,8 @@
 // tested as root and as a non-root user). As root, this reruns the bubblewrap escape corpus, the
 // host runner's corpus, the trusted_local and run-ledger tests and the doctor's bubblewrap half
 // under setpriv as uid 65534, where sandboxes hold that uid instead of the dedicated one and no
-// cgroup is writable. As any other user the whole suite already runs that way.
+// cgroup is writable; and the egress suites (bubblewrap), where no socket is chowned. As any
+// other user the whole suite already runs that way.
 import { spawnSync } from 'node:child_process'
 import { chownSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -37,6 +38,11 @@ function vitestAsNobody(args: string[], env: NodeJS.ProcessEnv = process.env): s
 describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped: this suite already runs as a non-root user)'}`, () => {
   it('the bubblewrap, host runner, trusted_local and workspace file suites pass as uid 65534', () => {
     expect(vitestAsNobody(suites)).toMatch(/Tests\s.*\d+ passed/)
+  }, 320_000)
+
+  it('the egress proxy works and holds as uid 65534 (its sockets are not handed to a dedicated uid then): bubblewrap runs, MCP servers, write-down, red team', () => {
+    const egress = ['test/network-egress.test.ts', 'test/security/attack-egress-write-down.test.ts', 'test/security/redteam-egress-sandbox.test.ts', 'test/security/redteam-egress-mcp-writedown.test.ts']
+    expect(vitestAsNobody(egress)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)
 
   it('the doctor verifies every axis bubblewrap claims as uid 65534 (the sandbox then holds the same uid as Airlock)', () => {

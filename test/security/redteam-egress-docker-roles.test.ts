@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkEngine, createDockerClient } from '../../src/main/providers'
+import { egressPlace } from '../../src/main/host/egress-wiring'
 import { labels } from '../../src/main/providers/docker/docker-engine'
 import { skipReasonFor } from '../support/components'
 import { ensureTestImages } from '../support/docker-images'
@@ -72,8 +72,8 @@ describe.skipIf(skip !== undefined)(`red team: docker egress bridge, roles and w
   const py = (agent: string, source: string) => stage.run(agent, `python3 - 2>&1 <<'PY'\n${helpers}\n${source}\nPY\necho "rc=$?"`)
   const owned = async (sessionId: string) => Promise.all((await docker.listContainers({ all: true, filters: { label: [`${labels.owner}=${sessionId}`] } })).map((c) => docker.getContainer(c.Id).inspect()))
   const socketDirs = () => {
-    const run = join(stage.host.paths.home, 'run')
-    return existsSync(run) ? readdirSync(run).filter((name) => name.startsWith('egress-')) : []
+    const { runDir, prefix } = egressPlace(stage.host.paths.home)
+    return existsSync(runDir) ? readdirSync(runDir).filter((name) => name.startsWith(prefix)) : []
   }
 
   beforeAll(async () => {

@@ -5,6 +5,7 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../../src/main/host'
+import { egressPlace } from '../../src/main/host/egress-wiring'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from '../support/components'
 import { makeTempDir } from '../support/temp-home'
@@ -120,7 +121,7 @@ describe.skipIf(skip !== undefined)(`red team: egress from a bubblewrap sandbox$
   })
 
   it('(d) another agent\'s egress socket cannot be reached from this sandbox', async () => {
-    const runDir = join(dir.path, 'run')
+    const { runDir, prefix } = egressPlace(host.paths.home)
     const victimRun = run('victim', 'sleep 6')
     // find the victim's socket on the host while its sandbox runs
     let victimSocket: string | undefined
@@ -128,7 +129,7 @@ describe.skipIf(skip !== undefined)(`red team: egress from a bubblewrap sandbox$
     await expect
       .poll(
         () => {
-          for (const entry of readdirSync(runDir)) {
+          for (const entry of readdirSync(runDir).filter((name) => name.startsWith(prefix))) {
             const path = join(runDir, entry, 'proxy.sock')
             try {
               if (statSync(path).isSocket()) known.add(path)

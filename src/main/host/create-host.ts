@@ -20,7 +20,7 @@ import {
 import { createBuiltinProviders, createDockerClient, type ImageProgress } from '../providers'
 import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
 import { createAgentRuntime, type AgentRuntime } from './agent-runtime'
-import { createEgressProxy } from './egress-wiring'
+import { createEgressProxy, egressPlace } from './egress-wiring'
 import { openStore, type Store } from '../store'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
@@ -112,7 +112,7 @@ export function createHost(config: HostConfig = {}): Host {
     const late: { runtime?: AgentRuntime } = {}
     const egress = createEgressProxy({
       store,
-      runDir: join(paths.home, 'run'),
+      ...egressPlace(paths.home),
       approval,
       identity: sandboxIdentity(),
       globalLabels: () => settings.get('policy.labels') ?? {},

@@ -1,8 +1,18 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
+import { tmpdir } from 'node:os'
 import { classificationRank, higherClassification, type ClassificationLabels, type EffectiveAgentProfile } from '@shared/agents'
 import { ClassificationLabelSet, type EgressOwner, type PolicyApproval, type SandboxIdentity } from '../core'
 import { EgressProxy, egressGate, type EgressAgent } from '../network'
 import type { Store } from '../store'
+
+/**
+ * Where a home's egress endpoint folders are made: the system's temporary folder (sticky; each
+ * folder made by mkdtemp, 0700), named after the home so a start-up sweep removes only its own.
+ * Not in the home: a unix socket path holds at most 107 bytes, and a home can be deeper than that.
+ */
+export function egressPlace(home: string): { runDir: string; prefix: string } {
+  return { runDir: tmpdir(), prefix: `airlock-egress-${createHash('sha256').update(home).digest('hex').slice(0, 10)}-` }
+}
 
 /** The longest a connection waits for the operator, whatever the agent's approval timeout. */
 const askTimeoutSeconds = 120
@@ -17,7 +27,9 @@ const askTimeoutSeconds = 120
  */
 export function createEgressProxy(options: {
   store: Store
+  /** Where endpoint folders are made, and the start of their names (see `EgressProxyOptions`). */
   runDir: string
+  prefix: string
   approval: PolicyApproval
   identity: SandboxIdentity
   /** The effective profile of an agent, once the agent runtime exists. */
@@ -35,6 +47,7 @@ export function createEgressProxy(options: {
   }
   return new EgressProxy({
     runDir: options.runDir,
+    prefix: options.prefix,
     identity: options.identity,
     gate: egressGate({
       rules: () => store.network.rules(),

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -35,4 +35,34 @@ describe('egress endpoints on disk', () => {
       dir.remove()
     }
   })
+
+  it('a socket path longer than a unix socket allows is refused with what to do, leaving nothing behind', async () => {
+    const dir = makeTempDir('airlock-egress-long-')
+    try {
+      const runDir = join(dir.path, 'x'.repeat(120))
+      await expect(new EgressProxy({ runDir, gate }).open({ scope: 'session', ownerId: 's' })).rejects.toThrow(/longer than a unix socket allows \(107 bytes\); set TMPDIR/)
+      expect(readdirSync(runDir)).toEqual([])
+    } finally {
+      dir.remove()
+    }
+  })
+
+  it('the sweep removes only this proxy\'s own folders: not another prefix\'s, not a link, not a file', async () => {
+    const dir = makeTempDir('airlock-egress-sweep-own-')
+    try {
+      const mine = new EgressProxy({ runDir: dir.path, prefix: 'airlock-egress-aaaa-', gate })
+      const theirs = new EgressProxy({ runDir: dir.path, prefix: 'airlock-egress-bbbb-', gate })
+      const left = await mine.open({ scope: 'session', ownerId: 's' })
+      const other = await theirs.open({ scope: 'session', ownerId: 's' })
+      symlinkSync(other.socketDir, join(dir.path, 'airlock-egress-aaaa-link'))
+      writeFileSync(join(dir.path, 'airlock-egress-aaaa-file'), '')
+      expect(new EgressProxy({ runDir: dir.path, prefix: 'airlock-egress-aaaa-', gate }).sweep()).toEqual([left.socketDir.split('/').at(-1)])
+      expect(readdirSync(dir.path).sort()).toEqual(['airlock-egress-aaaa-file', 'airlock-egress-aaaa-link', other.socketDir.split('/').at(-1)].sort())
+      expect(existsSync(join(other.socketDir, other.socketName))).toBe(true)
+      await other.close()
+    } finally {
+      dir.remove()
+    }
+  })
 })
+

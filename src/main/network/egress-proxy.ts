@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import { connect, createServer as createNetServer, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -11,8 +11,14 @@ import { serveSocks } from './egress-socks'
 
 /** What the proxy is built with. */
 export type EgressProxyOptions = {
-  /** Where endpoint sockets live (one private directory each). */
+  /**
+   * Where endpoint folders are made (one private directory each, made by `mkdtemp`): a sticky
+   * shared directory such as /tmp, or one of Airlock's own. Short, because a unix socket's path
+   * holds at most 107 bytes (an Airlock home can be deeper than that allows).
+   */
   runDir: string
+  /** The start of this proxy's folder names in `runDir` (per Airlock home: the sweep removes only its own). */
+  prefix?: string
   gate: EgressGate
   /** Who connects: the socket is given to this identity (the sandbox uid), nobody else may. */
   identity?: SandboxIdentity
@@ -23,6 +29,9 @@ export type EgressProxyOptions = {
 /** Bounds against slow or hostile clients. */
 const limits = { headersMs: 10_000, connectMs: 10_000, idleMs: 300_000, headerBytes: 16 * 1024, records: 1000 }
 const socketName = 'proxy.sock'
+
+/** The longest path a unix socket can be bound at (`sun_path` is 108 bytes with its NUL). */
+const maxSocketPathBytes = 107
 
 /**
  * The egress proxy (SPEC §6.5): per live resource an HTTP proxy on a unix socket that only that
@@ -44,18 +53,33 @@ export class EgressProxy implements EgressPort {
   sweep(): string[] {
     let names: string[]
     try {
-      names = readdirSync(this.options.runDir).filter((name) => name.startsWith('egress-'))
+      names = readdirSync(this.options.runDir).filter((name) => name.startsWith(this.prefix))
     } catch {
       return []
     }
-    for (const name of names) rmSync(join(this.options.runDir, name), { recursive: true, force: true })
-    return names
+    // Only real folders this process's user or its sandbox identity own: in a shared /tmp a name
+    // with our prefix may be anyone's (their folders and links are left alone).
+    const owners = new Set([process.getuid?.(), this.options.identity?.uid])
+    const ours = names.filter((name) => {
+      const stat = lstatSync(join(this.options.runDir, name), { throwIfNoEntry: false })
+      return stat?.isDirectory() === true && owners.has(stat.uid)
+    })
+    for (const name of ours) rmSync(join(this.options.runDir, name), { recursive: true, force: true })
+    return ours
+  }
+
+  private get prefix(): string {
+    return this.options.prefix ?? 'egress-'
   }
 
   async open(owner: EgressOwner, options: EgressEndpointOptions = {}): Promise<EgressEndpoint> {
     const windowed = options.attribution === 'window'
     mkdirSync(this.options.runDir, { recursive: true, mode: 0o711 })
-    const socketDir = mkdtempSync(join(this.options.runDir, 'egress-'))
+    const socketDir = mkdtempSync(join(this.options.runDir, this.prefix))
+    if (Buffer.byteLength(join(socketDir, socketName)) > maxSocketPathBytes) {
+      rmSync(socketDir, { recursive: true, force: true })
+      throw new Error(`The egress socket's path ${join(socketDir, socketName)} is longer than a unix socket allows (${maxSocketPathBytes} bytes); set TMPDIR to a shorter directory.`)
+    }
     const identity = this.options.identity
     if (identity?.dedicated) chownSync(socketDir, identity.uid, identity.gid)
     const ledger = new EgressLedger()

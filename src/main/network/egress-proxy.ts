@@ -150,12 +150,19 @@ export class EgressProxy implements EgressPort {
     })
     listener.maxConnections = this.options.maxConnections ?? 64
     const socketPath = join(socketDir, socketName)
-    await new Promise<void>((resolve, reject) => {
-      listener.once('error', reject)
-      listener.listen(socketPath, () => resolve())
-    })
-    chmodSync(socketPath, 0o600)
-    if (identity?.dedicated) chownSync(socketPath, identity.uid, identity.gid)
+    try {
+      await new Promise<void>((resolve, reject) => {
+        listener.once('error', reject)
+        listener.listen(socketPath, () => resolve())
+      })
+      chmodSync(socketPath, 0o600)
+      if (identity?.dedicated) chownSync(socketPath, identity.uid, identity.gid)
+    } catch (error) {
+      // Nothing of an endpoint that never opened is left behind.
+      listener.close()
+      rmSync(socketDir, { recursive: true, force: true })
+      throw error
+    }
     return {
       socketDir,
       socketName,
@@ -167,8 +174,10 @@ export class EgressProxy implements EgressPort {
         closing.abort()
         for (const socket of open) socket.destroy()
         server.closeAllConnections()
-        await new Promise<void>((resolve) => listener.close(() => resolve()))
+        const closed = new Promise<void>((resolve) => listener.close(() => resolve()))
+        // At once, not after the last connection ends: a process that exits meanwhile leaves nothing.
         rmSync(socketDir, { recursive: true, force: true })
+        await closed
       }
     }
   }

@@ -177,7 +177,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
   }
 
   async release(handle: ResourceHandle): Promise<void> {
-    ;(handle.resource as LocalProgramRunner).close()
+    await (handle.resource as LocalProgramRunner).close()
   }
 
   /**

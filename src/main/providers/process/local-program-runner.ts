@@ -81,11 +81,14 @@ export class LocalProgramRunner implements ProgramRunner {
     return !this.released.signal.aborted && this.roots.every((root) => existsSync(root))
   }
 
-  /** Ends every run still going and refuses new ones; `onClose` ends what the launcher keeps. */
-  close(): void {
+  /** Ends every run still going and refuses new ones; `onClose` ends what the launcher keeps (awaited by the provider's release). */
+  close(): Promise<void> {
     this.released.abort()
-    void this.onClose?.()
+    this.closing ??= this.onClose?.() ?? Promise.resolve()
+    return this.closing
   }
+
+  private closing?: Promise<void>
 
   /** Set by a provider whose launcher keeps something between runs (warm sandbox launchers). */
   onClose?: () => Promise<void>

@@ -123,7 +123,7 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
   }
 
   async release(handle: ResourceHandle): Promise<void> {
-    ;(handle.resource as LocalProgramRunner).close()
+    await (handle.resource as LocalProgramRunner).close()
   }
 
   /** Ends the process groups of runs a crashed Airlock left running (they outlive it: no sandbox ties them to it). */

@@ -4,7 +4,7 @@ import { it } from 'vitest'
 import { createHost } from '../src/main/host'
 import { makeTempDir } from '../test/support/temp-home'
 import { startDownloadServer } from './support/download-server'
-import { record, summarise } from './support/measure'
+import { compareThroughput, record } from './support/measure'
 
 const execFileAsync = promisify(execFile)
 
@@ -38,26 +38,14 @@ it('network: a download from inside a bubblewrap sandbox through the egress brid
       return Number(data.stdout)
     }
     const direct = async () => Number((await execFileAsync('curl', [...curl, `http://127.0.0.1:${port}/big`])).stdout)
-    const rates = { sandboxed: [] as number[], direct: [] as number[] }
-    for (let round = 0; round < 8; round++) {
-      for (const which of round % 2 === 0 ? (['sandboxed', 'direct'] as const) : (['direct', 'sandboxed'] as const)) {
-        const seconds = which === 'sandboxed' ? await sandboxed() : await direct()
-        if (round > 0) rates[which].push(totalMb / seconds)
-      }
-    }
-    const s = summarise(rates.sandboxed)
-    const d = summarise(rates.direct)
     record('network-sandbox', [
-      {
+      await compareThroughput({
         name: 'network.sandboxed_download.ratio_vs_direct',
-        unit: 'MB/s',
-        median: Math.round(s.median),
-        p95: Math.round(s.p95),
-        samples: rates.sandboxed.length,
-        baseline: { median: Math.round(d.median), p95: Math.round(d.p95) },
-        ratio: Math.round((s.median / d.median) * 1000) / 1000,
+        megabytes: totalMb,
+        pipeline: sandboxed,
+        baseline: direct,
         note: `${totalMb} MB: curl in a bubblewrap sandbox through the bridge, the egress socket and the proxy (curl's own transfer time) vs curl on the host straight from the loopback server; higher is better`
-      }
+      })
     ])
   } finally {
     await host.dispose()

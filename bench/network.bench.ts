@@ -6,7 +6,7 @@ import { it } from 'vitest'
 import { EgressProxy, egressGate } from '../src/main/network'
 import { makeTempDir } from '../test/support/temp-home'
 import { startDownloadServer } from './support/download-server'
-import { compare, record, summarise, type BenchResult } from './support/measure'
+import { compare, compareThroughput, record, type BenchResult } from './support/measure'
 
 const execFileAsync = promisify(execFile)
 
@@ -64,25 +64,15 @@ it('network: proxy throughput and connect overhead', async () => {
     // Client and server run in processes of their own, as a sandboxed program and a remote server
     // would: only the proxy shares this process, so the figure is the proxy's cost, not the bench's.
     const download = (viaProxy: boolean) => timedDownload(viaProxy ? { socketPath, host: `pkgs.test:${port}` } : { port }, payloadBytes * totalMb)
-    const rates = { proxy: [] as number[], direct: [] as number[] }
-    for (let round = 0; round < 8; round++) {
-      for (const viaProxy of round % 2 === 0 ? [true, false] : [false, true]) {
-        const seconds = await download(viaProxy)
-        if (round > 0) (viaProxy ? rates.proxy : rates.direct).push(totalMb / seconds)
-      }
-    }
-    const p = summarise(rates.proxy)
-    const d = summarise(rates.direct)
-    results.push({
-      name: 'network.proxy_throughput.ratio_vs_direct',
-      unit: 'MB/s',
-      median: Math.round(p.median),
-      p95: Math.round(p.p95),
-      samples: rates.proxy.length,
-      baseline: { median: Math.round(d.median), p95: Math.round(d.p95) },
-      ratio: Math.round((p.median / d.median) * 1000) / 1000,
-      note: `${totalMb} MB over HTTP from a loopback server: CONNECT tunnel through the egress proxy's unix socket vs a direct TCP connection; goal ≥ 0.8 (higher is better)`
-    })
+    results.push(
+      await compareThroughput({
+        name: 'network.proxy_throughput.ratio_vs_direct',
+        megabytes: totalMb,
+        pipeline: () => download(true),
+        baseline: () => download(false),
+        note: `${totalMb} MB over HTTP from a loopback server: CONNECT tunnel through the egress proxy's unix socket vs a direct TCP connection; goal ≥ 0.8 (higher is better)`
+      })
+    )
     const connectTimes = await compare({
       name: 'network.connect_overhead_ms',
       samples: 200,

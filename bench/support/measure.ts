@@ -48,6 +48,40 @@ export async function compare(options: {
   return { name: options.name, unit: 'ms', ...round(pipeline), samples: options.samples, baseline: round(baseline), ratio: Number((pipeline.median / baseline.median).toFixed(3)), note: options.note }
 }
 
+/**
+ * Compares two ways of downloading `megabytes` in MB/s: each returns the seconds one download took;
+ * they alternate (same noise for both) for `rounds` rounds, the first a warm-up. The ratio is
+ * pipeline over baseline (higher is better).
+ */
+export async function compareThroughput(options: {
+  name: string
+  megabytes: number
+  rounds?: number
+  pipeline: () => Promise<number>
+  baseline: () => Promise<number>
+  note: string
+}): Promise<BenchResult> {
+  const rates = { pipeline: [] as number[], baseline: [] as number[] }
+  for (let round = 0; round < (options.rounds ?? 8); round++) {
+    for (const which of round % 2 === 0 ? (['pipeline', 'baseline'] as const) : (['baseline', 'pipeline'] as const)) {
+      const seconds = await options[which]()
+      if (round > 0) rates[which].push(options.megabytes / seconds)
+    }
+  }
+  const pipeline = summarise(rates.pipeline)
+  const baseline = summarise(rates.baseline)
+  return {
+    name: options.name,
+    unit: 'MB/s',
+    median: Math.round(pipeline.median),
+    p95: Math.round(pipeline.p95),
+    samples: rates.pipeline.length,
+    baseline: { median: Math.round(baseline.median), p95: Math.round(baseline.p95) },
+    ratio: Math.round((pipeline.median / baseline.median) * 1000) / 1000,
+    note: options.note
+  }
+}
+
 function round(value: { median: number; p95: number }) {
   return { median: Number(value.median.toFixed(3)), p95: Number(value.p95.toFixed(3)) }
 }

@@ -13,10 +13,10 @@ import { openEgressStage, type EgressStage } from '../support/egress-stage'
 // ever contacted. Every test asserts the SECURE behaviour: a failing test is a hole. Six of these
 // were holes when written (all but the role and clean-rule cases) and failed until fixed.
 
-const fixtures = join(import.meta.dirname, 'fixtures')
+const fixtures = join(import.meta.dirname, '..', 'fixtures')
 const bwrap = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
-const timerServer = (name: string) => ({ name, command: [process.execPath, join(fixtures, 'mcp-egress-timer-server.mjs')], readOnlyPaths: [fixtures], network: 'proxy' as const })
+const timerServer = (name: string) => ({ name, command: [process.execPath, join(fixtures, 'mcp-probe-server.mjs')], readOnlyPaths: [fixtures], network: 'proxy' as const })
 const secret = 'airlock-redteam14-mcp-secret-41d7'
 
 type Probe = { ok?: boolean; status?: number; body?: string; code?: string; scheduled?: boolean }

@@ -54,10 +54,12 @@ export function createEgressProxy(options: {
       pinned: (name) => store.network.pinned(name),
       agentOf,
       writeDown: (agent, owner, host) => {
-        const profile = options.profileOf(agent.agentId)
-        const labels = new ClassificationLabelSet([options.globalLabels(), profile?.labels ?? {}], profile?.mcpServers ?? [])
         // What the connection may carry: what the session has read, and what an MCP server behind the endpoint holds.
         const taint = agent.sessionId ? store.sessions.taint(agent.sessionId) : 'PUBLIC'
+        // The common case (nothing read, no server) builds no label set: this runs on every connection.
+        if (taint === 'PUBLIC' && !owner.mcpServer) return undefined
+        const profile = options.profileOf(agent.agentId)
+        const labels = new ClassificationLabelSet([options.globalLabels(), profile?.labels ?? {}], profile?.mcpServers ?? [])
         const held = owner.mcpServer ? labels.ofServer(owner.mcpServer) : 'PUBLIC'
         const carried = higherClassification(taint, held)
         if (carried === 'PUBLIC') return undefined

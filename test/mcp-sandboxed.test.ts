@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { homedir } from 'node:os'
 import { join, relative, resolve, sep } from 'node:path'
@@ -98,30 +98,30 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
     expect(handle?.meta).toMatchObject({ sandboxed: true, isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' } })
   })
 
-  it("get-env shows none of the host's environment: only PATH, HOME (the scratch), LANG, TMPDIR, the shell's PWD and the server's own env", async () => {
+  it("get-env shows none of the host's environment: only PATH, HOME (its state folder), LANG, TMPDIR, the shell's PWD and the server's own env", async () => {
     expect(process.env.AIRLOCK_TEST_HOST_CANARY).toBe(hostCanary)
     const result = await call('everything__get-env')
     expect(result.status).toBe('success')
     expect(text(result)).not.toContain(hostCanary)
     const env = JSON.parse(text(result)) as Record<string, string>
     expect(Object.keys(env).sort()).toEqual(['EVERYTHING_TOKEN', 'HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR'])
-    const scratch = join(workspace, 'integrations', 'everything')
+    const scratch = join(realpathSync(dir.path), 'mcp-state', 'coder', 'everything')
     // PWD is set by the sandbox's own sh (the launch trampoline) from the working directory.
     expect(env).toMatchObject({ HOME: scratch, PWD: scratch, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', TMPDIR: '/tmp' })
     // The server's own secret reaches it, and is redacted from what the agent gets.
     expect(env.EVERYTHING_TOKEN).toBe('[redacted]')
   })
 
-  it("runs as the sandbox identity (never root), in its own pid namespace, in its scratch directory", async () => {
+  it("runs as the sandbox identity (never root), in its own pid namespace, in its state folder out of the workspace", async () => {
     const who = (await probe('whoami', {})) as unknown as { uid: number; gid: number; pid: number; cwd: string; env: Record<string, string> }
     expect(who.uid).toBe(sandboxIdentity().uid)
     if (process.getuid?.() === 0) expect(who.uid).not.toBe(0)
     expect(who.pid).toBeLessThan(10)
-    expect(who.cwd).toBe(join(workspace, 'integrations', 'probe'))
+    expect(who.cwd).toBe(join(realpathSync(dir.path), 'mcp-state', 'coder', 'probe'))
     expect(JSON.stringify(who.env)).not.toContain(hostCanary)
   })
 
-  it("cannot read the host's home, the Airlock home, another agent's workspace or its own agent's workspace outside its scratch", async () => {
+  it("cannot read the host's home, the Airlock home, another agent's workspace or its own agent's workspace", async () => {
     // Inside, a host home is absent, or (when the Airlock home lies in it, as for a non-root user)
     // only the empty folders bwrap made on the way to the scratch; nothing the user keeps there.
     for (const home of new Set([homedir(), process.env.HOME ?? homedir()])) {
@@ -133,18 +133,19 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
       }
     }
     expect(await probe('read', { path: join(dir.path, 'airlock.db') })).toEqual({ ok: false, code: 'ENOENT' })
-    expect(await probe('list', { path: dir.path })).toMatchObject({ ok: true, value: ['workspaces'] })
+    expect(await probe('list', { path: dir.path })).toMatchObject({ ok: true, value: ['mcp-state'] })
     expect(await probe('read', { path: join(otherWorkspace, 'scratch', 'notes.txt') })).toEqual({ ok: false, code: 'ENOENT' })
     expect(await probe('read', { path: join(workspace, 'scratch', 'mine.txt') })).toEqual({ ok: false, code: 'ENOENT' })
-    expect(await probe('list', { path: join(workspace, 'integrations') })).toEqual({ ok: true, value: ['probe'] })
+    expect(await probe('list', { path: workspace })).toEqual({ ok: false, code: 'ENOENT' })
+    expect(await probe('list', { path: join(realpathSync(dir.path), 'mcp-state', 'coder') })).toEqual({ ok: true, value: ['probe'] })
     expect(await probe('read', { path: '/etc/shadow' })).toEqual({ ok: false, code: 'ENOENT' })
     // What the operator listed is readable; nothing else of the repository is there.
     expect(await probe('read', { path: probeServer })).toMatchObject({ ok: true })
     expect(await probe('read', { path: join(fixtures, '..', '..', 'package.json') })).toEqual({ ok: false, code: 'ENOENT' })
   })
 
-  it('writes only its scratch: the system, the read-only paths, the agent workspace and / refuse, and its /tmp is its own', async () => {
-    const scratch = join(workspace, 'integrations', 'probe')
+  it('writes only its state folder: the system, the read-only paths, the agent workspace and / refuse, and its /tmp is its own', async () => {
+    const scratch = join(realpathSync(dir.path), 'mcp-state', 'coder', 'probe')
     expect(await probe('write', { path: join(scratch, 'kept.txt'), content: 'from the server' })).toEqual({ ok: true })
     expect(readFileSync(join(scratch, 'kept.txt'), 'utf8')).toBe('from the server')
     expect(lstatSync(join(scratch, 'kept.txt')).uid).toBe(sandboxIdentity().uid)

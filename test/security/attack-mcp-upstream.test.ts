@@ -1,7 +1,7 @@
 // Attacks on the sandbox of upstream stdio MCP servers (issue 11), through the path an agent's call
 // takes (real host, `host.agents.sessions.execute`, real mcp provider, real bubblewrap), as root
 // the way CI runs it. Each case is data: the server config, what an attacker (the agent's own
-// sandboxes can write its workspace, `integrations/` included) does first, the exact outcome, and
+// sandboxes can write its workspace, `integrations/` included; a server's state lies outside it) does first, the exact outcome, and
 // what on the host must be unchanged. The server is test/fixtures/mcp-probe-server.mjs.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -22,7 +22,7 @@ const bwrap = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
 
 /** The stage: the Airlock home, and beside it (outside) a directory an attack must not reach. */
-type Context = { home: string; outside: string; workspace: string; host: Host; sessionId: string; call(tool: string, input?: unknown): Promise<ActionResult> }
+type Context = { home: string; outside: string; workspace: string; agentId: string; host: Host; sessionId: string; call(tool: string, input?: unknown): Promise<ActionResult> }
 
 type Case = {
   id: string
@@ -56,29 +56,37 @@ export const cases: Case[] = [
       rmSync(join(ctx.workspace, 'integrations'), { recursive: true })
       symlinkSync(ctx.outside, join(ctx.workspace, 'integrations'))
     },
-    run: refused(/integrations is a symbolic link/),
+    // The server's state is not in the workspace: the link leads nowhere the server goes.
+    run: async (ctx) => {
+      const who = structured(await ctx.call('probe__whoami')) as { cwd: string }
+      expect(who.cwd).toBe(join(realpathSync(ctx.home), 'mcp-state', ctx.agentId, 'probe'))
+      expect(structured(await ctx.call('probe__list', { path: ctx.workspace }))).toEqual({ ok: false, code: 'ENOENT' })
+    },
     hostUnchanged: outsideUntouched
   },
   {
-    id: 'server-scratch-symlink',
-    attack: 'the agent plants integrations/probe as a symlink to a host directory',
+    id: 'state-folder-symlink',
+    attack: "someone with the host's uid plants the server's state folder (mcp-state/<agent>/probe) as a symlink to a host directory",
     server: () => ({}),
-    before: (ctx) => symlinkSync(ctx.outside, join(ctx.workspace, 'integrations', 'probe')),
+    before: (ctx) => {
+      mkdirSync(join(ctx.home, 'mcp-state', ctx.agentId), { recursive: true })
+      symlinkSync(ctx.outside, join(ctx.home, 'mcp-state', ctx.agentId, 'probe'))
+    },
     run: refused(/probe is a symbolic link/),
     hostUnchanged: outsideUntouched
   },
   {
-    id: 'scratch-swapped-after-start',
-    attack: 'once the server runs, the agent renames its scratch away and puts a symlink to a host directory in its place',
+    id: 'state-swapped-after-start',
+    attack: 'once the server runs, its state folder is renamed away and a symlink to a host directory put in its place',
     server: () => ({}),
     run: async (ctx) => {
       expect((await ctx.call('probe__whoami')).status).toBe('success')
-      const scratch = join(ctx.workspace, 'integrations', 'probe')
-      renameSync(scratch, `${scratch}-moved`)
-      symlinkSync(ctx.outside, scratch)
+      const state = join(realpathSync(ctx.home), 'mcp-state', ctx.agentId, 'probe')
+      renameSync(state, `${state}-moved`)
+      symlinkSync(ctx.outside, state)
       // The sandbox holds the directory it was bound from, not the path: the write lands there.
-      expect(structured(await ctx.call('probe__write', { path: join(scratch, 'after-swap.txt') }))).toEqual({ ok: true })
-      expect(readFileSync(join(`${scratch}-moved`, 'after-swap.txt'), 'utf8')).toBe('written by the probe server')
+      expect(structured(await ctx.call('probe__write', { path: join(state, 'after-swap.txt') }))).toEqual({ ok: true })
+      expect(readFileSync(join(`${state}-moved`, 'after-swap.txt'), 'utf8')).toBe('written by the probe server')
     },
     hostUnchanged: outsideUntouched
   },
@@ -243,7 +251,7 @@ describe.skipIf(skip !== undefined)(`attacks on sandboxed upstream MCP servers${
       writeFileSync(join(outside, 'secret.txt'), 'host secret')
       const agentId = `case-${index}`
       // Where the agent service will make the workspace (the config may name paths in it).
-      const partial: Context = { home, outside, workspace: join(realpathSync(home), 'workspaces', agentId), host, sessionId: '', call: async () => undefined as never }
+      const partial: Context = { home, outside, agentId, workspace: join(realpathSync(home), 'workspaces', agentId), host, sessionId: '', call: async () => undefined as never }
       const server = { name: 'probe', command: ['/usr/bin/node', probeServer], readOnlyPaths: [fixtures], ...attack.server(partial) }
       const workspace = host.agents.agents.create(agentId, { profile: { capabilities: ['mcp'], mcpServers: [server] } }).workspace
       expect(workspace).toBe(partial.workspace)

@@ -1,5 +1,5 @@
 import { closeSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { AgentError } from './agent-errors'
 import { claimWorkspace, makeDirectoryExclusive, openDirectoryNoFollow, sandboxIdentity, type SandboxIdentity } from '../core'
 
@@ -84,6 +84,10 @@ export class AgentWorkspaces {
       for (let n = 2; exists(target); n++) target = join(removed, `${agentId}-${stamp}-${n}`)
       // rename moves the directory entry itself, never what a link inside points to.
       renameSync(path, target)
+      // Its upstream servers' state (mcp-state/<agent>, beside the workspaces) goes with it, so an
+      // agent made later under the same id does not start its servers on the old one's state.
+      const state = join(dirname(realpathSync(this.root)), 'mcp-state', agentId)
+      if (exists(state)) renameSync(state, `${target}.mcp-state`)
       return target
     } catch (error) {
       throw new AgentError('agent.workspace_unavailable', `Cannot move the workspace ${path} aside: ${error instanceof Error ? error.message : String(error)}`, { agentId })

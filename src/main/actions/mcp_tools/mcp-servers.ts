@@ -1,4 +1,4 @@
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { EffectiveAgentProfile, McpServerConfig } from '@shared/agents'
 import { secretVariants, type ActionAgent, type ActionOutcome, type LineageEndpoint, type ResourceRequirementInput } from '../../core'
 
@@ -55,25 +55,30 @@ export function runsSandboxed(server: McpServerConfig): boolean {
   return server.command !== undefined && server.unsafe !== true
 }
 
-/** The scratch directory of a sandboxed server: `<workspace>/integrations/<server>` (SPEC §6.2), its HOME and cwd. */
-export function serverScratch(workspace: string, server: McpServerConfig): string {
-  return join(workspace, 'integrations', server.name)
+/**
+ * A stdio server's private state folder, its HOME and cwd: `<home>/mcp-state/<agent>/<server>`,
+ * beside the workspaces folder and never inside the agent's workspace (whatever an agent writes
+ * must not be on its server's start-up, module or config path). A workspace is always
+ * `<home>/workspaces/<agent>`; the provider checks the exact shape again under the real home.
+ */
+export function serverStateDir(workspace: string, server: McpServerConfig): string {
+  return join(dirname(dirname(workspace)), 'mcp-state', basename(workspace), server.name)
 }
 
 /**
  * The session-scoped `mcp` requirement of a server, as the mcp provider's config. A stdio server
- * not marked `unsafe` runs sandboxed: its scratch directory in the agent's workspace (the provider
- * checks it lies in the workspaces folder and opens it without following links), its
+ * not marked `unsafe` runs sandboxed: its state folder out of the agent's workspace (the provider
+ * checks its shape under the home and opens it without following links), its
  * `readOnlyPaths`, its own `network` (default none) and the agent's CPU, memory and process limits,
  * and the requirement demands every isolation axis, so nothing less than a sandbox can serve it.
- * An unsafe one runs on the host. An HTTP server takes the agent's network mode (off loopback it
+ * An unsafe one runs on the host, as the sandbox uid, in the same state folder. An HTTP server takes the agent's network mode (off loopback it
  * needs `full`). The config holds secrets: it is never recorded.
  */
 export function mcpServerRequirement(server: McpServerConfig, agent: Pick<ActionAgent, 'workspace' | 'profile'>): ResourceRequirementInput {
   const base = { kind: 'mcp', scope: 'session', resourceKey: `mcp:${server.name}`, meta: { server: server.name, endpoint: mcpEndpoint(server) } } as const
   const env = server.env ? { env: server.env } : {}
   if (server.command && server.unsafe === true) {
-    return { ...base, config: { transport: 'stdio', command: server.command[0], args: server.command.slice(1), unsafe: true, ...env } }
+    return { ...base, config: { transport: 'stdio', command: server.command[0], args: server.command.slice(1), unsafe: true, stateDir: serverStateDir(agent.workspace, server), ...env } }
   }
   if (server.command) {
     const { cpuSeconds, memoryMb, pids } = agent.profile.limits
@@ -83,7 +88,7 @@ export function mcpServerRequirement(server: McpServerConfig, agent: Pick<Action
         transport: 'stdio',
         command: server.command[0],
         args: server.command.slice(1),
-        scratch: serverScratch(agent.workspace, server),
+        stateDir: serverStateDir(agent.workspace, server),
         ...(server.readOnlyPaths ? { readOnlyPaths: server.readOnlyPaths } : {}),
         ...env
       },
@@ -101,7 +106,7 @@ export function mcpServerRequirement(server: McpServerConfig, agent: Pick<Action
 /**
  * The error codes that mean a sandboxed server was refused before it ran: no provider could give
  * it a sandbox (bubblewrap missing, a read-only path or program refused at the probe), or its
- * scratch directory was refused (a link on its path, outside the workspace).
+ * state folder was refused (a link on its path, not where it must be).
  */
 const refusalCodes = new Set(['execution_resource.provider_unavailable', 'execution_resource.bubblewrap_unavailable', 'workspace_path_refused', 'workspace_boundary'])
 

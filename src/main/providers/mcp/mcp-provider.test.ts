@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http'
-import { existsSync, lstatSync, mkdirSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
@@ -50,12 +50,12 @@ describe('mcp provider', () => {
   let http: Awaited<ReturnType<typeof startHttpServer>>
   const token = 'upstream-secret-token-9f3a'
   const workspace = join(home.path, 'workspaces', 'agent-1')
-  const scratch = join(workspace, 'integrations', 'everything')
+  const stateDir = join(home.path, 'mcp-state', 'agent-1', 'everything')
   const sandboxed = (extra: Record<string, unknown> = {}) => ({
     transport: 'stdio',
     command: '/usr/bin/node',
     args: [everything, 'stdio'],
-    scratch,
+    stateDir,
     readOnlyPaths: [nodeModules],
     env: { EVERYTHING_SECRET: 'env-secret-value-77' },
     ...extra
@@ -73,17 +73,17 @@ describe('mcp provider', () => {
 
   it.skipIf(skipSandbox !== undefined)(`runs @modelcontextprotocol/server-everything over stdio in bubblewrap: lists tools, calls one; meta says sandboxed; release leaves no process${skipSandbox ? ` (skipped: ${skipSandbox})` : ''}`, async () => {
     const handle = await manager.ensure({ kind: 'mcp', config: sandboxed() })
-    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: true, isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' }, scratch })
+    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: true, isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' }, stateDir })
     const connection = handle.resource as McpConnection
     const tools = await connection.listTools()
     expect(tools.map((t) => t.name)).toContain('echo')
     const result = await connection.callTool('echo', { message: 'hello upstream' })
     expect(JSON.stringify(result.content)).toContain('hello upstream')
-    // The scratch was made for the sandbox identity; the server's HOME and cwd are there.
-    expect(existsSync(scratch)).toBe(true)
+    // The state folder was made for the sandbox identity, out of the workspace; the server's HOME and cwd are there.
+    expect(existsSync(stateDir)).toBe(true)
     const listed = (await connection.callTool('get-env', {})).content as { text: string }[]
     const env = JSON.parse(listed[0]!.text) as Record<string, string>
-    expect(env).toMatchObject({ HOME: scratch, PATH: '/usr/local/bin:/usr/bin:/bin', EVERYTHING_SECRET: 'env-secret-value-77' })
+    expect(env).toMatchObject({ HOME: stateDir, PATH: '/usr/local/bin:/usr/bin:/bin', EVERYTHING_SECRET: 'env-secret-value-77' })
     const pid = connection.pid!
     expect(isAlive(pid)).toBe(true)
     expect(await new McpProvider().healthCheck(handle)).toBe('ready')
@@ -91,12 +91,22 @@ describe('mcp provider', () => {
     await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false)
   })
 
-  it('an unsafe stdio server runs on the host, and probe and meta say it is unsandboxed', async () => {
-    const handle = await manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', args: [everything, 'stdio'], unsafe: true } })
-    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: false, unsafe: true, isolation: { processContained: false, mechanism: 'host (unsafe)' } })
+  it('an unsafe stdio server runs on the host as the sandbox uid (never root), HOME and cwd its state folder, and probe and meta say it is unsandboxed', async () => {
+    const unsafeState = join(home.path, 'mcp-state', 'agent-1', 'hosted')
+    const handle = await manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', args: [everything, 'stdio'], unsafe: true, stateDir: unsafeState, env: { MARK: 'x' } } })
+    const identity = sandboxIdentity()
+    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: false, unsafe: true, uid: identity.uid, stateDir: unsafeState, isolation: { processContained: false, mechanism: 'host (unsafe)' } })
     const connection = handle.resource as McpConnection
     expect((await connection.listTools()).map((t) => t.name)).toContain('echo')
     const pid = connection.pid!
+    // The kernel's word on who it runs as, not the meta's.
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    expect(/^Uid:\s+(\d+)/m.exec(status)![1]).toBe(String(identity.uid))
+    expect(/^Gid:\s+(\d+)/m.exec(status)![1]).toBe(String(identity.gid))
+    if (identity.dedicated) expect(/^Groups:[ \t]*(.*)$/m.exec(status)![1]!.trim()).toBe('')
+    const env = JSON.parse(((await connection.callTool('get-env', {})).content as { text: string }[])[0]!.text) as Record<string, string>
+    expect(env).toMatchObject({ HOME: unsafeState, MARK: 'x' })
+    expect(readlinkSync(`/proc/${pid}/cwd`)).toBe(unsafeState)
     await manager.release(handle)
     await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false)
   })
@@ -108,12 +118,12 @@ describe('mcp provider', () => {
     await expect(noHome.ensure({ kind: 'mcp', config: sandboxed() })).rejects.toThrow(/built without the Airlock home/)
   })
 
-  it.skipIf(skipSandbox !== undefined)('refuses a scratch outside <workspaces>/<agent>/integrations/<server>, and a program the sandbox cannot see', async () => {
+  it.skipIf(skipSandbox !== undefined)('refuses a state folder anywhere but <home>/mcp-state/<agent>/<server> (the workspace above all), and a program the sandbox cannot see', async () => {
     const outside = join(home.path, 'elsewhere')
     mkdirSync(outside, { recursive: true })
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: outside }) })).rejects.toThrow(/is not <workspaces>\/<agent>\/integrations\/<server>/)
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: join(workspace, 'scratch') }) })).rejects.toThrow(/is not <workspaces>/)
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: join(home.path, 'workspaces', 'agent-1', 'integrations', '..', '..', 'agent-2', 'integrations', 'x') }) })).rejects.toThrow(/does not exist|symbolic link|no such/i)
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: outside }) })).rejects.toThrow(/is not <home>\/mcp-state\/<agent>\/<server>/)
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: join(workspace, 'integrations', 'everything') }) })).rejects.toThrow(/is not <home>\/mcp-state/)
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: join(home.path, 'mcp-state', 'agent-1', '..', 'agent-2', 'x', 'y') }) })).rejects.toThrow(/is not <home>\/mcp-state/)
     // A program outside the system directories and the read-only paths is not there inside.
     await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ command: process.execPath === '/usr/bin/node' ? join(nodeModules, '.bin', 'vitest') : process.execPath, readOnlyPaths: [] }) })).rejects.toThrow(/is not visible inside the sandbox: add its directory to the server's readOnlyPaths/)
   })
@@ -127,13 +137,13 @@ describe('mcp provider', () => {
     expect(await survivorsOf('env-secret-value-77')).toEqual([])
   })
 
-  it.skipIf(skipSandbox !== undefined)('the scratch directory belongs to the sandbox identity, and a scratch made by hand for someone else is refused', async () => {
+  it.skipIf(skipSandbox !== undefined)('the state folder belongs to the sandbox identity, and one made by hand for someone else is refused', async () => {
     const identity = sandboxIdentity()
-    expect([lstatSync(scratch).uid, lstatSync(scratch).gid]).toEqual([identity.uid, identity.gid])
+    expect([lstatSync(stateDir).uid, lstatSync(stateDir).gid]).toEqual([identity.uid, identity.gid])
     if (identity.dedicated) {
-      const foreign = join(workspace, 'integrations', 'rootowned')
+      const foreign = join(home.path, 'mcp-state', 'agent-1', 'rootowned')
       mkdirSync(foreign, { mode: 0o755 })
-      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ scratch: foreign }) })).rejects.toThrow(/belongs to uid 0, and sandboxed code runs as uid 60777/)
+      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: foreign }) })).rejects.toThrow(/belongs to uid 0, and sandboxed code runs as uid 60777/)
     }
   })
 
@@ -160,17 +170,17 @@ describe('mcp provider', () => {
   })
 
   it('a missing upstream command makes the probe unavailable with the reason and the fix', async () => {
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'no-such-mcp-server', unsafe: true } })).rejects.toThrow(
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'no-such-mcp-server', unsafe: true, stateDir } })).rejects.toThrow(
       /no-such-mcp-server was not found; install it or give its absolute path/
     )
     if (!skipSandbox) await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ command: 'no-such-mcp-server' }) })).rejects.toThrow(/no-such-mcp-server was not found/)
   })
 
   it('refuses bad config with the field named, and remote servers without network', async () => {
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', env: { 'BAD-NAME': 'x' }, unsafe: true } })).rejects.toThrow(/invalid mcp config: env/)
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node' } })).rejects.toThrow(/invalid mcp config: scratch a sandboxed server needs its scratch directory/)
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ cwd: '/' }) })).rejects.toThrow(/invalid mcp config: cwd a sandboxed server runs in its scratch directory/)
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', unsafe: true, scratch } })).rejects.toThrow(/invalid mcp config: scratch does not apply/)
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', env: { 'BAD-NAME': 'x' }, unsafe: true, stateDir } })).rejects.toThrow(/invalid mcp config: env/)
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node' } })).rejects.toThrow(/invalid mcp config: stateDir/)
+    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ cwd: '/' }) })).rejects.toThrow(/invalid mcp config: .*cwd/)
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', unsafe: true, stateDir, readOnlyPaths: ['/opt'] } })).rejects.toThrow(/invalid mcp config: readOnlyPaths does not apply/)
     await expect(manager.ensure({ kind: 'mcp', config: { transport: 'http', url: 'ftp://example.com' } })).rejects.toThrow(/invalid mcp config: url/)
     await expect(manager.ensure({ kind: 'mcp', config: { transport: 'http', url: 'https://mcp.example.com/mcp' } })).rejects.toThrow(/outside the network policy/)
   })

@@ -1,7 +1,6 @@
-import { closeSync } from 'node:fs'
+import { closeSync, realpathSync } from 'node:fs'
 import { dirname, isAbsolute, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { z } from 'zod'
@@ -9,6 +8,7 @@ import {
   egressEnv,
   ExecutionResourceError,
   redactText,
+  sandboxIdentity,
   secretVariants,
   type EgressEndpoint,
   type EgressPort,
@@ -29,7 +29,8 @@ import { findExecutable, invalidConfig } from '../process/provider-helpers'
 import { ProviderError } from '../process/provider-error'
 import { McpConnection } from './mcp-connection'
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport'
-import { checkServerSandbox, planServerSandbox } from './server-sandbox'
+import { startHostServer } from './host-server-process'
+import { checkServerSandbox, openServerState, planServerSandbox } from './server-sandbox'
 
 const stdioConfig = z
   .object({
@@ -37,24 +38,17 @@ const stdioConfig = z
     command: z.string().min(1).max(4096),
     args: z.array(z.string().max(4096)).max(256).optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment names are letters, digits and _'), z.string()).optional(),
-    /** Runs the server on the host, without a sandbox (the operator's explicit `unsafe: true`). */
+    /** Runs the server on the host, without a sandbox (the operator's explicit `unsafe: true`), as the sandbox uid, never root. */
     unsafe: z.literal(true).optional(),
-    /** Sandboxed: its writable scratch, `<workspaces>/<agent>/integrations/<server>` (its HOME and cwd). */
-    scratch: z.string().startsWith('/', 'must be an absolute path').optional(),
+    /** Its private state folder `<home>/mcp-state/<agent>/<server>` (its HOME and cwd), out of every agent's reach. */
+    stateDir: z.string().startsWith('/', 'must be an absolute path'),
     /** Sandboxed: host directories it may read (checked in server-sandbox.ts). */
     readOnlyPaths: z.array(z.string().startsWith('/', 'must be absolute paths')).max(16).optional(),
-    /** Unsafe only: the host working directory. */
-    cwd: z.string().startsWith('/', 'must be an absolute path').optional(),
     connectTimeoutMs: z.number().int().min(100).max(120_000).optional()
   })
   .strict()
   .superRefine((config, ctx) => {
-    if (config.unsafe) {
-      for (const key of ['scratch', 'readOnlyPaths'] as const) if (config[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'does not apply to an unsafe (host) server' })
-    } else {
-      if (config.scratch === undefined) ctx.addIssue({ code: 'custom', path: ['scratch'], message: 'a sandboxed server needs its scratch directory' })
-      if (config.cwd !== undefined) ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'a sandboxed server runs in its scratch directory' })
-    }
+    if (config.unsafe && config.readOnlyPaths !== undefined) ctx.addIssue({ code: 'custom', path: ['readOnlyPaths'], message: 'does not apply to an unsafe (host) server' })
   })
 
 const httpConfig = z
@@ -72,7 +66,7 @@ export const mcpConfigSchema = z.discriminatedUnion('transport', [stdioConfig, h
 type StdioConfig = z.infer<typeof stdioConfig>
 
 /**
- * What the provider is built from: the Airlock home (where scratch directories must lie), the run
+ * What the provider is built from: the Airlock home (where servers' state folders must lie), the run
  * ledger, a bwrap to use instead of the system's, and Airlock's egress proxy (what a sandboxed
  * server with `network: "proxy"` goes through; without it such a server is refused).
  */
@@ -97,12 +91,13 @@ const hostIsolation: IsolationFacts = {
 /**
  * `mcp`: a connected @modelcontextprotocol/sdk client to one upstream server (SPEC §4). A stdio
  * server runs inside a bubblewrap sandbox (`StdioSandbox`: namespaces, seccomp, no capabilities,
- * the sandbox uid, per-run cgroup limits, only stdio open) with its scratch directory writable,
+ * the sandbox uid, per-run cgroup limits, only stdio open) with its state folder writable,
  * its read-only paths, only its env, and network only when the policy says `full` (or, under
  * `proxy`, only through the egress proxy: the sandbox keeps no network and the server runs behind
  * the same bridge as bubblewrap runs, its connections recorded with each call); where
  * bubblewrap does not work it is refused (fail closed). With `unsafe: true` it runs on the host as
- * the operator asked, and probe and meta say it is unsandboxed. Over Streamable HTTP: a URL with
+ * the operator asked — still as the sandbox uid (never root), in its own state folder, with only
+ * its env — and probe and meta say it is unsandboxed. Over Streamable HTTP: a URL with
  * headers, limited to loopback unless the policy allows network. Release closes the transport and
  * ends the server. Headers and env never leave the transport (events carry neither).
  */
@@ -119,7 +114,9 @@ export class McpProvider implements ExecutionResourceProvider {
     if (config.transport === 'stdio' && config.unsafe) {
       const command = resolveHostCommand(config.command)
       if (!command) return { available: false, reason: `the upstream command ${config.command} was not found; install it or give its absolute path` }
-      return { available: true, capabilities: { transport: 'stdio', command, sandboxed: false, isolation: hostIsolation }, diagnostics: ['marked unsafe: runs on the host without a sandbox'] }
+      if (!this.options.home) return { available: false, reason: 'this mcp provider was built without the Airlock home the server\'s state folder must lie in' }
+      const uid = sandboxIdentity().uid
+      return { available: true, capabilities: { transport: 'stdio', command, sandboxed: false, isolation: hostIsolation, uid }, diagnostics: [`marked unsafe: runs on the host without a sandbox, as uid ${uid}`] }
     }
     if (config.transport === 'stdio') return this.probeSandboxed(config, policy)
     if (!networkAllows(policy, config.url)) return { available: false, reason: `${new URL(config.url).origin} is outside the network policy (network none: only loopback MCP servers)` }
@@ -133,15 +130,17 @@ export class McpProvider implements ExecutionResourceProvider {
     if (config.transport === 'stdio' && config.unsafe) {
       const command = resolveHostCommand(config.command)
       if (!command) throw new ProviderError('host_tool_missing', `the upstream command ${config.command} was not found`)
-      const transport = new StdioClientTransport({
-        command,
-        args: config.args ?? [],
-        env: { PATH: `${systemPath}:${dirname(process.execPath)}`, ...config.env },
-        cwd: config.cwd,
-        stderr: 'ignore'
-      })
-      await connect(client, transport, timeout, Object.values(config.env ?? {}))
-      return { resource: new McpConnection(client, transport.pid ?? undefined), meta: { transport: 'stdio', sandboxed: false, unsafe: true, isolation: hostIsolation, server: client.getServerVersion() } }
+      if (!this.options.home) throw new ExecutionResourceError('invalid_requirement', 'an unsafe stdio MCP server needs the Airlock home its state folder lies in', { providerId: this.providerId })
+      const identity = sandboxIdentity()
+      const state = openServerState(realpathSync(this.options.home), config.stateDir, identity)
+      closeSync(state.fd)
+      const env = { PATH: `${systemPath}:${dirname(process.execPath)}`, HOME: state.dest, LANG: 'C.UTF-8', TMPDIR: '/tmp', ...config.env }
+      const transport = new SandboxedStdioTransport(() => startHostServer([command, ...(config.args ?? [])], { cwd: state.dest, env, identity, recording: this.recording() }))
+      await connect(client, transport, timeout, Object.values(config.env ?? {}), () => transport.stderrTail())
+      return {
+        resource: new McpConnection(client, transport.pid),
+        meta: { transport: 'stdio', sandboxed: false, unsafe: true, isolation: hostIsolation, uid: identity.uid, stateDir: state.dest, server: client.getServerVersion() }
+      }
     }
     if (config.transport === 'stdio') return this.ensureSandboxed(client, config, requirement, policy, timeout)
     if (!networkAllows(policy, config.url)) throw new ProviderError('network_refused', `${new URL(config.url).origin} is outside the network policy`)
@@ -163,14 +162,19 @@ export class McpProvider implements ExecutionResourceProvider {
     return this.options.runLedger?.recover(this.providerId) ?? []
   }
 
+  /** Where started servers are recorded for crash recovery, when this provider has a ledger. */
+  private recording(): { ledger: RunLedger; providerId: string } | undefined {
+    return this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
+  }
+
   private async probeSandboxed(config: StdioConfig, policy: ResourcePolicy): Promise<ProviderProbe> {
     const refusal = `the stdio MCP server runs only inside a sandbox (it is not marked "unsafe": true)`
-    if (!this.options.home) return { available: false, reason: `${refusal}, and this mcp provider was built without the Airlock home its scratch directory must lie in` }
+    if (!this.options.home) return { available: false, reason: `${refusal}, and this mcp provider was built without the Airlock home its state folder must lie in` }
     const sandbox = await StdioSandbox.detect(this.options.bwrapPath)
     if (!(sandbox instanceof StdioSandbox)) return { available: false, reason: `${refusal}, and bubblewrap cannot run here: ${sandbox.reason}` }
     if (policy.networkMode === 'proxy' && !this.options.egress) return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
     try {
-      const { command } = checkServerSandbox({ home: this.options.home, command: config.command, args: config.args ?? [], scratch: config.scratch!, readOnlyPaths: config.readOnlyPaths ?? [] })
+      const { command } = checkServerSandbox({ home: this.options.home, command: config.command, args: config.args ?? [], stateDir: config.stateDir, readOnlyPaths: config.readOnlyPaths ?? [] })
       const network = networkOf(policy)
       return {
         available: true,
@@ -192,13 +196,13 @@ export class McpProvider implements ExecutionResourceProvider {
       identity: sandbox.identity,
       command: config.command,
       args: config.args ?? [],
-      scratch: config.scratch!,
+      stateDir: config.stateDir,
       readOnlyPaths: config.readOnlyPaths ?? [],
       env: config.env
     })
     const network = networkOf(policy)
     const limits = { ...defaultLimits, ...policy.limits }
-    const recording = this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
+    const recording = this.recording()
     let egress: EgressEndpoint | undefined
     let run = { argv: plan.argv, binds: plan.binds, env: plan.env, readOnly: [] as string[] }
     if (network === 'proxy') {
@@ -248,7 +252,7 @@ export class McpProvider implements ExecutionResourceProvider {
     const isolation = sandbox.isolation(network)
     return {
       resource: new McpConnection(client, transport.pid, egress),
-      meta: { transport: 'stdio', sandboxed: true, isolation, scratch: plan.cwd, bwrapVersion: sandbox.bwrapVersion, server: client.getServerVersion() }
+      meta: { transport: 'stdio', sandboxed: true, isolation, stateDir: plan.cwd, bwrapVersion: sandbox.bwrapVersion, server: client.getServerVersion() }
     }
   }
 }

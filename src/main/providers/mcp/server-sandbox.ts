@@ -11,10 +11,12 @@ import { isInside, WorkspaceBoundaryError } from '../process/workspace-paths'
 /**
  * Where a sandboxed stdio MCP server may look, and what it is given (issue 11, SPEC §4):
  *
- * - **Scratch**: `<workspaces>/<agent>/integrations/<server>/`, created for the sandbox identity
- *   and opened from the workspaces folder one component at a time without following a link (the
- *   agent's own sandboxes can write `integrations/`, so a planted symlink there is refused, never
- *   followed). It is the only writable directory, the server's HOME and cwd.
+ * - **State folder**: `<home>/mcp-state/<agent>/<server>/`, made for the sandbox identity and
+ *   opened from the home one component at a time without following a link. It is the only
+ *   writable directory, the server's HOME and cwd, and it lies **outside the agent's workspace**:
+ *   nothing the agent writes may sit on the server's start-up, module or config path (a planted
+ *   `~/.local/lib/python3.x/site-packages/usercustomize.py`, a `.pth`, an `.npmrc`, an rc file
+ *   would run with the server's secrets and network). No agent sandbox mounts `mcp-state/`.
  * - **Read-only paths**: the operator's `readOnlyPaths`, each resolved to its real path once and
  *   then opened without following links (a swap after the check fails the open). Refused: `/`,
  *   the Airlock home (and anything inside it or above it: other agents' workspaces, the database,
@@ -49,80 +51,83 @@ export type ServerSandboxInput = {
   identity: SandboxIdentity
   command: string
   args: readonly string[]
-  scratch: string
+  stateDir: string
   readOnlyPaths: readonly string[]
   env: Record<string, string> | undefined
 }
 
 /**
  * Checks what can be checked without touching anything (the program, the read-only paths, the
- * scratch's shape): what a probe runs. Returns the resolved program and the read-only real paths.
+ * state folder's shape): what a probe runs. Returns the resolved program and the read-only real paths.
  */
 export function checkServerSandbox(input: Omit<ServerSandboxInput, 'identity' | 'env'>): { command: string; readOnly: string[]; homeReal: string } {
   const homeReal = realOrRefuse(input.home, 'the Airlock home')
   const readOnly = input.readOnlyPaths.map((path) => checkReadOnlyPath(path, homeReal))
   const command = resolveSandboxedCommand(input.command, readOnly)
-  scratchParts(homeReal, input.scratch)
+  stateParts(homeReal, input.stateDir)
   return { command, readOnly, homeReal }
 }
 
-/** Opens the scratch and read-only directories, resolves the program and builds the environment; throws a typed refusal otherwise. */
+/** Opens the state folder and read-only directories, resolves the program and builds the environment; throws a typed refusal otherwise. */
 export function planServerSandbox(input: ServerSandboxInput): ServerSandboxPlan {
   const { command, readOnly, homeReal } = checkServerSandbox(input)
   const binds: OpenBind[] = []
   try {
-    const scratch = openScratch(homeReal, input.scratch, input.identity)
-    binds.push(scratch)
+    const state = openServerState(homeReal, input.stateDir, input.identity)
+    binds.push(state)
     for (const path of readOnly) binds.push({ fd: openDirectoryNoFollow(path), dest: path, writable: false })
-    const env = childEnv({ PATH: systemPath, HOME: scratch.dest, LANG: 'C.UTF-8', TMPDIR: '/tmp' }, input.env)
-    return { argv: [command, ...input.args], binds, cwd: scratch.dest, env, close: () => closeAll(binds) }
+    const env = childEnv({ PATH: systemPath, HOME: state.dest, LANG: 'C.UTF-8', TMPDIR: '/tmp' }, input.env)
+    return { argv: [command, ...input.args], binds, cwd: state.dest, env, close: () => closeAll(binds) }
   } catch (error) {
     closeAll(binds)
     throw error
   }
 }
 
+/** The folder under the home that holds every upstream server's state, one `<agent>/<server>` each. */
+export const serverStateFolder = 'mcp-state'
+
 /**
- * Opens (making it if needed, for the sandbox identity) the scratch `<workspaces>/<agent>/integrations/<server>`:
- * the path must be exactly that shape under the real workspaces folder, and no component is followed if it is a link.
+ * Opens (making it if needed) a server's state folder `<home>/mcp-state/<agent>/<server>`: the path
+ * must be exactly that shape under the real home, no component is followed if it is a link, the
+ * folders above it are the host's, and the last is made for (and must be writable by) the sandbox identity.
+ * Returns a descriptor for a bind, or to run an unsafe server in.
  */
-function openScratch(homeReal: string, scratch: string, identity: SandboxIdentity): OpenBind {
-  const { workspaces, agent, server } = scratchParts(homeReal, scratch)
-  // As for a bubblewrap run: a home the sandbox uid cannot search (under /root) is refused with the fix.
-  assertReachableBySandbox(join(workspaces, agent), identity)
+export function openServerState(homeReal: string, stateDir: string, identity: SandboxIdentity): OpenBind {
+  const { agent, server } = stateParts(homeReal, stateDir)
   let fd: number
   try {
-    const workspacesFd = openDirectoryNoFollow(workspaces)
-    // The agent's workspace must exist already (the agent service made it); integrations/<server> is made here when missing.
-    const agentFd = openBeneath(workspacesFd, agent, { closeBase: true })
+    const homeFd = openDirectoryNoFollow(homeReal)
+    const agentFd = openBeneath(homeFd, `${serverStateFolder}/${agent}`, { closeBase: true, create: 'host' })
     try {
-      fd = openBeneath(agentFd, `integrations/${server}`, { create: identity })
+      fd = openBeneath(agentFd, server, { create: identity })
     } finally {
       closeSync(agentFd)
     }
   } catch (error) {
-    // A link on the way keeps its own typed refusal; anything else (a missing workspace) is said plainly.
+    // A link on the way keeps its own typed refusal; anything else is said plainly.
     if (error instanceof NoFollowError) throw error
-    throw new WorkspaceBoundaryError(`the scratch directory ${scratch} cannot be opened or made: ${(error as Error).message}`)
+    throw new WorkspaceBoundaryError(`the state folder ${stateDir} cannot be opened or made: ${(error as Error).message}`)
   }
   try {
-    assertWritableBySandbox(fd, scratch, identity)
+    // As for a bubblewrap run: a home the sandbox uid cannot search (under /root) is refused with the fix.
+    assertReachableBySandbox(stateDir, identity)
+    assertWritableBySandbox(fd, stateDir, identity)
   } catch (error) {
     closeSync(fd)
     throw error
   }
-  return { fd, dest: join(workspaces, agent, 'integrations', server), writable: true }
+  return { fd, dest: stateDir, writable: true }
 }
 
-/** The agent and server a scratch path names, when it is exactly `<real workspaces folder>/<agent>/integrations/<server>`. */
-function scratchParts(homeReal: string, scratch: string): { workspaces: string; agent: string; server: string } {
-  const workspaces = realOrRefuse(join(homeReal, 'workspaces'), 'the workspaces folder')
-  const parts = isAbsolute(scratch) ? relative(workspaces, scratch).split(sep) : []
-  const [agent, integrations, server] = parts
-  if (parts.length !== 3 || !agent || !agentIdPattern.test(agent) || integrations !== 'integrations' || !server || !serverNamePattern.test(server)) {
-    throw new WorkspaceBoundaryError(`the scratch directory ${scratch} is not <workspaces>/<agent>/integrations/<server> under ${workspaces}`)
+/** The agent and server a state folder names, when it is exactly `<real home>/mcp-state/<agent>/<server>`. */
+function stateParts(homeReal: string, stateDir: string): { agent: string; server: string } {
+  const parts = isAbsolute(stateDir) ? relative(homeReal, stateDir).split(sep) : []
+  const [folder, agent, server] = parts
+  if (parts.length !== 3 || folder !== serverStateFolder || !agent || !agentIdPattern.test(agent) || !server || !serverNamePattern.test(server)) {
+    throw new WorkspaceBoundaryError(`the state folder ${stateDir} is not <home>/${serverStateFolder}/<agent>/<server> under ${homeReal}`)
   }
-  return { workspaces, agent, server }
+  return { agent, server }
 }
 
 /** The real path of an operator's read-only path, after refusing what a server must never see. */

@@ -92,12 +92,13 @@ describe('airlock agent create', { timeout: 120_000 }, () => {
     ['a profile with a bad field', (d) => ['create', 'x', '--profile', join(d, 'bad.json')], /^airlock: the profile .*bad\.json is invalid: limits\.pids: /],
     ['a profile with an unknown key', (d) => ['create', 'x', '--profile', join(d, 'typo.json')], /^airlock: the profile .*typo\.json is invalid: .*Unrecognized key.*netwrok/],
     ['an empty name', () => ['create', 'x', '--name', ' '], /^airlock: name " ": must not be empty$/],
-    ['no action', () => [], /^airlock: agent takes create, list, rm, disable, enable$/],
+    ['no action', () => [], /^airlock: agent takes create, update, list, rm, disable, enable$/],
     ['an unknown action', () => ['launch'], /^airlock: agent takes .*not "launch"$/],
     ['create without an id', () => ['create'], /^airlock: agent create needs an agent id$/],
     ['list with an id', () => ['list', 'x'], /^airlock: agent list takes no id$/],
     ['a stray argument', () => ['rm', 'x', 'y'], /^airlock: unexpected argument y$/],
-    ['--role outside create', () => ['list', '--role', 'ci'], /^airlock: --role is only for agent create$/],
+    ['--role outside create', () => ['list', '--role', 'ci'], /^airlock: --role is only for agent create and agent update$/],
+    ['update without a change', () => ['update', 'x'], /^airlock: agent update needs --profile, --role or --name$/],
     ['an unknown option', () => ['create', 'x', '--token', 't'], /^airlock: unknown option --token$/]
   ]
   for (const [what, args, message] of badUsage) {
@@ -128,6 +129,27 @@ describe('airlock agent list, disable, enable, rm', { timeout: 120_000 }, () => 
     expect(lines(airlock('list').stdout)).toEqual(['ID     STATE     ROLE  NAME', 'coder  disabled  -     coder'])
     expect(airlock('enable', 'coder').code).toBe(0)
     expect(withAgents((agents) => agents.authenticate(token)?.id)).toBe('coder')
+  })
+
+  it('update replaces the profile from a file (the way to mark an MCP server unsafe without the desktop app); a bad one changes nothing', () => {
+    airlock('create', 'coder')
+    const file = join(home, '..', 'unsafe-profile.json')
+    writeFileSync(file, JSON.stringify({ capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }] }))
+    expect(airlock('update', 'coder', '--profile', file)).toMatchObject({ code: 0, stdout: "Updated agent coder; its sessions' next calls run under the new profile.\n" })
+    const listed = JSON.parse(airlock('list', '--json').stdout) as { profile: { mcpServers: unknown[] } }[]
+    expect(listed[0]!.profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
+    writeFileSync(file, JSON.stringify({ limits: { pids: 0 } }))
+    expect(airlock('update', 'coder', '--profile', file).code).toBe(2)
+    expect((JSON.parse(airlock('list', '--json').stdout) as { profile: { mcpServers: unknown[] } }[])[0]!.profile.mcpServers).toHaveLength(1)
+  })
+
+  it('rm moves its MCP servers\' state folder aside with the workspace', () => {
+    airlock('create', 'coder')
+    mkdirSync(join(home, 'mcp-state', 'coder', 'tool'), { recursive: true })
+    writeFileSync(join(home, 'mcp-state', 'coder', 'tool', 'cache.json'), '{}')
+    const movedTo = /workspace was moved to (.*)\.$/.exec(airlock('rm', 'coder').stdout.trim())?.[1]
+    expect(existsSync(join(home, 'mcp-state', 'coder'))).toBe(false)
+    expect(readFileSync(join(`${movedTo}.mcp-state`, 'tool', 'cache.json'), 'utf8')).toBe('{}')
   })
 
   it('rm removes the agent and moves its workspace aside; a new agent of that id starts empty', () => {

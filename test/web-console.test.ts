@@ -56,13 +56,21 @@ function call(ws: WebSocket, id: number, channel: string, input: unknown) {
   })
 }
 
+/** A session cookie, as a browser gets it for the printed URL. */
+async function sessionCookie(): Promise<string> {
+  return String((await get(`/?token=${token}`)).headers['set-cookie']).split(';')[0]!
+}
+
 describe('web console HTTP guard', () => {
-  it('serves the app with the token, then by cookie, with a strict CSP', async () => {
-    const page = await get(`/?token=${token}`)
+  it('exchanges the token for a session cookie (a redirect drops it from the URL), then serves the app by cookie, with a strict CSP', async () => {
+    const exchange = await get(`/?token=${token}`)
+    expect(exchange.status).toBe(303)
+    expect(exchange.headers.location).toBe('/')
+    expect(String(exchange.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/)
+    const cookie = String(exchange.headers['set-cookie']).split(';')[0]!
+    const page = await get('/', { cookie })
     expect(page.status).toBe(200)
     expect(page.headers['content-security-policy']).toMatch(/default-src 'self'.*frame-ancestors 'none'/)
-    const cookie = String(page.headers['set-cookie']).split(';')[0]!
-    expect(String(page.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/)
     const script = /src="\.?(\/assets\/[^"]+\.js)"/.exec(page.body)![1]!
     expect((await get(script, { cookie })).status).toBe(200)
   })
@@ -70,7 +78,7 @@ describe('web console HTTP guard', () => {
   it('refuses requests without a token (401) or with a wrong one (401)', async () => {
     expect((await get('/')).status).toBe(401)
     expect((await get('/?token=nope')).status).toBe(401)
-    expect((await get('/', { cookie: 'airlock_token=nope' })).status).toBe(401)
+    expect((await get('/', { cookie: 'airlock_session=nope' })).status).toBe(401)
   })
 
   it('refuses a foreign Host (DNS rebinding) and a foreign Origin even with the token', async () => {
@@ -94,7 +102,7 @@ describe('web console HTTP guard', () => {
   for (const [path, status] of escapes) {
     it(`never serves a file outside the built renderer: ${path} is ${status === 200 ? 'the app' : '404'}`, async () => {
       const index = readFileSync(resolve(__dirname, '../out/renderer/index.html'), 'utf8')
-      const response = await get(`${path}?token=${token}`)
+      const response = await get(path, { cookie: await sessionCookie() })
       expect(response.status).toBe(status)
       expect(response.body).toBe(status === 200 ? index : 'Not found\n')
     })

@@ -1,4 +1,4 @@
-import { app, BrowserWindow, ipcMain } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain } from 'electron'
 import { join } from 'node:path'
 import { airlockContract } from '@shared/ipc'
 import { createHost, type Host } from './host'
@@ -18,7 +18,7 @@ let disposeAttention: (() => void) | undefined
 if (!app.requestSingleInstanceLock()) app.quit()
 
 async function start(): Promise<void> {
-    host = createHost({ sqliteBinding: process.env.AIRLOCK_SQLITE_BINDING || undefined })
+    host = createHost({ sqliteBinding: process.env.AIRLOCK_SQLITE_BINDING || undefined, confirmHostRun })
     await host.recovered
     const trustedUrl = rendererEntry(buildDir).url
     disposeIpc = registerElectronIpc({
@@ -45,6 +45,14 @@ async function start(): Promise<void> {
       console.error(`Airlock: the agent gateway did not start: ${error instanceof Error ? error.message : String(error)}`)
       return undefined
     })
+}
+
+/** A native dialog, which no web page can answer: asked before an MCP server is marked `unsafe`. */
+async function confirmHostRun(question: { title: string; detail: string }): Promise<boolean> {
+  const options = { type: 'warning' as const, buttons: ['Cancel', 'Run it on the host'], defaultId: 0, cancelId: 0, message: question.title, detail: question.detail }
+  const parent = BrowserWindow.getFocusedWindow()
+  const { response } = parent ? await dialog.showMessageBox(parent, options) : await dialog.showMessageBox(options)
+  return response === 1
 }
 
 app

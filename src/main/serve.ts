@@ -42,7 +42,8 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
   }
   options.print(`Airlock console: ${webConsole.url}`)
   options.print(`Agent gateway: ${gateway.url}`)
-  if (options.open) openInBrowser(webConsole.url)
+  // The browser gets a one-time launch code, never the token: its command line is readable by every local user.
+  if (options.open) openInBrowser(webConsole.launchUrl())
   let stopped: Promise<void> | undefined
   // Agents first (their sessions end and release), then the console, then the host.
   const stop = async () => {

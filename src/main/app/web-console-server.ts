@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Host } from '../host'
-import { createConsoleToken, createRequestGuard, tokenCookie } from './request-guard'
+import { createConsoleToken, createRequestGuard } from './request-guard'
 import { readRendererFile } from './static-files'
 import { attachWebSocketTransport } from './websocket-transport'
 
@@ -10,8 +10,11 @@ export const consoleCsp =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'"
 
-/** A running web console. */
-export type WebConsole = { url: string; port: number; token: string; close(): Promise<void> }
+/**
+ * A running web console. `url` carries the token: print it only to the operator's own stdout.
+ * `launchUrl()` is what a browser the console opens itself gets: a one-time code, short-lived.
+ */
+export type WebConsole = { url: string; port: number; token: string; launchUrl(): string; close(): Promise<void> }
 
 /** Where and how to serve the web console. */
 export type WebConsoleOptions = {
@@ -31,7 +34,10 @@ export class PortInUseError extends Error {
 
 /**
  * Serves the built renderer and the contract over HTTP + WebSocket on 127.0.0.1 only, guarded
- * by a random token (in the printed URL, then an HttpOnly cookie) and Host/Origin checks.
+ * by Host/Origin checks and a credential (request-guard.ts). A page asked for with the token or a
+ * launch code in its URL is answered with a redirect to the same page without it, and a session
+ * cookie: the address bar, history and bookmarks never keep a credential, and the cookie is not
+ * the token.
  */
 export async function startWebConsole(options: WebConsoleOptions): Promise<WebConsole> {
   const token = options.token ?? createConsoleToken()
@@ -45,10 +51,11 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   })
 
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const refusal = guard.check(request)
-    if (refusal) {
-      response.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8' })
-      response.end(`${refusal.status}: ${refusal.reason}. Open the URL that \`airlock serve\` printed.\n`)
+    const verdict = guard.check(request)
+    if ('refusal' in verdict) {
+      const { status, reason } = verdict.refusal
+      response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' })
+      response.end(`${status}: ${reason}. Open the URL that \`airlock serve\` printed.\n`)
       return
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -56,7 +63,22 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       response.end()
       return
     }
-    const file = await readRendererFile(options.rendererDir, new URL(request.url ?? '/', 'http://x').pathname)
+    const url = new URL(request.url ?? '/', 'http://x')
+    if (verdict.credential !== 'session') {
+      // Exchange the URL's credential for a session cookie and drop it from the address bar (a
+      // fragment such as `#/approvals` stays: browsers keep it across a redirect).
+      url.searchParams.delete('token')
+      url.searchParams.delete('launch')
+      response.writeHead(303, {
+        location: `${url.pathname}${url.search}`,
+        'set-cookie': guard.sessionCookieHeader(),
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer'
+      })
+      response.end()
+      return
+    }
+    const file = await readRendererFile(options.rendererDir, url.pathname)
     if (!file) {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
       response.end('Not found\n')
@@ -71,9 +93,6 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     if (file.isHtml) {
       headers['content-security-policy'] = consoleCsp
       headers['x-frame-options'] = 'DENY'
-    }
-    if (guard.tokenInQuery(request)) {
-      headers['set-cookie'] = `${tokenCookie}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`
     }
     response.writeHead(200, headers)
     response.end(request.method === 'HEAD' ? undefined : file.body)
@@ -101,6 +120,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
+    launchUrl: () => `http://127.0.0.1:${port}/?launch=${guard.issueLaunchCode()}`,
     async close() {
       await detachWebSocket()
       server.closeAllConnections()

@@ -5,13 +5,13 @@ import { wireCallSchema, wirePath, type WireServerFrame } from '@shared/ipc'
 import { contractErrorCodes, fail } from '@shared/result'
 import type { CallDispatcher, ContractEventListener } from '../ipc'
 import { formatIssues, maxInputBytes } from '../ipc'
-import type { createRequestGuard } from './request-guard'
+import type { RequestGuard } from './request-guard'
 
 /** What the WebSocket transport needs: the host's dispatcher and event feed, and the guard. */
 export type WebSocketTransportOptions = {
   dispatch: CallDispatcher
   subscribe: (listener: ContractEventListener) => () => void
-  guard: ReturnType<typeof createRequestGuard>
+  guard: RequestGuard
 }
 
 /**
@@ -22,10 +22,11 @@ export function attachWebSocketTransport(server: Server, options: WebSocketTrans
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxInputBytes + 4096 })
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refusal = new URL(request.url ?? '/', 'http://x').pathname === wirePath
+    const verdict = new URL(request.url ?? '/', 'http://x').pathname === wirePath
       ? options.guard.check(request)
-      : { status: 403 as const, reason: 'unknown path' }
-    if (refusal) {
+      : { refusal: { status: 403 as const, reason: 'unknown path' } }
+    if ('refusal' in verdict) {
+      const { refusal } = verdict
       socket.end(`HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
       return
     }

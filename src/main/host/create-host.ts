@@ -15,7 +15,8 @@ import {
   ContractEventHub,
   createCallDispatcher,
   createContractHandlers,
-  type CallDispatcher
+  type CallDispatcher,
+  type HostRunConfirmation
 } from '../ipc'
 import { createBuiltinProviders, createDockerClient, type ImageProgress } from '../providers'
 import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
@@ -34,6 +35,11 @@ export type HostConfig = {
   logError?: (message: string, error: unknown) => void
   /** Fixed inputs of image provisioning from the console (mirror, suite, rootfs tarball, tag); default: this machine's apt mirror, tag `latest`. */
   imageProvisioning?: ImageProvisioningOptions['provision']
+  /**
+   * The desktop app's native dialog, asked before a console change marks an MCP server `unsafe`
+   * (runs it on the host). Without it (the web console) such a change is refused: the CLI does it.
+   */
+  confirmHostRun?: HostRunConfirmation
 }
 
 /** The application object graph, built once per process by `createHost`. */
@@ -190,7 +196,8 @@ export function createHost(config: HostConfig = {}): Host {
         images,
         doctor,
         network: new NetworkService({ network: store.network, agents: store.agents, roles: store.roles, onChange: (what) => events.publish('network', 'changed', { what }) }),
-        system: { appVersion, home: paths.home, databasePath: paths.database }
+        system: { appVersion, home: paths.home, databasePath: paths.database },
+        confirmHostRun: config.confirmHostRun
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }
     )

@@ -17,6 +17,7 @@ import { gatewayUrl } from '../gateway/gateway-address'
 import type { EventRepository, SessionRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
 import { IpcError } from './ipc-error'
+import { confirmHostRun, newlyUnsafeServers, type HostRunConfirmation } from './host-run-confirmation'
 
 /** What the handlers need from the host. */
 export type HandlerServices = {
@@ -42,6 +43,8 @@ export type HandlerServices = {
   /** The egress proxy's domain rules and pinned names (SPEC §6.5). */
   network: NetworkService
   system: { appVersion: string; home: string; databasePath: string }
+  /** The desktop app's native dialog; absent in the web console, where marking an MCP server `unsafe` is refused. */
+  confirmHostRun?: HostRunConfirmation
 }
 
 /** The contract's handlers: each one line or two that call a service. */
@@ -99,15 +102,28 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
     agents: {
       list: () => services.agents.list(),
       get: ({ agentId }) => services.agents.detail(agentId),
-      create: ({ agentId, ...input }) => services.agents.create(agentId, input),
-      update: ({ agentId, ...change }) => services.agents.update(agentId, change),
+      create: async ({ agentId, ...input }, context) => {
+        await confirmHostRun(context, newlyUnsafeServers([], mcpServersOf(input.profile)), `agent ${agentId}`, services.confirmHostRun)
+        return services.agents.create(agentId, input)
+      },
+      update: async ({ agentId, ...change }, context) => {
+        const stored = mcpServersOf(services.agents.get(agentId).profile)
+        const proposed = [...mcpServersOf(change.profile), ...mcpServersOf(change.patch)]
+        await confirmHostRun(context, newlyUnsafeServers(stored, proposed), `agent ${agentId}`, services.confirmHostRun)
+        return services.agents.update(agentId, change)
+      },
       setEnabled: ({ agentId, enabled }) => services.agents.setEnabled(agentId, enabled),
       remove: ({ agentId }) => services.agents.remove(agentId),
       rotateToken: ({ agentId }) => ({ token: services.agents.rotateToken(agentId) }),
       connection: ({ agentId }) => connectionSnippets(services.agents.get(agentId).id, gatewayUrl(services.system.home, services.settings)),
       sessions: ({ agentId, limit }) => services.sessions.listByAgent(agentId, { limit }),
       listRoles: () => services.roles.list(),
-      saveRole: (input) => services.roles.save(input),
+      saveRole: async (input, context) => {
+        const id = (input as { id?: unknown }).id
+        const stored = typeof id === 'string' && services.roles.list().some((role) => role.id === id) ? mcpServersOf(services.roles.get(id).defaults) : []
+        await confirmHostRun(context, newlyUnsafeServers(stored, mcpServersOf((input as { defaults?: unknown }).defaults)), `role ${String(id)}`, services.confirmHostRun)
+        return services.roles.save(input)
+      },
       removeRole: ({ roleId }) => (services.roles.remove(roleId), { removed: true as const })
     },
     history: {
@@ -142,4 +158,10 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       recent: ({ agentId, limit }) => services.workspaces.recent(agentId, limit)
     }
   }
+}
+
+/** The `mcpServers` of a profile or role defaults given as untrusted JSON (empty when there are none). */
+function mcpServersOf(profile: unknown): unknown[] {
+  const servers = typeof profile === 'object' && profile !== null ? (profile as { mcpServers?: unknown }).mcpServers : undefined
+  return Array.isArray(servers) ? servers : []
 }

@@ -9,3 +9,4 @@ export {
 export { ContractEventHub, type ContractEventListener } from './contract-events'
 export { createContractHandlers, type HandlerServices } from './handlers'
 export { IpcError, type IpcErrorCode } from './ipc-error'
+export { confirmHostRun, newlyUnsafeServers, type HostRunConfirmation } from './host-run-confirmation'

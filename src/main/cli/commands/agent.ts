@@ -10,19 +10,21 @@ import { openStore } from '../../store'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
 
-const actions = ['create', 'list', 'rm', 'disable', 'enable'] as const
+const actions = ['create', 'update', 'list', 'rm', 'disable', 'enable'] as const
 type Action = (typeof actions)[number]
 
 /**
- * `airlock agent create|list|rm|disable|enable` (SPEC §8.1). Opens the home's database directly, so
+ * `airlock agent create|update|list|rm|disable|enable` (SPEC §8.1). `update` replaces an agent's
+ * profile (and role or name) from a file: the operator's way, besides the desktop app's native
+ * dialog, to mark an MCP server `unsafe`, which the web console cannot confirm. Opens the home's database directly, so
  * it works whether or not a console runs on that home (WAL; a running console reads each agent
  * afresh, so a disabled or removed agent's next request is refused there too).
  */
 export const agentCommand = defineCommand({
   name: 'agent',
-  summary: 'Create (prints its token once), list, disable, enable and remove agents',
+  summary: 'Create (prints its token once), update, list, disable, enable and remove agents',
   usage:
-    'airlock agent create <id> [--role R] [--profile FILE.json] [--name N] [--json] | agent list [--json] | agent rm <id> | agent disable <id> | agent enable <id>  [--home DIR]',
+    'airlock agent create <id> [--role R] [--profile FILE.json] [--name N] [--json] | agent update <id> [--role R] [--profile FILE.json] [--name N] [--json] | agent list [--json] | agent rm <id> | agent disable <id> | agent enable <id>  [--home DIR]',
   options: { role: 'text', profile: 'text', name: 'text' },
   async run({ options, positionals }, io) {
     const [action, id, ...rest] = positionals
@@ -31,7 +33,8 @@ export const agentCommand = defineCommand({
     if (action === 'list' && id !== undefined) throw new UsageError('agent list takes no id')
     if (action !== 'list' && id === undefined) throw new UsageError(`agent ${action} needs an agent id`)
     const createOnly = (['role', 'profile', 'name'] as const).find((name) => options[name] !== undefined)
-    if (action !== 'create' && createOnly) throw new UsageError(`--${createOnly} is only for agent create`)
+    if (action !== 'create' && action !== 'update' && createOnly) throw new UsageError(`--${createOnly} is only for agent create and agent update`)
+    if (action === 'update' && !createOnly) throw new UsageError('agent update needs --profile, --role or --name')
     if (id !== undefined) {
       const valid = agentIdSchema.safeParse(id)
       if (!valid.success) throw new UsageError(`agent id ${JSON.stringify(id)}: ${valid.error.issues.map((i) => i.message).join('; ')}`)
@@ -42,7 +45,7 @@ export const agentCommand = defineCommand({
       if (action === 'list') return printList([], options.json === true, io)
       throw new CliError('not_found', `There is no agent ${id} (no Airlock database at ${paths.home}).`)
     }
-    const profile = action === 'create' && options.profile ? readProfile(options.profile) : undefined
+    const profile = (action === 'create' || action === 'update') && options.profile ? readProfile(options.profile) : undefined
     if (action === 'create') createHomeDirectory(paths.home)
     const store = openStore(paths.database)
     try {
@@ -75,6 +78,11 @@ function perform(action: Action, id: string, { agents, io, json, role, name, pro
       io.out(
         `The agent sends it as "Authorization: Bearer <token>" to the MCP gateway that \`airlock serve\` and the desktop app run (http://127.0.0.1:7411/mcp unless the gateway.port setting or --gateway-port says otherwise); stdio-only clients use \`airlock mcp-stdio --agent ${id}\` with the token in AIRLOCK_TOKEN.`
       )
+      return 0
+    }
+    case 'update': {
+      const agent = agents.update(id, { ...(role === undefined ? {} : { role }), ...(name === undefined ? {} : { name }), ...(profile === undefined ? {} : { profile }) })
+      io.out(json ? JSON.stringify(agent, null, 2) : `Updated agent ${id}; its sessions' next calls run under the new profile.`)
       return 0
     }
     case 'list':

@@ -37,10 +37,12 @@ export type WebSocketTransportOptions = {
 /** The contract transport over a WebSocket, plus `close` (stops reconnecting, fails pending calls). */
 export type WebSocketTransport = ContractTransport & { close(): void }
 
-/** The web console's socket URL: the server that served this page, with the page's token. */
-export function consoleSocketUrl(location: Pick<Location, 'protocol' | 'host' | 'search'>): string {
-  const token = new URLSearchParams(location.search).get('token') ?? ''
-  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${wirePath}?token=${encodeURIComponent(token)}`
+/**
+ * The web console's socket URL: the server that served this page. The browser proves itself with
+ * the session cookie the page was served with (the page's URL never keeps a credential).
+ */
+export function consoleSocketUrl(location: Pick<Location, 'protocol' | 'host'>): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${wirePath}`
 }
 
 const socketOpen = 1

@@ -1,0 +1,178 @@
+// The console's doors (issue 24, critical): where DISPLAY was set, `airlock serve` ran
+// `xdg-open http://127.0.0.1:<port>/?token=<token>`; the browser kept that URL on its command line,
+// readable by every local user in /proc; the token was not one-time and the cookie's value was the
+// token itself. As uid 65534 an attacker read the URL, opened the console's WebSocket, created an
+// agent with an `unsafe` stdio MCP server and ran it as root. Each door is attacked here on a real
+// `serve` (HTTP + WebSocket) with a real opener program on PATH.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { createRequestGuard, launchCodeLifetimeMs } from '../../src/main/app/request-guard'
+import { serve, type RunningConsole } from '../../src/main/serve'
+import { makeTempDir } from '../support/temp-home'
+
+let dir: ReturnType<typeof makeTempDir>
+let running: RunningConsole
+let opened: string[]
+
+/** A raw HTTP GET with chosen headers. */
+function get(path: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, unknown> }>((done, fail) => {
+    const req = request({ host: '127.0.0.1', port: running.console.port, path, headers }, (res) => {
+      res.resume()
+      res.on('end', () => done({ status: res.statusCode!, headers: res.headers }))
+    })
+    req.on('error', fail)
+    req.end()
+  })
+}
+
+const cookieOf = (response: { headers: Record<string, unknown> }) => String(response.headers['set-cookie']).split(';')[0]!
+
+function connect(path: string, headers: Record<string, string> = {}) {
+  return new Promise<WebSocket>((done, fail) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${running.console.port}${path}`, { headers })
+    ws.once('open', () => done(ws))
+    ws.once('unexpected-response', (_req, res) => fail(new Error(`status ${res.statusCode}`)))
+    ws.once('error', fail)
+  })
+}
+
+let nextId = 1
+function call(ws: WebSocket, channel: string, input: unknown) {
+  const id = nextId++
+  return new Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>((done) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const frame = JSON.parse(data.toString())
+      if (frame.type === 'result' && frame.id === id) {
+        ws.off('message', onMessage)
+        done(frame.result)
+      }
+    }
+    ws.on('message', onMessage)
+    ws.send(JSON.stringify({ type: 'call', id, channel, input }))
+  })
+}
+
+beforeAll(async () => {
+  dir = makeTempDir('airlock-console-doors-')
+  // A desktop to open on, and an opener that records the command line it was given (what every
+  // local user can read in /proc/<pid>/cmdline while it and the browser it starts run).
+  const bin = join(dir.path, 'bin')
+  const record = join(dir.path, 'opened.txt')
+  mkdirSync(bin)
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" >> '${record}'\n`)
+  chmodSync(join(bin, 'xdg-open'), 0o755)
+  const saved = { PATH: process.env.PATH, DISPLAY: process.env.DISPLAY }
+  process.env.PATH = `${bin}:${process.env.PATH}`
+  process.env.DISPLAY = ':99'
+  try {
+    running = await serve({ home: join(dir.path, 'home'), port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: true, print: () => undefined })
+  } finally {
+    process.env.PATH = saved.PATH
+    if (saved.DISPLAY === undefined) delete process.env.DISPLAY
+    else process.env.DISPLAY = saved.DISPLAY
+  }
+  for (let waited = 0; !existsSync(record) && waited < 5000; waited += 50) await new Promise((done) => setTimeout(done, 50))
+  opened = existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n') : []
+}, 60_000)
+
+afterAll(async () => {
+  await running?.stop()
+  dir?.remove()
+})
+
+describe('the browser the console opens', () => {
+  it('gets a one-time launch code on its command line, never the console token', () => {
+    expect(opened).toHaveLength(1)
+    expect(opened[0]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${running.console.port}/\\?launch=[A-Za-z0-9_-]{32}$`))
+    expect(opened[0]).not.toContain(running.console.token)
+  })
+
+  it('the launch code is good once: the browser gets a session; whoever reads the command line later gets 401', async () => {
+    const path = new URL(opened[0]!).pathname + new URL(opened[0]!).search
+    const first = await get(path)
+    expect(first.status).toBe(303)
+    expect(first.headers.location).toBe('/')
+    expect((await get('/', { cookie: cookieOf(first) })).status).toBe(200)
+    expect((await get(path)).status).toBe(401)
+    await expect(connect(`/ws${new URL(opened[0]!).search}`)).rejects.toThrow(/401/)
+  })
+
+  it('a launch code expires in seconds, used or not', () => {
+    let now = 1_000_000
+    const guard = createRequestGuard({ token: 'console-token', port: () => 7410, now: () => now })
+    const at = (url: string) => ({ url, headers: { host: '127.0.0.1:7410' } }) as never
+    const fresh = guard.issueLaunchCode()
+    expect(guard.check(at(`/?launch=${fresh}`))).toEqual({ credential: 'launch' })
+    const stale = guard.issueLaunchCode()
+    now += launchCodeLifetimeMs
+    expect(guard.check(at(`/?launch=${stale}`))).toMatchObject({ refusal: { status: 401 } })
+    expect(launchCodeLifetimeMs).toBeLessThanOrEqual(30_000)
+  })
+})
+
+describe('the session cookie', () => {
+  it('is not the console token, and neither the token nor a forged or foreign session works as a cookie', async () => {
+    const cookie = cookieOf(await get(`/?token=${running.console.token}`))
+    expect(cookie).toMatch(/^airlock_session=/)
+    expect(cookie).not.toContain(running.console.token)
+    const [nonce] = cookie.slice('airlock_session='.length).split('.')
+    const foreign = createRequestGuard({ token: 'another-console', port: () => running.console.port })
+    const foreignCookie = foreign.sessionCookieHeader().split(';')[0]!
+    for (const attempt of [
+      `airlock_session=${running.console.token}`,
+      `airlock_token=${running.console.token}`,
+      `airlock_session=${nonce}.${'A'.repeat(43)}`,
+      `airlock_session=${nonce}`,
+      foreignCookie
+    ]) {
+      expect((await get('/', { cookie: attempt })).status, attempt).toBe(401)
+      await expect(connect('/ws', { cookie: attempt }), attempt).rejects.toThrow(/401/)
+    }
+    const ws = await connect('/ws', { cookie })
+    ws.close()
+  })
+})
+
+describe('marking an MCP server unsafe from the web console', () => {
+  const unsafeServer = { name: 'shell', command: ['/bin/sh', '-c', 'id > marker'], unsafe: true }
+  let ws: WebSocket
+
+  beforeAll(async () => {
+    ws = await connect('/ws', { cookie: cookieOf(await get(`/?token=${running.console.token}`)) })
+  })
+  afterAll(() => ws?.close())
+
+  it('is refused on create, update, patch and role save, saying where to do it; nothing is stored', async () => {
+    const created = await call(ws, 'airlock:agents:create', { agentId: 'intruder', profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } })
+    expect(created).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(created.error!.message).toMatch(/shell.*without a sandbox.*web console cannot confirm.*desktop app.*airlock agent update/)
+    expect(running.host.agents.agents.list().map((agent) => agent.id)).not.toContain('intruder')
+
+    expect(await call(ws, 'airlock:agents:create', { agentId: 'plain', profile: { capabilities: ['mcp'] } })).toMatchObject({ ok: true })
+    for (const change of [{ profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } }, { patch: { mcpServers: [unsafeServer] } }]) {
+      expect(await call(ws, 'airlock:agents:update', { agentId: 'plain', ...change })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    }
+    expect(running.host.agents.agents.get('plain').profile.mcpServers ?? []).toEqual([])
+
+    expect(await call(ws, 'airlock:agents:saveRole', { id: 'hosted', defaults: { allowUnsafeLocal: true, mcpServers: [unsafeServer] } })).toMatchObject({
+      ok: false,
+      error: { code: 'agent.unsafe_needs_confirmation' }
+    })
+    expect(running.host.agents.roles.list().map((role) => role.id)).not.toContain('hosted')
+  })
+
+  it('a server the operator marked unsafe elsewhere (the CLI) stays editable from the console as long as it is not changed; a changed command asks again', async () => {
+    running.host.agents.agents.create('ops', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }] } })
+    const stored = running.host.agents.agents.get('ops').profile
+    expect(await call(ws, 'airlock:agents:update', { agentId: 'ops', name: 'Ops agent', profile: stored })).toMatchObject({ ok: true })
+    const swapped = { ...stored, mcpServers: [{ name: 'tool', command: ['/bin/sh', '-c', 'id > marker'], unsafe: true }] }
+    expect(await call(ws, 'airlock:agents:update', { agentId: 'ops', profile: swapped })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(running.host.agents.agents.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
+    // Sandboxed servers need no confirmation.
+    expect(await call(ws, 'airlock:agents:update', { agentId: 'ops', patch: { mcpServers: [{ name: 'tool', command: ['/usr/bin/true'] }] } })).toMatchObject({ ok: true })
+  })
+})

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
+import ipaddr from 'ipaddr.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EgressRecord } from '@shared/network'
 import type { EgressEndpoint } from '../../src/main/core'
@@ -192,5 +193,82 @@ describe('attacks on the egress proxy', () => {
       await tokened.close()
       await windowed.close()
     }
+  })
+})
+
+// IPv6 that carries an IPv4 address (IPv4-compatible, -translated, NAT64, 6to4, Teredo, ISATAP),
+// sent by each way in (CONNECT, a plain forward, SOCKS5 with an IPv6 address) to a proxy whose
+// operator approves whatever is asked: each is refused as the IPv4 it carries, before anyone is
+// asked (an address that looks public must not reach the operator as a harmless question), the
+// refusal names that IPv4, and the proxy connects nowhere.
+describe('IPv6 that carries IPv4, against an operator who approves everything', () => {
+  let dir: ReturnType<typeof makeTempDir>
+  let proxy: EgressProxy
+  let endpoint: EgressEndpoint
+  let done: () => EgressRecord[]
+  const asked: string[] = []
+
+  beforeAll(async () => {
+    dir = makeTempDir('airlock-egress-carried-')
+    proxy = new EgressProxy({
+      runDir: join(dir.path, 'run'),
+      gate: egressGate({
+        rules: () => [],
+        pinned: () => undefined,
+        agentOf: () => ({ agentId: 'attacker', ask: 'always', approvalTimeoutSeconds: 1 }),
+        ask: async ({ host, port }) => {
+          asked.push(`${host}:${port}`)
+          return true
+        },
+        lookup: async () => {
+          throw new Error('no DNS in this test')
+        }
+      })
+    })
+    endpoint = await proxy.open({ scope: 'session', ownerId: 'carried' }, { attribution: 'window' })
+    done = endpoint.track(randomUUID())
+  })
+  afterAll(async () => {
+    done?.()
+    await endpoint?.close()
+    dir?.remove()
+  })
+
+  /** Sends raw bytes to the endpoint's socket and reads every byte until the proxy closes. */
+  function exchange(bytes: Buffer): Promise<Buffer> {
+    return new Promise((resolve) => {
+      const socket = connect(join(endpoint.socketDir, endpoint.socketName))
+      const chunks: Buffer[] = []
+      socket.on('data', (chunk) => chunks.push(chunk))
+      socket.on('close', () => resolve(Buffer.concat(chunks)))
+      socket.on('error', () => undefined)
+      socket.write(bytes)
+    })
+  }
+
+  it.each([
+    ['[::7f00:1]', '127.0.0.1'],
+    ['[::127.0.0.1]', '127.0.0.1'],
+    ['[::a9fe:a9fe]', '169.254.169.254'],
+    ['[::ffff:0:7f00:1]', '127.0.0.1'],
+    ['[64:ff9b::7f00:1]', '127.0.0.1'],
+    ['[64:ff9b:1::a9fe:a9fe]', '169.254.169.254'],
+    ['[2002:7f00:1::]', '127.0.0.1'],
+    ['[2001:0:7f00:1::]', '127.0.0.1'],
+    ['[2001:0:5db8:d822::80ff:fffe]', '127.0.0.1'],
+    ['[2600:1f18::5efe:7f00:1]', '127.0.0.1'],
+    ['[2600:1f18::200:5efe:a9fe:a9fe]', '169.254.169.254']
+  ])('refuses %s, which carries %s, by CONNECT, GET and SOCKS5 without asking', async (host, carried) => {
+    const port = 8080
+    const refusal = new RegExp(`^HTTP/1\\.1 403[\\s\\S]*${carried.replaceAll('.', '\\.')}[\\s\\S]*address; Airlock connects there only when an allow rule names it exactly`)
+    expect((await exchange(Buffer.from(`CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`))).toString()).toMatch(refusal)
+    expect((await exchange(Buffer.from(`GET http://${host}:${port}/x HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`))).toString()).toMatch(refusal)
+    const address = ipaddr.IPv6.parse(host.slice(1, -1)).toByteArray()
+    const socks = await exchange(Buffer.from([0x05, 0x01, 0x00, 0x05, 0x01, 0x00, 0x04, ...address, port >> 8, port & 0xff]))
+    expect([...socks.subarray(0, 4)]).toEqual([0x05, 0x00, 0x05, 0x02])
+    expect(asked).toEqual([])
+    const records = done()
+    done = endpoint.track(randomUUID())
+    expect(records.map((record) => record.decision)).toEqual(['denied', 'denied', 'denied'])
   })
 })

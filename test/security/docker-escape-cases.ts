@@ -54,6 +54,16 @@ if os.fork() == 0:
 os.wait()
 print('started')"`
 
+/** Python opening an IPv4 and an IPv6 ping socket, printing `OPEN` or the errno name of each. */
+export const pingSockets = `python3 -c "
+import errno, socket
+for name, family, protocol in [('ping4', socket.AF_INET, socket.IPPROTO_ICMP), ('ping6', socket.AF_INET6, socket.IPPROTO_ICMPV6)]:
+    try:
+        socket.socket(family, socket.SOCK_DGRAM, protocol).close()
+        print(name, 'OPEN')
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))"`
+
 /** The corpus (the outcomes are those of the docker provider on this host, run as root like CI). */
 export const dockerEscapeCases: DockerEscapeCase[] = [
   {
@@ -124,6 +134,12 @@ export const dockerEscapeCases: DockerEscapeCase[] = [
   { id: 'vsock-socketpair', attack: 'socketpair(AF_VSOCK)', command: () => libc('libc.socketpair(40, 1, 0, (ctypes.c_int * 2)())'), expect: prints('-1 EAFNOSUPPORT') },
   { id: 'netlink', attack: 'open an AF_NETLINK socket', command: () => libc('libc.socket(16, 3, 0)'), expect: prints('-1 EAFNOSUPPORT') },
   { id: 'family-high-bits', attack: 'AF_UNIX with high bits set in the family argument', command: () => libc('libc.syscall(41, ctypes.c_long(0x100000001), 1, 0)'), expect: prints('-1 EAFNOSUPPORT') },
+  {
+    id: 'ping-socket',
+    attack: 'open ICMP ping sockets (SOCK_DGRAM + IPPROTO_ICMP / IPPROTO_ICMPV6), which a bubblewrap sandbox cannot',
+    command: () => pingSockets,
+    expect: prints('ping4 EACCES\nping6 EACCES')
+  },
   { id: 'unix-inet-allowed', attack: '(control) AF_UNIX, AF_INET and AF_INET6 sockets still work', command: () => libc('min(libc.socket(1, 1, 0), libc.socket(2, 1, 0), libc.socket(10, 2, 0)) > 0'), expect: prints('True OK') },
   { id: 'unshare-userns', attack: 'create a user namespace to regain capabilities', command: () => libc('libc.unshare(0x10000000)'), expect: prints('-1 EPERM') },
   { id: 'unshare-binary', attack: 'unshare(1) a mount namespace', command: () => 'unshare -m true; echo rc=$?', expect: prints('rc=1') },

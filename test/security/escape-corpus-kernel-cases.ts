@@ -2,6 +2,7 @@
 // network egress with the network off, and host-global kernel knobs.
 import { existsSync, readFileSync } from 'node:fs'
 import { expect } from 'vitest'
+import { sandboxIdentity } from '../../src/main/core'
 import { escapesWhen, kernelAllowed, libcCall, networkAttempt, nr, printed, py, sh, unprivileged, type EscapeCase } from './escape-corpus-case'
 
 const releaseAgents = ['blkio', 'cpu', 'memory', 'pids', 'devices'].map((name) => `/sys/fs/cgroup/${name}/release_agent`).filter((path) => existsSync(path))
@@ -240,8 +241,38 @@ const network: EscapeCase[] = [
     attempt: () => [py(libcCall("said(libc.socket(16, 3, 0))", 'libc.socket(17, 3, 0)'))],
     expect: printed('-1 EAFNOSUPPORT\n-1 EAFNOSUPPORT'),
     evidence: kernelAllowed('a netlink or packet socket')
+  },
+  {
+    id: 'net-ping-socket',
+    area: 'network',
+    attack: 'ICMP ping sockets (SOCK_DGRAM with IPPROTO_ICMP / IPPROTO_ICMPV6): ICMP out without CAP_NET_RAW',
+    unisolated: escapesWhen(pingSocketsAdmitted()),
+    attempt: () => [
+      py(
+        networkAttempt(
+          [
+            "attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP).close() or 'OPEN')",
+            "attempt(lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, socket.IPPROTO_ICMPV6).close() or 'OPEN')"
+          ].join('\n')
+        )
+      )
+    ],
+    // net.ipv4.ping_group_range admits no group in the sandbox's network namespace (both families).
+    expect: printed('EACCES\nEACCES'),
+    evidence: (outcome) => (/OPEN/.test(outcome.stdout) ? ['the kernel gave out a ping socket'] : [])
   }
 ]
+
+/**
+ * Whether a run on trusted_local may open a ping socket: the host's `net.ipv4.ping_group_range`
+ * admits its group (the sandbox identity's when Airlock runs as root, else Airlock's own groups).
+ */
+function pingSocketsAdmitted(): boolean {
+  const [low = 1, high = 0] = readFileSync('/proc/sys/net/ipv4/ping_group_range', 'utf8').trim().split(/\s+/).map(Number)
+  const identity = sandboxIdentity()
+  const groups = identity.dedicated ? [identity.gid] : [process.getgid!(), ...process.getgroups!()]
+  return groups.some((gid) => low <= gid && gid <= high)
+}
 
 const kernelKnobs: EscapeCase[] = [
   {

@@ -72,6 +72,15 @@ describe('the egress gate', () => {
     expect([asked, looked]).toEqual([['internal.test:443'], ['internal.test']])
   })
 
+  it.each([
+    ['::7f00:1', /resolves to ::7f00:1, a loopback address/],
+    ['64:ff9b::a9fe:a9fe', /a linkLocal \(NAT64 carrying 169\.254\.169\.254\) address/],
+    ['2600:1f18::5efe:a00:1', /a private \(ISATAP carrying 10\.0\.0\.1\) address/]
+  ])('refuses a name whose DNS answer is IPv6 carrying a refused IPv4 (%s), even once approved', async (answer, reason) => {
+    const { admit } = gateWith({ approve: true, names: { 'carried.test': ['93.184.216.34', answer] } })
+    expect(await admit('carried.test')).toMatchObject({ ok: false, reason: expect.stringMatching(reason) })
+  })
+
   it('a name with one public and one private address is refused (no partial rebinding)', async () => {
     const { admit } = gateWith({ rules: [rule('allow', '*.example.test')], names: { 'a.example.test': ['93.184.216.34', '127.0.0.1'] } })
     expect(await admit('a.example.test')).toMatchObject({ ok: false, reason: expect.stringMatching(/127\.0\.0\.1, a loopback address/) })

@@ -29,28 +29,41 @@ export function runUser(identity: SandboxIdentity): string {
 }
 
 /**
+ * ICMP ping sockets (SOCK_DGRAM + IPPROTO_ICMP/ICMPV6, both families) for no group: the engine
+ * opens them to every group of a container's own network namespace ("0 2147483647"), a way out
+ * (ICMP to any host) without CAP_NET_RAW. A bubblewrap sandbox's fresh network namespace keeps the
+ * kernel's default, "1 0"; this sets the same. The knob belongs to the network namespace, so it is
+ * set where the container has one of its own (`none`, `bridge`; the egress bridge sidecar joins the
+ * session container's); in the host's (`--network host`, already reported as not contained) the
+ * engine refuses to set it and the host's own value applies.
+ */
+const noPingSockets = { 'net.ipv4.ping_group_range': '1 0' }
+
+/**
  * The hardened host config of every Airlock container: no capabilities, no-new-privileges, the
  * allowlist seccomp profile, read-only root with small tmpfs mounts, pids/memory/cpu limits, no
- * network unless asked; the operator's extra args applied on top (they were already counted
- * against the isolation axes).
+ * network unless asked, no ICMP ping sockets; the operator's extra args applied on top (they were
+ * already counted against the isolation axes).
  */
 export function hardenedHostConfig(options: { limits: ContainerLimits; network: 'none' | 'full'; binds?: string[]; effect?: ExtraArgsEffect }): Docker.HostConfig {
   const { limits, effect } = options
   const seccomp = effect?.weakened.syscallsRestricted ? [] : [`seccomp=${containerSeccompProfile()}`]
   const memory = Math.round(limits.memoryMb * 1024 * 1024)
+  const networkMode = (effect?.hostConfig.NetworkMode as string | undefined) ?? (options.network === 'full' ? 'bridge' : 'none')
   return {
     CapDrop: ['ALL'],
     PidsLimit: limits.pids,
     Memory: memory,
     MemorySwap: memory,
     NanoCpus: 1_000_000_000,
-    NetworkMode: options.network === 'full' ? 'bridge' : 'none',
+    NetworkMode: networkMode,
     ReadonlyRootfs: true,
     Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=512m', '/run': 'rw,nosuid,nodev,size=16m' },
     Init: true,
     // A per-process backstop; the per-run budget across all processes is the runner's (cpu-budget.ts).
     Ulimits: [{ Name: 'cpu', Soft: limits.cpuSeconds, Hard: limits.cpuSeconds + 1 }],
     ...(effect?.hostConfig ?? {}),
+    ...(networkMode === 'host' ? {} : { Sysctls: noPingSockets }),
     SecurityOpt: ['no-new-privileges:true', ...seccomp, ...((effect?.hostConfig.SecurityOpt as string[] | undefined) ?? [])],
     Binds: [...(options.binds ?? []), ...((effect?.hostConfig.Binds as string[] | undefined) ?? [])]
   }

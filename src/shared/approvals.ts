@@ -140,6 +140,18 @@ export const approvalViewSchema = z.object({
 })
 export type ApprovalView = z.infer<typeof approvalViewSchema>
 
+/**
+ * The risk flag of a queue item whose text holds hidden characters (bidi controls, zero-width
+ * characters, ESC, CR: Trojan Source): what the operator reads is not all there is. The queue adds
+ * it when the item is made; consoles show every such character escaped and marked.
+ */
+export const hiddenCharactersFlag = 'hidden_characters'
+
+/** The text of a queue item that came from the agent's call, as consoles show it: what `hiddenCharactersFlag` is decided on. */
+export function approvalTexts(item: Pick<ApprovalView, 'tool' | 'summary' | 'reason' | 'commands' | 'preview'>): string[] {
+  return [item.tool, item.summary, item.reason, ...item.commands.flat(), ...(item.preview === null ? [] : [item.preview])]
+}
+
 /** What `airlock approvals list --json` prints per item: exactly these keys (SPEC §5.3). */
 export const approvalListKeys = ['id', 'agentId', 'sessionId', 'tool', 'status', 'summary', 'riskFlags', 'createdAt', 'expiresAt'] as const
 

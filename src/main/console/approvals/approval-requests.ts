@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { classificationSchema } from '@shared/agents'
-import type { ApprovalView } from '@shared/approvals'
+import { approvalTexts, hiddenCharactersFlag, type ApprovalView } from '@shared/approvals'
+import { hasHiddenCharacters } from '@shared/visible-text'
 import { canonicalJson, type ApprovalRequest, type CommandAnalyzer } from '../../core'
 import type { NewApproval } from '../../store'
 import { describeMatcher, proposeMatcher, type RequestFacts } from './rule-matchers'
@@ -37,11 +38,14 @@ export type PreparedRequest = {
  * Identical requests of one agent (same tool, same redacted input, same policy rule, flags and
  * classification facts: a write-down of RESTRICTED data is not the question the operator saw about
  * CONFIDENTIAL data) share a key; a request without an agent (a resource requirement) is keyed by what it says.
+ * Text that holds hidden characters adds the `hidden_characters` flag first: the consoles mark the
+ * item, and a rule made from a request without it never answers one with it (the operator saw
+ * no such text when they made the rule).
  */
 export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyzer | undefined): PreparedRequest {
   const kind = request.approvalKind ?? (request.tool ? 'action' : 'resource')
   const tool = cut(request.tool ?? request.kind, bounds.tool)
-  const riskFlags = [...new Set(request.riskFlags ?? [])].slice(0, bounds.flags).map((flag) => cut(flag, bounds.flag))
+  const riskFlags = [...new Set([...(hidesText(request) ? [hiddenCharactersFlag] : []), ...(request.riskFlags ?? [])])].slice(0, bounds.flags).map((flag) => cut(flag, bounds.flag))
   const facts: RequestFacts = {
     tool,
     kind,
@@ -80,6 +84,15 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
       batchKey
     }
   }
+}
+
+/**
+ * Whether the text the operator will read of a request (its tool, summary, reason, parsed words or
+ * preview, whole: before any cut) holds a character that hides or reorders what is read.
+ */
+function hidesText(request: ApprovalRequest): boolean {
+  const texts = approvalTexts({ tool: request.tool ?? request.kind, summary: request.summary, reason: request.reason, commands: request.commands ?? [], preview: request.preview ?? null })
+  return texts.some(hasHiddenCharacters)
 }
 
 /** Whether an item's commands were cut (its last entry says how many more there were). */

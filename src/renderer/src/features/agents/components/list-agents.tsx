@@ -1,7 +1,7 @@
 import { Search } from 'lucide-react'
 import { useState, type KeyboardEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { Badge, CountBadge, TimeAgo } from '../../../ui'
+import { Badge, CountBadge, TextAgent, TimeAgo } from '../../../ui'
 import { activityOf, agentCounts, filterAgents, sortedAgents, taintTone, type AgentActivity } from '../lib/agent-selectors'
 import { agentsHash } from '../lib/agents-url'
 import { useAgentsStore } from '../store/agents-store'
@@ -77,7 +77,11 @@ function RowAgent(props: { agentId: string; selected: boolean; onSelect(agentId:
         <span className="ag-row-main">
           <span className="ag-row-line">
             <span className="ag-row-id">{id}</span>
-            {agent.name !== id && <span className="ag-row-name">{agent.name}</span>}
+            {agent.name !== id && (
+              <span className="ag-row-name">
+                <TextAgent text={agent.name} />
+              </span>
+            )}
           </span>
           <span className="ag-row-meta">
             <span data-testid={`agent-status-${id}`}>{stateLabel[activity.state]}</span>

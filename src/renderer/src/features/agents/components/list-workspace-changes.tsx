@@ -1,6 +1,6 @@
 import { useShallow } from 'zustand/react/shallow'
 import { visibleText } from '@shared/visible-text'
-import { ErrorBanner, Loading, TimeAgo } from '../../../ui'
+import { ErrorBanner, Loading, TextAgent, TimeAgo } from '../../../ui'
 import { formatBytes } from '../lib/workspace-tree'
 import { useAgentsStore } from '../store/agents-store'
 
@@ -26,7 +26,7 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
                 data-testid={`workspace-change-${change.path}`}
               >
                 <span className="ag-change-path" title={visibleText(change.path)}>
-                  {visibleText(change.path)}
+                  <TextAgent text={change.path} />
                 </span>
                 <span className="ag-change-meta">
                   <TimeAgo iso={change.modifiedAt} /> · {formatBytes(change.bytes)}

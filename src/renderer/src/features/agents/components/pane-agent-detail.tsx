@@ -1,7 +1,7 @@
 import { Pencil, RotateCcw, Trash2 } from 'lucide-react'
 import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { Badge, Button, ConfirmDialog, CopyButton, Tabs } from '../../../ui'
+import { Badge, Button, ConfirmDialog, CopyButton, Tabs, TextAgent } from '../../../ui'
 import { activityOf, formatCreated } from '../lib/agent-selectors'
 import type { AgentsQuery, AgentTab } from '../lib/agents-url'
 import { useAgentsStore } from '../store/agents-store'
@@ -30,7 +30,7 @@ export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: 
       <header className="ag-detail-head">
         <div className="ag-detail-who">
           <h2 id="ag-detail-title" className="ag-detail-title">
-            {agent.name}
+            <TextAgent text={agent.name} />
             <StateBadge state={state} />
           </h2>
           <div className="ag-detail-sub">

@@ -1,6 +1,7 @@
 import { ArrowRight } from 'lucide-react'
 import { useShallow } from 'zustand/react/shallow'
-import { Badge, ErrorBanner, Loading, TimeAgo } from '../../../ui'
+import { visibleText } from '@shared/visible-text'
+import { Badge, ErrorBanner, Loading, TextAgent, TimeAgo } from '../../../ui'
 import { taintTone } from '../lib/agent-selectors'
 import { historyLink } from '../lib/agents-url'
 import { callSubject, formatDuration, statusLabel, statusTone } from '../lib/usage'
@@ -44,9 +45,11 @@ function ListRecentCalls({ agentId }: { agentId: string }) {
             <li key={row.id}>
               <a href={historyLink(agentId, row.id)} className="ag-call" data-testid={`agent-call-${row.id}`}>
                 <Badge tone={statusTone(row.status)}>{statusLabel(row.status)}</Badge>
-                <span className="ag-call-tool">{row.tool}</span>
-                <span className="ag-call-subject" title={callSubject(row)}>
-                  {callSubject(row)}
+                <span className="ag-call-tool">
+                  <TextAgent text={row.tool} />
+                </span>
+                <span className="ag-call-subject" title={visibleText(callSubject(row))}>
+                  <TextAgent text={callSubject(row)} />
                 </span>
                 <span className="ag-call-duration">{formatDuration(row.durationMs)}</span>
                 <span className="ag-call-when">

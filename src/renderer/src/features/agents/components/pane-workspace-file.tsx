@@ -1,9 +1,9 @@
 import { workspaceReadLimit } from '@shared/ipc/workspace'
 import { FileText, X } from 'lucide-react'
-import { Fragment, useMemo, type ReactNode } from 'react'
+import { useMemo, type ReactNode } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { visibleText } from '@shared/visible-text'
-import { ErrorBanner, IconButton, Loading, TimeAgo } from '../../../ui'
+import { ErrorBanner, IconButton, Loading, TextAgent, TimeAgo } from '../../../ui'
 import { highlightLines, type HighlightNode } from '../lib/highlight'
 import { formatBytes, languageOf } from '../lib/workspace-tree'
 import { useAgentsStore } from '../store/agents-store'
@@ -26,7 +26,7 @@ export function PaneWorkspaceFile(props: { onClose(): void }) {
     <div className="ag-file" data-testid="workspace-file-view">
       <header className="ag-file-head">
         <code className="ag-file-path" title={visibleText(file.path ?? '')} data-testid="workspace-file-path">
-          {visibleText(file.path ?? '')}
+          <TextAgent text={file.path ?? ''} />
         </code>
         {value && (
           <span className="ag-file-meta">
@@ -80,7 +80,7 @@ function CodeLines({ text, language }: { text: string; language: string | undefi
                 <td className="ag-line-no" aria-hidden="true">
                   {index + 1}
                 </td>
-                <td className="ag-line hljs">{line.length === 0 ? '\u200b' : render(line)}</td>
+                <td className="ag-line hljs">{render(line)}</td>
               </tr>
             ))}
           </tbody>
@@ -93,7 +93,7 @@ function CodeLines({ text, language }: { text: string; language: string | undefi
 function render(nodes: HighlightNode[]): ReactNode {
   return nodes.map((node, index) =>
     typeof node === 'string' ? (
-      <Fragment key={index}>{node}</Fragment>
+      <TextAgent key={index} text={node} multiline />
     ) : (
       <span key={index} className={node.className}>
         {render(node.children)}

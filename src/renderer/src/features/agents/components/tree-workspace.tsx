@@ -1,7 +1,7 @@
 import { ChevronDown, ChevronRight, File, Folder, FolderOpen, Link2, CircleSlash } from 'lucide-react'
 import { useMemo, type KeyboardEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { visibleText } from '@shared/visible-text'
+import { TextAgent } from '../../../ui'
 import { formatBytes, visibleTreeRows, type TreeRow } from '../lib/workspace-tree'
 import { useAgentsStore } from '../store/agents-store'
 
@@ -57,7 +57,9 @@ function Line(props: { row: TreeRow; selected: boolean; onToggle(path: string): 
       <button type="button" className="ag-tree-item" style={indent} aria-expanded={row.expanded} data-path={entry.path} data-testid={`workspace-entry-${entry.path}`} onClick={() => props.onToggle(entry.path)}>
         {row.expanded ? <ChevronDown size={13} aria-hidden="true" /> : <ChevronRight size={13} aria-hidden="true" />}
         {row.expanded ? <FolderOpen size={14} className="ag-tree-folder" aria-hidden="true" /> : <Folder size={14} className="ag-tree-folder" aria-hidden="true" />}
-        <span className="ag-tree-name">{visibleText(entry.name)}</span>
+        <span className="ag-tree-name">
+          <TextAgent text={entry.name} />
+        </span>
       </button>
     )
   }
@@ -74,7 +76,9 @@ function Line(props: { row: TreeRow; selected: boolean; onToggle(path: string): 
       >
         <span className="ag-tree-spacer" aria-hidden="true" />
         <File size={14} aria-hidden="true" />
-        <span className="ag-tree-name">{visibleText(entry.name)}</span>
+        <span className="ag-tree-name">
+          <TextAgent text={entry.name} />
+        </span>
         <span className="ag-tree-size">{formatBytes(entry.bytes)}</span>
       </button>
     )
@@ -83,7 +87,9 @@ function Line(props: { row: TreeRow; selected: boolean; onToggle(path: string): 
     <div className="ag-tree-item ag-tree-inert" style={indent} data-testid={`workspace-entry-${entry.path}`} title={entry.kind === 'symlink' ? 'A symbolic link: Airlock never follows it' : 'Not a regular file or folder'}>
       <span className="ag-tree-spacer" aria-hidden="true" />
       {entry.kind === 'symlink' ? <Link2 size={14} aria-hidden="true" /> : <CircleSlash size={14} aria-hidden="true" />}
-      <span className="ag-tree-name">{visibleText(entry.name)}</span>
+      <span className="ag-tree-name">
+          <TextAgent text={entry.name} />
+        </span>
       <span className="ag-tree-size">{entry.kind === 'symlink' ? 'symlink' : 'special'}</span>
     </div>
   )

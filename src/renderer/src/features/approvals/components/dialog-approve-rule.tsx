@@ -1,7 +1,8 @@
 import type { ApprovalView, RuleMatcher, RuleScope } from '@shared/approvals'
 import { ChevronDown, ChevronRight } from 'lucide-react'
 import { useEffect, useMemo, useState } from 'react'
-import { Badge, Button, Dialog } from '../../../ui'
+import { visibleJson } from '@shared/visible-text'
+import { Badge, Button, Dialog, TextAgent } from '../../../ui'
 import { riskOf } from '../lib/queue'
 import { defaultTtlSeconds, parseMatcherJson } from '../lib/rules'
 import { FactsMatcher } from './facts-matcher'
@@ -29,7 +30,8 @@ export function DialogApproveRule(props: { open: boolean; item?: ApprovalView; o
     setScope('agent')
     setTtl(defaultTtlSeconds)
     setEditing(false)
-    setMatcherText(proposed ? JSON.stringify(proposed.matcher, null, 2) : '')
+    // The same JSON value, with hidden characters as `\u` escapes: a textarea cannot mark them.
+    setMatcherText(proposed ? visibleJson(proposed.matcher) : '')
     setError(undefined)
   }, [props.open, props.item?.id, proposed])
   const edited = useMemo(() => (editing ? parseMatcherJson(matcherText) : undefined), [editing, matcherText])
@@ -64,7 +66,7 @@ export function DialogApproveRule(props: { open: boolean; item?: ApprovalView; o
           <div className="appr-rule-preview" data-testid="rule-preview">
             <div className="appr-rule-preview-head">
               <span className="appr-muted">Will allow without asking{changed ? ' (edited)' : ''}</span>
-              <code>{changed ? 'your edited matcher, below' : proposed.description}</code>
+              <code>{changed ? 'your edited matcher, below' : <TextAgent text={proposed.description} />}</code>
             </div>
             <FactsMatcher matcher={matcher} />
             <div className="appr-rule-preview-foot">

@@ -1,6 +1,6 @@
 import type { ApprovalView } from '@shared/approvals'
 import { useEffect, useState } from 'react'
-import { Button, Dialog, Field } from '../../../ui'
+import { Button, Dialog, Field, TextAgent } from '../../../ui'
 import { summaryText } from '../lib/queue'
 
 /**
@@ -41,7 +41,7 @@ export function DialogDeny(props: { open: boolean; item?: ApprovalView; onOpenCh
       >
         {props.item && (
           <div className="appr-target" aria-label="The request">
-            {props.item.agentId ?? 'no agent'} · {props.item.tool} · {summaryText(props.item)}
+            {props.item.agentId ?? 'no agent'} · <TextAgent text={props.item.tool} /> · <TextAgent text={summaryText(props.item)} />
           </div>
         )}
         <Field label="Reason (sent to the agent)" hint="Enter denies · Shift+Enter for a new line" error={error}>

@@ -1,6 +1,7 @@
 import type { RuleMatcher, RuleView } from '@shared/approvals'
 import { useEffect, useMemo, useState } from 'react'
-import { Button, Dialog } from '../../../ui'
+import { visibleJson } from '@shared/visible-text'
+import { Button, Dialog, TextAgent } from '../../../ui'
 import { parseMatcherJson } from '../lib/rules'
 import { FactsMatcher } from './facts-matcher'
 import { FieldMatcherJson } from './field-matcher-json'
@@ -18,7 +19,8 @@ export function DialogEditRule(props: { rule?: RuleView; onOpenChange(open: bool
   const [busy, setBusy] = useState(false)
   useEffect(() => {
     setTtl(undefined)
-    setText(rule ? JSON.stringify(rule.matcher, null, 2) : '')
+    // The same JSON value, with hidden characters as `\u` escapes: a textarea cannot mark them.
+    setText(rule ? visibleJson(rule.matcher) : '')
     setError(undefined)
   }, [rule])
   const parsed = useMemo(() => parseMatcherJson(text), [text])
@@ -33,7 +35,7 @@ export function DialogEditRule(props: { rule?: RuleView; onOpenChange(open: bool
     if (refused) setError(refused)
   }
   return (
-    <Dialog open={rule !== undefined} onOpenChange={props.onOpenChange} title="Edit rule" description={rule?.description} testId="dialog-rule-edit" wide>
+    <Dialog open={rule !== undefined} onOpenChange={props.onOpenChange} title="Edit rule" description={rule && <TextAgent text={rule.description} />} testId="dialog-rule-edit" wide>
       {rule && (
         <form
           className="appr-dialog-form"

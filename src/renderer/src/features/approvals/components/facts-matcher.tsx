@@ -1,4 +1,5 @@
 import type { RuleMatcher } from '@shared/approvals'
+import { TextAgent } from '../../../ui'
 import { matcherFacts } from '../lib/rules'
 import { ArgvTokens } from './list-commands'
 
@@ -11,7 +12,11 @@ export function FactsMatcher(props: { matcher: RuleMatcher }) {
           <dt>{fact.label}</dt>
           <dd>
             {fact.tokens ? <ArgvTokens argv={fact.tokens} glob={fact.glob} /> : null}
-            {fact.text && <span className={fact.tokens ? 'appr-muted' : undefined}>{fact.tokens ? ` ${fact.text}` : fact.text}</span>}
+            {fact.text && (
+              <span className={fact.tokens ? 'appr-muted' : undefined}>
+                <TextAgent text={fact.tokens ? ` ${fact.text}` : fact.text} />
+              </span>
+            )}
           </dd>
         </div>
       ))}

@@ -1,6 +1,7 @@
 import type { ApprovalView } from '@shared/approvals'
 import { useEffect, useRef } from 'react'
-import { Badge, Kbd, ageOf, useNow } from '../../../ui'
+import { visibleText } from '@shared/visible-text'
+import { Badge, Kbd, TextAgent, ageOf, useNow } from '../../../ui'
 import { classificationLine, summaryText, writeDownOf } from '../lib/queue'
 import { BadgesRisk } from './badges-risk'
 
@@ -84,13 +85,15 @@ function RowApproval(props: { item: ApprovalView; now: number; selected: boolean
     >
       <span className="appr-item-top">
         <span className="appr-item-agent">{item.agentId ?? 'no agent'}</span>
-        <span className="appr-item-tool">{item.tool}</span>
+        <span className="appr-item-tool">
+          <TextAgent text={item.tool} />
+        </span>
         <time className="appr-item-age" dateTime={item.createdAt} title={`asked ${new Date(item.createdAt).toLocaleString()}`}>
           {ageOf(item.createdAt, props.now)}
         </time>
       </span>
-      <span className="appr-item-summary" title={item.summary}>
-        {summaryText(item)}
+      <span className="appr-item-summary" title={visibleText(item.summary)}>
+        <TextAgent text={summaryText(item)} />
       </span>
       {(item.riskFlags.length > 0 || item.count > 1 || flow || item.waiting === 0 || item.kind !== 'action') && (
         <span className="appr-item-meta">

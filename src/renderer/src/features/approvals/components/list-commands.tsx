@@ -1,10 +1,12 @@
+import { TextAgent } from '../../../ui'
+
 /** A cut marker the queue put in place of what it could not keep (`… 3 more words not shown`). */
 const cutMarker = /^… \d+ more (words?|commands?) not shown$|… \(\d+ characters in all\)$/
 
 /**
  * The parsed commands of a command line, one numbered row per simple command, every argv word a
  * token of its own: `rm "-rf /"` and `rm -rf /` never look alike. Empty words and words the queue
- * cut are marked.
+ * cut are marked; a hidden character in a word shows escaped and marked (`TextAgent`).
  */
 export function ListCommands(props: { commands: string[][]; testId?: string }) {
   return (
@@ -30,12 +32,12 @@ export function ArgvTokens(props: { argv: string[]; glob?: string }) {
           key={index}
           className={`appr-token${index === 0 ? ' appr-token-program' : ''}${word === '' ? ' appr-token-empty' : ''}${cutMarker.test(word) ? ' appr-token-cut' : ''}`}
         >
-          {word === '' ? 'empty word' : word}
+          {word === '' ? 'empty word' : <TextAgent text={word} multiline />}
         </code>
       ))}
       {props.glob && (
         <code className="appr-token appr-token-glob" title="a pattern: * any run of characters, ? one character">
-          {props.glob}
+          <TextAgent text={props.glob} multiline />
         </code>
       )}
     </span>

@@ -1,7 +1,8 @@
-import type { ApprovalView } from '@shared/approvals'
+import { approvalTexts, type ApprovalView } from '@shared/approvals'
+import { visibleText } from '@shared/visible-text'
 import { Check, ShieldCheck, Timer, X } from 'lucide-react'
-import type { ReactNode } from 'react'
-import { Badge, Button, CopyButton, ErrorBanner, Kbd, TimeAgo, useNow } from '../../../ui'
+import { useMemo, type ReactNode } from 'react'
+import { Badge, Button, CopyButton, ErrorBanner, Kbd, NoteHiddenCharacters, TextAgent, TimeAgo, useNow } from '../../../ui'
 import { classificationLine, outcomeTitle, rememberBlocker, secondsLeft, sessionBlocker, statusTone, summaryText, taintOf, timeLeft, writeDownOf } from '../lib/queue'
 import { shortId } from '../lib/rules'
 import { ListCommands } from './list-commands'
@@ -14,7 +15,8 @@ export type DetailActions = { approve(): void; session(): void; rule(): void; de
 /**
  * The selected request in full: who asks and what (the parsed commands as tokens, the file diff),
  * why (the reason and the policy rule), its risk flags and write-down, the rule it would become,
- * and the decision buttons with their keys. A request that is no longer pending shows its decision
+ * and the decision buttons with their keys. Every text the agent wrote is drawn with `TextAgent`,
+ * and a request whose text hides characters says which, above it all. A request that is no longer pending shows its decision
  * instead, read-only.
  */
 export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolean; error?: string; notice?: string; onDismissError(): void; actions: DetailActions }) {
@@ -24,13 +26,16 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
   const left = secondsLeft(item.expiresAt, now)
   const writeDown = writeDownOf(item.classification)
   const taint = taintOf(item.classification)
+  const texts = useMemo(() => approvalTexts(item), [item])
   return (
-    <section className="appr-detail" data-testid="approval-detail" aria-label={`Request from ${item.agentId ?? 'no agent'}: ${item.tool}`} data-status={item.status}>
+    <section className="appr-detail" data-testid="approval-detail" aria-label={`Request from ${item.agentId ?? 'no agent'}: ${visibleText(item.tool)}`} data-status={item.status}>
       <header className="appr-detail-head">
         <div className="appr-detail-titlerow">
           <h2 className="appr-detail-title">
             <span>{item.agentId ?? 'no agent'}</span>
-            <code>{item.tool}</code>
+            <code>
+              <TextAgent text={item.tool} />
+            </code>
           </h2>
           {item.kind !== 'action' && <Badge tone="info">{item.kind.replace('_', '-')} request</Badge>}
           {!pending && <Badge tone={statusTone(item.status)}>{item.status}</Badge>}
@@ -47,8 +52,9 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
           </span>
         </div>
         <pre className="appr-summary" data-testid="approval-summary">
-          {summaryText(item)}
+          <TextAgent text={summaryText(item)} multiline />
         </pre>
+        <NoteHiddenCharacters texts={texts} what="This request" consequence="What runs is the text with them, whatever it reads as." testId="approval-hidden-note" />
         <div className="appr-flags">
           {item.riskFlags.length === 0 && <span>no risk flags</span>}
           <BadgesRisk flags={item.riskFlags} />
@@ -81,11 +87,29 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
         <Section title="Why it asks">
           <dl className="appr-facts">
             <dt>Reason</dt>
-            <dd>{item.reason}</dd>
+            <dd>
+              <TextAgent text={item.reason} />
+            </dd>
             <dt>Policy rule</dt>
-            <dd>{item.policyRule ? <code>{item.policyRule}</code> : <span className="appr-muted">none named</span>}</dd>
+            <dd>
+              {item.policyRule ? (
+                <code>
+                  <TextAgent text={item.policyRule} />
+                </code>
+              ) : (
+                <span className="appr-muted">none named</span>
+              )}
+            </dd>
             <dt>As a rule</dt>
-            <dd>{item.proposedRule ? <code>{item.proposedRule.description}</code> : <span className="appr-muted">{rememberBlocker(item)}</span>}</dd>
+            <dd>
+              {item.proposedRule ? (
+                <code>
+                  <TextAgent text={item.proposedRule.description} />
+                </code>
+              ) : (
+                <span className="appr-muted">{rememberBlocker(item)}</span>
+              )}
+            </dd>
           </dl>
         </Section>
         {item.commands.length > 0 && (
@@ -173,7 +197,7 @@ function Outcome(props: { item: ApprovalView }) {
       </span>
       <span>
         <span className="appr-muted">{decision.decision === 'deny' ? 'Reason sent to the agent: ' : 'Recorded: '}</span>
-        {decision.reason}
+        <TextAgent text={decision.reason} />
       </span>
     </div>
   )

@@ -2,7 +2,7 @@ import type { RuleView } from '@shared/approvals'
 import { ShieldCheck } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { ConfirmDialog, EmptyState, ErrorBanner, Kbd, Loading } from '../../../ui'
+import { ConfirmDialog, EmptyState, ErrorBanner, Kbd, Loading, TextAgent } from '../../../ui'
 import { useApprovalsStore } from '../store/approvals-store'
 import { DialogEditRule } from './dialog-edit-rule'
 import { TableRules } from './table-rules'
@@ -66,7 +66,7 @@ export function PanelRules() {
         testId="dialog-rule-revoke"
       >
         <p>
-          <code>{revoking?.description}</code>
+          <code>{revoking && <TextAgent text={revoking.description} />}</code>
         </p>
         <p>Requests it matches will ask you again. It has matched {revoking?.matchCount ?? 0} times. A revoked rule cannot be restored; approve a request as a rule to make a new one.</p>
       </ConfirmDialog>

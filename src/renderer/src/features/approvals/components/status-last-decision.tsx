@@ -1,4 +1,5 @@
 import { Check, X } from 'lucide-react'
+import { TextAgent } from '../../../ui'
 import { useApprovalsStore } from '../store/approvals-store'
 import { outcomeTitle, summaryText } from '../lib/queue'
 import { approvalsHash } from '../lib/view-query'
@@ -25,7 +26,7 @@ export function StatusLastDecision() {
           )}
           <strong>{last.status === 'expired' ? 'Recorded as expired' : outcomeTitle(last.decision)}</strong>
           <code>
-            {last.agentId ?? 'no agent'} · {summaryText(last)}
+            {last.agentId ?? 'no agent'} · <TextAgent text={summaryText(last)} />
           </code>
           <span className="appr-muted">
             {last.status === 'expired' ? 'nobody was waiting any more' : `delivered to ${last.decision.delivered} ${last.decision.delivered === 1 ? 'call' : 'calls'}`}

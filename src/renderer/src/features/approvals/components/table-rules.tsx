@@ -1,6 +1,7 @@
 import type { RuleView } from '@shared/approvals'
 import { Pencil, Trash2 } from 'lucide-react'
-import { Badge, Button, TimeAgo, useNow } from '../../../ui'
+import { visibleText } from '@shared/visible-text'
+import { Badge, Button, TextAgent, TimeAgo, useNow } from '../../../ui'
 import { riskOf, timeLeft } from '../lib/queue'
 import { matcherKindLabel, ruleScopeLabel, ruleState, rulesInOrder, shortId } from '../lib/rules'
 
@@ -36,7 +37,9 @@ export function TableRules(props: { rules: RuleView[]; onEdit(rule: RuleView): v
           return (
             <tr key={rule.id} data-testid={`rule-row-${rule.id}`} data-state={state} className={state === 'active' ? undefined : 'appr-rule-ended'}>
               <td>
-                <div className="appr-rule-desc">{rule.description}</div>
+                <div className="appr-rule-desc">
+                  <TextAgent text={rule.description} />
+                </div>
                 <div className="appr-rule-sub">
                   <Badge tone="neutral">{matcherKindLabel(rule.matcher)}</Badge>
                   {rule.riskFlags.map((flag) => (
@@ -80,10 +83,10 @@ export function TableRules(props: { rules: RuleView[]; onEdit(rule: RuleView): v
               <td>
                 {state !== 'revoked' && (
                   <div className="appr-rule-actions">
-                    <Button size="sm" variant="ghost" icon={<Pencil size={13} />} onClick={() => props.onEdit(rule)} data-testid={`rule-edit-${rule.id}`} aria-label={`Edit rule ${rule.description}`}>
+                    <Button size="sm" variant="ghost" icon={<Pencil size={13} />} onClick={() => props.onEdit(rule)} data-testid={`rule-edit-${rule.id}`} aria-label={`Edit rule ${visibleText(rule.description)}`}>
                       Edit
                     </Button>
-                    <Button size="sm" variant="danger" icon={<Trash2 size={13} />} onClick={() => props.onRevoke(rule)} data-testid={`rule-revoke-${rule.id}`} aria-label={`Revoke rule ${rule.description}`}>
+                    <Button size="sm" variant="danger" icon={<Trash2 size={13} />} onClick={() => props.onRevoke(rule)} data-testid={`rule-revoke-${rule.id}`} aria-label={`Revoke rule ${visibleText(rule.description)}`}>
                       Revoke
                     </Button>
                   </div>

@@ -1,4 +1,4 @@
-import type { ApprovalDecisionView, ApprovalView } from '@shared/approvals'
+import { hiddenCharactersFlag, type ApprovalDecisionView, type ApprovalView } from '@shared/approvals'
 import type { BadgeTone } from '../../../ui'
 
 /** The queue as the operator reads it: newest first (ties by id, so the order never jumps). */
@@ -26,6 +26,7 @@ export function selectionAfterRemoval(ids: readonly string[], removed: string): 
 }
 
 const riskFacts: Record<string, { tone: BadgeTone; hint: string }> = {
+  [hiddenCharactersFlag]: { tone: 'bad', hint: 'its text holds hidden characters (bidi controls, zero-width characters, escapes) that read differently from what runs: each is shown escaped and marked' },
   deletion: { tone: 'bad', hint: 'removes files or folders' },
   network: { tone: 'bad', hint: 'reaches the network' },
   isolation_fallback: { tone: 'bad', hint: 'may run without a sandbox (unsafe fallback)' },

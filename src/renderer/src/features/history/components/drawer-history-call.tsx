@@ -1,4 +1,4 @@
-import { CopyButton, Drawer, ErrorBanner, Loading } from '../../../ui'
+import { CopyButton, Drawer, ErrorBanner, Loading, TextAgent } from '../../../ui'
 import { formatTimestamp } from '../lib/format'
 import { useHistoryStore } from '../store/history-store'
 import { LabelHistoryStatus } from './label-history-status'
@@ -30,7 +30,7 @@ export function DrawerHistoryCall() {
       testId="history-drawer"
       title={
         <>
-          <code className="history-drawer-tool">{shown?.tool ?? 'Call'}</code>
+          <code className="history-drawer-tool">{shown ? <TextAgent text={shown.tool} /> : 'Call'}</code>
           {shown && <LabelHistoryStatus status={shown.status} pill testId="history-detail-status" />}
         </>
       }

@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useRef } from 'react'
+import { TextAgent } from '../../../ui'
 import { segmentClass, type AnsiLine } from '../lib/ansi'
 
 /** Up to this many lines are drawn in full (wrapped, part of the drawer's own scroll); more scroll in a box of their own. */
@@ -8,7 +9,11 @@ export const fullLogLines = 200
 /** Height of one line in the scrolling box (px; lines do not wrap there). */
 const logLineHeight = 18
 
-/** Lines of output with line numbers, like a CI log: all of them when few, virtualised in a scrolling box when many. */
+/**
+ * Lines of output with line numbers, like a CI log: all of them when few, virtualised in a
+ * scrolling box when many. Each run is drawn with `TextAgent`: what anser left of control
+ * characters (a CR, an OSC, a bidi override) shows escaped and marked, TAB stays layout.
+ */
 export function ListLogLines({ lines, label, testId }: { lines: AnsiLine[]; label: string; testId: string }) {
   if (lines.length <= fullLogLines) {
     return (
@@ -44,13 +49,11 @@ function LogLine({ line, number, top }: { line: AnsiLine; number: number; top?: 
         {number}
       </span>
       <span className="history-log-text">
-        {line.length === 0
-          ? '\u200b'
-          : line.map((segment, index) => (
-              <span key={index} className={segmentClass(segment)}>
-                {segment.text}
-              </span>
-            ))}
+        {line.map((segment, index) => (
+          <span key={index} className={segmentClass(segment)}>
+            <TextAgent text={segment.text} multiline />
+          </span>
+        ))}
       </span>
     </div>
   )

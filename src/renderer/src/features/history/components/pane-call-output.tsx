@@ -1,7 +1,7 @@
 import type { HistoryOutput } from '@shared/ipc/history'
 import { Scissors } from 'lucide-react'
 import { useMemo } from 'react'
-import { CopyButton } from '../../../ui'
+import { CopyButton, NoteHiddenCharacters } from '../../../ui'
 import { ansiLines, lineText } from '../lib/ansi'
 import { hasOutput, outputNotes } from '../lib/call-facts'
 import { formatCount } from '../lib/format'
@@ -22,7 +22,8 @@ export function PaneCallOutput({ name, stream }: { name: 'stdout' | 'stderr'; st
     const clipped = stream.text.length > outputDisplayChars
     const text = clipped ? stream.text.slice(0, outputDisplayChars) : stream.text
     const lines = ansiLines(text)
-    return { lines, omitted: stream.text.length - text.length, plain: lines.map(lineText).join('\n') }
+    const plain = lines.map(lineText).join('\n')
+    return { lines, omitted: stream.text.length - text.length, plain, texts: [plain] }
   }, [stream.text])
   const notes = outputNotes(stream)
   const lineCount = shown && stream.text ? shown.lines.length : 0
@@ -42,6 +43,7 @@ export function PaneCallOutput({ name, stream }: { name: 'stdout' | 'stderr'; st
       }
     >
       {!hasOutput(stream) && <p className="history-dim history-empty-output">{stream.text === '' ? 'Empty.' : 'Nothing recorded.'}</p>}
+      {shown && lineCount > 0 && <NoteHiddenCharacters texts={shown.texts} what={`Its ${name}`} testId={`history-${name}-hidden-note`} />}
       {shown && lineCount > 0 && <ListLogLines lines={shown.lines} label={`${name} of this call`} testId={`history-${name}-lines`} />}
       {stream.truncated && (
         <p className="history-cut" data-testid={`history-${name}-truncated`}>

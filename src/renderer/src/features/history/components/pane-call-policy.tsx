@@ -1,6 +1,6 @@
 import type { HistoryDetail } from '@shared/ipc/history'
 import { ArrowRight, ExternalLink } from 'lucide-react'
-import { Badge, type BadgeTone } from '../../../ui'
+import { Badge, TextAgent, type BadgeTone } from '../../../ui'
 import { FactCall, SectionCall } from './section-call'
 
 const decisionTones: Record<string, BadgeTone> = { allow: 'ok', deny: 'bad', ask: 'warn', approval_required: 'warn' }
@@ -17,8 +17,16 @@ export function PaneCallPolicy({ detail }: { detail: HistoryDetail }) {
           <FactCall label="Decision" wide>
             <span className="history-inline">
               <Badge tone={decisionTones[policy.decision] ?? 'neutral'}>{policy.decision}</Badge>
-              {policy.rule && <code>{policy.rule}</code>}
-              {policy.reason && <span className="history-dim">{policy.reason}</span>}
+              {policy.rule && (
+                <code>
+                  <TextAgent text={policy.rule} />
+                </code>
+              )}
+              {policy.reason && (
+                <span className="history-dim">
+                  <TextAgent text={policy.reason} />
+                </span>
+              )}
             </span>
           </FactCall>
           {policy.riskFlags && policy.riskFlags.length > 0 && (
@@ -61,7 +69,7 @@ export function PaneCallPolicy({ detail }: { detail: HistoryDetail }) {
                   <li key={index} className="history-argv">
                     {argv.map((token, at) => (
                       <code key={at} className={at === 0 ? 'history-token history-token-program' : 'history-token'}>
-                        {token}
+                        <TextAgent text={token} />
                       </code>
                     ))}
                   </li>
@@ -83,7 +91,11 @@ export function PaneCallPolicy({ detail }: { detail: HistoryDetail }) {
               </span>
             )}
           </span>
-          {approval.reason && <p className="history-approval-reason">{approval.reason}</p>}
+          {approval.reason && (
+            <p className="history-approval-reason">
+              <TextAgent text={approval.reason} />
+            </p>
+          )}
           {approval.approvalId && (
             <a className="history-link" href={`#/approvals?id=${encodeURIComponent(approval.approvalId)}`} data-testid="history-approval-link">
               <ExternalLink size={13} aria-hidden="true" /> Open approval <code>{approval.approvalId.slice(0, 8)}</code> in Approvals

@@ -1,5 +1,6 @@
 import type { HistoryDetail } from '@shared/ipc/history'
 import { Check, TriangleAlert, X } from 'lucide-react'
+import { TextAgent } from '../../../ui'
 import { providerFacts } from '../lib/call-facts'
 import { humanKey } from '../lib/format'
 import { FactCall, SectionCall } from './section-call'
@@ -38,7 +39,7 @@ export function PaneCallProvider({ detail }: { detail: HistoryDetail }) {
             <div className="history-callout history-callout-warn" role="note" data-testid="history-detail-fallback">
               <TriangleAlert size={14} aria-hidden="true" />
               <span>
-                <strong>Isolation fallback:</strong> {facts.fallback}. A weaker provider than the profile prefers ran this call.
+                <strong>Isolation fallback:</strong> <TextAgent text={facts.fallback} />. A weaker provider than the profile prefers ran this call.
               </span>
             </div>
           )}
@@ -51,7 +52,11 @@ export function PaneCallProvider({ detail }: { detail: HistoryDetail }) {
                     {probe.eligible ? <Check size={13} aria-hidden="true" /> : <X size={13} aria-hidden="true" />}
                     <span className="visually-hidden">{probe.eligible ? "eligible:" : "not eligible:"}</span>
                     <code>{probe.providerId}</code>
-                    {probe.reason && <span className="history-dim">{probe.reason}</span>}
+                    {probe.reason && (
+                      <span className="history-dim">
+                        <TextAgent text={probe.reason} />
+                      </span>
+                    )}
                   </li>
                 ))}
               </ol>
@@ -61,7 +66,9 @@ export function PaneCallProvider({ detail }: { detail: HistoryDetail }) {
             <dl className="history-facts history-facts-list history-facts-other">
               {facts.other.map(([key, value]) => (
                 <FactCall key={key} label={humanKey(key)} wide>
-                  <code className="history-break">{value}</code>
+                  <code className="history-break">
+                    <TextAgent text={value} />
+                  </code>
                 </FactCall>
               ))}
             </dl>

@@ -1,6 +1,7 @@
 import type { HistoryDetail } from '@shared/ipc/history'
 import { ShieldCheck } from 'lucide-react'
-import { Badge, Button } from '../../../ui'
+import { visibleText } from '@shared/visible-text'
+import { Badge, Button, TextAgent } from '../../../ui'
 import { chainStanding, resultText } from '../lib/call-facts'
 import { formatBytes } from '../lib/format'
 import { useHistoryStore } from '../store/history-store'
@@ -15,12 +16,14 @@ export function PaneCallArtifacts({ artifacts }: { artifacts: HistoryDetail['art
         {artifacts.map((artifact) => (
           <li key={artifact.path}>
             <span className="history-inline">
-              <code className="history-strong">{artifact.name}</code>
+              <code className="history-strong">
+                <TextAgent text={artifact.name} />
+              </code>
               <span className="history-dim">{formatBytes(artifact.bytes)}</span>
               {artifact.mediaType && <span className="history-dim">{artifact.mediaType}</span>}
             </span>
-            <span className="history-mono history-dim history-clip" title={artifact.path}>
-              {artifact.path}
+            <span className="history-mono history-dim history-clip" title={visibleText(artifact.path)}>
+              <TextAgent text={artifact.path} />
             </span>
             <span className="history-mono history-dim history-clip" title={artifact.sha256}>
               sha256 {artifact.sha256}
@@ -43,8 +46,14 @@ export function PaneCallLineage({ lineage }: { lineage: HistoryDetail['lineage']
           {lineage.map((endpoint, index) => (
             <li key={`${endpoint.kind}-${index}`} className="history-inline">
               <Badge tone={endpoint.decision === 'denied' ? 'bad' : endpoint.decision === 'allowed' ? 'ok' : 'info'}>{endpoint.decision ?? endpoint.kind}</Badge>
-              <code className="history-break">{endpoint.endpoint}</code>
-              {endpoint.decision ? <span className="history-dim">{egressFacts(endpoint)}</span> : null}
+              <code className="history-break">
+                <TextAgent text={endpoint.endpoint} />
+              </code>
+              {endpoint.decision ? (
+                <span className="history-dim">
+                  <TextAgent text={egressFacts(endpoint)} />
+                </span>
+              ) : null}
             </li>
           ))}
         </ul>
@@ -66,7 +75,9 @@ export function PaneCallResult({ result }: { result: unknown }) {
   if (text === undefined) return null
   return (
     <SectionCall title="Result" testId="history-detail-result">
-      <pre className="history-code">{text}</pre>
+      <pre className="history-code">
+        <TextAgent text={text} multiline />
+      </pre>
     </SectionCall>
   )
 }

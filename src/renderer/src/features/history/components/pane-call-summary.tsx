@@ -1,13 +1,20 @@
 import type { HistoryDetail } from '@shared/ipc/history'
-import { inputFields } from '../lib/call-facts'
+import { useMemo } from 'react'
+import { NoteHiddenCharacters, TextAgent } from '../../../ui'
+import { callTexts, inputFields } from '../lib/call-facts'
 import { formatDuration, formatTimestamp } from '../lib/format'
 import { FactCall, SectionCall } from './section-call'
 
-/** The head of the call drawer: who ran it, when, how long, how it ended, its error and its input. */
+/**
+ * The head of the call drawer: who ran it, when, how long, how it ended, its error and its input
+ * (the agent's text, drawn with `TextAgent`, under a note when it hides characters).
+ */
 export function PaneCallSummary({ detail }: { detail: HistoryDetail }) {
   const fields = inputFields(detail.inputSummary)
+  const texts = useMemo(() => callTexts(detail), [detail])
   return (
     <>
+      <NoteHiddenCharacters texts={texts} what="This call’s input or error" consequence="The call was made with them." testId="history-hidden-note" />
       <dl className="history-facts" data-testid="history-detail-facts">
         <FactCall label="Agent">{detail.agentId ?? '—'}</FactCall>
         <FactCall label="Provider">{detail.providerId ?? <span className="history-dim">none</span>}</FactCall>
@@ -29,8 +36,12 @@ export function PaneCallSummary({ detail }: { detail: HistoryDetail }) {
       </dl>
       {detail.error && (
         <div className="history-callout history-callout-bad" role="note" data-testid="history-detail-error">
-          <code>{detail.error.code}</code>
-          <span>{detail.error.message}</span>
+          <code>
+            <TextAgent text={detail.error.code} />
+          </code>
+          <span>
+            <TextAgent text={detail.error.message} />
+          </span>
         </div>
       )}
       <SectionCall title="Input" testId="history-detail-input">
@@ -40,8 +51,20 @@ export function PaneCallSummary({ detail }: { detail: HistoryDetail }) {
           <dl className="history-input">
             {fields.map((field) => (
               <div key={field.key} className={field.block ? 'history-input-field is-block' : 'history-input-field'}>
-                <dt>{field.key}</dt>
-                <dd>{field.block ? <pre className="history-code">{field.text}</pre> : <code>{field.text}</code>}</dd>
+                <dt>
+                  <TextAgent text={field.key} />
+                </dt>
+                <dd>
+                  {field.block ? (
+                    <pre className="history-code">
+                      <TextAgent text={field.text} multiline />
+                    </pre>
+                  ) : (
+                    <code>
+                      <TextAgent text={field.text} />
+                    </code>
+                  )}
+                </dd>
               </div>
             ))}
           </dl>

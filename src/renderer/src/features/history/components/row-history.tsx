@@ -1,5 +1,8 @@
 import type { HistoryRow } from '@shared/ipc/history'
+import { visibleText } from '@shared/visible-text'
 import { memo } from 'react'
+import { Badge, TextAgent } from '../../../ui'
+import { callHidesText } from '../lib/call-facts'
 import { formatDuration, formatStarted, formatTimestamp, inputPreview } from '../lib/format'
 import { LabelHistoryStatus } from './label-history-status'
 
@@ -9,7 +12,10 @@ export const historyColumns = ['Status', 'Started', 'Agent', 'Tool', 'Input or e
 /** Height of one table row in px (fixed, so the virtualiser never measures). */
 export const historyRowHeight = 30
 
-/** One call as a table row: absolutely placed at `top` by the virtualiser; a click or Enter opens it. */
+/**
+ * One call as a table row: absolutely placed at `top` by the virtualiser; a click or Enter opens
+ * it. The agent's text is drawn with `TextAgent`, and a call whose text hides characters says so.
+ */
 export const RowHistory = memo(function RowHistory(props: {
   row: HistoryRow
   index: number
@@ -21,6 +27,7 @@ export const RowHistory = memo(function RowHistory(props: {
 }) {
   const { row } = props
   const summary = row.error ? row.error.message : inputPreview(row.inputSummary)
+  const hides = callHidesText(row)
   return (
     <div
       role="row"
@@ -44,11 +51,22 @@ export const RowHistory = memo(function RowHistory(props: {
       <div role="gridcell" className="history-cell history-clip" title={row.agentId ?? undefined}>
         {row.agentId ?? <span className="history-dim">—</span>}
       </div>
-      <div role="gridcell" className="history-cell history-mono history-tool history-clip" title={row.tool}>
-        {row.tool}
+      <div role="gridcell" className="history-cell history-mono history-tool history-clip" title={visibleText(row.tool)}>
+        <TextAgent text={row.tool} />
       </div>
-      <div role="gridcell" className={`history-cell history-mono history-clip ${row.error ? 'history-error-text' : 'history-dim'}`} title={row.error ? `${row.error.code}: ${row.error.message}` : inputPreview(row.inputSummary, 600)}>
-        {summary}
+      <div
+        role="gridcell"
+        className={`history-cell history-mono history-clip ${row.error ? 'history-error-text' : 'history-dim'}`}
+        title={visibleText(row.error ? `${row.error.code}: ${row.error.message}` : inputPreview(row.inputSummary, 600))}
+      >
+        {hides && (
+          <span className="history-hidden-flag">
+            <Badge tone="bad" title="This call's input or error holds hidden characters (bidi controls, zero-width characters, escapes): shown escaped and marked" testId={`history-hidden-${row.id}`}>
+              hidden characters
+            </Badge>
+          </span>
+        )}
+        <TextAgent text={summary} />
       </div>
       <div role="gridcell" className="history-cell history-clip">
         {row.providerId ?? <span className="history-dim">—</span>}

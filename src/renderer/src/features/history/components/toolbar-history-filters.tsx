@@ -1,4 +1,5 @@
 import { historyStatuses } from '@shared/ipc/history'
+import { visibleText } from '@shared/visible-text'
 import { Search, X } from 'lucide-react'
 import { useEffect, useState, type ReactNode } from 'react'
 import { useShallow } from 'zustand/react/shallow'
@@ -61,11 +62,12 @@ export function ToolbarHistoryFilters() {
           </option>
         ))}
       </Picker>
-      <Picker name="tool" label="Tool" value={filters.tool} shown={filters.tool || 'All'} onChange={(tool) => void setFilters({ tool })}>
+      {/* An upstream MCP server names its tools: an option holds no markup, so the name is escaped (`visibleText`). */}
+      <Picker name="tool" label="Tool" value={filters.tool} shown={filters.tool ? visibleText(filters.tool) : 'All'} onChange={(tool) => void setFilters({ tool })}>
         <option value="">All</option>
         {tools.map((name) => (
           <option key={name} value={name}>
-            {name}
+            {visibleText(name)}
           </option>
         ))}
       </Picker>

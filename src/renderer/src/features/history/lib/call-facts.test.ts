@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { chainStanding, hasOutput, inputFields, outputNotes, providerFacts, resultText, verificationText } from './call-facts'
+import { callHidesText, callTexts, chainStanding, hasOutput, inputFields, outputNotes, providerFacts, resultText, verificationText } from './call-facts'
 
 const stream = { text: 'x', truncated: false, logFile: null, sha256: null }
 
 describe('call facts', () => {
+  it('flags a call whose tool, input (keys and strings, nested) or error hides characters; LF and TAB are layout', () => {
+    const row = { tool: 'write_file', inputSummary: { path: 'notes.md', content: 'line\n\tindented' }, error: null }
+    expect(callTexts(row)).toEqual(['write_file', 'path', 'notes.md', 'content', 'line\n\tindented'])
+    expect(callHidesText(row)).toBe(false)
+    expect(callHidesText({ ...row, inputSummary: { files: [{ name: 'a.py', text: 'print(1) # \u202e' }] } })).toBe(true)
+    expect(callHidesText({ ...row, inputSummary: { ['ke\u200by']: 1 } })).toBe(true)
+    expect(callHidesText({ ...row, error: { code: 'x', message: 'failed \x1b[2K' } })).toBe(true)
+    expect(callHidesText({ ...row, inputSummary: 'plain' })).toBe(false)
+  })
+
   it('lays out input fields, blocks for code', () => {
     expect(inputFields({ path: 'a.py', content: 'a\nb' })).toEqual([
       { key: 'path', text: 'a.py', block: false },

@@ -1,4 +1,5 @@
-import type { HistoryDetail, HistoryOutput, HistoryVerification } from '@shared/ipc/history'
+import type { HistoryDetail, HistoryOutput, HistoryRow, HistoryVerification } from '@shared/ipc/history'
+import { hasHiddenCharacters } from '@shared/visible-text'
 import { formatBytes } from './format'
 
 /** The input summary as labelled fields: strings as they are (code keeps its lines), anything else as JSON. */
@@ -9,6 +10,32 @@ export function inputFields(input: unknown): { key: string; text: string; block:
     const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2)
     return { key, text, block: text.includes('\n') || text.length > 100 }
   })
+}
+
+/**
+ * The agent-written text of a call a row or the drawer shows before its output: the tool, every
+ * key and string of the recorded input, the error message. What the "hidden characters" flag of a
+ * row and the note over the drawer's input are decided on (outputs carry their own note).
+ */
+export function callTexts(row: Pick<HistoryRow, 'tool' | 'inputSummary' | 'error'>): string[] {
+  const texts = [row.tool]
+  const walk = (value: unknown, depth: number): void => {
+    if (typeof value === 'string') texts.push(value)
+    else if (value !== null && typeof value === 'object' && depth < 32) {
+      for (const [key, inner] of Object.entries(value)) {
+        if (!Array.isArray(value)) texts.push(key)
+        walk(inner, depth + 1)
+      }
+    }
+  }
+  walk(row.inputSummary, 0)
+  if (row.error) texts.push(row.error.code, row.error.message)
+  return texts
+}
+
+/** Whether a call's text (`callTexts`) holds a hidden character: the row is flagged. */
+export function callHidesText(row: Pick<HistoryRow, 'tool' | 'inputSummary' | 'error'>): boolean {
+  return callTexts(row).some(hasHiddenCharacters)
 }
 
 /** One fact line under an output stream, and how loud it is. */

@@ -33,6 +33,8 @@ describe('history formatting', () => {
     expect(inputPreview({ other: 1 })).toBe('{"other":1}')
     expect(inputPreview({ command: 'x'.repeat(300) }, 10)).toBe('xxxxxxxxx…')
     expect(inputPreview(null)).toBe('')
+    // Only spaces, tabs and newlines fold: CR, U+2028 and the BOM stay, for the row to show escaped.
+    expect(inputPreview({ command: '  echo a\r\u2028\ufeffb\t\n' })).toBe('echo a\r\u2028\ufeffb')
   })
 
   it('turns recorded keys into label words', () => {

@@ -71,7 +71,11 @@ export function formatBytes(bytes: number): string {
 
 const previewKeys = ['command', 'path', 'query', 'url', 'sourceCode', 'sql', 'pattern']
 
-/** One line of what a call was asked to do: its command, path, query or code, else its JSON. */
+/**
+ * One line of what a call was asked to do: its command, path, query or code, else its JSON. Runs
+ * of spaces, tabs and newlines become one space; any other character stays for the row to show
+ * (escaped, if hidden): `\s` would also fold CR, U+2028 and the BOM into a harmless-looking space.
+ */
 export function inputPreview(input: unknown, maxLength = 160): string {
   let text: string
   if (input === null || input === undefined) text = ''
@@ -81,7 +85,7 @@ export function inputPreview(input: unknown, maxLength = 160): string {
     const key = previewKeys.find((name) => typeof record[name] === 'string')
     text = key ? (record[key] as string) : JSON.stringify(input)
   }
-  const oneLine = text.replace(/\s+/g, ' ').trim()
+  const oneLine = text.replace(/[ \t\n]+/g, ' ').replace(/^ | $/g, '')
   return oneLine.length > maxLength ? `${oneLine.slice(0, maxLength - 1)}…` : oneLine
 }
 

@@ -1,7 +1,7 @@
 import { Pause, Play } from 'lucide-react'
 import { useMemo } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { Badge, Button, ErrorBanner, Loading } from '../../../ui'
+import { Badge, Button, ErrorBanner, Loading, TextAgent } from '../../../ui'
 import { useEventFiltersInUrl } from '../hooks/use-event-filters-url'
 import { eventTone, filterEvents, typeFilterOptions } from '../lib/event-filter'
 import { eventFacts, eventLabel } from '../lib/resource-format'
@@ -96,9 +96,19 @@ export function PaneEventStream() {
                   </Badge>
                 </span>
                 <span className="res-event-detail">
-                  {eventFacts(payload).join(' · ')}
-                  {reason && <span className="res-muted"> — {reason}</span>}
-                  {failure && <span className="res-event-error"> — {failure}</span>}
+                  <TextAgent text={eventFacts(payload).join(' · ')} />
+                  {reason && (
+                    <span className="res-muted">
+                      {' — '}
+                      <TextAgent text={reason} />
+                    </span>
+                  )}
+                  {failure && (
+                    <span className="res-event-error">
+                      {' — '}
+                      <TextAgent text={failure} />
+                    </span>
+                  )}
                 </span>
               </li>
             )

@@ -1,7 +1,8 @@
 import type { ResourceHandleView } from '@shared/resources'
 import { Activity, Power } from 'lucide-react'
 import { useShallow } from 'zustand/react/shallow'
-import { Badge, Button, useNow } from '../../../ui'
+import { visibleText } from '@shared/visible-text'
+import { Badge, Button, TextAgent, useNow } from '../../../ui'
 import { ageOf } from '../lib/resource-format'
 import { handleTone } from '../lib/handle-facts'
 import { useResourcesStore } from '../store/resources-store'
@@ -37,14 +38,14 @@ export function TableHandles({ handles, onRelease }: { handles: ResourceHandleVi
             <tr key={handle.handleId} data-testid={`resource-row-${handle.handleId}`}>
               <td>
                 <code className="res-kind">{handle.kind}</code>
-                <div className="res-sub" title={`resource key ${handle.resourceKey} · handle ${handle.handleId}`}>
-                  {handle.resourceKey !== handle.kind ? `${handle.resourceKey} · ` : ''}#{handle.handleId.slice(0, 8)}
+                <div className="res-sub" title={visibleText(`resource key ${handle.resourceKey} · handle ${handle.handleId}`)}>
+                  <TextAgent text={`${handle.resourceKey !== handle.kind ? `${handle.resourceKey} · ` : ''}#${handle.handleId.slice(0, 8)}`} />
                 </div>
               </td>
               <td>
                 {handle.scope}
-                <div className="res-sub" title={handle.ownerId}>
-                  {handle.ownerId ?? 'no owner'}
+                <div className="res-sub" title={handle.ownerId === undefined ? undefined : visibleText(handle.ownerId)}>
+                  <TextAgent text={handle.ownerId ?? 'no owner'} />
                 </div>
               </td>
               <td>
@@ -62,8 +63,16 @@ export function TableHandles({ handles, onRelease }: { handles: ResourceHandleVi
                 <Badge tone={handleTone(handle.status)} testId={`resource-status-${handle.handleId}`}>
                   {handle.status}
                 </Badge>
-                {typeof handle.meta.cleanupError === 'string' && <div className="res-sub-bad">{handle.meta.cleanupError}</div>}
-                {health[handle.handleId] && <div className="res-sub">health check: {health[handle.handleId]}</div>}
+                {typeof handle.meta.cleanupError === 'string' && (
+                  <div className="res-sub-bad">
+                    <TextAgent text={handle.meta.cleanupError} />
+                  </div>
+                )}
+                {health[handle.handleId] && (
+                  <div className="res-sub">
+                    health check: <TextAgent text={health[handle.handleId]!} />
+                  </div>
+                )}
               </td>
               <td className="res-num">
                 <time dateTime={handle.createdAt} title={new Date(handle.createdAt).toLocaleString()}>

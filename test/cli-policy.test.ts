@@ -40,6 +40,13 @@ describe('airlock policy check', () => {
     expect(JSON.parse(check('--agent', 'strict', '--json', '--', 'curl https://example.com').stdout)).toMatchObject({ decision: 'run', riskFlags: ['network'] })
     expect(check('--agent', 'strict', '--', 'curl https://example.com').stdout).toContain('runs without asking because this agent\'s ask mode is never')
     expect(JSON.parse(check('--agent', 'strict', '--json', '--', 'echo "unbalanced').stdout)).toMatchObject({ decision: 'blocked', rule: 'command.parse_error' })
+    // What a command carries is read against the same denylist, and the reason names it.
+    const carried = check('--agent', 'strict', '--', 'frobnicate --fast git push')
+    expect(carried.stdout).toContain('decision: blocked')
+    expect(carried.stdout).toContain('rule: command.carried')
+    expect(carried.stdout).toContain('reason: frobnicate --fast git push: frobnicate can run `git push`, which matches the profile\'s denylist entry "git push"')
+    expect(JSON.parse(check('--agent', 'strict', '--json', '--', 'for a in push; do git $a; done').stdout)).toMatchObject({ decision: 'blocked', rule: 'command.dynamic' })
+    expect(check('--agent', 'coder', '--', 'git reset --hard').stdout).toMatch(/decision: ask\nrule: risk.deletion\nreason: git reset --hard discards uncommitted changes/)
   }, cliTimeoutMs)
 
   it('checks in the dispatcher\'s order: a disabled agent and an agent without a shell are blocked; auto_allow turns an ask into run, saying so', () => {

@@ -14,7 +14,7 @@ const ask = (rule: string, line: string): PolicyCase => ({ line, expect: 'ask', 
 
 export const moreOrdinary: PolicyCase[] = [
   run('npm run build -- --watch=false'),
-  run('npx tsc -p tsconfig.json', 'npx of a local tool, no -y'),
+  { ...run('npx tsc -p tsconfig.json', 'npx of a local tool, no -y'), input: { localBin: (name) => name === 'tsc' } },
   run('pip list --outdated'),
   run('pip freeze > scratch/requirements.txt'),
   run('GIT_EDITOR=true git rebase --continue', 'a harmless editor value'),

@@ -120,4 +120,9 @@ export type CommandPolicyInput = {
   timeoutSeconds?: number
   /** `run_command`'s `cwd` (relative to the workspace) when the call gave one. */
   cwd?: string
+  /**
+   * Whether the project has a program of this name in `node_modules/.bin` (so `npx NAME` runs it
+   * and fetches nothing). Unset: unknown, and `npx NAME` counts as fetching a package.
+   */
+  localBin?: (name: string) => boolean
 }

@@ -143,6 +143,16 @@ const families: [string, Family][] = [
   ['deny.privilege', privilege]
 ]
 
+/** The first family `view` hits, read among `all` (the line's commands, for feeds), or undefined. */
+export function familyHit(view: CommandView, all: readonly CommandView[], folders: readonly Folder[], only?: string): RuleHit | undefined {
+  for (const [rule, family] of families) {
+    if (only !== undefined && rule !== only) continue
+    const reason = family(view, all, folders)
+    if (reason) return { rule, reason }
+  }
+  return undefined
+}
+
 /** The first denylist family any command of the line hits, or undefined (`folders[i]`: where views[i] may run). */
 export function defaultDenyHit(views: readonly CommandView[], folders: readonly (readonly Folder[])[]): RuleHit | undefined {
   for (const [rule, family] of families) {

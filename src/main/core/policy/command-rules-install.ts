@@ -6,8 +6,8 @@ import type { CommandView } from './command-rules-words'
  * (`pip -i URL install`, `npm --prefix . install`, `pnpm -C web install`, `apt-get -o X=y install`,
  * `cargo +nightly install`, `python3 -mpip install`); aliases and npm's typo-tolerant spellings
  * count (`npm it`, `npm isntall`, `gem i`). Running a package fetched for the occasion counts too:
- * `npx -y`/`--yes`/`-p`, `npm exec --yes`, `pnpm dlx`, `yarn dlx`, `bunx`, `uvx`, `pipx run`.
- * `npx tsc`, `npm test`, `npm run build`, `pip list` stay ordinary.
+ * `npx PKG` and `npm exec PKG` unless PKG is installed in the project (`fetchesPackage`), `pnpm dlx`,
+ * `yarn dlx`, `bunx`, `uvx`, `pipx run`. `npm test`, `npm run build`, `pip list` stay ordinary.
  */
 
 const pipInstall = new Set(['install', 'download', 'wheel'])
@@ -91,26 +91,34 @@ function pipModuleArgs(args: readonly string[]): string[] | undefined {
 }
 
 /**
- * True when `npx`/`npm exec` will fetch a package without asking (`-y`, `--yes`, `-p`, `--package`),
- * reading only the options before the package (after it they are the package's own: `npx tsc -p x`).
+ * True when `npx`/`npm exec` fetches a package to run it. npm fetches whatever is not installed
+ * locally, and assumes `--yes` when stdin is not a terminal (an agent's never is): so `npx PKG`
+ * fetches unless PKG's program is in the project's `node_modules/.bin` (`localBin`, when the caller
+ * can look) or `--no`/`--no-install`/`--offline` forbids it; `-y`, `-p`/`--package` always fetch.
+ * Only the options before the package are npx's (after it they are the package's: `npx tsc -p x`).
  */
-function fetchesPackage(args: readonly string[]): boolean {
+function fetchesPackage(args: readonly string[], localBin?: (name: string) => boolean, optionsOnly = false): boolean {
   const end = args.findIndex((a) => !a.startsWith('-'))
   const own = end < 0 ? args : args.slice(0, end)
-  return own.some((o) => o === '-y' || o === '--yes' || o === '-p' || o.startsWith('--package') || /^-[a-z]*y[a-z]*$/.test(o))
+  if (own.some((o) => o === '-y' || o === '--yes' || o === '-p' || o.startsWith('--package') || /^-[a-z]*y[a-z]*$/.test(o))) return true
+  if (own.some((o) => o === '--no' || o === '--no-install' || o === '--offline' || o === '--prefer-offline=false' || o === '-c' || o.startsWith('--call'))) return false
+  const pkg = end < 0 ? undefined : args[end]
+  if (pkg === undefined || optionsOnly) return false
+  const bin = pkg.replace(/^(@[^/]+\/)?([^@]+)(@.*)?$/, '$2')
+  return !(localBin?.(bin) ?? false)
 }
 
 /** True when the command installs packages, or fetches one to run it. */
-export function installsPackages(view: CommandView): boolean {
+export function installsPackages(view: CommandView, localBin?: (name: string) => boolean): boolean {
   const { program, args } = view
   if (pip.test(program)) return subcommandCandidates(program, args).some((s) => pipInstall.has(s))
   if (python.test(program)) {
     const rest = pipModuleArgs(args)
     return rest !== undefined && subcommandCandidates('pip', rest).some((s) => pipInstall.has(s))
   }
-  if (program === 'npx') return fetchesPackage(args)
+  if (program === 'npx') return fetchesPackage(args, localBin)
   const subs = subcommandCandidates(program, args)
-  if (program === 'npm' && ['exec', 'x'].includes(subs[0] ?? '')) return fetchesPackage(args) || fetchesPackage(args.slice(args.indexOf(subs[0]!) + 1))
+  if (program === 'npm' && ['exec', 'x'].includes(subs[0] ?? '')) return fetchesPackage(args.slice(0, args.indexOf(subs[0]!)), undefined, true) || fetchesPackage(args.slice(args.indexOf(subs[0]!) + 1), localBin)
   if (program === 'uv') {
     const [first, second] = [subs[0], subcommandCandidates('uv', args.slice(args.indexOf(subs[0] ?? '') + 1))[0]]
     if (first === 'pip') return ['install', 'sync'].includes(second ?? '')

@@ -134,8 +134,10 @@ describe('risk flags on correctly parsed argv', () => {
 
   it('leaves ordinary work alone', () => {
     for (const argv of [['npm', 'test'], ['npm', 'run', 'build'], ['npx', 'tsc', '--noEmit'], ['pip', 'list'], ['git', 'status'], ['mv', 'src/a.ts', 'src/b.ts'], ['cp', '-r', 'src', 'scratch/x'], ['grep', '-rn', 'TODO', 'src'], ['tar', 'xzf', 'x.tgz', '-C', 'scratch']]) {
-      expect(decide(one(...argv)), argv.join(' ')).toMatchObject({ decision: 'run', riskFlags: [] })
+      expect(decide(one(...argv), { localBin: (name) => name === 'tsc' }), argv.join(' ')).toMatchObject({ decision: 'run', riskFlags: [] })
     }
+    // Without a local tsc, npx fetches a package of that name (stdin is not a terminal: no prompt).
+    expect(decide(one('npx', 'tsc', '--noEmit'))).toMatchObject({ decision: 'ask', riskFlags: ['package_install'] })
   })
 })
 

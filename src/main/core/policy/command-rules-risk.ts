@@ -1,7 +1,7 @@
 import type { CommandPolicyInput } from './command-analysis'
 import { isDownloader, isSocketPath } from './command-rules-download'
 import { resolveAll } from './command-rules-folders'
-import { gitSubcommand, setsGitConfig } from './command-rules-git'
+import { gitDiscards, gitSubcommand, setsGitConfig } from './command-rules-git'
 import { installsPackages } from './command-rules-install'
 import { deletionTargets, insideScratch, moveSources, protectedKind, unknownTarget, writeTargets } from './command-rules-targets'
 import { firstOperand, splitArgs, shown, type CommandView, type Folder } from './command-rules-words'
@@ -9,7 +9,8 @@ import { firstOperand, splitArgs, shown, type CommandView, type Folder } from '.
 /**
  * The risk flags of a command line (SPEC §6.3), in the order they are reported: `network`,
  * `package_install` (`./command-rules-install.ts`), `deletion` (outside `scratch/`, including moving
- * files out of the workspace and deleting through a symlink the line made in `scratch/`),
+ * files out of the workspace and deleting through a symlink the line made in `scratch/`, and git
+ * commands that discard work: `reset --hard`, `checkout -- .`, `push --force`…, see `gitDiscards`),
  * `vcs_write` and `config_write` (the protected names of `./protected-names.ts`, `git config`
  * setting a value, `npm pkg set`, and `crontab`/`at`, which install code that runs later),
  * `long_runtime`. A flag makes the line ask under `ask: on_risk`; it never blocks on its own.
@@ -29,9 +30,9 @@ const publishers = new Set(['npm', 'pnpm', 'yarn', 'cargo', 'poetry', 'gem', 'bu
 const publishVerbs = new Set(['publish', 'unpublish', 'deprecate', 'push', 'login', 'adduser', 'owner', 'dist-tag', 'yank', 'access', 'token'])
 
 /** True when the command reaches the network. */
-export function usesNetwork(view: CommandView): boolean {
+export function usesNetwork(view: CommandView, localBin?: (name: string) => boolean): boolean {
   const { program, args } = view
-  if (networkPrograms.has(program) || isDownloader(view) || installsPackages(view)) return true
+  if (networkPrograms.has(program) || isDownloader(view) || installsPackages(view, localBin)) return true
   if (view.command.redirects.some((r) => isSocketPath(r.target.value))) return true
   const { operands } = splitArgs(args)
   if (program === 'rsync') return operands.some((o) => /^[^/]*:/.test(o) || o.startsWith('rsync://'))
@@ -71,11 +72,13 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
   const links = scratchLinks(views, folders)
   views.forEach((view, i) => {
     const here = folders[i] ?? [null]
-    if (input.network !== 'none' && usesNetwork(view)) raise('network', `${shown(view)} reaches the network`)
-    if (installsPackages(view)) raise('package_install', `${shown(view)} installs packages`)
+    if (input.network !== 'none' && usesNetwork(view, input.localBin)) raise('network', `${shown(view)} reaches the network`)
+    if (installsPackages(view, input.localBin)) raise('package_install', `${shown(view)} installs packages`)
     const deleted = deletionTargets(view)
     const linked = (target: string) => links.length > 0 && resolveAll(target, here).some((p) => p.anchor === 'workspace' && links.some((link) => under(p.segments, link)))
     const outside = deleted?.find((target) => target === unknownTarget || !insideScratch(target, here) || linked(target))
+    const discards = gitDiscards(view)
+    if (discards) raise('deletion', discards)
     if (outside !== undefined) raise('deletion', outside === unknownTarget ? `${shown(view)} deletes paths only known at run time` : `${shown(view)} deletes ${outside}, outside scratch/`)
     const move = moveSources(view)
     if (move.destination !== undefined && resolveAll(move.destination, here).some((p) => p.anchor !== 'workspace')) {

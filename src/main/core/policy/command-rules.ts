@@ -1,8 +1,10 @@
 import type { AnalysisConcern, CommandAnalysis, CommandDecision, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
+import { carriedHit, carriedInput, carriedReadings, unresolvedHit } from './command-rules-carried'
 import { defaultDenyHit, type RuleHit } from './command-rules-deny'
 import { workingFolders } from './command-rules-folders'
-import { gitCodeConfig, gitListArgv } from './command-rules-git'
-import { riskFlagsOf } from './command-rules-risk'
+import { gitCodeConfig } from './command-rules-git'
+import { canonical, listReadings } from './command-rules-readings'
+import { riskFlagOrder, riskFlagsOf } from './command-rules-risk'
 import { baseName, shown, viewOf, type CommandView } from './command-rules-words'
 
 /**
@@ -33,12 +35,8 @@ function stdinWords(view: CommandView, all: readonly CommandView[]): string[] | 
 
 /** The custom denylist hit (`denylist.custom`) or allowlist miss (`allowlist.not_listed`), if any. */
 export function profileListHit(views: readonly CommandView[], input: Pick<CommandPolicyInput, 'denylist' | 'allowlist'>): RuleHit | undefined {
-  const denylist = input.denylist.map((entry) => ({ entry: entry.trim(), words: prefixOf(entry) })).filter((d) => d.words.length > 0)
-  const readingsOf = (view: CommandView) => {
-    const own = [view.program, ...view.args]
-    const git = gitListArgv(view)
-    return git ? [own, git] : [own]
-  }
+  const denylist = input.denylist.map((entry) => ({ entry: entry.trim(), words: canonical(prefixOf(entry)) })).filter((d) => d.words.length > 0)
+  const readingsOf = listReadings
   for (const view of views) {
     const candidates = [...readingsOf(view), ...view.command.wrappers.map((w) => [baseName(w.argv[0] ?? ''), ...w.argv.slice(1)])]
     const fed = view.command.argsFromStdin ? stdinWords(view, views) : undefined
@@ -52,7 +50,7 @@ export function profileListHit(views: readonly CommandView[], input: Pick<Comman
       }
     }
   }
-  const allowlist = input.allowlist.map(prefixOf).filter((words) => words.length > 0)
+  const allowlist = input.allowlist.map((entry) => canonical(prefixOf(entry))).filter((words) => words.length > 0)
   if (input.allowlist.length > 0) {
     for (const view of views) {
       if (!readingsOf(view).some((argv) => allowlist.some((entry) => startsWith(argv, entry)))) {
@@ -86,12 +84,12 @@ function gitCodeReadings(views: readonly CommandView[]): { concerns: AnalysisCon
 }
 
 /** A list entry as words, the program by basename (`/usr/bin/git push` is `git push`). */
-function prefixOf(entry: string): string[] {
+export function prefixOf(entry: string): string[] {
   const words = entry.trim().split(/\s+/).filter((w) => w !== '')
   return words.length > 0 ? [baseName(words[0]!), ...words.slice(1)] : []
 }
 
-const startsWith = (argv: readonly string[], prefix: readonly string[]) => prefix.length <= argv.length && prefix.every((word, i) => argv[i] === word)
+export const startsWith = (argv: readonly string[], prefix: readonly string[]) => prefix.length <= argv.length && prefix.every((word, i) => argv[i] === word)
 
 const fieldSeparator = /\s+|\$\{IFS\}|\$IFS(?![A-Za-z0-9_])/
 /** A name still holding a substitution splits into its source text, not into words that would run. */
@@ -170,14 +168,30 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
 
   const hit = defaultDenyHit(readings, folders) ?? profileListHit([...views, ...split], input)
   if (hit) return decided('blocked', hit.rule, hit.reason)
-  const concern = analysis.concerns[0] ?? git.concerns[0]
+  // What the line carries or leaves to run time, read against the same rules: it asks, never runs silently.
+  const denylist = input.denylist.map((entry) => ({ entry: entry.trim(), words: canonical(prefixOf(entry)) })).filter((d) => d.words.length > 0)
+  const carried = carriedReadings(views)
+  const concern = carriedHit(carried, views, folders, denylist) ?? unresolvedHit(views, folders, denylist) ?? analysis.concerns[0] ?? git.concerns[0]
   if (concern) {
     if (input.ask === 'never') return decided('blocked', concern.rule, `${concern.reason} (ask: never, so it cannot wait for the operator)`)
     return decided('ask', concern.rule, concern.reason)
   }
+  const argvCarried = carried.filter((c) => !c.text)
+  const carriedFlags = argvCarried.length === 0 ? [] : riskFlagsOf(argvCarried.map((c) => c.view), carriedInput(input), argvCarried.map((c) => folders[c.carrier] ?? [null])).filter((f) => !riskFlags.includes(f.flag))
+  if (carriedFlags.length > 0) {
+    const all = new Set([...riskFlags, ...carriedFlags.map((f) => f.flag)])
+    riskFlags.splice(0, riskFlags.length, ...riskFlagOrder.filter((f) => all.has(f)))
+  }
   const flag = flags[0]
-  if (input.ask === 'never') return decided('run', null, flag ? `runs without asking (ask: never); risk flags: ${riskFlags.join(', ')}` : 'no rule applies')
-  if (flag) return decided('ask', `risk.${flag.flag}`, `${flag.why}${flags.length > 1 ? `; also ${riskFlags.slice(1).join(', ')}` : ''}`)
+  if (input.ask === 'never') return decided('run', null, flag || carriedFlags[0] ? `runs without asking (ask: never); risk flags: ${riskFlags.join(', ')}` : 'no rule applies')
+  if (flag) return decided('ask', `risk.${flag.flag}`, `${flag.why}${riskFlags.length > 1 ? `; also ${riskFlags.filter((f) => f !== flag.flag).join(', ')}` : ''}`)
+  const carriedFlag = carriedFlags[0]
+  if (carriedFlag) {
+    const from = argvCarried.find((c) => carriedFlag.why.startsWith(`${shown(c.view)} `))
+    const carrier = from ? views[from.carrier] : undefined
+    const reason = from && carrier ? `${shown(carrier)}: ${carrier.program} can run \`${shown(from.view)}\`, which${carriedFlag.why.slice(shown(from.view).length)}` : carriedFlag.why
+    return decided('ask', 'command.carried', `${reason} (risk flag ${carriedFlag.flag})`)
+  }
   if (input.ask === 'always') return decided('ask', 'ask.always', 'the profile asks before every command (ask: always)')
   return decided('run', null, 'no rule applies')
 }

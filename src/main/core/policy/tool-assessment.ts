@@ -6,6 +6,7 @@ import { highest } from './classification'
 import type { CommandAnalysis, CommandDecision } from './command-analysis'
 import { decideCommandLine } from './command-rules'
 import { fileWriteRisks, isPackageManifest, packageScriptsChange, readSmallFile } from './file-risks'
+import { localBinIn } from './local-bins'
 import { pathSpellings } from './path-spellings'
 import type { CommandAnalyzer } from './shell'
 
@@ -67,7 +68,8 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
         denylist: profile.denylist,
         allowlist: profile.allowlist,
         ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
-        ...(text('cwd') !== undefined ? { cwd: text('cwd') } : {})
+        ...(text('cwd') !== undefined ? { cwd: text('cwd') } : {}),
+        localBin: localBinIn(agent.workspace, text('cwd'))
       })
       out.riskFlags.push(...out.command.riskFlags)
       if (!labels.empty) out.reads = highest(commandPaths(analysis).map((word) => levelOf(word, text('cwd'))))

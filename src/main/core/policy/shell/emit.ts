@@ -38,7 +38,7 @@ export function emitInvocations(w: LineWalker, site: CommandSite): void {
   const outRedirects = info.redirects.filter((r) => !r.op.startsWith('<<'))
   const invocations: Invocation[] = argv.length === 0 ? [] : site.noPeel
     ? [{ kind: 'run', argv, wrappers: [], assignments, argsFromStdin: false, stdinScript: null, scriptWords: [] }]
-    : peelWrappers(argv, assignments)
+    : peelWrappers(argv, assignments, info.stdinText?.static ? info.stdinText.value : undefined)
   const emitted: Emitted[] = []
   for (const inv of invocations) {
     const label = programName(inv.kind === 'run' ? inv.argv[0] : inv.runner[0])
@@ -65,6 +65,7 @@ export function emitInvocations(w: LineWalker, site: CommandSite): void {
       w.concern('command.dynamic', `the script ${label} reads from its here-document is only known at run time`)
       if (stdinText.source.subs.length === 0 && stdinText.source.feeds.length === 0) later.push(() => w.queueScript(stdinText.value, { ...scriptCtx, dynamic: true }))
     }
+    if (inv.concern) w.concern('command.dynamic', inv.concern)
     emitted.push({ inv, cmd: record(w, inv, ctx, text, info) })
   }
   const seenValues = new Set<EvalWord>()

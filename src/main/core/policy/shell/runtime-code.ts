@@ -1,7 +1,8 @@
 /**
  * Text bash turns into code at run time, beyond `eval` and `sh -c` (see `wrappers.ts` for `trap`,
  * `mapfile -C`, `compgen -C`, `parallel`…):
- * - variables whose value is code: `PROMPT_COMMAND` (run before each prompt), `PS0`-`PS4` (prompt
+ * - variables whose value is code: `PROMPT_COMMAND` (run before each prompt), pagers, editors and
+ *   `LESSOPEN` (`commandVariables`, run by the programs that read them), `PS0`-`PS4` (prompt
  *   expansion runs their `$(…)`), `BASH_FUNC_name%%` (a function imported from the environment):
  *   the value is parsed as a script when static, else `command.dynamic`; `BASH_ENV` and `ENV` name
  *   a file a shell sources first: `command.dynamic`.
@@ -22,6 +23,12 @@ import { clip, type EvalWord, type VariableValue } from './words'
 
 const identifier = /[A-Za-z_][A-Za-z0-9_]*/g
 
+/**
+ * Variables whose value a program runs as a command line: pagers and editors (man, git, less,
+ * systemctl, sudoedit), `less`'s input filters, git's and rsync's remote shells, askpass helpers.
+ */
+const commandVariables = new Set(['PAGER', 'MANPAGER', 'GIT_PAGER', 'SYSTEMD_PAGER', 'EDITOR', 'VISUAL', 'SUDO_EDITOR', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'SYSTEMD_EDITOR', 'LESSOPEN', 'LESSCLOSE', 'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'BROWSER', 'RSYNC_RSH', 'RSYNC_CONNECT_PROG'])
+
 /** True when a value assigned to a variable would run code if evaluated again (arithmetic, `@P`). */
 export function codeLike(value: string, variables: Map<string, VariableValue>): boolean {
   if (/\$\(|`/.test(value)) return true
@@ -40,6 +47,8 @@ export function assignmentCode(w: LineWalker, name: string, value: EvalWord, ctx
   if (base === 'PROMPT_COMMAND') code = value.value
   else if (/^PS[0-4]$/.test(base)) code = expansionScript(value.value)
   else if (base.startsWith('BASH_FUNC_')) code = `f${value.value}`
+  // `LESSOPEN='|cmd %s'`: the leading `|`/`||` (pipe mode) and `-` are less's syntax, not the command's.
+  else if (commandVariables.has(base)) code = value.value.replace(/^\s*\|{0,2}-?/, '')
   if (code === null) return
   if (!value.static) w.concern('command.dynamic', `the code in ${base} is only known at run time`)
   else w.queueScript(code, { ...ctx, wrappers })

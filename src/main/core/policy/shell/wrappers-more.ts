@@ -9,6 +9,7 @@
  */
 import type { CommandWrapper } from '../command-analysis'
 import { options, type Options } from './wrapper-options'
+import { peelCode } from './code-options'
 import type { Branch, Invocation } from './wrappers'
 import type { EvalWord } from './words'
 
@@ -32,11 +33,21 @@ const plain: Record<string, [string, string[]]> = {
   caffeinate: ['tw', []],
   unbuffer: ['', []],
   toybox: ['', []],
+  linux32: ['', []],
+  linux64: ['', []],
+  i386: ['', []],
+  x86_64: ['', []],
+  setpriv: ['', ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'selinux-label', 'apparmor-profile', 'pdeathsig', 'landlock-access', 'landlock-rule', 'seccomp-filter']],
+  'ssh-agent': ['aEPt', []],
+  'dbus-run-session': ['', ['config-file', 'dbus-daemon']],
+  'xvfb-run': ['nlsfepw', ['server-num', 'server-args', 'auth-file', 'error-file', 'xauth-protocol', 'wait']],
+  numactl: ['CNmpiPl', ['cpunodebind', 'membind', 'physcpubind', 'interleave', 'preferred', 'localalloc']],
+  catchsegv: ['', []],
   '{': ['', []], '!': ['', []], do: ['', []], then: ['', []], else: ['', []], elif: ['', []], if: ['', []], while: ['', []], until: ['', []]
 }
 
 /** The steps for the wrappers above; undefined when `name` is none of them. */
-export function peelMore(b: Branch, out: Invocation[], name: string): Step | undefined {
+export function peelMore(b: Branch, out: Invocation[], name: string, stdinText?: string): Step | undefined {
   const { argv } = b
   const inner = (index: number, extra?: Partial<Branch>): Step =>
     index < argv.length ? [{ ...b, ...extra, argv: argv.slice(index), wrappers: [...b.wrappers, wrapper(argv, index)] }] : null
@@ -95,8 +106,15 @@ export function peelMore(b: Branch, out: Invocation[], name: string): Step | und
       return codeOption(argv, options(argv, 'oAGWFCXPSD', []), ['C', 'F'], script)
     case 'parallel':
       return peelParallel(b, out)
+    case 'setarch': {
+      // `setarch ARCH [options] CMD`; without ARCH (`setarch -R CMD`) the architecture is the machine's.
+      const o = options(argv, '', [])
+      let i = o.index + 1
+      while (i < argv.length && argv[i]!.value.startsWith('-')) if (argv[i++]!.value === '--') break
+      return inner(i)
+    }
     default:
-      return undefined
+      return peelCode(b, out, name, stdinText)
   }
 }
 

@@ -25,6 +25,8 @@ export type RunInvocation = {
   stdinScript: 'shell' | 'interpreter' | null
   /** Words whose content is code or a script path (`sh FILE`, `source FILE`, `python -c CODE`). */
   scriptWords: EvalWord[]
+  /** Why part of what it runs is only known at run time (`sed e`, a makefile from stdin): `command.dynamic`. */
+  concern?: string
 }
 
 /** Shell code to parse (`sh -c STRING`, `eval ARGS`, `su -c STRING`, `watch ARGS`, `alias x=VALUE`). */
@@ -64,13 +66,13 @@ export function programName(word: EvalWord | undefined): string {
 }
 
 /** Looks through the wrappers in front of a command; returns what runs (find gives several). */
-export function peelWrappers(argv: EvalWord[], assignments: Branch['assignments'] = []): Invocation[] {
+export function peelWrappers(argv: EvalWord[], assignments: Branch['assignments'] = [], stdinText?: string): Invocation[] {
   const out: Invocation[] = []
   const pending: Branch[] = [{ argv, wrappers: [], assignments, argsFromStdin: false }]
   let peels = 0
   while (pending.length > 0) {
     const branch = pending.pop() as Branch
-    const step = peels++ < maxPeels ? peelOne(branch, out) : null
+    const step = peels++ < maxPeels ? peelOne(branch, out, stdinText) : null
     if (step) pending.push(...step)
     else if (step === null) out.push(run(branch))
   }
@@ -78,7 +80,7 @@ export function peelWrappers(argv: EvalWord[], assignments: Branch['assignments'
 }
 
 /** One wrapper: the branches to continue with, [] when handled, or null when `branch` itself runs. */
-function peelOne(b: Branch, out: Invocation[]): Branch[] | null {
+function peelOne(b: Branch, out: Invocation[], stdinText?: string): Branch[] | null {
   const { argv } = b
   const name = programName(argv[0])
   const inner = (index: number, extra?: Partial<Branch>): Branch[] | null =>
@@ -192,7 +194,7 @@ function peelOne(b: Branch, out: Invocation[]): Branch[] | null {
     case 'find':
       return peelFind(b, out)
     default:
-      return peelMore(b, out, name) ?? null
+      return peelMore(b, out, name, stdinText) ?? null
   }
 }
 
@@ -201,11 +203,16 @@ function peelShell(b: Branch, out: Invocation[], offset: number): Branch[] {
   let i = offset + 1
   let fromC = false
   let fromStdin = false
+  const startup: EvalWord[] = []
   for (; i < argv.length; i++) {
     const v = (argv[i]?.value ?? '')
     if (v === '--') { i++; break }
     if (v === '-') { fromStdin = true; break }
-    if (v.startsWith('--')) { if (v === '--rcfile' || v === '--init-file') i++; continue }
+    if (v.startsWith('--')) {
+      // `--rcfile FILE` is code the shell runs first (`--rcfile <(…)` carries another command's output).
+      if (v === '--rcfile' || v === '--init-file') { const file = argv[++i]; if (file) startup.push(file) }
+      continue
+    }
     if (!/^[-+]./.test(v)) break
     if (v.includes('c')) fromC = true
     if (v.includes('s')) fromStdin = true
@@ -223,7 +230,7 @@ function peelShell(b: Branch, out: Invocation[], offset: number): Branch[] {
   }
   const operand = argv[i]
   const stdin = !fromC && (fromStdin || !operand || operand.value === '/dev/stdin')
-  out.push({ ...run(b), argv: argv.slice(offset), wrappers, stdinScript: stdin ? 'shell' : null, scriptWords: operand && !fromStdin ? [operand] : [] })
+  out.push({ ...run(b), argv: argv.slice(offset), wrappers, stdinScript: stdin ? 'shell' : null, scriptWords: [...startup, ...(operand && !fromStdin ? [operand] : [])] })
   return []
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { isolationPolicySchema, networkModeSchema } from './resources'
+import { protectedPathSchema } from './protected-paths'
 
 /**
  * An agent id: a slug that is also its workspace folder name. `background` is taken by the
@@ -131,7 +132,9 @@ const profileFields = z.object({
   denylist: z.array(z.string().min(1).max(1024)).max(256),
   allowlist: z.array(z.string().min(1).max(1024)).max(256),
   runtimes: z.array(z.string().min(1).max(40)).max(16),
-  mcpServers: z.array(mcpServerSchema).max(32)
+  mcpServers: z.array(mcpServerSchema).max(32),
+  /** Workspace paths a sandbox mounts read-only, added to `defaultProtectedPaths` (see protected-paths.ts); a role's always apply too. */
+  protectedPaths: z.array(protectedPathSchema).max(64)
 })
 
 /** Checks across keys that a field schema alone cannot express. */
@@ -192,7 +195,8 @@ export const agentProfileDefaults: EffectiveAgentProfile = {
   denylist: [],
   allowlist: [],
   runtimes: [],
-  mcpServers: []
+  mcpServers: [],
+  protectedPaths: []
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { protectedPathSchema } from './protected-paths'
 
 /** A resource kind: a built-in one or any other non-empty name (custom providers). */
 export const resourceKindSchema = z.string().min(1).max(100)
@@ -88,7 +89,13 @@ export const resourcePolicySchema = z
     allowCreate: z.boolean().optional(),
     allowUpdate: z.boolean().optional(),
     allowDelete: z.boolean().optional(),
-    limits: resourceLimitsSchema.optional()
+    limits: resourceLimitsSchema.optional(),
+    /**
+     * Workspace-relative paths a sandbox that binds a workspace whole mounts read-only (see
+     * protected-paths.ts); when absent, the defaults. A list that leaves out a default is widened
+     * back to include it by the providers: the defaults are a floor.
+     */
+    protectedPaths: z.array(protectedPathSchema).max(128).optional()
   })
   .strict()
 

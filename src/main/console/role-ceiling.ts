@@ -28,7 +28,7 @@ import {
  * - `runtimes` and `allowlist`: when the role lists any, the agent's entries must be within them
  *   (an allowlist entry is within a role entry it equals or extends by more words); an empty list,
  *   which means "any", is then wider than the role's;
- * - `denylist`: the role's always applies, in addition to the agent's; so do its `labels` (the
+ * - `denylist` and `protectedPaths`: the role's always apply, in addition to the agent's; so do its `labels` (the
  *   higher level wins where both label the same thing);
  * - an MCP server's `network` no wider than the role's (a wider one is clamped to the role's);
  * - `approvalTimeoutSeconds` and `mcpServers` (beyond `unsafe` and `network`) are the agent's to choose.
@@ -72,6 +72,7 @@ function inherit(base: EffectiveAgentProfile, own: Omit<AgentProfile, 'role'>): 
     ...defined,
     limits: { ...base.limits, ...defined.limits },
     denylist: union(base.denylist, defined.denylist ?? []),
+    protectedPaths: union(base.protectedPaths, defined.protectedPaths ?? []),
     labels: joinLabels(base.labels, defined.labels ?? {})
   }
 }
@@ -121,6 +122,7 @@ function applyCeiling(
   out.runtimes = listWithin('runtimes', value.runtimes, ceiling.runtimes, (entry, allowed) => entry === allowed, clamp)
   out.allowlist = listWithin('allowlist', value.allowlist, ceiling.allowlist, (entry, allowed) => entry === allowed || entry.startsWith(`${allowed} `), clamp)
   out.denylist = union(ceiling.denylist, value.denylist)
+  out.protectedPaths = union(ceiling.protectedPaths, value.protectedPaths)
   out.labels = joinLabels(ceiling.labels, value.labels)
   out.mcpServers = value.mcpServers.map((server, index) => {
     if (!own.mcpServers) return server

@@ -1,4 +1,5 @@
 import { allowsUnsafeFallback, type EffectiveAgentProfile } from '@shared/agents'
+import { protectedPathsWith } from '@shared/protected-paths'
 import { codeLanguageSchema, type CodeLanguage } from '@shared/code-execution'
 import type { EgressRecord } from '@shared/network'
 import type { ActionContext, ActionOutcome, ResourceCandidate, ResourceHandle, ResourcePolicy } from '../../core'
@@ -15,7 +16,8 @@ export function executionPolicy(profile: EffectiveAgentProfile): ResourcePolicy 
     networkMode: profile.network,
     timeoutSeconds: profile.limits.timeoutSeconds,
     maxOutputBytes: profile.limits.outputBytes,
-    limits: { cpuSeconds: profile.limits.cpuSeconds, memoryMb: profile.limits.memoryMb, pids: profile.limits.pids }
+    limits: { cpuSeconds: profile.limits.cpuSeconds, memoryMb: profile.limits.memoryMb, pids: profile.limits.pids },
+    protectedPaths: protectedPathsWith(profile.protectedPaths)
   }
 }
 

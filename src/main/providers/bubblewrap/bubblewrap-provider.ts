@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { closeSync, fstatSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
+import { protectedPathsWith } from '@shared/protected-paths'
 import {
   assertReachableBySandbox,
   isExecutionsFolder,
@@ -29,7 +30,8 @@ import { languagesOf, observeToolchains, type ToolchainFact } from '../process/t
 import { realRoots } from '../process/workspace-paths'
 import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
 import { bridgeNode, bridgedArgv, egressMount, openEgressBind } from '../process/egress-bridge'
-import { openRunBinds, openHandleRoots } from './sandbox-binds'
+import { openRunBinds, openHandleRoots, type OpenBind } from './sandbox-binds'
+import { ProtectedBinds } from './protected-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 import { invalidConfig } from '../process/provider-helpers'
 
@@ -86,9 +88,11 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
           memory: cgroups.memory ? 'cgroup' : 'rlimit (address space)'
         },
         sandboxUid: host.identity.uid,
-        bwrapVersion: host.version
+        bwrapVersion: host.version,
+        protectedPaths: 'read-only (mounted over themselves)'
       },
       diagnostics: [
+        `protected paths (${protectedPathsWith(policy.protectedPaths ?? []).join(', ')}) are mounted read-only in a workspace sandbox`,
         `bwrap ${host.version} at ${host.bwrap}`,
         `limits via ${cgroups.description}`,
         `sandboxed code runs as host uid ${host.identity.uid}${host.identity.dedicated ? ' (Airlock runs as root; sandboxes get their own unprivileged uid)' : ''}`
@@ -189,7 +193,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
   }
 
   /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */
-  private launchers(host: Extract<BubblewrapHost, { ok: true }>, policy: ResourcePolicy, handleBinds: { fd: number; dest: string; writable: boolean }[], anchors: number[]): WarmLaunchers {
+  private launchers(host: Extract<BubblewrapHost, { ok: true }>, policy: ResourcePolicy, handleBinds: OpenBind[], anchors: number[]): WarmLaunchers {
     const limits = { ...defaultLimits, ...policy.limits }
     const cgroups = this.cgroups()
     const memoryBytes = Math.round(limits.memoryMb * mib)
@@ -200,7 +204,9 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       cpuBudgetSeconds: cgroups.cpu ? limits.cpuSeconds : undefined,
       limits: { cpuSeconds: limits.cpuSeconds, addressSpaceBytes: cgroups.memory ? undefined : memoryBytes }
     })
-    return new WarmLaunchers(spec, cgroups, handleBinds, anchors)
+    // A workspace bound whole (it masks its `.airlock/`) gets its protected paths read-only in every run.
+    const workspaces = handleBinds.filter((bind) => bind.masksAirlock)
+    return new WarmLaunchers(spec, cgroups, handleBinds, anchors, workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths) : undefined)
   }
 
   /** The handle's egress endpoint and its socket directory, opened for a read-only bind at `egressMount`. */

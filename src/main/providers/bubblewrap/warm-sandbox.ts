@@ -1,8 +1,10 @@
 import type { ChildProcess } from 'node:child_process'
+import { closeSync } from 'node:fs'
 import type { CommandResult } from '../../core'
 import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-process'
 import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
 import type { OpenBind } from './sandbox-binds'
+import type { ProtectedBinds } from './protected-binds'
 import { bwrapArgsFd, encodeRun, firstBindFd, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
 import { ProviderError } from '../process/provider-error'
 
@@ -145,11 +147,13 @@ export const spareLaunchers = 2
  * Keeps launchers of a handle spawned ahead, so that a run takes a process that has already
  * joined its cgroup (on cgroup v1 joining costs a kernel RCU sync, ~15 ms, during which forks
  * wait) and the next ones are prepared after the run, off its path. Spares carry the handle's own
- * binds and its executions folders (`anchors`, from which an area is bound by name where that is
- * safe); a run with other extra binds gets a launcher of its own.
+ * binds, its executions folders (`anchors`, from which an area is bound by name where that is
+ * safe) and the workspace's protected paths as they were when the spare was made; a run takes a
+ * spare only while those are still what exists (else, and with other extra binds, it gets a
+ * launcher of its own).
  */
 export class WarmLaunchers {
-  private readonly spares: WarmLauncher[] = []
+  private readonly spares: { launcher: WarmLauncher; key: string }[] = []
   private readonly joining = new Set<Promise<void>>()
   private closed = false
 
@@ -157,18 +161,22 @@ export class WarmLaunchers {
     private readonly spec: LauncherSpec,
     private readonly cgroups: CgroupSupport | undefined,
     private readonly handleBinds: OpenBind[],
-    private readonly anchors: readonly number[] = []
+    private readonly anchors: readonly number[] = [],
+    private readonly protect?: ProtectedBinds
   ) {}
 
-  /** A ready launcher for the handle's binds plus `extra`: a waiting spare when there are no extras, else a fresh one. */
+  /** A ready launcher for the handle's binds plus `extra`: a waiting spare when there are no extras and it protects what exists now, else a fresh one. */
   take(extra: OpenBind[] = []): WarmLauncher {
     if (this.closed) throw new ProviderError('runner_released', 'this sandbox was released')
-    if (extra.length > 0) return spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...extra], this.anchors)
-    for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
-      if (spare.child.exitCode === null && spare.child.signalCode === null) return spare
-      void spare.discard()
+    if (extra.length === 0) {
+      const key = this.protect?.key() ?? ''
+      for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
+        const alive = spare.launcher.child.exitCode === null && spare.launcher.child.signalCode === null
+        if (alive && spare.key === key) return spare.launcher
+        void spare.launcher.discard()
+      }
     }
-    return spawnLauncher(this.spec, this.cgroups, this.handleBinds, this.anchors)
+    return this.withProtected((binds) => spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...binds, ...extra], this.anchors)).value
   }
 
   /**
@@ -177,9 +185,10 @@ export class WarmLaunchers {
    */
   replenish(): void {
     while (!this.closed && this.spares.length + this.joining.size < spareLaunchers) {
-      const joining: Promise<void> = spawnLauncherInBackground(this.spec, this.cgroups, this.handleBinds, this.anchors)
+      const { value: started, key } = this.withProtected((binds) => spawnLauncherInBackground(this.spec, this.cgroups, [...this.handleBinds, ...binds], this.anchors))
+      const joining: Promise<void> = started
         .then(
-          (launcher) => (this.closed ? launcher.discard() : void this.spares.push(launcher)),
+          (launcher) => (this.closed ? launcher.discard() : void this.spares.push({ launcher, key })),
           () => undefined
         )
         .finally(() => this.joining.delete(joining))
@@ -191,7 +200,18 @@ export class WarmLaunchers {
   async close(): Promise<void> {
     this.closed = true
     await Promise.all([...this.joining])
-    await Promise.all(this.spares.splice(0).map((spare) => spare.discard()))
+    await Promise.all(this.spares.splice(0).map((spare) => spare.launcher.discard()))
+  }
+
+  /** Spawns with the protected binds as they are now, and closes them once the launcher holds its copies (spawning is synchronous). */
+  private withProtected<T>(spawn: (binds: OpenBind[]) => T): { value: T; key: string } {
+    const key = this.protect?.key() ?? ''
+    const binds = this.protect?.open() ?? []
+    try {
+      return { value: spawn(binds), key }
+    } finally {
+      for (const bind of binds) closeSync(bind.fd)
+    }
   }
 }
 

@@ -104,11 +104,14 @@ export class DockerProvider implements ExecutionResourceProvider {
         workspaceGrants: ['snapshot'],
         limits: enforcedLimits,
         runsAs: { uid: identity.uid, gid: identity.gid },
+        protectedPaths: 'not enforced',
         engine: { version: engine.version, apiVersion: engine.apiVersion, remote: this.remote }
       },
       diagnostics: [
         `docker engine ${engine.version}${this.remote ? ' (remote: code and outputs are copied over the Docker API, nothing is bound from this machine)' : ''}`,
         `code runs as uid ${identity.uid}${identity.dedicated ? ' (the dedicated sandbox uid: Airlock runs as root)' : ''}`,
+        // A session's container binds its workspace once, at creation; the engine resolves bind sources by path, which the workspace can plant links in.
+        'protected paths (git hooks and config, editor and agent settings, .envrc, shell rc files) are NOT read-only in a container: a shell there can change them; the policy still asks for lines that name them',
         ...(image && !present ? [`image ${image} is not on this engine yet`] : [])
       ]
     }

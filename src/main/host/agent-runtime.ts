@@ -1,6 +1,6 @@
 import type { SessionChangedEvent } from '@shared/approvals'
 import type { AirlockContract } from '@shared/ipc'
-import { assertWithinQuota, registerBuiltinActions, secretsOf } from '../actions'
+import { assertWithinQuota, registerBuiltinActions, rememberUsage, secretsOf, watchQuota } from '../actions'
 import { ActionHistoryRecorder } from '../console/action-history-recorder'
 import { AgentService } from '../console/agent-service'
 import { AgentSessions, type SessionLedger } from '../console/agent-sessions'
@@ -8,7 +8,7 @@ import { AgentWorkspaces } from '../console/agent-workspaces'
 import { HistoryService } from '../console/history-service'
 import { RoleService } from '../console/role-service'
 import { SkillService } from '../console/skill-service'
-import { ActionDispatcher, ActionRegistry, installOutputRedaction, loadCommandAnalyzer, PolicyEngine, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent } from '../core'
+import { ActionDispatcher, ActionRegistry, installOutputRedaction, loadCommandAnalyzer, PolicyEngine, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent, type RunningHook } from '../core'
 import type { SettingsService } from '../console/settings-service'
 import type { ContractEventHub } from '../ipc'
 import type { Store } from '../store'
@@ -102,7 +102,7 @@ export function createAgentRuntime(input: {
     globalLabels: () => input.settings?.get('policy.labels') ?? {},
     isRunning: (callId) => dispatcher.running().includes(callId)
   })
-  const unhooks = [policy.install(dispatcher.hooks), dispatcher.hooks.onPostToolResponse(quotaAfterCommands), installOutputRedaction(dispatcher.hooks)]
+  const unhooks = [policy.install(dispatcher.hooks), dispatcher.hooks.onPostToolResponse(quotaAfterCommands), dispatcher.hooks.onRunning(quotaWhileRunning), installOutputRedaction(dispatcher.hooks)]
   const secretEnv = () => (input.settings?.get('policy.secret_env_vars') ?? []).map((name) => process.env[name] ?? '').filter((value) => value !== '')
   const ledger: SessionLedger = {
     start: (agentId, transport) => {
@@ -136,16 +136,27 @@ export function createAgentRuntime(input: {
   }
 }
 
+/** The tools that run programs in the agent's workspace (an upstream MCP server writes only its own state folder, out of it). */
+function runsInWorkspace(tool: string): boolean {
+  return tool === 'run_command' || tool === 'run_code' || tool === 'run_skill'
+}
+
 /**
- * After a command, code run or upstream MCP call, the workspace must still be within its disk quota (SPEC §6.2):
+ * While a command or code run goes, the workspace's disk quota holds (`watchQuota`: a run that
+ * writes past it is stopped, its output kept). SPEC §6.2.
+ */
+function quotaWhileRunning({ tool, agent, stop }: Parameters<RunningHook>[0]): (() => void) | undefined {
+  return runsInWorkspace(tool) ? watchQuota(agent.workspace, agent.profile.limits.diskMb, stop) : undefined
+}
+
+/**
+ * After a command or code run, the workspace must still be within its disk quota (SPEC §6.2):
  * a run that left it over ends `error` (its output kept), and writes are refused until space is freed.
  */
 async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent): Promise<ActionResult | undefined> {
-  // Proxied MCP tools too: a sandboxed upstream server writes into its scratch under integrations/.
-  const writesByRunning = tool === 'run_command' || tool === 'run_code' || tool === 'run_skill' || tool.includes('__')
-  if (!writesByRunning || result.status !== 'success') return undefined
+  if (!runsInWorkspace(tool) || result.status !== 'success') return undefined
   try {
-    await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0)
+    rememberUsage(agent.workspace, await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0))
     return undefined
   } catch (error) {
     return { ...result, ok: false, status: 'error', error: { code: (error as { code?: string }).code ?? 'workspace_file.quota', message: (error as Error).message } }

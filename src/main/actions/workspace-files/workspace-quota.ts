@@ -78,23 +78,48 @@ export async function workspaceUsage(workspace: string, options: { signal?: Abor
 }
 
 /**
- * Refuses (`workspace_file.quota_exceeded`) when the workspace would exceed `limitMb` after adding
- * `extraBytes`. Call it before a write with the bytes it adds, or after a command with 0 to learn
- * whether it went over. A negative `extraBytes` (the write frees space) always passes. Returns the
- * usage it measured (undefined when it did not need to measure). Concurrent writers may each pass
- * before either lands: the quota bounds growth per call, it is not a filesystem quota.
+ * How many entries (files, folders, links) a workspace may hold: 256 per MiB of its disk quota,
+ * at least 10 000 (the default 2048 MB allows 524 288). Empty files cost no blocks, so without
+ * this a run could fill the file system's inodes (300 000 empty files in a 50 MiB quota).
  */
-export async function assertWithinQuota(workspace: string, limitMb: number, extraBytes: number, options: { signal?: AbortSignal } = {}): Promise<WorkspaceUsage | undefined> {
-  if (extraBytes < 0) return undefined
-  const usage = await workspaceUsage(workspace, options)
+export function entryLimit(limitMb: number): number {
+  return Math.max(10_000, Math.floor(limitMb * 256))
+}
+
+/** Why a measured use is over the quota (bytes after adding `extraBytes`, or entries), or undefined. */
+export function quotaRefusal(usage: WorkspaceUsage, limitMb: number, extraBytes: number): WorkspaceFileError | undefined {
   const limit = limitMb * MiB
   if (usage.bytes + extraBytes > limit) {
     const used = (usage.bytes / MiB).toFixed(1)
-    throw new WorkspaceFileError(
+    return new WorkspaceFileError(
       'quota_exceeded',
       `The workspace uses ${used} MiB of its ${limitMb} MiB disk quota${extraBytes > 0 ? `, and this would add ${extraBytes} bytes` : ''}; refused. Delete files, or ask the operator to raise limits.diskMb.`,
       { usedBytes: usage.bytes, extraBytes, limitBytes: limit, complete: usage.complete }
     )
   }
+  const entries = entryLimit(limitMb)
+  if (usage.entries > entries) {
+    return new WorkspaceFileError(
+      'quota_exceeded',
+      `The workspace holds ${usage.entries} files and folders, over the ${entries} its ${limitMb} MiB disk quota allows; refused. Delete files, or ask the operator to raise limits.diskMb.`,
+      { entries: usage.entries, limitEntries: entries, complete: usage.complete }
+    )
+  }
+  return undefined
+}
+
+/**
+ * Refuses (`workspace_file.quota_exceeded`) when the workspace would exceed `limitMb` after adding
+ * `extraBytes`, or holds more entries than `entryLimit` allows. Call it before a write with the
+ * bytes it adds, or after a command with 0 to learn whether it went over (`watchQuota` holds it
+ * while the command runs). A negative `extraBytes` (the write frees space) always passes. Returns
+ * the usage it measured (undefined when it did not need to measure). Concurrent writers may each
+ * pass before either lands: the quota bounds growth per call, it is not a filesystem quota.
+ */
+export async function assertWithinQuota(workspace: string, limitMb: number, extraBytes: number, options: { signal?: AbortSignal } = {}): Promise<WorkspaceUsage | undefined> {
+  if (extraBytes < 0) return undefined
+  const usage = await workspaceUsage(workspace, options)
+  const refusal = quotaRefusal(usage, limitMb, extraBytes)
+  if (refusal) throw refusal
   return usage
 }

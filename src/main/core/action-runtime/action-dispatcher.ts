@@ -3,7 +3,7 @@ import { describeIssues } from '@shared/agents'
 import type { ExecutionResourceManager } from '../manager'
 import type { ApprovalDecision, ApprovalRequest } from '../policy-approval'
 import type { ResourceHandle, ResourceRequirementInput } from '../types'
-import { ActionHooks, type PreToolCallDecision } from './action-hooks'
+import { ActionHooks, type PreToolCallDecision, type RunStop } from './action-hooks'
 import type { ActionCallEnd, ActionHistory } from './action-history'
 import type { ActionRegistry } from './action-registry'
 import type { ActionAgent, ActionCall, ActionContext, ActionOutcome, ActionResult, ActionStatus, AnyActionSpec, LineageEndpoint } from './action-spec'
@@ -31,7 +31,7 @@ export type ActionDispatcherOptions = {
 }
 
 /** Why the dispatcher itself aborted a call; anything else aborting it is a cancellation. */
-type AbortReason = { airlock: 'agent_disabled' | 'agent_removed' }
+type AbortReason = { airlock: 'agent_disabled' | 'agent_removed' } | { airlock: 'stopped'; stop: RunStop }
 
 /** A call id: a UUID from the caller or the dispatcher (execution areas are found by it, so it must not be guessable). */
 const callIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -188,7 +188,14 @@ export class ActionDispatcher {
         holdForSession: (requirement) => this.sessions.hold(call.agent.sessionId, requirement, signal),
         touched: (endpoint) => trace.lineage.push(endpoint)
       }
-      outcome = signal.aborted ? failure(signal.reason, signal) : await spec.executor.execute(context)
+      const stopWatching = this.hooks.running({ callId, tool: spec.name, input, agent: call.agent, spec }, (stop) =>
+        this.inFlight.get(callId)?.controller.abort({ airlock: 'stopped', stop } satisfies AbortReason)
+      )
+      try {
+        outcome = signal.aborted ? failure(signal.reason, signal) : await spec.executor.execute(context)
+      } finally {
+        stopWatching()
+      }
       if (signal.aborted && (outcome.status ?? 'success') === 'success') outcome = failure(signal.reason, signal)
       else if (isAgentAbort(signal.reason)) outcome = { ...outcome, ...failure(signal.reason, signal), data: outcome.data }
     } catch (error) {
@@ -325,6 +332,7 @@ function isAgentAbort(reason: unknown): reason is AbortReason {
 /** An outcome for a thrown error or an abort: the error's code kept, approvals and aborts mapped to their status. */
 function failure(error: unknown, signal: AbortSignal): ActionOutcome {
   if (signal.aborted && isAgentAbort(signal.reason)) {
+    if (signal.reason.airlock === 'stopped') return { status: 'error', error: { ...signal.reason.stop } }
     const why = signal.reason.airlock
     return { status: 'blocked', error: { code: `policy.${why}`, message: `The call was stopped: its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'}.` } }
   }

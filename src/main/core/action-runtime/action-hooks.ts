@@ -32,10 +32,20 @@ export type PreToolCallHook = (event: PreToolCallEvent) => PreToolCallDecision |
 /** POST_TOOL_RESPONSE: sees the result and may return a replacement (redacted, classified). */
 export type PostToolResponseHook = (event: PostToolResponseEvent) => ActionResult | undefined | Promise<ActionResult | undefined>
 
-/** The two hook points of the dispatcher (SPEC §6.3). The policy engine registers itself here. */
+/** Why a watcher stopped a running call: the call ends `error` with this code and message, its output kept. */
+export type RunStop = { code: string; message: string }
+
+/**
+ * WHILE_RUNNING: told when a call's executor starts, with `stop` to end it (a limit that must hold
+ * during the run, not be found broken after it); returns what to do when the executor is done.
+ */
+export type RunningHook = (event: PreToolCallEvent & { stop(reason: RunStop): void }) => (() => void) | undefined
+
+/** The hook points of the dispatcher (SPEC §6.3). The policy engine registers itself here. */
 export class ActionHooks {
   private readonly pre: PreToolCallHook[] = []
   private readonly post: PostToolResponseHook[] = []
+  private readonly whileRunning: RunningHook[] = []
 
   /** Adds a PRE_TOOL_CALL hook; returns its disposer. Hooks run in registration order. */
   onPreToolCall(hook: PreToolCallHook): () => void {
@@ -45,6 +55,27 @@ export class ActionHooks {
   /** Adds a POST_TOOL_RESPONSE hook; returns its disposer. */
   onPostToolResponse(hook: PostToolResponseHook): () => void {
     return add(this.post, hook)
+  }
+
+  /** Adds a WHILE_RUNNING hook; returns its disposer. */
+  onRunning(hook: RunningHook): () => void {
+    return add(this.whileRunning, hook)
+  }
+
+  /** Starts every WHILE_RUNNING hook for a call about to run; returns what ends them. A hook that throws is skipped (it watches; it does not decide). */
+  running(event: PreToolCallEvent, stop: (reason: RunStop) => void): () => void {
+    const ends: (() => void)[] = []
+    for (const hook of [...this.whileRunning]) {
+      try {
+        const end = hook({ ...event, stop })
+        if (end) ends.push(end)
+      } catch {
+        // A watcher that cannot start watches nothing; the after-run checks still apply.
+      }
+    }
+    return () => {
+      for (const end of ends) end()
+    }
   }
 
   /**

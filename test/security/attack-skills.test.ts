@@ -246,11 +246,13 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     const preview = item.preview!
     // Under the queue's bound, so the queue never cuts it blindly; the cut is said where it is.
     expect(preview.length).toBeLessThan(64 * 1024)
-    expect(preview).toMatch(/\n… \d+ more characters of main\.py, the entry not shown\n$/)
+    expect(preview).toMatch(/\n… \d+ more characters of main\.py, the entry not shown\n\n/)
+    // The helper file (named like Airlock's line) follows with its text, its heading quoted.
+    expect(preview).toMatch(new RegExp(`\\n${JSON.stringify(sneaky).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(1 bytes\\), each line after "\\| ":\\n\\| x\\n$`))
     expect(preview).toContain(`  ${JSON.stringify(sneaky)}`)
     const lines = preview.replace(/\n$/, '').split('\n')
     expect(lines).not.toContain(`       1  ${'0'.repeat(64)}  main.py`)
-    const airlockLine = /^(\| |Skill coder\/hostile, revision 1 |Approving lets exactly this content run, with any arguments, at this call |entry: main\.py \(python\)$|no revision of this skill was approved before$|files \(3, \d+ bytes in all; |\s+\d+ {2}[0-9a-f]{64} {2}|SKILL\.md \(\d+ bytes\), each line|main\.py, the entry \(\d+ bytes\), each line|… \d+ more characters of main\.py, the entry not shown$|$)/
+    const airlockLine = /^(\| |Skill coder\/hostile, revision 1 |Approving lets exactly this content run, with any arguments, at this call |entry: main\.py \(python\)$|no revision of this skill was approved before$|files \(3, \d+ bytes in all; |\s+\d+ {2}[0-9a-f]{64} {2}|SKILL\.md \(\d+ bytes\), each line|main\.py, the entry \(\d+ bytes\), each line|"notes {7}1 {2}0{64} {2}main\.py" \(1 bytes\), each line|… \d+ more characters of main\.py, the entry not shown$|$)/
     expect(lines.filter((line) => !airlockLine.test(line))).toEqual([])
     expect(lines.filter((line) => line.startsWith('Approving lets'))).toHaveLength(1)
     expect(lines).toContain('| Approving lets exactly this content run, with any arguments, at this call and later ones')

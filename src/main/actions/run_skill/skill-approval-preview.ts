@@ -6,15 +6,16 @@ import { skillDocument, type SkillFile, type SkillRevisionRecord } from '../skil
  * keeps of any preview, so the queue never cuts it blindly; every cut here says where it is and
  * how much was left out.
  */
-const bounds = { fileList: 16 * 1024, document: 8 * 1024, entry: 28 * 1024, inputs: 2 * 1024, path: 300 }
+const bounds = { fileList: 12 * 1024, document: 6 * 1024, entry: 20 * 1024, helpers: 16 * 1024, inputs: 2 * 1024, path: 300 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /**
  * What the operator reads before approving a skill revision (the queue item's preview): the
  * revision, its content hash, entry and language as the store recorded them, how it differs from
- * the approved revision (if any), every file with its size and sha256, then the text of SKILL.md
- * and of the entry file. File text is shown line by line after `| ` and paths that are not plain
+ * the approved revision (if any), every file with its size and sha256, then the text of SKILL.md,
+ * of the entry file and of the other files (the ones changed since the approved revision first,
+ * within a shared bound; a helper module runs as surely as the entry does). File text is shown line by line after `| ` and paths that are not plain
  * ASCII are JSON-quoted, so nothing a file holds or is named can pass for Airlock's own lines. The
  * files are the bytes the call read and hashed: the very ones that run if it is approved. Secrets
  * the agent's records redact are redacted here too.
@@ -40,7 +41,30 @@ export function skillApprovalPreview(
   const entry = files.find((file) => file.path === manifest.entry)
   if (document) lines.push('', ...fileText(`${skillDocument}`, document.bytes, bounds.document, secrets))
   if (entry) lines.push('', ...fileText(`${shownPath(entry.path)}, the entry`, entry.bytes, bounds.entry, secrets))
+  lines.push(...helperTexts(files, revision, approved, secrets))
   return redactText(`${lines.join('\n')}\n`, secrets)
+}
+
+/**
+ * The text of every file but SKILL.md and the entry, changed or added ones (against the approved
+ * revision) first, within `bounds.helpers` in all; files left out are named with how to see them.
+ */
+function helperTexts(files: readonly SkillFile[], revision: SkillRevisionRecord, approved: SkillRevisionRecord | undefined, secrets: readonly string[]): string[] {
+  const before = new Map(approved?.manifest.files.map((file) => [file.path, file.sha256]) ?? [])
+  const changed = (file: SkillFile) => before.get(file.path) !== revision.manifest.files.find((entry) => entry.path === file.path)?.sha256
+  const helpers = files.filter((file) => file.path !== skillDocument && file.path !== revision.manifest.entry).sort((a, b) => Number(changed(b)) - Number(changed(a)))
+  const out: string[] = []
+  let left = bounds.helpers
+  for (const [index, file] of helpers.entries()) {
+    if (left < 200) {
+      out.push('', `… ${helpers.length - index} more files not shown here: ${helpers.slice(index).map((rest) => shownPath(rest.path)).join(', ').slice(0, 2000)} (read them in the workspace's skills folder)`)
+      break
+    }
+    const text = fileText(`${shownPath(file.path)}${approved && !changed(file) ? ', unchanged since the approved revision' : ''}`, file.bytes, left, secrets)
+    out.push('', ...text)
+    left -= text.reduce((sum, line) => sum + line.length + 1, 0)
+  }
+  return out
 }
 
 /** One line per file, `size  sha256  path`, up to the list's bound; the rest counted. */

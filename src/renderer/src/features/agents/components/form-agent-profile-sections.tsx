@@ -215,7 +215,12 @@ export function SectionLists({ form }: Props) {
   )
   return (
     <Section title="Commands and runtimes" hint="One entry per line; empty inherits.">
-      {list('denylist', 'Denylist', 'Commands that never run.', 'curl\nssh')}
+      {list(
+        'denylist',
+        'Denylist',
+        'An early stop: lines that name these, or carry them through another program, are blocked; a line the policy cannot follow asks. What holds whatever runs is the sandbox, protected paths, the egress proxy and taint.',
+        'curl\nssh'
+      )}
       {list('allowlist', 'Allowlist', 'Commands that never ask.', 'git status')}
       {list('runtimes', 'Runtimes', 'Allowed language runtimes; empty allows any.', 'python\nnode')}
     </Section>

@@ -8,9 +8,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { request } from 'node:http'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { createRequestGuard, launchCodeLifetimeMs } from '../../src/main/app/request-guard'
 import { serve, type RunningConsole } from '../../src/main/serve'
+import { openConsoleSocket, type ConsoleSocket } from '../support/console-socket'
 import { makeTempDir } from '../support/temp-home'
 
 let dir: ReturnType<typeof makeTempDir>
@@ -31,30 +31,7 @@ function get(path: string, headers: Record<string, string> = {}) {
 
 const cookieOf = (response: { headers: Record<string, unknown> }) => String(response.headers['set-cookie']).split(';')[0]!
 
-function connect(path: string, headers: Record<string, string> = {}) {
-  return new Promise<WebSocket>((done, fail) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${running.console.port}${path}`, { headers })
-    ws.once('open', () => done(ws))
-    ws.once('unexpected-response', (_req, res) => fail(new Error(`status ${res.statusCode}`)))
-    ws.once('error', fail)
-  })
-}
-
-let nextId = 1
-function call(ws: WebSocket, channel: string, input: unknown) {
-  const id = nextId++
-  return new Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>((done) => {
-    const onMessage = (data: WebSocket.RawData) => {
-      const frame = JSON.parse(data.toString())
-      if (frame.type === 'result' && frame.id === id) {
-        ws.off('message', onMessage)
-        done(frame.result)
-      }
-    }
-    ws.on('message', onMessage)
-    ws.send(JSON.stringify({ type: 'call', id, channel, input }))
-  })
-}
+const connect = (path: string, headers: Record<string, string> = {}) => openConsoleSocket(`ws://127.0.0.1:${running.console.port}${path}`, headers)
 
 beforeAll(async () => {
   dir = makeTempDir('airlock-console-doors-')
@@ -139,7 +116,7 @@ describe('the session cookie', () => {
 
 describe('marking an MCP server unsafe from the web console', () => {
   const unsafeServer = { name: 'shell', command: ['/bin/sh', '-c', 'id > marker'], unsafe: true }
-  let ws: WebSocket
+  let ws: ConsoleSocket
 
   beforeAll(async () => {
     ws = await connect('/ws', { cookie: cookieOf(await get(`/?token=${running.console.token}`)) })
@@ -147,18 +124,18 @@ describe('marking an MCP server unsafe from the web console', () => {
   afterAll(() => ws?.close())
 
   it('is refused on create, update, patch and role save, saying where to do it; nothing is stored', async () => {
-    const created = await call(ws, 'airlock:agents:create', { agentId: 'intruder', profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } })
+    const created = await ws.call('airlock:agents:create', { agentId: 'intruder', profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } })
     expect(created).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
-    expect(created.error!.message).toMatch(/shell.*without a sandbox.*web console cannot confirm.*desktop app.*airlock agent update/)
+    expect(!created.ok && created.error.message).toMatch(/shell.*without a sandbox.*web console cannot confirm.*desktop app.*airlock agent update/)
     expect(running.host.agents.agents.list().map((agent) => agent.id)).not.toContain('intruder')
 
-    expect(await call(ws, 'airlock:agents:create', { agentId: 'plain', profile: { capabilities: ['mcp'] } })).toMatchObject({ ok: true })
+    expect(await ws.call('airlock:agents:create', { agentId: 'plain', profile: { capabilities: ['mcp'] } })).toMatchObject({ ok: true })
     for (const change of [{ profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } }, { patch: { mcpServers: [unsafeServer] } }]) {
-      expect(await call(ws, 'airlock:agents:update', { agentId: 'plain', ...change })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+      expect(await ws.call('airlock:agents:update', { agentId: 'plain', ...change })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
     }
     expect(running.host.agents.agents.get('plain').profile.mcpServers ?? []).toEqual([])
 
-    expect(await call(ws, 'airlock:agents:saveRole', { id: 'hosted', defaults: { allowUnsafeLocal: true, mcpServers: [unsafeServer] } })).toMatchObject({
+    expect(await ws.call('airlock:agents:saveRole', { id: 'hosted', defaults: { allowUnsafeLocal: true, mcpServers: [unsafeServer] } })).toMatchObject({
       ok: false,
       error: { code: 'agent.unsafe_needs_confirmation' }
     })
@@ -168,11 +145,11 @@ describe('marking an MCP server unsafe from the web console', () => {
   it('a server the operator marked unsafe elsewhere (the CLI) stays editable from the console as long as it is not changed; a changed command asks again', async () => {
     running.host.agents.agents.create('ops', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }] } })
     const stored = running.host.agents.agents.get('ops').profile
-    expect(await call(ws, 'airlock:agents:update', { agentId: 'ops', name: 'Ops agent', profile: stored })).toMatchObject({ ok: true })
+    expect(await ws.call('airlock:agents:update', { agentId: 'ops', name: 'Ops agent', profile: stored })).toMatchObject({ ok: true })
     const swapped = { ...stored, mcpServers: [{ name: 'tool', command: ['/bin/sh', '-c', 'id > marker'], unsafe: true }] }
-    expect(await call(ws, 'airlock:agents:update', { agentId: 'ops', profile: swapped })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(await ws.call('airlock:agents:update', { agentId: 'ops', profile: swapped })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
     expect(running.host.agents.agents.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
     // Sandboxed servers need no confirmation.
-    expect(await call(ws, 'airlock:agents:update', { agentId: 'ops', patch: { mcpServers: [{ name: 'tool', command: ['/usr/bin/true'] }] } })).toMatchObject({ ok: true })
+    expect(await ws.call('airlock:agents:update', { agentId: 'ops', patch: { mcpServers: [{ name: 'tool', command: ['/usr/bin/true'] }] } })).toMatchObject({ ok: true })
   })
 })

@@ -9,13 +9,21 @@ export type ConsoleResult = { ok: true; value: unknown } | { ok: false; error: {
  * on the console's `/ws` with the session token of its first printed line. `call` sends one
  * contract call and resolves with its result; `onEvent` hears every pushed event.
  */
-export async function connectConsole(consoleLine: string): Promise<{
+export async function connectConsole(consoleLine: string): Promise<ConsoleSocket> {
+  const page = new URL(consoleLine.replace(/^Airlock console: /, ''))
+  return openConsoleSocket(`ws://${page.host}${wirePath}?token=${page.searchParams.get('token') ?? ''}`)
+}
+
+/** An open console WebSocket: contract calls and pushed events. */
+export type ConsoleSocket = {
   call(channel: string, input: unknown): Promise<ConsoleResult>
   onEvent(listener: (channel: string, payload: unknown) => void): void
   close(): void
-}> {
-  const page = new URL(consoleLine.replace(/^Airlock console: /, ''))
-  const ws = new WebSocket(`ws://${page.host}${wirePath}?token=${page.searchParams.get('token') ?? ''}`)
+}
+
+/** Opens the console's WebSocket at `url` with these request headers (a cookie, an Origin); rejects with the HTTP status when refused. */
+export async function openConsoleSocket(url: string, headers: Record<string, string> = {}): Promise<ConsoleSocket> {
+  const ws = new WebSocket(url, { headers })
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve())
     ws.once('unexpected-response', (_request, response) => reject(new Error(`console refused the WebSocket: ${response.statusCode}`)))

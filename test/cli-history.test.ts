@@ -125,8 +125,19 @@ describe('airlock audit verify', () => {
 
     const intact = runAirlock(['audit', 'verify', '--home', dir.path])
     expect(intact.code).toBe(0)
-    expect(lines(intact.stdout)).toEqual(['chain ok: 4 rows'])
-    expect(JSON.parse(runAirlock(['audit', 'verify', '--json', '--home', dir.path]).stdout)).toEqual({ ok: true, rows: 4, head: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    // 4 calls: a begin and an end each in the audit ledger; no anchor before this first verify.
+    expect(lines(intact.stdout)).toEqual(['chain ok: 4 rows', 'ledger ok: 8 entries', expect.stringMatching(/^head: 8 [0-9a-f]{64}$/), 'anchor: none before this run'])
+    const head = lines(intact.stdout)[2]!.split(' ')[2]
+    const json = JSON.parse(runAirlock(['audit', 'verify', '--json', '--home', dir.path]).stdout)
+    expect(json).toEqual({
+      ok: true,
+      rows: 4,
+      head: expect.stringMatching(/^[0-9a-f]{64}$/),
+      ledger: { entries: 8, head: { seq: 8, hash: head } },
+      // The first run anchored the head in both places; this one found it in both and anchored it again.
+      anchor: { matched: [expect.objectContaining({ seq: 8, hash: head }), expect.objectContaining({ seq: 8, hash: head })], anchored: expect.objectContaining({ seq: 8, hash: head }) }
+    })
+    expect(lines(runAirlock(['audit', 'verify', '--home', dir.path]).stdout)[3]).toMatch(/^anchor ok: the chain still holds the head anchored at entry 8 on \S+$/)
 
     const tamper = openStore(join(dir.path, 'airlock.db'))
     tamper.db.prepare("update action_calls set exit_code = 0, status = 'success' where id = ?").run(ids[2])
@@ -137,5 +148,31 @@ describe('airlock audit verify', () => {
     expect(broken.code).toBe(1)
     expect(broken.stdout).toBe('')
     expect(lines(broken.stderr)).toEqual([`airlock: chain broken at seq ${seq} (call ${ids[2]}): its contents do not match its hash: the row was changed`])
+  }, cliTimeoutMs)
+
+  it('names an audit event edited outside Airlock, and a ledger cut back past the anchored head', () => {
+    const store = openStore(join(dir.path, 'airlock.db'))
+    recordCalls(store, calls.slice(0, 1))
+    const event = store.events.append('settings.changed', { key: 'approval.handler', isDefault: false })
+    store.close()
+    expect(runAirlock(['audit', 'verify', '--home', dir.path]).code).toBe(0)
+
+    const tamper = openStore(join(dir.path, 'airlock.db'))
+    tamper.db.prepare("update events set payload_json = '{}' where seq = ?").run(event)
+    tamper.close()
+    const edited = runAirlock(['audit', 'verify', '--home', dir.path])
+    expect(edited.code).toBe(1)
+    expect(edited.stdout).toBe('')
+    expect(lines(edited.stderr)).toEqual([`airlock: audit ledger broken: audit event ${event} (settings.changed) does not match ledger entry 3: the event was changed`])
+
+    const cut = openStore(join(dir.path, 'airlock.db'))
+    cut.db.prepare('delete from events where seq = ?').run(event)
+    cut.db.prepare('delete from ledger where seq = 3').run()
+    cut.close()
+    const truncated = runAirlock(['audit', 'verify', '--home', dir.path])
+    expect(truncated.code).toBe(1)
+    expect(lines(truncated.stderr)).toEqual([
+      expect.stringMatching(/^airlock: audit anchor broken: the ledger ends at entry 2, before the head anchored at entry 3 on \S+ \(\S+audit-anchor\.json\): entries were removed \(head now: 2 [0-9a-f]{64}\)$/)
+    ])
   }, cliTimeoutMs)
 })

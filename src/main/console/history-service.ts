@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { HistoryDetail, HistoryOutput, HistoryPage, HistoryUsage, HistoryVerification } from '@shared/ipc/history'
-import { HistoryError, usageMaxWindowMs, type ActionCallRepository, type HistoryFilters, type HistoryQuery } from '../store'
+import { HistoryError, usageMaxWindowMs, type ActionCallRepository, type AuditVerification, type HistoryFilters, type LedgerHead, type HistoryQuery } from '../store'
 
 /**
  * The execution history as the console and the CLI read it (SPEC §10, §11): pages of calls,
@@ -45,10 +45,21 @@ export class HistoryService {
     return { ...detail, stdout: this.output(detail.stdout), stderr: this.output(detail.stderr) }
   }
 
-  /** Walks the hash chain (every row, every log file); the first broken row and why when it is not intact. */
+  /**
+   * Verifies the whole record: the hash chain (every row, every log file), the audit ledger of
+   * calls, approvals and events, and the anchored head (which it then moves to the head verified).
+   * The first problem and why when it is not intact; `brokenAt` only when it concerns a history row.
+   */
   verify(): HistoryVerification {
-    const result = this.repository.verify()
-    return result.ok ? { ok: true, rows: result.rows, head: result.head } : { ok: false, rows: result.rows, brokenAt: result.brokenAt, reason: result.reason }
+    const result = this.audit()
+    if (result.ok) return { ok: true, rows: result.rows, head: result.historyHead }
+    const reason = result.failed === 'history' ? result.reason : `${result.failed === 'anchor' ? 'audit anchor' : 'audit ledger'}: ${result.reason}`
+    return { ok: false, rows: result.rows, ...(result.brokenAt ? { brokenAt: result.brokenAt } : {}), reason }
+  }
+
+  /** The whole record's verification in full (ledger entries, head, anchors, and a head the operator kept): what `airlock audit verify` prints. */
+  audit(options: { kept?: LedgerHead } = {}): AuditVerification {
+    return this.repository.audit(options)
   }
 
   /** An output kept in a log file, read back; a file that is gone or changed gives no text and says so. */

@@ -81,6 +81,18 @@ export function createHost(config: HostConfig = {}): Host {
   const disposers: (() => void | Promise<void>)[] = [() => store.close()]
   try {
     createDataDirectories(paths)
+    // The audit ledger's head is anchored outside it (<home>/audit-anchor.json) as the console starts
+    // and stops; a ledger that lost an anchored head keeps its anchor, for `audit verify` to report.
+    const anchorHead = () => {
+      try {
+        const outcome = store.audit.anchorHead()
+        if ('problem' in outcome) logError('Airlock: the audit record no longer holds its anchored head; run `airlock audit verify`', new Error(outcome.problem))
+      } catch (error) {
+        logError('Airlock: the audit head could not be anchored', error)
+      }
+    }
+    anchorHead()
+    disposers.push(anchorHead)
     const settings = new SettingsService(store.settings)
     const events = new ContractEventHub(airlockContract)
     disposers.push(

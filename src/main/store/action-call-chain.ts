@@ -12,8 +12,8 @@ import type { Database } from 'better-sqlite3'
  *
  * What it proves: a row edited, inserted or deleted with plain SQL, or a log file changed, is found
  * (the first such row is named). What it cannot prove on its own: someone able to write the database
- * can recompute every hash after their edit, so an operator who needs more anchors the head hash
- * elsewhere (`audit verify --json` prints it).
+ * can recompute every hash after their edit. Each row's end is also an entry of the audit ledger
+ * (audit-ledger.ts), whose head is anchored outside the database (audit-anchor.ts).
  */
 
 /** The `prev_hash` of the first chained row. */
@@ -47,8 +47,11 @@ export function rowHash(row: Record<string, unknown>): string {
   return hashOfSortedValues(sortedColumns.map((column) => row[column]))
 }
 
+/** The hashed columns in the order their values are encoded (sorted by name). */
+export const sortedHashedColumns: readonly (typeof hashedColumns)[number][] = sortedColumns
+
 /** `rowHash` for the values of the hashed columns in sorted-name order (what `verifyChain` reads). */
-function hashOfSortedValues(values: readonly unknown[]): string {
+export function hashOfSortedValues(values: readonly unknown[]): string {
   let material = ''
   for (let index = 0; index < keyPrefixes.length; index++) material += keyPrefixes[index] + JSON.stringify(values[index] ?? null)
   return createHash('sha256').update(`${material}}`).digest('hex')

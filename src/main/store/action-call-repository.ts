@@ -5,6 +5,8 @@ import type { ActionCallEnd, ActionCallStart } from '../core'
 import { appendToChain, genesisHash, logFileNamePattern, rowHash, readLogFile, verifyChain, type ActionCallRecord, type ChainVerification } from './action-call-chain'
 import { countCalls, listCalls, toHistoryDetail, toHistoryRow, type HistoryFilters, type HistoryQuery } from './action-call-query'
 import { usageOf } from './action-call-usage'
+import { appendLedger, callBeginDigest, callStartColumns, runningDefaults, type LedgerHead } from './audit-ledger'
+import { AuditRecord, type AuditVerification } from './audit-record'
 
 /** Stable codes of history failures. */
 export type HistoryErrorCode = 'history_invalid_record' | 'history_duplicate_call' | 'history_not_found' | 'history_not_running' | 'history_invalid_query'
@@ -53,7 +55,9 @@ const interruptedMessage = 'Airlock stopped before this call finished; its outco
 /**
  * The execution history (SPEC §10) over `action_calls`: a row is inserted `running` when a call
  * begins and, when it ends, filled and appended to the hash chain in the same transaction (see
- * action-call-chain.ts). Rows are never deleted or rewritten after they are chained.
+ * action-call-chain.ts). Rows are never deleted or rewritten after they are chained. Both steps
+ * also append to the audit ledger in their transaction (audit-ledger.ts), which covers a row while
+ * it runs too.
  */
 export class ActionCallRepository {
   private readonly statements = new Map<string, Statement>()
@@ -61,21 +65,29 @@ export class ActionCallRepository {
   constructor(
     private readonly db: Database,
     /** `<home>/logs`: where outputs over 64 KiB are kept (verify re-hashes them there). */
-    readonly logsDir: string
+    readonly logsDir: string,
+    /** The home's whole record (with its anchor file) for `audit`; default: this database's, anchored in its settings only. */
+    private readonly record?: AuditRecord
   ) {}
 
-  /** Records the start of a call as a `running` row (not chained yet). */
+  /** Records the start of a call as a `running` row (not chained yet) and its `call.begin` ledger entry, in one transaction. */
   begin(start: ActionCallStart): void {
     const valid = parse(startSchema, start, 'start')
     try {
-      // `started_out_of_order`: this call started before one recorded earlier (the clock went back); see listCalls.
-      this
-        .statement(
-          `insert into action_calls (id, agent_id, session_id, tool, status, input_summary_json, started_at, started_out_of_order)
-           values (@callId, @agentId, @sessionId, @tool, 'running', @input, @startedAt,
-             coalesce((select max(started_at) from action_calls where started_out_of_order = 0) > @startedAt, 0))`
-        )
-        .run({ callId: valid.callId, agentId: valid.agentId, sessionId: valid.sessionId, tool: valid.tool, input: JSON.stringify(start.inputSummary ?? null), startedAt: valid.startedAt })
+      this.db
+        .transaction(() => {
+          // `started_out_of_order`: this call started before one recorded earlier (the clock went back); see listCalls.
+          const row = this
+            .statement(
+              `insert into action_calls (id, agent_id, session_id, tool, status, input_summary_json, started_at, started_out_of_order)
+               values (@callId, @agentId, @sessionId, @tool, 'running', @input, @startedAt,
+                 coalesce((select max(started_at) from action_calls where started_out_of_order = 0) > @startedAt, 0))
+               returning ${callStartColumns.join(', ')}`
+            )
+            .get({ callId: valid.callId, agentId: valid.agentId, sessionId: valid.sessionId, tool: valid.tool, input: JSON.stringify(start.inputSummary ?? null), startedAt: valid.startedAt }) as Record<string, unknown>
+          appendLedger(this.db, 'call.begin', String(row.seq), callBeginDigest(row))
+        })
+        .immediate()
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new HistoryError('history_duplicate_call', `A call with id ${valid.callId} is already recorded.`, { callId: valid.callId })
@@ -84,7 +96,7 @@ export class ActionCallRepository {
     }
   }
 
-  /** Fills the row of a running call with its end and chains it, in one transaction; returns the row. */
+  /** Fills the row of a running call with its end, chains it and appends its `call.end` ledger entry, in one transaction; returns the row. */
   finish(end: FinishedCall): HistoryRow {
     const { finishedAt } = parse(endSchema, end, 'end')
     return this.db
@@ -139,6 +151,7 @@ export class ActionCallRepository {
              chain_seq = @chain_seq, prev_hash = @prev_hash, hash = @hash
            where seq = @seq`
         ).run(ended)
+        appendLedger(this.db, 'call.end', String(ended.seq), ended.hash)
         return toHistoryRow(ended)
       })
       .immediate()
@@ -153,10 +166,15 @@ export class ActionCallRepository {
     return this.db
       .transaction(() => {
         const running = this.db.prepare("select seq from action_calls where status = 'running' order by seq").pluck().all() as number[]
-        const update = this.db.prepare("update action_calls set status = 'interrupted', finished_at = ?, error_code = 'interrupted', error_message = ? where seq = ?")
+        // Every end fact is reset, not only the ones set here: the outcome is unknown, and whatever a
+        // running row holds beyond its start was not written by Airlock (the ledger's begin shows it).
+        const ends = Object.keys(runningDefaults).filter((column) => !['status', 'finished_at', 'error_code', 'error_message', 'chain_seq', 'prev_hash'].includes(column))
+        const update = this.db.prepare(
+          `update action_calls set ${ends.map((column) => `${column} = @${column}`).join(', ')}, status = 'interrupted', finished_at = @finishedAt, error_code = 'interrupted', error_message = @message where seq = @seq`
+        )
         return running.map((seq) => {
-          update.run(now.toISOString(), interruptedMessage, seq)
-          appendToChain(this.db, seq)
+          update.run({ ...Object.fromEntries(ends.map((column) => [column, runningDefaults[column as keyof typeof runningDefaults]])), finishedAt: now.toISOString(), message: interruptedMessage, seq })
+          appendLedger(this.db, 'call.end', String(seq), appendToChain(this.db, seq))
           return this.row(seq)
         })
       })
@@ -194,6 +212,11 @@ export class ActionCallRepository {
   /** Walks the hash chain and re-hashes every row and log file (see `verifyChain`). */
   verify(): ChainVerification {
     return verifyChain(this.db, this.logsDir)
+  }
+
+  /** The whole tamper-evident record: the chain, the audit ledger and its anchor; anchors the head when intact (see `AuditRecord`). */
+  audit(options: { kept?: LedgerHead } = {}): AuditVerification {
+    return (this.record ?? new AuditRecord(this.db, this.logsDir)).verify(options)
   }
 
   private runningRow(callId: string): ActionCallRecord {

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { z } from 'zod'
+import { appendLedger, approvalDecisionDigest, approvalRequestColumns, approvalRequestDigest } from './audit-ledger'
 import { approvalDecisionViewSchema, approvalKindSchema, approvalViewSchema, type ApprovalDecisionView, type ApprovalStatus, type ApprovalView } from '@shared/approvals'
 
 type Row = {
@@ -41,7 +42,8 @@ const columns = 'id, agent_id, session_id, tool, status, summary, risk_flags_jso
  * The approval queue's items (SPEC §7, table `approvals`): one row per item, from `pending` to
  * `approved`, `denied` or `expired` exactly once (every change of status is conditional on
  * `pending`, so two deciders — the console and the CLI — cannot both win). Rows whose JSON no
- * longer validates (a hand-edited database) are left out of every read.
+ * longer validates (a hand-edited database) are left out of every read. The request and the
+ * decision each join the audit ledger (audit-ledger.ts) in the transaction that writes them.
  */
 export class ApprovalRepository {
   constructor(
@@ -49,16 +51,22 @@ export class ApprovalRepository {
     private readonly now: () => Date = () => new Date()
   ) {}
 
-  /** Adds a pending item with one call waiting for it in this process. */
+  /** Adds a pending item with one call waiting for it in this process, and its `approval.request` ledger entry. */
   insert(item: NewApproval): ApprovalView {
     const document = requestDocumentSchema.parse(item)
     const at = this.now().toISOString()
     this.db
-      .prepare(
-        `insert into approvals (id, agent_id, session_id, tool, status, summary, risk_flags_json, request_json, created_at, expires_at, kind, batch_key, count, waiting, watched_at)
-         values (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, 1, 1, ?)`
-      )
-      .run(item.id, item.agentId, item.sessionId, item.tool, item.summary, JSON.stringify(item.riskFlags), JSON.stringify(document), item.createdAt, item.expiresAt, item.kind, item.batchKey, at)
+      .transaction(() => {
+        const row = this.db
+          .prepare(
+            `insert into approvals (id, agent_id, session_id, agent_ref, session_ref, tool, status, summary, risk_flags_json, request_json, created_at, expires_at, kind, batch_key, count, waiting, watched_at)
+             values (@id, @agentId, @sessionId, @agentId, @sessionId, @tool, 'pending', @summary, @riskFlags, @request, @createdAt, @expiresAt, @kind, @batchKey, 1, 1, @at)
+             returning ${approvalRequestColumns.join(', ')}`
+          )
+          .get({ ...item, riskFlags: JSON.stringify(item.riskFlags), request: JSON.stringify(document), at }) as Record<string, unknown>
+        appendLedger(this.db, 'approval.request', item.id, approvalRequestDigest(row))
+      })
+      .immediate()
     return this.get(item.id)!
   }
 
@@ -106,10 +114,18 @@ export class ApprovalRepository {
     return row !== undefined && row.waiting > 0 && this.fresh(row.watched_at)
   }
 
-  /** Moves a pending item to its decided status; false when it was not pending (decided once). */
+  /** Moves a pending item to its decided status, with its `approval.decision` ledger entry; false when it was not pending (decided once). */
   decide(id: string, status: 'approved' | 'denied' | 'expired', decision: ApprovalDecisionView): boolean {
     const parsed = approvalDecisionViewSchema.parse(decision)
-    return this.db.prepare("update approvals set status = ?, decision_json = ?, decided_at = ? where id = ? and status = 'pending'").run(status, JSON.stringify(parsed), parsed.decidedAt, id).changes === 1
+    return this.db
+      .transaction(() => {
+        const row = this.db
+          .prepare("update approvals set status = ?, decision_json = ?, decided_at = ? where id = ? and status = 'pending' returning id, status, decision_json, decided_at")
+          .get(status, JSON.stringify(parsed), parsed.decidedAt, id) as Record<string, unknown> | undefined
+        if (row) appendLedger(this.db, 'approval.decision', id, approvalDecisionDigest(row))
+        return row !== undefined
+      })
+      .immediate()
   }
 
   /** Records that `count` more waiting calls received an item's decision. */

@@ -1,18 +1,25 @@
 import type { Database } from 'better-sqlite3'
+import { appendLedger, eventDigest } from './audit-ledger'
 
 /** One row of the audit log. */
 export type StoredEvent = { seq: number; type: string; payload: Record<string, unknown>; at: string }
 
-/** The audit log: append-only rows of events whose payloads were already whitelisted. */
+/**
+ * The audit log: append-only rows of events whose payloads were already whitelisted. Each event
+ * joins the audit ledger (audit-ledger.ts) in the transaction that appends it.
+ */
 export class EventRepository {
   constructor(private readonly db: Database) {}
 
-  /** Appends an event and returns its sequence number. */
+  /** Appends an event (and its ledger entry) and returns its sequence number. */
   append(type: string, payload: Record<string, unknown>, at = new Date().toISOString()): number {
-    const result = this.db
-      .prepare('insert into events (type, payload_json, at) values (?, ?, ?)')
-      .run(type, JSON.stringify(payload), at)
-    return Number(result.lastInsertRowid)
+    return this.db
+      .transaction(() => {
+        const row = this.db.prepare('insert into events (type, payload_json, at) values (?, ?, ?) returning seq, type, payload_json, at').get(type, JSON.stringify(payload), at) as Record<string, unknown>
+        appendLedger(this.db, 'event', String(row.seq), eventDigest(row))
+        return row.seq as number
+      })
+      .immediate()
   }
 
   /** The newest events first, optionally only types starting with one of `prefixes`. */

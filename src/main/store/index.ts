@@ -13,6 +13,8 @@ import { ApprovalRepository } from './approval-repository'
 import { RuleRepository } from './rule-repository'
 import { DoctorRepository } from './doctor-repository'
 import { NetworkRepository } from './network-repository'
+import { AuditRecord } from './audit-record'
+import { anchorFileName } from './audit-anchor'
 
 export { openDatabase, latestSchemaVersion } from './database'
 export { migrations, type Migration } from './migrations'
@@ -32,6 +34,9 @@ export { ApprovalRepository, watchFreshMs, type NewApproval } from './approval-r
 export { RuleRepository, type NewRule } from './rule-repository'
 export { DoctorRepository } from './doctor-repository'
 export { NetworkRepository } from './network-repository'
+export { AuditRecord, type AuditFailure, type AuditVerification } from './audit-record'
+export { anchorFileName, anchorSettingKey, type AuditAnchor } from './audit-anchor'
+export type { LedgerHead } from './audit-ledger'
 
 /** The opened store: the database and one repository per table in use. */
 export type Store = {
@@ -54,18 +59,22 @@ export type Store = {
   readonly doctor: DoctorRepository
   /** The egress proxy's domain rules and pinned names (SPEC §6.5). */
   readonly network: NetworkRepository
+  /** The tamper-evident record as a whole: history chain, audit ledger, anchored head (`<home>/audit-anchor.json`). */
+  readonly audit: AuditRecord
   close(): void
 }
 
 /** Opens the database at `file` (migrating it) and builds the repositories over it. */
 export function openStore(file: string, options: OpenDatabaseOptions = {}): Store {
   const db = openDatabase(file, options)
+  const logsDir = join(dirname(file), 'logs')
+  const audit = new AuditRecord(db, logsDir, join(dirname(file), anchorFileName))
   return {
     db,
     settings: new SettingsRepository(db),
     events: new EventRepository(db),
     handles: new HandleRepository(db),
-    history: new ActionCallRepository(db, join(dirname(file), 'logs')),
+    history: new ActionCallRepository(db, logsDir, audit),
     agents: new AgentRepository(db),
     roles: new RoleRepository(db),
     sessions: new SessionRepository(db),
@@ -74,6 +83,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     rules: new RuleRepository(db),
     doctor: new DoctorRepository(db),
     network: new NetworkRepository(db),
+    audit,
     close: () => db.close()
   }
 }

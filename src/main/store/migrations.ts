@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { appendToChain } from './action-call-chain'
+import { backfillLedger } from './audit-ledger'
 
 /** One step of the schema; applied once, in a transaction, in version order. */
 export type Migration = { version: number; name: string; up: (db: Database) => void }
@@ -296,6 +297,33 @@ create table network_hosts (
 /** Version 7: egress rules for every agent of a role. */
 const networkRoleRules = `alter table network_rules add column role_id text references roles(id) on delete cascade;`
 
+/**
+ * Version 8: the audit ledger (audit-ledger.ts) that joins running history rows, approvals and
+ * audit events to the tamper-evident record. `ref` is the recorded row's key as text (a call's
+ * or event's seq, an approval's id), so one index `(kind, ref)` serves every lookup. Approvals keep `agent_ref`/`session_ref`, copies of who asked that SQLite's
+ * `on delete set null` never rewrites. Entries for the rows already recorded are appended here,
+ * in order, so a home from before verifies afterwards.
+ */
+const ledgerSchema = `
+create table ledger (
+  seq integer primary key,
+  kind text not null,
+  ref text not null,
+  digest text not null,
+  prev_hash text not null,
+  hash text not null
+);
+create unique index ledger_step on ledger(kind, ref);
+alter table approvals add column agent_ref text;
+alter table approvals add column session_ref text;
+update approvals set agent_ref = agent_id, session_ref = session_id;
+`
+
+function createLedger(db: Database): void {
+  db.exec(ledgerSchema)
+  backfillLedger(db)
+}
+
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
   { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
@@ -303,7 +331,8 @@ export const migrations: readonly Migration[] = [
   { version: 4, name: 'approval queue and rules', up: (db) => db.exec(approvalsSchema) },
   { version: 5, name: 'doctor reports', up: (db) => db.exec(doctorSchema) },
   { version: 6, name: 'egress rules and pinned names', up: (db) => db.exec(networkSchema) },
-  { version: 7, name: 'egress rules per role', up: (db) => db.exec(networkRoleRules) }
+  { version: 7, name: 'egress rules per role', up: (db) => db.exec(networkRoleRules) },
+  { version: 8, name: 'audit ledger of calls, approvals and events', up: createLedger }
 ]
 
 /** The schema version this build writes. */

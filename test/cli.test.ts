@@ -122,7 +122,11 @@ describe('airlock serve', () => {
     try {
       expect(served.firstLine).toMatch(/^Airlock console: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{20,}$/)
       const url = served.firstLine.replace('Airlock console: ', '')
-      const page = await fetch(url)
+      // The token is exchanged for a session cookie and dropped from the URL (303), then the page is served by cookie.
+      const exchange = await fetch(url, { redirect: 'manual' })
+      expect(exchange.status).toBe(303)
+      const cookie = exchange.headers.get('set-cookie')!.split(';')[0]!
+      const page = await fetch(new URL('/', url), { headers: { cookie } })
       expect(page.status).toBe(200)
       expect(await page.text()).toMatch(/<div id="root">/)
       expect((await fetch(url.replace(/\?token=.*/, ''))).status).toBe(401)

@@ -1,6 +1,7 @@
 import { createHost, type Host, type HostConfig } from './host'
 import { startWebConsole, type WebConsole } from './app/web-console-server'
-import { openInBrowser } from './app/open-in-browser'
+import { canOpenBrowser, openInBrowser } from './app/open-in-browser'
+import { writeLaunchPage } from './app/launch-page'
 import { startHostGateway, type AgentGateway } from './gateway'
 
 /** Options of the headless web console shell (`airlock serve`, `npm run serve`). */
@@ -42,12 +43,23 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
   }
   options.print(`Airlock console: ${webConsole.url}`)
   options.print(`Agent gateway: ${gateway.url}`)
-  // The browser gets a one-time launch code, never the token: its command line is readable by every local user.
-  if (options.open) openInBrowser(webConsole.launchUrl())
+  // The browser gets a page only this user can read, holding a one-time launch code: never a
+  // credential on its command line, which every local user can read.
+  let launchPage: { remove(): void } | undefined
+  if (options.open && canOpenBrowser()) {
+    try {
+      const page = writeLaunchPage(host.paths.home, webConsole.launchUrl())
+      launchPage = page
+      openInBrowser(page.url)
+    } catch (error) {
+      options.logError?.('Airlock: the browser was not opened', error)
+    }
+  }
   let stopped: Promise<void> | undefined
   // Agents first (their sessions end and release), then the console, then the host.
   const stop = async () => {
     try {
+      launchPage?.remove()
       await gateway.close()
     } finally {
       await webConsole.close()

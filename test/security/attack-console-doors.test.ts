@@ -4,9 +4,11 @@
 // token itself. As uid 65534 an attacker read the URL, opened the console's WebSocket, created an
 // agent with an `unsafe` stdio MCP server and ran it as root. Each door is attacked here on a real
 // `serve` (HTTP + WebSocket) with a real opener program on PATH.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRequestGuard, launchCodeLifetimeMs } from '../../src/main/app/request-guard'
 import { serve, type RunningConsole } from '../../src/main/serve'
@@ -62,20 +64,39 @@ afterAll(async () => {
 })
 
 describe('the browser the console opens', () => {
-  it('gets a one-time launch code on its command line, never the console token', () => {
+  /** The launch URL in the page the opener was given (what the operator's browser reads). */
+  const launchPath = () => {
+    const page = readFileSync(fileURLToPath(opened[0]!), 'utf8')
+    const url = new URL(/url=([^"]+)"/.exec(page)![1]!.replace(/&amp;/g, '&'))
+    return `${url.pathname}${url.search}`
+  }
+
+  it('gets the path of a page only this user can read: no credential on its command line, neither the token nor a launch code', () => {
     expect(opened).toHaveLength(1)
-    expect(opened[0]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${running.console.port}/\\?launch=[A-Za-z0-9_-]{32}$`))
+    expect(opened[0]).toMatch(/^file:\/\/.*\/run\/console-launch-[0-9a-f]{24}\.html$/)
     expect(opened[0]).not.toContain(running.console.token)
+    expect(opened[0]).not.toContain('launch=')
+    const page = fileURLToPath(opened[0]!)
+    expect(statSync(page).mode & 0o777).toBe(0o600)
+    expect(statSync(dirname(page)).mode & 0o777).toBe(0o700)
+    expect(launchPath()).toMatch(/^\/\?launch=[A-Za-z0-9_-]{32}$/)
   })
 
-  it('the launch code is good once: the browser gets a session; whoever reads the command line later gets 401', async () => {
-    const path = new URL(opened[0]!).pathname + new URL(opened[0]!).search
+  it.runIf(process.getuid?.() === 0)('another local user who reads the command line cannot read the page (uid 65534)', () => {
+    const read = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'cat', fileURLToPath(opened[0]!)], { encoding: 'utf8' })
+    expect(read.status).not.toBe(0)
+    expect(read.stderr).toMatch(/Permission denied/)
+    expect(read.stdout).not.toContain('launch=')
+  })
+
+  it('the launch code in the page is good once: the browser gets a session; a second exchange gets 401', async () => {
+    const path = launchPath()
     const first = await get(path)
     expect(first.status).toBe(303)
     expect(first.headers.location).toBe('/')
     expect((await get('/', { cookie: cookieOf(first) })).status).toBe(200)
     expect((await get(path)).status).toBe(401)
-    await expect(connect(`/ws${new URL(opened[0]!).search}`)).rejects.toThrow(/401/)
+    await expect(connect(`/ws${path.slice(1)}`)).rejects.toThrow(/401/)
   })
 
   it('a launch code expires in seconds, used or not', () => {
@@ -151,5 +172,31 @@ describe('marking an MCP server unsafe from the web console', () => {
     expect(running.host.agents.agents.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
     // Sandboxed servers need no confirmation.
     expect(await ws.call('airlock:agents:update', { agentId: 'ops', patch: { mcpServers: [{ name: 'tool', command: ['/usr/bin/true'] }] } })).toMatchObject({ ok: true })
+  })
+
+  it('the red team\'s other routes to the host are refused the same way: allowUnsafeLocal (trusted_local), an unsafe server\'s env, docker extra arguments', async () => {
+    const trusted = { providers: ['trusted_local'], allowUnsafeLocal: true, isolation: 'none' }
+    expect(await ws.call('airlock:agents:create', { agentId: 'local', profile: trusted })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(running.host.agents.agents.list().map((agent) => agent.id)).not.toContain('local')
+    expect(await ws.call('airlock:agents:update', { agentId: 'plain', patch: trusted })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(await ws.call('airlock:agents:saveRole', { id: 'locals', defaults: { allowUnsafeLocal: true } })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+
+    running.host.agents.agents.create('envy', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true, env: { TOKEN: 'secret-value-1' } }] } })
+    const stored = running.host.agents.agents.get('envy').profile
+    // Sent back as shown (the secret redacted): no change, no question.
+    expect(await ws.call('airlock:agents:update', { agentId: 'envy', name: 'Envy', profile: stored })).toMatchObject({ ok: true })
+    for (const env of [{ TOKEN: '<redacted>', LD_PRELOAD: '/tmp/evil.so' }, { TOKEN: 'another' }, { NODE_OPTIONS: '--require /tmp/x.js' }]) {
+      const changed = { ...stored, mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true, env }] }
+      expect(await ws.call('airlock:agents:update', { agentId: 'envy', profile: changed }), JSON.stringify(env)).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    }
+
+    for (const extraArgs of [['--privileged'], ['-v', '/:/host'], ['--mount', 'type=bind,source=/var/run/docker.sock,target=/s']]) {
+      expect(await ws.call('airlock:settings:set', { key: 'code_execution.providers', value: ['bubblewrap', { providerId: 'docker', config: { extraArgs } }] })).toMatchObject({
+        ok: false,
+        error: { code: 'agent.unsafe_needs_confirmation' }
+      })
+    }
+    // Reordering (no extra arguments) needs nobody's confirmation.
+    expect(await ws.call('airlock:settings:set', { key: 'code_execution.providers', value: ['docker', 'bubblewrap'] })).toMatchObject({ ok: true })
   })
 })

@@ -113,7 +113,8 @@ const limits: EscapeCase[] = [
     attempt: () => [sh('head -c 48M /dev/zero > fill.bin; echo rc=$?'), tool('write_file', { path: 'after.txt', content: 'more' })],
     expect: (outcome) => {
       const [fill, write] = outcome.results
-      expect(fill).toMatchObject({ ok: false, status: 'error', error: { code: 'workspace_file.quota_exceeded' }, data: { stdout: 'rc=0\n' } })
+      // Stopped while it wrote (the quota holds during the run) or, when it wrote faster than one look, found over after it.
+      expect(fill).toMatchObject({ ok: false, status: 'error', error: { code: 'workspace_file.quota_exceeded' } })
       expect(write).toMatchObject({ ok: false, status: 'blocked', error: { code: 'workspace_file.quota_exceeded' } })
     },
     evidence: (outcome) => (outcome.results.every((result) => result.ok) ? ['the workspace went over its quota unnoticed'] : [])

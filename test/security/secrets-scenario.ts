@@ -95,7 +95,8 @@ export async function runSecretsScenario(running: RunningConsole, options: { lea
   process.env[secretEnvName] = canaries.processEnv
   await call('settings:set', { key: 'policy.secret_env_vars', value: [secretEnvName] })
   await call('settings:set', { key: 'code_execution.providers', value: [{ providerId: 'bubblewrap', config: { apiToken: configCanary } }, 'docker'] })
-  await call('agents:saveRole', {
+  // Unsafe (host-run) MCP servers are set up the operator's CLI way: the web console may not mark one (issue 24).
+  running.host.agents.roles.save({
     id: 'ops',
     name: 'Operations',
     defaults: {
@@ -104,8 +105,7 @@ export async function runSecretsScenario(running: RunningConsole, options: { lea
       mcpServers: [{ name: 'vault', command: ['node', everything, 'stdio'], env: { VAULT_TOKEN: canaries.roleEnv }, unsafe: true }]
     }
   })
-  const coder = await call<{ token: string }>('agents:create', {
-    agentId: 'coder',
+  const coder = running.host.agents.agents.create('coder', {
     name: 'Coder',
     profile: {
       capabilities: ['files', 'shell', 'python', 'mcp'],

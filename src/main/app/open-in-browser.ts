@@ -6,10 +6,11 @@ import { spawn } from 'node:child_process'
  */
 export function openInBrowser(url: string): void {
   const parsed = new URL(url)
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return
+  // A file: URL is only ever Airlock's own launch page (see launch-page.ts).
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:' && parsed.protocol !== 'file:') return
   const command =
     process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '', url] : ['xdg-open', url]
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return
+  if (!canOpenBrowser()) return
   try {
     const child = spawn(command[0]!, command.slice(1), { stdio: 'ignore', detached: true })
     child.on('error', () => undefined)
@@ -17,4 +18,9 @@ export function openInBrowser(url: string): void {
   } catch {
     // No opener on this machine: the printed URL is enough.
   }
+}
+
+/** True where there is a desktop to open a browser on (always on macOS and Windows; a display on Linux). */
+export function canOpenBrowser(): boolean {
+  return process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY)
 }

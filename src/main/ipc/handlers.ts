@@ -17,7 +17,7 @@ import { gatewayUrl } from '../gateway/gateway-address'
 import type { EventRepository, SessionRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
 import { IpcError } from './ipc-error'
-import { confirmHostRun, newlyUnsafeServers, type HostRunConfirmation } from './host-run-confirmation'
+import { changedExtraArgs, confirmHostRun, newlyAllowsUnsafeLocal, newlyUnsafeServers, type HostRunConfirmation } from './host-run-confirmation'
 
 /** What the handlers need from the host. */
 export type HandlerServices = {
@@ -61,7 +61,14 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
     settings: {
       list: () => services.settings.list(),
       get: ({ key }) => services.settings.view(key),
-      set: ({ key, value }) => services.settings.set(key, value as never),
+      set: async ({ key, value }, context) => {
+        if (key === 'code_execution.providers') {
+          const changed = changedExtraArgs(services.settings.get('code_execution.providers'), value)
+          const grant = changed.length > 0 ? `Setting extra docker run arguments for ${changed.join(', ')} can give containers the host (--privileged, host mounts, host namespaces)` : undefined
+          await confirmHostRun(context, [], 'the code-execution providers', services.confirmHostRun, grant)
+        }
+        return services.settings.set(key, value as never)
+      },
       reset: ({ key }) => services.settings.reset(key)
     },
     resources: {
@@ -104,12 +111,15 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       get: ({ agentId }) => services.agents.detail(agentId),
       create: async ({ agentId, ...input }, context) => {
         await confirmHostRun(context, newlyUnsafeServers([], mcpServersOf(input.profile)), `agent ${agentId}`, services.confirmHostRun)
+        await confirmHostRun(context, [], `agent ${agentId}`, services.confirmHostRun, unsafeLocalGrant(`agent ${agentId}`, {}, input.profile))
         return services.agents.create(agentId, input)
       },
       update: async ({ agentId, ...change }, context) => {
         const stored = mcpServersOf(services.agents.get(agentId).profile)
         const proposed = [...mcpServersOf(change.profile), ...mcpServersOf(change.patch)]
         await confirmHostRun(context, newlyUnsafeServers(stored, proposed), `agent ${agentId}`, services.confirmHostRun)
+        const before = services.agents.get(agentId).profile
+        for (const next of [change.profile, change.patch]) await confirmHostRun(context, [], `agent ${agentId}`, services.confirmHostRun, unsafeLocalGrant(`agent ${agentId}`, before, next))
         return services.agents.update(agentId, change)
       },
       setEnabled: ({ agentId, enabled }) => services.agents.setEnabled(agentId, enabled),
@@ -120,8 +130,10 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       listRoles: () => services.roles.list(),
       saveRole: async (input, context) => {
         const id = (input as { id?: unknown }).id
-        const stored = typeof id === 'string' && services.roles.list().some((role) => role.id === id) ? mcpServersOf(services.roles.get(id).defaults) : []
-        await confirmHostRun(context, newlyUnsafeServers(stored, mcpServersOf((input as { defaults?: unknown }).defaults)), `role ${String(id)}`, services.confirmHostRun)
+        const storedDefaults = typeof id === 'string' && services.roles.list().some((role) => role.id === id) ? services.roles.get(id).defaults : {}
+        const defaults = (input as { defaults?: unknown }).defaults
+        await confirmHostRun(context, newlyUnsafeServers(mcpServersOf(storedDefaults), mcpServersOf(defaults)), `role ${String(id)}`, services.confirmHostRun)
+        await confirmHostRun(context, [], `role ${String(id)}`, services.confirmHostRun, unsafeLocalGrant(`role ${String(id)}`, storedDefaults, defaults))
         return services.roles.save(input)
       },
       removeRole: ({ roleId }) => (services.roles.remove(roleId), { removed: true as const })
@@ -158,6 +170,11 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       recent: ({ agentId, limit }) => services.workspaces.recent(agentId, limit)
     }
   }
+}
+
+/** The words of an `allowUnsafeLocal` a change newly sets, or undefined when it sets none. */
+function unsafeLocalGrant(owner: string, before: unknown, after: unknown): string | undefined {
+  return newlyAllowsUnsafeLocal(before, after) ? `Setting allowUnsafeLocal for ${owner} lets its commands and code run on this machine without a sandbox (trusted_local)` : undefined
 }
 
 /** The `mcpServers` of a profile or role defaults given as untrusted JSON (empty when there are none). */

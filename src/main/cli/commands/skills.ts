@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { agentIdSchema } from '@shared/agents'
 import { skillNameSchema, type SkillView } from '@shared/skills'
+import { visibleJson } from '@shared/visible-text'
 import { SkillService } from '../../console/skill-service'
 import { airlockPaths, resolveHome } from '../../host'
 import { openStore } from '../../store'
@@ -35,7 +36,7 @@ export const skillsCommand = defineCommand({
     if (action === 'approve' && options.reason !== undefined) throw new UsageError('--reason is only for skills reject')
     const revision = Number(revisionText)
     const decided = withSkills(options.home, (skills) => (action === 'approve' ? skills.approve(agentId, skillName, revision) : skills.reject(agentId, skillName, revision, options.reason!.trim())))
-    io.out(options.json ? JSON.stringify(decided, null, 2) : `Skill ${agentId}/${skillName} revision ${revision} is ${decided.state} (${decided.contentHash}).`)
+    io.out(options.json ? visibleJson(decided) : `Skill ${agentId}/${skillName} revision ${revision} is ${decided.state} (${decided.contentHash}).`)
     return 0
   }
 })
@@ -64,7 +65,7 @@ function withSkills<T>(home: string | undefined, use: (skills: SkillService) => 
 
 function printList(list: SkillView[], json: boolean, io: CommandIo): number {
   if (json) {
-    io.out(JSON.stringify(list, null, 2))
+    io.out(visibleJson(list))
     return 0
   }
   if (list.length === 0) {

@@ -10,13 +10,21 @@ import { z } from 'zod'
  * scripts keep asking through the policy's `config_write` flag.
  *
  * Paths are workspace-relative, exact (no globs), and the list only grows: a profile's
- * `protectedPaths` adds to it.
+ * `protectedPaths` adds to it. Known limit: a path that does not exist when a run starts (a
+ * `.git/commondir` a run writes into an existing repository, a `.git` a run makes with `git
+ * init`) is not protected during that run; where Airlock runs as root, the operator's own git
+ * refuses such a repository anyway (it belongs to the sandbox uid: "dubious ownership").
  */
 export const defaultProtectedPaths: readonly string[] = [
   '.git/hooks',
   '.git/config',
+  // Where git looks for more config and hooks (a linked worktree's common dir, per-worktree config).
+  '.git/commondir',
+  '.git/config.worktree',
+  '.git/worktrees',
   '.husky',
-  '.github/workflows',
+  // Workflows and the local actions and scripts they run (`uses: ./.github/actions/build`).
+  '.github',
   '.gitlab-ci.yml',
   '.pre-commit-config.yaml',
   '.vscode',

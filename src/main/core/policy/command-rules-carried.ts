@@ -1,7 +1,7 @@
 import type { CommandPolicyInput, CommandWord } from './command-analysis'
 import { familyHit, type RuleHit } from './command-rules-deny'
 import { canonical, listReadings } from './command-rules-readings'
-import { baseName, shown, viewOf, type CommandView, type Folder } from './command-rules-words'
+import { baseName, shown, splitArgs, viewOf, type CommandView, type Folder } from './command-rules-words'
 
 /**
  * What the command policy cannot follow fails toward asking (README "Policy"). Two rules here,
@@ -25,6 +25,16 @@ import { baseName, shown, viewOf, type CommandView, type Folder } from './comman
  *   deleting program that, were it `/` or empty, would delete the filesystem root or the home
  *   folder (`rm -rf $a`). In command position it already asks (`command.dynamic` of the
  *   analysis). Elsewhere (`echo $HOME`, `ls "$d"`, `python3 "$f"`) it changes nothing.
+ *
+ * Programs renamed earlier in the same line (`linkedReadings`): `ln -s /usr/bin/git g; ./g push`
+ * runs git, which dispatches on its arguments, not its name. A command whose program path is the
+ * destination of an earlier `ln`, `cp`, `install` or `mv` in the line (`g`, `./g`, `bin/g` spelled
+ * as the line spelled it, chains followed) is read a second time as the source program, and that
+ * reading goes through the deny families and the profile's lists like the line's own commands
+ * (`./g push` is `git push`: `denylist.custom`). When the source is only known at run time
+ * (`ln -s "$(which git)" g; ./g push`), the command asks (`command.dynamic`, `linkedHit`) if its
+ * arguments are the rest of a denylist entry (`push` of "git push"). A program made in an earlier line is out of reach
+ * of a line-by-line policy; the sandbox is what contains it.
  */
 
 /** Programs whose operands are data, never a command they run. */
@@ -140,4 +150,43 @@ export function unresolvedHit(views: readonly CommandView[], folders: readonly (
 export function carriedInput(input: CommandPolicyInput): CommandPolicyInput {
   const { timeoutSeconds: _timeout, ...rest } = input
   return rest
+}
+
+/** Programs that make a file a copy or a link of another. */
+const linkers = new Set(['ln', 'cp', 'install', 'mv', 'link'])
+const linkerValued = new Set(['-S', '--suffix', '-t', '--target-directory', '-m', '--mode', '-o', '--owner', '-g', '--group', '--backup'])
+/** A path as written, `./` prefixes and repeated slashes dropped, for comparing spellings in one line. */
+const plainPath = (value: string) => value.replace(/\/+/g, '/').replace(/^(?:\.\/)+/, '')
+
+/** Commands whose program was linked or copied from another earlier in the line, read as that program (see the file comment). */
+export function linkedReadings(views: readonly CommandView[]): CommandView[] {
+  const made = new Map<string, string>()
+  const out: CommandView[] = []
+  for (const view of views) {
+    const name = view.command.argv[0]?.value ?? ''
+    const source = made.get(plainPath(name))
+    if (source !== undefined) out.push(viewOf({ ...view.command, argv: [{ value: source, static: false }, ...view.command.argv.slice(1)] }))
+    if (!linkers.has(view.program)) continue
+    const { operands, values } = splitArgs(view.args, linkerValued)
+    const dir = values.get('-t') ?? values.get('--target-directory')
+    const from = operands[0]
+    if (from === undefined) continue
+    const to = dir !== undefined ? `${dir}/${baseName(from)}` : operands.length === 1 ? baseName(from) : operands[operands.length - 1]!
+    const resolved = made.get(plainPath(from)) ?? from
+    made.set(plainPath(to), resolved)
+    // `ln -s SRC DIR`: the link is DIR/NAME when DIR is a folder; both spellings are kept.
+    if (operands.length === 2) made.set(plainPath(`${to}/${baseName(from)}`), resolved)
+  }
+  return out
+}
+
+/** A command run through a link or copy of a program only known at run time whose arguments complete a denylist entry. */
+export function linkedHit(linked: readonly CommandView[], denylist: readonly { entry: string; words: string[] }[]): RuleHit | undefined {
+  for (const view of linked) {
+    const source = view.command.argv[0]?.value ?? ''
+    if (!unresolvedText.test(source)) continue
+    const entry = denylist.find((d) => d.words.length > 1 && startsWith(view.args, d.words.slice(1)))
+    if (entry) return { rule: 'command.dynamic', reason: `${shown(view)}: the program is a link or copy of ${source}, only known at run time, and with these arguments it can be the profile's denylist entry "${entry.entry}"` }
+  }
+  return undefined
 }

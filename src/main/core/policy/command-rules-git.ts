@@ -8,34 +8,49 @@ import { firstOperand, splitArgs, type CommandView } from './command-rules-words
  * `GIT_SSH_COMMAND`, `GIT_EXTERNAL_DIFF`...) for keys such as `core.fsmonitor`, `core.pager`,
  * `core.sshCommand`, `core.hooksPath`, `diff.external`, `*.textconv`, `filter.*.smudge`, `alias.*`
  * with a `!` value. Harmless values (`true`, `cat`, `less`, an empty one) are left alone, so
- * `GIT_EDITOR=true git rebase --continue` still runs.
+ * `GIT_EDITOR=true git rebase --continue` still runs. The rule for keys is general: any key whose
+ * last segment ends in `cmd` or `command` (`mergetool.x.cmd`, `core.alternateRefsCommand`,
+ * `sendemail.sendmailcmd`), `submodule.*.update` with a `!` value, any `*.textconv`, `filter.*`,
+ * `*.program`, mergetool/difftool and include paths, and the named keys above. `--config-env KEY=VAR` (both spellings) is read as `-c KEY=$VAR`, with VAR
+ * taken from the command's own assignments; an alias given that way always asks (its value may
+ * come from an `export` earlier in the line or from outside it).
  */
 
 const globalValued = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path', '--super-prefix', '--list-cmds', '--attr-source'])
 
 /** Keys whose value git runs as a command (or, for `core.hooksPath`, a folder of programs). */
-const codeKey = /^(?:core\.(?:fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|gpg(?:\..+)?\.program|sequence\.editor|uploadpack\.packobjectshook|pager\..+|interactive\.difffilter|remote\..+\.(?:uploadpack|receivepack|vcs)|protocol\..+\.allow|ssh\.variant)$/
+const codeKey = /^(?:.*(?:cmd|command)|.+\.textconv|filter\..+|.+\.program|(?:merge|diff)tool\..+\.path|include\.path|includeif\..+\.path|init\.templatedir|sendemail\.smtpserver|core\.(?:fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|gpg(?:\..+)?\.program|sequence\.editor|uploadpack\.packobjectshook|pager\..+|interactive\.difffilter|remote\..+\.(?:uploadpack|receivepack|vcs)|protocol\..+\.allow|ssh\.variant)$/
 const codeEnv = new Set(['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EXTERNAL_DIFF', 'GIT_PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'])
 /** Values that run nothing worth asking about. */
 const harmless = /^(?:|true|false|:|cat|less|less -R|more|head|vi|vim|nano)$/
 
-/** `-c KEY=VALUE` pairs given to git before its subcommand, keys lowercased as git reads them. */
-function configPairs(view: CommandView): { key: string; value: string }[] {
-  const pairs: { key: string; value: string }[] = []
+type ConfigPair = { key: string; value: string; fromEnv?: true }
+
+/** `-c KEY=VALUE` and `--config-env KEY=VAR` pairs given to git before its subcommand, keys lowercased as git reads them. */
+function configPairs(view: CommandView, env: ReadonlyMap<string, string> = ownEnv(view)): ConfigPair[] {
+  const pairs: ConfigPair[] = []
   if (view.program !== 'git') return pairs
   for (let i = 0; i < view.args.length; i++) {
     const arg = view.args[i]!
     if (!arg.startsWith('-')) break
-    const text = arg === '-c' ? view.args[++i] : arg.startsWith('-c') ? arg.slice(2) : undefined
+    const fromEnv = arg === '--config-env' ? view.args[++i] : arg.startsWith('--config-env=') ? arg.slice('--config-env='.length) : undefined
+    const text = fromEnv ?? (arg === '-c' ? view.args[++i] : arg.startsWith('-c') ? arg.slice(2) : undefined)
     if (text === undefined) {
       if (globalValued.has(arg)) i++
       continue
     }
     const equals = text.indexOf('=')
-    pairs.push({ key: (equals < 0 ? text : text.slice(0, equals)).toLowerCase(), value: equals < 0 ? 'true' : text.slice(equals + 1) })
+    const key = (equals < 0 ? text : text.slice(0, equals)).toLowerCase()
+    if (fromEnv === undefined) pairs.push({ key, value: equals < 0 ? 'true' : text.slice(equals + 1) })
+    else {
+      const name = equals < 0 ? '' : text.slice(equals + 1)
+      pairs.push({ key, value: env.get(name) ?? `$${name}`, fromEnv: true })
+    }
   }
   return pairs
 }
+
+const ownEnv = (view: CommandView) => new Map(view.command.assignments.map((a) => [a.name, a.value.value]))
 
 /** Configuration given through the environment: `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` and `GIT_CONFIG_PARAMETERS`. */
 function envPairs(assignments: readonly { name: string; value: string }[]): { key: string; value: string }[] {
@@ -66,7 +81,7 @@ export function gitSubcommand(view: CommandView): { name: string; args: string[]
   if (!sub) return undefined
   const rest = view.args.slice(sub.index + 1)
   const pairs = [...configPairs(view), ...envPairs(view.command.assignments.map((a) => ({ name: a.name, value: a.value.value })))]
-  const alias = pairs.find((p) => p.key === `alias.${sub.value.toLowerCase()}` && !p.value.startsWith('!'))
+  const alias = pairs.find((p) => p.key === `alias.${sub.value.toLowerCase()}` && !p.value.startsWith('!') && !p.value.startsWith('$'))
   if (alias) {
     const words = alias.value.trim().split(/\s+/).filter((w) => w !== '')
     if (words.length > 0) return { name: words[0]!, args: [...words.slice(1), ...rest] }
@@ -84,11 +99,11 @@ export function gitListArgv(view: CommandView): string[] | undefined {
 export function gitCodeConfig(view: CommandView, assignments: readonly { name: string; value: string }[]): { key: string; value: string }[] {
   if (view.program !== 'git' && !view.program.startsWith('git-')) return []
   const env = new Map(assignments.map((a) => [a.name, a.value]))
-  const pairs = [...configPairs(view), ...envPairs(assignments)]
+  const pairs: ConfigPair[] = [...configPairs(view, env), ...envPairs(assignments)]
   for (const [name, value] of env) {
     if (codeEnv.has(name) || name === 'GIT_CONFIG_PARAMETERS') pairs.push({ key: name, value })
   }
-  return pairs.filter((p) => (p.key.startsWith('alias.') ? p.value.trimStart().startsWith('!') : codeKey.test(p.key) || p.key.startsWith('GIT_')) && !harmless.test(p.value.trim()))
+  return pairs.filter((p) => (p.key.startsWith('alias.') || /^submodule\..+\.update$/.test(p.key) ? p.fromEnv || p.value.trimStart().startsWith('!') : codeKey.test(p.key) || p.key.startsWith('GIT_')) && !harmless.test(p.value.trim()))
 }
 
 /** True when `git config` sets, adds, removes or edits a value (not `--get`, `--list`, `-l`). */

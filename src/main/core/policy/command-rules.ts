@@ -1,5 +1,5 @@
 import type { AnalysisConcern, CommandAnalysis, CommandDecision, CommandPolicyInput, CommandWord, SimpleCommand } from './command-analysis'
-import { carriedHit, carriedInput, carriedReadings, unresolvedHit } from './command-rules-carried'
+import { carriedHit, carriedInput, carriedReadings, linkedHit, linkedReadings, unresolvedHit } from './command-rules-carried'
 import { defaultDenyHit, type RuleHit } from './command-rules-deny'
 import { workingFolders } from './command-rules-folders'
 import { gitCodeConfig } from './command-rules-git'
@@ -159,7 +159,8 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
   }
   const views = analysis.commands.map(viewOf)
   const git = gitCodeReadings(views)
-  const split = splitReadings(analysis.commands)
+  const linked = linkedReadings(views)
+  const split = [...splitReadings(analysis.commands), ...linked]
   const readings = [...views, ...split, ...git.readings]
   const folders = workingFolders(readings, input.cwd)
   const flags = riskFlagsOf(views, input, folders)
@@ -171,7 +172,7 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
   // What the line carries or leaves to run time, read against the same rules: it asks, never runs silently.
   const denylist = input.denylist.map((entry) => ({ entry: entry.trim(), words: canonical(prefixOf(entry)) })).filter((d) => d.words.length > 0)
   const carried = carriedReadings(views)
-  const concern = carriedHit(carried, views, folders, denylist) ?? unresolvedHit(views, folders, denylist) ?? analysis.concerns[0] ?? git.concerns[0]
+  const concern = carriedHit(carried, views, folders, denylist) ?? unresolvedHit(views, folders, denylist) ?? linkedHit(linked, denylist) ?? analysis.concerns[0] ?? git.concerns[0]
   if (concern) {
     if (input.ask === 'never') return decided('blocked', concern.rule, `${concern.reason} (ask: never, so it cannot wait for the operator)`)
     return decided('ask', concern.rule, concern.reason)

@@ -13,10 +13,16 @@
  *   `git bisect run`, `git filter-branch --*-filter`, `git difftool -x`;
  * - `rsync -e`/`--rsh`, `ssh -o ProxyCommand=`/`LocalCommand=`/`KnownHostsCommand=`,
  *   `man -P`/`--pager`, `sdiff`/`diff3 --diff-program`, `zip -TT`/`--unzip-command`,
- *   `socat` addresses `SYSTEM:`/`EXEC:`.
+ *   `socat` addresses `SYSTEM:`/`EXEC:`;
+ * - editors, debuggers, pagers and schedulers (`editorCarried`): `vim -c`/`--cmd`/`+CMD` and the
+ *   lines `ex`/`vim -e`/`ed` read, `gdb -ex`/`--eval-command` and the lines gdb reads, `less +CMD`
+ *   (their shell escapes, `./editor-commands.ts`), `at`/`batch` (stdin is shell code), `crontab -`
+ *   (the command part of each line). Stdin that is not a static here-string (a pipe) is code from
+ *   another command's output: it asks, and a download piped in is `deny.download_execute`.
  */
 import type { Branch, Invocation } from './wrappers'
 import { awkCommands } from './awk-program'
+import { crontabCommands, edCommand, exCommand, gdbCommand, lessCommand, type EditorCode } from './editor-commands'
 import { sedCommands } from './sed-script'
 import type { EvalWord } from './words'
 
@@ -54,7 +60,7 @@ function shortValues(argv: EvalWord[], letter: string): EvalWord[] {
 }
 
 /** The code each program carries: words of shell code, and whether its stdin is code. */
-type Carried = { code: { words: EvalWord[]; by: string[] }[]; stdinScript?: boolean; concern?: string }
+type Carried = { code: { words: EvalWord[]; by: string[] }[]; stdinScript?: boolean; concern?: string; stdinCode?: (text: string) => EditorCode }
 
 function carriedBy(argv: EvalWord[], name: string, stdinText: string | undefined): Carried | undefined {
   const code: Carried['code'] = []
@@ -138,8 +144,72 @@ function carriedBy(argv: EvalWord[], name: string, stdinText: string | undefined
       }
       return code.length > 0 ? { code } : undefined
     default:
-      return undefined
+      return editorCarried(argv, name, stdinText)
   }
+}
+
+const vims = new Set(['vi', 'vim', 'nvim', 'view', 'gvim', 'gview', 'rvim', 'rview', 'vimdiff', 'nvi', 'elvis', 'ex', 'exim', 'evim'])
+const textWord = (value: string): EvalWord => ({ value, static: true, source: { subs: [], feeds: [] } })
+
+/**
+ * Editors, debuggers, pagers and schedulers that run commands given in an option or read from
+ * stdin (`./editor-commands.ts`). Stdin that is a static here-string or here-document is read
+ * line by line in the program's language; any other stdin (a pipe) is code from another
+ * command's output (`stdinScript`): it asks, and a download piped in is download-and-execute.
+ */
+function editorCarried(argv: EvalWord[], name: string, stdinText: string | undefined): Carried | undefined {
+  const code: Carried['code'] = []
+  let opaque = false
+  const take = (by: string[], word: EvalWord, read: EditorCode) => {
+    for (const c of read.code) if (c.trim() !== '') code.push({ words: [part(word, c)], by })
+    opaque ||= read.opaque
+  }
+  const flags = argv.slice(1).filter((w) => /^-[a-zA-Z]+$/.test(w.value)).map((w) => w.value.slice(1)).join('')
+  const info = argv.slice(1).some((w) => /^--?(?:version|help)$/.test(w.value))
+  /** Stdin as lines of the program's own commands: read when static, else code from outside (read by the walk when a static `echo` pipes it). */
+  let stdinCode: ((text: string) => EditorCode) | undefined
+  const stdinLines = (read: (line: string) => EditorCode): boolean => {
+    stdinCode = (text) => text.split('\n').map(read).reduce((a, b) => ({ code: [...a.code, ...b.code], opaque: a.opaque || b.opaque }), { code: [], opaque: false })
+    if (stdinText === undefined) return true
+    for (const line of stdinText.split('\n')) take([name, '<<<'], textWord(line), read(line))
+    return false
+  }
+  let stdinScript = false
+  if (vims.has(name)) {
+    for (const w of [...shortValues(argv, 'c'), ...longValues(argv, ['cmd'], 3)]) take([name, '-c'], w, exCommand(w.value))
+    for (const w of argv.slice(1)) if (w.value.startsWith('+')) take([name, '+'], w, exCommand(w.value.slice(1)))
+    if (!info && (name.startsWith('ex') || /[eE]/.test(flags))) stdinScript = stdinLines(exCommand)
+  } else if (name === 'ed' || name === 'red') {
+    if (!info) stdinScript = stdinLines(edCommand)
+  } else if (name === 'gdb' || name === 'gdb-multiarch') {
+    for (let i = 1; i < argv.length; i++) {
+      const m = /^--?(?:ex|eval-command|iex|init-eval-command)(?:=([\s\S]*))?$/.exec(argv[i]!.value)
+      if (!m) continue
+      const word = m[1] === undefined ? argv[++i] : part(argv[i]!, m[1])
+      if (word) take([name, '-ex'], word, gdbCommand(word.value))
+    }
+    if (!info && !argv.some((w) => /^--?batch$/.test(w.value))) stdinScript = stdinLines(gdbCommand)
+  } else if (name === 'less') {
+    for (const w of argv.slice(1)) {
+      if (w.value === '--') break
+      const m = /^\+\+?([\s\S]+)$/.exec(w.value)
+      if (m) take([name, '+'], w, lessCommand(m[1]!))
+    }
+  } else if (name === 'at' || name === 'batch') {
+    // `at TIME` and `batch` run their stdin with sh; `-l`/`-r`/`-d`/`-c` list, remove or show jobs, `-f FILE` reads a file.
+    if (info || /[lrdcVf]/.test(flags)) return undefined
+    return { code, stdinScript: true, stdinCode: (text) => ({ code: [text], opaque: false }) }
+  } else if (name === 'crontab') {
+    const operands = argv.slice(1).filter((w, i, all) => !w.value.startsWith('-') && all[i - 1]?.value !== '-u')
+    if (info || /[lreiVT]/.test(flags) || operands.length > 0) return undefined
+    stdinCode = (text) => ({ code: crontabCommands(text), opaque: false })
+    if (stdinText === undefined) stdinScript = true
+    else for (const line of crontabCommands(stdinText)) code.push({ words: [textWord(line)], by: ['crontab', '-'] })
+  } else {
+    return undefined
+  }
+  if (code.length === 0 && !stdinScript && !opaque) return undefined
+  return { code, stdinScript, ...(stdinScript && stdinCode ? { stdinCode } : {}), ...(opaque ? { concern: `${name} is given commands that run code this reading does not follow (a script language, a pipe, system())` } : {}) }
 }
 
 /** `git rebase --exec CMD`, `git submodule foreach CMD…`, `git bisect run CMD…`, filter-branch filters, `difftool -x`. */
@@ -167,10 +237,10 @@ function gitCarried(argv: EvalWord[]): Carried | undefined {
  * The invocations of a program that carries code: the program itself (reading code from stdin
  * when it does) and one script per piece of code. Undefined when it carries none.
  */
-export function peelCode(b: Branch, out: Invocation[], name: string, stdinText?: string): Step | undefined {
+export function peelCode(b: Branch, out: Invocation[], name: string, stdinText?: string, scriptsOnly = false): Step | undefined {
   const carried = carriedBy(b.argv, name, stdinText)
   if (!carried || (carried.code.length === 0 && !carried.stdinScript && !carried.concern)) return undefined
-  out.push({ kind: 'run', ...b, stdinScript: carried.stdinScript ? 'shell' : null, scriptWords: [], ...(carried.concern ? { concern: carried.concern } : {}) })
+  if (!scriptsOnly) out.push({ kind: 'run', ...b, stdinScript: carried.stdinScript ? 'shell' : null, scriptWords: [], ...(carried.concern ? { concern: carried.concern } : {}), ...(carried.stdinCode ? { stdinCode: carried.stdinCode } : {}) })
   for (const { words, by } of carried.code) {
     out.push({ ...b, kind: 'script', words, runner: b.argv, wrappers: [...b.wrappers, { argv: by }] })
   }

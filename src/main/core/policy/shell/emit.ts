@@ -156,8 +156,36 @@ function record(w: LineWalker, inv: RunInvocation, ctx: WalkContext, text: strin
     const how: CommandFeed['how'] = inv.stdinScript ? 'script' : inv.argsFromStdin ? 'argument' : 'stdin'
     feedFrom(w, cmd, ctx.stdin, how)
     if (how === 'script' && cmd.fedBy.some((f) => f.how === 'script')) {
-      w.concern('command.dynamic', `${programName(name)} reads code from another command's output`)
+      const text = inv.stdinCode ? echoedText(w, cmd) : undefined
+      if (text === undefined || !inv.stdinCode) w.concern('command.dynamic', `${programName(name)} reads code from another command's output`)
+      else {
+        const read = inv.stdinCode(text)
+        if (read.opaque) w.concern('command.dynamic', `${programName(name)} reads commands that run code this reading does not follow`)
+        const scriptCtx: WalkContext = { ...ctx, wrappers: [...cmd.wrappers, { argv: cmd.argv.map((x) => x.value) }], redirects: [...ctx.redirects, ...info.redirects.filter((r) => !r.op.startsWith('<<'))] }
+        for (const code of read.code) if (code.trim() !== '') w.queueScript(code, scriptCtx)
+      }
     }
   }
   return cmd
+}
+
+/**
+ * The text a command's stdin gets when only static `echo` commands pipe it (`echo 'git push' | at
+ * now`), else undefined: what they print, a line each (`-n` joins, `-e` with a backslash is not followed).
+ */
+function echoedText(w: LineWalker, cmd: SimpleCommand): string | undefined {
+  let text = ''
+  for (const feed of cmd.fedBy) {
+    const source = w.commands[feed.from]
+    if (!source || (source.argv[0]?.value ?? '').replace(/^.*\//, '') !== 'echo' || !source.argv.every((x) => x.static) || source.fedBy.length > 0) return undefined
+    const args = source.argv.slice(1).map((x) => x.value)
+    let i = 0
+    let newline = true
+    for (; i < args.length && /^-[neE]+$/.test(args[i]!); i++) {
+      if (args[i]!.includes('n')) newline = false
+      if (args[i]!.includes('e') && args.some((a) => a.includes('\\'))) return undefined
+    }
+    text += args.slice(i).join(' ') + (newline ? '\n' : '')
+  }
+  return text === '' ? undefined : text
 }

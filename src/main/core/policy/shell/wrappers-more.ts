@@ -64,7 +64,10 @@ export function peelMore(b: Branch, out: Invocation[], name: string, stdinText?:
   switch (name) {
     case 'gdb': {
       const at = argv.findIndex((x) => x.value === '--args')
-      return at > 0 ? inner(at + 1) : null
+      if (at < 0) return peelCode(b, out, name, stdinText) ?? null
+      // `gdb -ex '!CMD' --args PROG`: the commands given before `--args` run too.
+      peelCode(b, out, name, stdinText, true)
+      return inner(at + 1)
     }
     case 'taskset': {
       const o = options(argv, '', [])

@@ -27,6 +27,11 @@ export type RunInvocation = {
   scriptWords: EvalWord[]
   /** Why part of what it runs is only known at run time (`sed e`, a makefile from stdin): `command.dynamic`. */
   concern?: string
+  /**
+   * How its stdin becomes shell code when a static `echo` pipes it (`echo 'git push' | at now`,
+   * the command part of crontab lines, the `!` escapes of ed/ex/gdb lines); `opaque` asks.
+   */
+  stdinCode?: (text: string) => { code: string[]; opaque: boolean }
 }
 
 /** Shell code to parse (`sh -c STRING`, `eval ARGS`, `su -c STRING`, `watch ARGS`, `alias x=VALUE`). */

@@ -6,30 +6,19 @@
 // `serve` (HTTP + WebSocket) with a real opener program on PATH.
 import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRequestGuard, launchCodeLifetimeMs } from '../../src/main/app/request-guard'
 import { serve, type RunningConsole } from '../../src/main/serve'
-import { openConsoleSocket, type ConsoleSocket } from '../support/console-socket'
+import { consoleGet, openConsoleSocket, type ConsoleSocket } from '../support/console-socket'
 import { makeTempDir } from '../support/temp-home'
 
 let dir: ReturnType<typeof makeTempDir>
 let running: RunningConsole
 let opened: string[]
 
-/** A raw HTTP GET with chosen headers. */
-function get(path: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, unknown> }>((done, fail) => {
-    const req = request({ host: '127.0.0.1', port: running.console.port, path, headers }, (res) => {
-      res.resume()
-      res.on('end', () => done({ status: res.statusCode!, headers: res.headers }))
-    })
-    req.on('error', fail)
-    req.end()
-  })
-}
+const get = (path: string, headers: Record<string, string> = {}) => consoleGet(running.console.port, path, headers)
 
 const cookieOf = (response: { headers: Record<string, unknown> }) => String(response.headers['set-cookie']).split(';')[0]!
 

@@ -5,10 +5,8 @@
 // safe outcome; the ones that fail today are holes (see the report of this red team round).
 import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import type { ActionResult } from '../../src/main/core'
 import type { CommandPolicyInput } from '../../src/main/core/policy/command-analysis'
 import { decideCommandLine, loadCommandAnalyzer, type CommandAnalyzer } from '../../src/main/core/policy'
@@ -17,6 +15,7 @@ import { ipLiteral, refusedRange } from '../../src/main/network/address-ranges'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
 import { serve, type RunningConsole } from '../../src/main/serve'
 import { skipReasonFor } from '../support/components'
+import { consoleGet, openConsoleSocket, type ConsoleSocket } from '../support/console-socket'
 import { callTool, connectAgent } from '../support/mcp-gateway-client'
 import { runAirlock } from '../support/run-cli'
 import { makeTempDir } from '../support/temp-home'
@@ -38,34 +37,10 @@ describe('console doors', () => {
   let dir: ReturnType<typeof makeTempDir>
   let running: RunningConsole
   let browserRecord: string
-  let ws: WebSocket
-  let nextId = 1
+  let ws: ConsoleSocket
 
-  function get(path: string, headers: Record<string, string> = {}) {
-    return new Promise<{ status: number; headers: Record<string, unknown> }>((done, fail) => {
-      const req = request({ host: '127.0.0.1', port: running.console.port, path, headers }, (res) => {
-        res.resume()
-        res.on('end', () => done({ status: res.statusCode!, headers: res.headers }))
-      })
-      req.on('error', fail)
-      req.end()
-    })
-  }
-
-  function call(channel: string, input: unknown) {
-    const id = nextId++
-    return new Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>((done) => {
-      const onMessage = (data: WebSocket.RawData) => {
-        const frame = JSON.parse(data.toString())
-        if (frame.type === 'result' && frame.id === id) {
-          ws.off('message', onMessage)
-          done(frame.result)
-        }
-      }
-      ws.on('message', onMessage)
-      ws.send(JSON.stringify({ type: 'call', id, channel, input }))
-    })
-  }
+  const get = (path: string, headers: Record<string, string> = {}) => consoleGet(running.console.port, path, headers)
+  const call = (channel: string, input: unknown) => ws.call(channel, input) as Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>
 
   beforeAll(async () => {
     // Outside /tmp and /root: a trusted_local run (uid 60777) must be able to reach the home.
@@ -120,11 +95,7 @@ describe('console doors', () => {
   describe('the WebSocket contract (cookie holder) cannot get host code run', () => {
     beforeAll(async () => {
       const cookie = String((await get(`/?token=${running.console.token}`)).headers['set-cookie']).split(';')[0]!
-      ws = await new Promise<WebSocket>((done, fail) => {
-        const socket = new WebSocket(`ws://127.0.0.1:${running.console.port}/ws`, { headers: { cookie } })
-        socket.once('open', () => done(socket))
-        socket.once('error', fail)
-      })
+      ws = await openConsoleSocket(`ws://127.0.0.1:${running.console.port}/ws`, { cookie })
     })
 
     it('creating an agent with allowUnsafeLocal + trusted_local (unsandboxed host runs, like an unsafe MCP server) is refused; nothing runs on the host', async () => {

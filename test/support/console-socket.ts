@@ -1,3 +1,4 @@
+import { request } from 'node:http'
 import WebSocket from 'ws'
 import { wirePath, wireServerFrameSchema } from '@shared/ipc/wire'
 
@@ -58,4 +59,17 @@ export async function openConsoleSocket(url: string, headers: Record<string, str
 export function valueOf<T>(result: ConsoleResult): T {
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
   return result.value as T
+}
+
+/** A raw HTTP GET of the web console on 127.0.0.1 with chosen headers (fetch cannot set Host, and follows redirects). */
+export function consoleGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => (body += chunk))
+      res.on('end', () => done({ status: res.statusCode!, headers: res.headers, body }))
+    })
+    req.on('error', fail)
+    req.end()
+  })
 }

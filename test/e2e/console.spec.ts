@@ -77,7 +77,7 @@ test('the token guard: no token is 401, a wrong token is 401', async ({ served, 
   const page = await systemBrowser.newPage()
   const bare = `http://127.0.0.1:${served.port}/`
   expect((await page.goto(bare))!.status()).toBe(401)
-  await expect(page.locator('body')).toContainText('missing or wrong token')
+  await expect(page.locator('body')).toContainText('missing, wrong or spent credential')
   expect((await page.goto(`${bare}?token=wrong`))!.status()).toBe(401)
   await page.close()
 })

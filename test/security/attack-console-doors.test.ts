@@ -5,13 +5,14 @@
 // agent with an `unsafe` stdio MCP server and ran it as root. Each door is attacked here on a real
 // `serve` (HTTP + WebSocket) with a real opener program on PATH.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRequestGuard, launchCodeLifetimeMs } from '../../src/main/app/request-guard'
-import { serve, type RunningConsole } from '../../src/main/serve'
+import type { RunningConsole } from '../../src/main/serve'
 import { consoleGet, openConsoleSocket, type ConsoleSocket } from '../support/console-socket'
+import { serveWithOpener } from '../support/serve-with-opener'
 import { makeTempDir } from '../support/temp-home'
 
 let dir: ReturnType<typeof makeTempDir>
@@ -28,21 +29,8 @@ beforeAll(async () => {
   dir = makeTempDir('airlock-console-doors-')
   // A desktop to open on, and an opener that records the command line it was given (what every
   // local user can read in /proc/<pid>/cmdline while it and the browser it starts run).
-  const bin = join(dir.path, 'bin')
   const record = join(dir.path, 'opened.txt')
-  mkdirSync(bin)
-  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" >> '${record}'\n`)
-  chmodSync(join(bin, 'xdg-open'), 0o755)
-  const saved = { PATH: process.env.PATH, DISPLAY: process.env.DISPLAY }
-  process.env.PATH = `${bin}:${process.env.PATH}`
-  process.env.DISPLAY = ':99'
-  try {
-    running = await serve({ home: join(dir.path, 'home'), port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: true, print: () => undefined })
-  } finally {
-    process.env.PATH = saved.PATH
-    if (saved.DISPLAY === undefined) delete process.env.DISPLAY
-    else process.env.DISPLAY = saved.DISPLAY
-  }
+  running = await serveWithOpener(dir.path, `printf '%s\\n' "$@" >> '${record}'`)
   for (let waited = 0; !existsSync(record) && waited < 5000; waited += 50) await new Promise((done) => setTimeout(done, 50))
   opened = existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n') : []
 }, 60_000)

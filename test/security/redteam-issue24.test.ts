@@ -4,8 +4,8 @@
 // bubblewrap through `run_command`, the real policy analyzer, the real CLI. Each case states the
 // safe outcome; the ones that fail today are holes (see the report of this red team round).
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ActionResult } from '../../src/main/core'
 import type { CommandPolicyInput } from '../../src/main/core/policy/command-analysis'
@@ -13,11 +13,12 @@ import { decideCommandLine, loadCommandAnalyzer, type CommandAnalyzer } from '..
 import { createHost, type Host } from '../../src/main/host'
 import { ipLiteral, refusedRange } from '../../src/main/network/address-ranges'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
-import { serve, type RunningConsole } from '../../src/main/serve'
+import type { RunningConsole } from '../../src/main/serve'
 import { skipReasonFor } from '../support/components'
 import { consoleGet, openConsoleSocket, type ConsoleSocket } from '../support/console-socket'
 import { callTool, connectAgent } from '../support/mcp-gateway-client'
 import { runAirlock } from '../support/run-cli'
+import { serveWithOpener } from '../support/serve-with-opener'
 import { makeTempDir } from '../support/temp-home'
 
 const isRoot = process.getuid?.() === 0
@@ -45,23 +46,10 @@ describe('console doors', () => {
   beforeAll(async () => {
     // Outside /tmp and /root: a trusted_local run (uid 60777) must be able to reach the home.
     dir = makeTempDir('airlock-redteam24-doors-', { outsideTmp: true })
-    const bin = join(dir.path, 'bin')
     browserRecord = join(dir.path, 'browser.txt')
-    mkdirSync(bin)
     // The opener stands for xdg-open plus a browser that takes a moment to start (a cold Chromium
     // takes seconds): its argv sits in /proc/<pid>/cmdline, readable by every local user, meanwhile.
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nsleep 2\ncurl -s -o /dev/null -w '%{http_code}' "$1" > '${browserRecord}' 2>/dev/null\n`)
-    chmodSync(join(bin, 'xdg-open'), 0o755)
-    const saved = { PATH: process.env.PATH, DISPLAY: process.env.DISPLAY }
-    process.env.PATH = `${bin}:${process.env.PATH}`
-    process.env.DISPLAY = ':99'
-    try {
-      running = await serve({ home: join(dir.path, 'home'), port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: true, print: () => undefined })
-    } finally {
-      process.env.PATH = saved.PATH
-      if (saved.DISPLAY === undefined) delete process.env.DISPLAY
-      else process.env.DISPLAY = saved.DISPLAY
-    }
+    running = await serveWithOpener(dir.path, `sleep 2\ncurl -s -o /dev/null -w '%{http_code}' "$1" > '${browserRecord}' 2>/dev/null`)
   }, 60_000)
 
   afterAll(async () => {

@@ -95,7 +95,14 @@ export const resourcePolicySchema = z
      * protected-paths.ts); when absent, the defaults. A list that leaves out a default is widened
      * back to include it by the providers: the defaults are a floor.
      */
-    protectedPaths: z.array(protectedPathSchema).max(128).optional()
+    protectedPaths: z.array(protectedPathSchema).max(128).optional(),
+    /**
+     * Workspace-relative paths labelled above what the calls on this resource may read (see
+     * src/main/core/policy/labelled-paths.ts): a sandbox that binds a workspace whole puts an empty
+     * read-only mount over each, so no program in it sees them. Only a provider whose probe says
+     * `hidesPaths` serves a policy that has some (the others cannot keep them out: fail closed).
+     */
+    hiddenPaths: z.array(protectedPathSchema).max(256).optional()
   })
   .strict()
 

@@ -2,22 +2,35 @@
 // and agent settings, direnv and shell start-up files — are mounted read-only in the sandbox, so a
 // program there cannot change them whatever it is (the policy's reading of the command line is not
 // what holds). Each attack is an agent's `run_command` through the real host and real bubblewrap,
-// as root the way CI runs (sandbox uid 60777), judged on the host's files.
+// then a real Docker session container, as root the way CI runs (sandbox uid 60777), judged on the
+// host's files.
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ActionResult } from '../../src/main/core'
+import { sandboxIdentity, type ActionResult } from '../../src/main/core'
 import { createHost, type Host } from '../../src/main/host'
+import { checkEngine, createDockerClient } from '../../src/main/providers'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from '../support/components'
+import { ensureTestImages } from '../support/docker-images'
 import { makeTempDir } from '../support/temp-home'
 
 const bwrap = await checkBubblewrapHost()
-const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
+const engine = await checkEngine(createDockerClient())
+const sandboxes = [
+  { provider: 'bubblewrap', skip: skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason }) },
+  { provider: 'docker', skip: skipReasonFor('Docker engine', { available: engine.ok, reason: engine.ok ? '' : engine.reason }) }
+]
 
 type Run = { exitCode: number; stdout: string; stderr: string }
 
-describe.skipIf(skip !== undefined)(`protected paths are read-only in the sandbox${skip ? ` (skipped: ${skip})` : ''}`, () => {
+describe.each(sandboxes)('protected paths are read-only in a $provider sandbox', ({ provider, skip }) => {
+  if (skip) it.skip(`skipped: ${skip}`, () => undefined)
+  else protectedPathAttacks(provider)
+})
+
+function protectedPathAttacks(provider: string): void {
   let dir: ReturnType<typeof makeTempDir>
   let host: Host
   let workspace: string
@@ -30,19 +43,27 @@ describe.skipIf(skip !== undefined)(`protected paths are read-only in the sandbo
   }
 
   beforeAll(async () => {
+    if (provider === 'docker') await ensureTestImages(createDockerClient())
     dir = makeTempDir('airlock-protected-', { outsideTmp: true })
     host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     await host.recovered
     workspace = host.agents.agents.create('coder', {
-      profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never', protectedPaths: ['Makefile'] }
+      profile: { capabilities: ['files', 'shell'], providers: [provider as 'bubblewrap'], ask: 'never', protectedPaths: ['Makefile'] }
     }).workspace
     sessionId = host.agents.sessions.start('coder', 'test').sessionId
     // The sandbox's HOME is the workspace: its git config there (as root, the workspace root is
     // root's and git would refuse it as of dubious ownership; git in workspaces is issue 26's).
     expect((await call('write_file', { path: '.gitconfig', content: '[safe]\n\tdirectory = *\n[user]\n\temail = a@b\n\tname = a\n' })).status).toBe('success')
     // A repository made in the first run (nothing protected exists yet), and settings written with the file tools.
-    const made = await run('git init -q && git commit -q --allow-empty -m first && echo ok')
-    expect(made).toMatchObject({ exitCode: 0, stdout: 'ok\n' })
+    // Airlock's docker images have no git (issue 26): there the host makes it, owned by the sandbox uid as a run's would be.
+    if (provider === 'docker') {
+      execFileSync('git', ['init', '-q', workspace])
+      const { uid, gid } = sandboxIdentity()
+      execFileSync('chown', ['-R', `${uid}:${gid}`, join(workspace, '.git')])
+    } else {
+      const made = await run('git init -q && git commit -q --allow-empty -m first && echo ok')
+      expect(made).toMatchObject({ exitCode: 0, stdout: 'ok\n' })
+    }
     for (const [path, content] of [
       ['.envrc', 'export SAFE=1\n'],
       ['.vscode/tasks.json', '{"tasks": []}\n'],
@@ -51,7 +72,7 @@ describe.skipIf(skip !== undefined)(`protected paths are read-only in the sandbo
     ]) {
       expect((await call('write_file', { path, content })).status).toBe('success')
     }
-  }, 120_000)
+  }, 600_000)
 
   afterAll(async () => {
     await host?.agents.sessions.end(sessionId)
@@ -77,7 +98,7 @@ describe.skipIf(skip !== undefined)(`protected paths are read-only in the sandbo
     ['renames a protected file over itself through a copy', 'cp .envrc /tmp/e && echo evil >> /tmp/e && mv /tmp/e .envrc']
   ]
 
-  for (const [what, command] of attacks) {
+  for (const [what, command] of attacks.filter(([, command]) => provider !== 'docker' || !command.startsWith('git '))) {
     it(`refuses: ${what}`, async () => {
       const result = await run(`${command}; echo "exit=$?"`)
       expect(result.stdout).not.toMatch(/exit=0$/m)
@@ -94,7 +115,7 @@ describe.skipIf(skip !== undefined)(`protected paths are read-only in the sandbo
     })
   }
 
-  it('git still works: add, commit, log, diff, branch', async () => {
+  it.skipIf(provider === 'docker')('git still works: add, commit, log, diff, branch', async () => {
     const result = await run(
       'echo one > notes.txt && git add notes.txt && git commit -qm notes && echo two >> notes.txt && git diff --stat && git switch -qc topic && git log --oneline | wc -l'
     )
@@ -115,4 +136,4 @@ describe.skipIf(skip !== undefined)(`protected paths are read-only in the sandbo
     expect((await run('cat .envrc')).stdout).toBe('export SAFE=2\n')
     expect((await call('write_file', { path: '.envrc', content: 'export SAFE=1\n' })).status).toBe('success')
   })
-})
+}

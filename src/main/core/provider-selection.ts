@@ -111,6 +111,10 @@ export async function probeCandidate(
   if (!probe.available) return { ...base, eligible: false, reason: probe.reason ?? 'unavailable' }
   const mismatch = matchCapabilities(requirement.requiredCapabilities, probe.capabilities)
   if (mismatch) return { ...base, eligible: false, reason: `capabilities do not match: ${mismatch}` }
+  // Labelled paths kept out of a call's sandbox: a provider that cannot hide them does not serve it (fail closed).
+  if (policy.hiddenPaths?.length && probe.capabilities?.hidesPaths !== true) {
+    return { ...base, eligible: false, reason: `cannot hide the workspace's labelled paths from this call (${policy.hiddenPaths.join(', ')}): labelled data stays out of what it cannot keep it from` }
+  }
   return { ...base, eligible: true, reason: probe.reason }
 }
 

@@ -80,12 +80,16 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
   if (requested && 'refused' in requested) throw new RunCommandError('run_command.cwd_refused', `cwd ${JSON.stringify(input.cwd)} ${requested.refused}.`)
   let shell: ResourceHandle
   try {
-    shell = await context.holdForSession(shellRequirement(agent))
+    shell = await context.holdForSession(shellRequirement(agent, context.hiddenPaths))
   } catch (error) {
     return selectionFailure(error, diagnostics)
   }
   const provider = providerFacts(shell)
   recordNetworkUse(context)
+  const hidden = context.hiddenPaths ?? []
+  if (hidden.length > 0) {
+    diagnostics.push(`hidden from this command (labelled above what this session has read): ${hidden.join(', ')}; a command that names one is decided as a labelled read and, if it runs, sees it`)
+  }
   const start = requested ?? sessionDirectory(workspace, directories.get(agent.sessionId), diagnostics)
   const limit = agent.profile.limits.timeoutSeconds
   const timeoutSeconds = Math.min(input.timeoutSeconds ?? limit, limit)

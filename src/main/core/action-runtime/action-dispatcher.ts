@@ -186,7 +186,8 @@ export class ActionDispatcher {
         handles,
         signal,
         holdForSession: (requirement) => this.sessions.hold(call.agent.sessionId, requirement, signal),
-        touched: (endpoint) => trace.lineage.push(endpoint)
+        touched: (endpoint) => trace.lineage.push(endpoint),
+        hiddenPaths: trace.policy?.hiddenPaths ?? []
       }
       const stopWatching = this.hooks.running({ callId, tool: spec.name, input, agent: call.agent, spec }, (stop) =>
         this.inFlight.get(callId)?.controller.abort({ airlock: 'stopped', stop } satisfies AbortReason)

@@ -15,6 +15,11 @@ export type PreToolCallDecision = {
   taintAfter?: string
   /** The classification of what the call reads and of where it sends data, when labelled. */
   classification?: { reads?: string; sink?: string }
+  /**
+   * Workspace paths labelled above what this call may read (the session's taint and what the call
+   * itself names and was let read): its sandbox hides them. Absent: nothing to hide.
+   */
+  hiddenPaths?: string[]
 }
 
 /** What a PRE_TOOL_CALL hook sees: the validated call, never a live resource. */

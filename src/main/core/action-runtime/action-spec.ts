@@ -77,6 +77,8 @@ export type ActionContext<I = unknown> = {
   holdForSession(requirement: ResourceRequirementInput): Promise<ResourceHandle>
   /** Records a network endpoint this call touched. */
   touched(endpoint: LineageEndpoint): void
+  /** Workspace paths this call's sandbox must hide (the policy's `hiddenPaths`); empty when nothing is labelled above what it may read. */
+  hiddenPaths?: readonly string[]
 }
 
 /** What an executor returns; the dispatcher turns it into an `ActionResult`. */

@@ -13,15 +13,15 @@ import { classificationRank, higherClassification, type Classification, type Cla
  * (which also covers the suffix itself). Databases are globs over the `database` path an agent gives.
  */
 export class ClassificationLabelSet {
-  private readonly paths: { match: (path: string) => boolean; base: string; level: Classification }[]
-  private readonly databases: { match: (path: string) => boolean; level: Classification }[]
+  private readonly paths: PathLabel[]
+  private readonly databases: PathLabel[]
   private readonly domains: { pattern: string; level: Classification }[]
   private readonly servers: Map<string, Classification>
 
   constructor(sources: readonly ClassificationLabels[], servers: readonly { name: string; classification?: Classification }[] = []) {
     const entries = (kind: keyof ClassificationLabels) => sources.flatMap((labels) => Object.entries(labels[kind] ?? {}) as [string, Classification][])
-    this.paths = entries('paths').map(([glob, level]) => ({ match: picomatch(normalise(glob), { dot: true }), base: picomatch.scan(normalise(glob)).base, level }))
-    this.databases = entries('databases').map(([glob, level]) => ({ match: picomatch(normalise(glob), { dot: true }), level }))
+    this.paths = entries('paths').map(([glob, level]) => pathLabel(glob, level))
+    this.databases = entries('databases').map(([glob, level]) => pathLabel(glob, level))
     this.domains = entries('domains').map(([pattern, level]) => ({ pattern: pattern.toLowerCase(), level }))
     this.servers = new Map()
     for (const [name, level] of entries('mcpServers')) this.servers.set(name, higherClassification(this.servers.get(name) ?? 'PUBLIC', level))
@@ -52,6 +52,16 @@ export class ClassificationLabelSet {
     return highest(this.paths.filter((label) => inside(label.base, relative) || inside(relative, label.base) || label.match(relative)).map((label) => label.level))
   }
 
+  /**
+   * The path labels (database labels too: a database is a file) above `level`: each glob's
+   * matcher, its static base, and whether it names the base whole (`secrets`, `secrets/**`).
+   */
+  pathLabelsAbove(level: Classification): { match: (path: string) => boolean; base: string; whole: boolean }[] {
+    return [...this.paths, ...this.databases]
+      .filter((label) => above(label.level, level))
+      .map((label) => ({ match: label.match, base: label.base, whole: label.whole }))
+  }
+
   /** The level of a SQLite database path as the agent names it. */
   ofDatabase(path: string): Classification {
     const relative = normalise(path)
@@ -72,6 +82,16 @@ export class ClassificationLabelSet {
   ofServer(name: string): Classification {
     return this.servers.get(name) ?? 'PUBLIC'
   }
+}
+
+type PathLabel = { match: (path: string) => boolean; base: string; whole: boolean; level: Classification }
+
+/** One path or database label: its matcher, static base, and whether it is the base itself or everything below it. */
+function pathLabel(glob: string, level: Classification): PathLabel {
+  const pattern = normalise(glob)
+  const scan = picomatch.scan(pattern)
+  const whole = !scan.isGlob || pattern === `${scan.base}/**`
+  return { match: picomatch(pattern, { dot: true }), base: scan.isGlob ? scan.base : pattern, whole, level }
 }
 
 /**

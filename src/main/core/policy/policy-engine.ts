@@ -4,6 +4,7 @@ import type { ActionAgent, ActionResult } from '../action-runtime/action-spec'
 import { above, ClassificationLabelSet } from './classification'
 import type { CommandDecision } from './command-analysis'
 import type { CommandAnalyzer } from './shell'
+import { labelledEntries, LabelWalkError } from './labelled-paths'
 import { assessToolCall, readsOfResult, type ToolAssessment } from './tool-assessment'
 
 /** Where sessions keep their taint (the store's sessions table): read at every decision, written at once. */
@@ -34,6 +35,9 @@ export type PolicyEngineOptions = {
  * (`classification.above_ceiling`; `never`: deny); sending to a sink labelled below the session's
  * taint → ask (`classification.write_down`; `never`: deny); a risk flag → ask under `on_risk`
  * (`risk.<flag>`); under `always` every call that writes or executes asks (`ask.always`).
+ * A call that executes gets `hiddenPaths`: the workspace entries labelled above what it may read
+ * (the session's taint and what the call itself names), which its sandbox does not show — so
+ * what any program in it reads is what the taint says, however it spells the path.
  * POST_TOOL_RESPONSE: raises the session's taint to what the call read (never lowers it) and
  * notes taint before and after in `meta.policy`, which history keeps.
  */
@@ -104,9 +108,20 @@ export class PolicyEngine {
     const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer())
     if (typeof input === 'object' && input !== null) this.assessments.set(input, assessed)
     const taint = agent.sessionId === '' ? 'PUBLIC' : this.options.taint.taint(agent.sessionId)
+    // What the call's sandbox hides: everything labelled above the session's taint and what this call itself reads.
+    let hiddenPaths: string[] = []
+    if (effects === 'execute' && !labels.empty) {
+      try {
+        hiddenPaths = labelledEntries(agent.workspace, labels, higherClassification(taint, assessed.reads))
+      } catch (error) {
+        if (!(error instanceof LabelWalkError)) throw error
+        return { riskFlags: assessed.riskFlags, taint, decision: 'deny', rule: 'classification.unlisted', reason: `the workspace's labelled paths could not be listed, so they cannot be hidden from ${tool}: ${error.message}` }
+      }
+    }
     const facts: Omit<PreToolCallDecision, 'decision'> = {
       riskFlags: assessed.riskFlags,
       taint,
+      ...(hiddenPaths.length > 0 ? { hiddenPaths } : {}),
       ...(assessed.command ? { commands: assessed.command.commands } : {}),
       ...(assessed.reads !== 'PUBLIC' || assessed.sink ? { classification: { reads: assessed.reads, ...(assessed.sink ? { sink: assessed.sink } : {}) } } : {})
     }

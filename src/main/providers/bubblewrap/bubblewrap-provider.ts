@@ -3,6 +3,7 @@ import { closeSync, fstatSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import { protectedPathsWith } from '@shared/protected-paths'
+import { hiddenEntries } from '../process/workspace-entries'
 import {
   assertReachableBySandbox,
   isExecutionsFolder,
@@ -89,7 +90,9 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         },
         sandboxUid: host.identity.uid,
         bwrapVersion: host.version,
-        protectedPaths: 'read-only (mounted over themselves)'
+        protectedPaths: 'read-only (mounted over themselves)',
+        // Labelled entries above what a call may read: an empty read-only folder or file over each.
+        hidesPaths: true
       },
       diagnostics: [
         `protected paths (${protectedPathsWith(policy.protectedPaths ?? []).join(', ')}) are mounted read-only in a workspace sandbox`,
@@ -206,7 +209,9 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     })
     // A workspace bound whole (it masks its `.airlock/`) gets its protected paths read-only in every run.
     const workspaces = handleBinds.filter((bind) => bind.masksAirlock)
-    return new WarmLaunchers(spec, cgroups, handleBinds, anchors, workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths) : undefined)
+    // ... and its labelled entries above what the calls on this handle may read hidden in every run.
+    const hide = () => workspaces.flatMap((workspace) => hiddenEntries(workspace.dest, policy.hiddenPaths))
+    return new WarmLaunchers(spec, cgroups, handleBinds, anchors, workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths) : undefined, hide)
   }
 
   /** The handle's egress endpoint and its socket directory, opened for a read-only bind at `egressMount`. */

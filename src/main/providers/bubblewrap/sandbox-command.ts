@@ -42,6 +42,8 @@ export type SandboxPlan = {
   network: NetworkMode
   /** The program's whole environment (bwrap starts from an empty one). */
   env: Record<string, string>
+  /** Workspace entries hidden under an empty read-only folder or file (labelled above what the run may read), mounted after everything else. */
+  hidden?: { dest: string; directory: boolean }[]
 }
 
 /** Limits applied before bwrap starts (rlimits; the cgroup is joined by the host). */
@@ -173,6 +175,8 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
     if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(area.name) || area.name.startsWith('.')) throw new ProviderError('invalid_program', `invalid execution area name ${area.name}`)
     args.push('--bind', `/proc/self/fd/${area.fd}/${area.name}`, area.dest)
   }
+  // Last, so no bind (a protected path, an area) lands on top of what is hidden.
+  for (const entry of plan.hidden ?? []) args.push(...(entry.directory ? ['--tmpfs', entry.dest, '--remount-ro', entry.dest] : ['--ro-bind', '/dev/null', entry.dest]))
   args.push('--remount-ro', '/', '--chdir', plan.cwd, '--seccomp', String(seccompFd))
   return args
 }

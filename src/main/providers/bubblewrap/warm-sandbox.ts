@@ -5,6 +5,7 @@ import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-p
 import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
 import type { OpenBind } from './sandbox-binds'
 import type { ProtectedBinds } from './protected-binds'
+import { entriesKey, type HiddenEntry } from '../process/workspace-entries'
 import { bwrapArgsFd, encodeRun, firstBindFd, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
 import { ProviderError } from '../process/provider-error'
 
@@ -43,8 +44,8 @@ const cpuWatchMs = 100
  * 6, 7, ..., then the executions folders it may bind areas from), placed by the host in a fresh
  * cgroup before it can run anything of the program (it waits for its filter and bwrap's arguments).
  */
-export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = []): WarmLauncher {
-  const started = startLauncher(spec, cgroups, binds, anchors)
+export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = [], hidden: readonly HiddenEntry[] = []): WarmLauncher {
+  const started = startLauncher(spec, cgroups, binds, anchors, hidden)
   try {
     if (started.cgroup && started.child.pid !== undefined) started.cgroup.join(started.child.pid)
   } catch (error) {
@@ -54,8 +55,8 @@ export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undef
 }
 
 /** `spawnLauncher` with the cgroup joined off the event loop: for spares, which have time (see `RunCgroup.joinInBackground`). */
-export async function spawnLauncherInBackground(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = []): Promise<WarmLauncher> {
-  const started = startLauncher(spec, cgroups, binds, anchors)
+export async function spawnLauncherInBackground(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = [], hidden: readonly HiddenEntry[] = []): Promise<WarmLauncher> {
+  const started = startLauncher(spec, cgroups, binds, anchors, hidden)
   try {
     if (started.cgroup && started.child.pid !== undefined) await started.cgroup.joinInBackground(started.child.pid)
   } catch (error) {
@@ -65,7 +66,7 @@ export async function spawnLauncherInBackground(spec: LauncherSpec, cgroups: Cgr
 }
 
 /** The launcher process and its cgroup, not yet joined: `ready` once joined, `refuse` when the join failed. */
-function startLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[]) {
+function startLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[], hidden: readonly HiddenEntry[]) {
   const cgroup = cgroups?.create({ pids: spec.pids, memoryBytes: spec.memoryBytes })
   const child = spawnGroup(sandboxLauncherArgv(spec.programs, spec.limits, binds.length + anchors.length), {
     cwd: '/',
@@ -92,12 +93,12 @@ function startLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, b
       void cgroup?.finish()
       return new ProviderError('cgroup_unavailable', `could not place the sandbox in its cgroup: ${(error as Error).message}`, { cause: error })
     },
-    ready: () => joinedLauncher(spec, child, cgroup, anchors, binds, kill)
+    ready: () => joinedLauncher(spec, child, cgroup, anchors, binds, hidden, kill)
   }
 }
 
 /** The launcher once it is in its cgroup: fed its seccomp filter, waiting for a run. */
-function joinedLauncher(spec: LauncherSpec, child: ChildProcess, cgroup: RunCgroup | undefined, anchors: readonly number[], binds: OpenBind[], kill: () => void): WarmLauncher {
+function joinedLauncher(spec: LauncherSpec, child: ChildProcess, cgroup: RunCgroup | undefined, anchors: readonly number[], binds: OpenBind[], hidden: readonly HiddenEntry[], kill: () => void): WarmLauncher {
   feedPipe(child, seccompFd, spec.filter)
   let watch: NodeJS.Timeout | undefined
   let cpuExceeded = false
@@ -118,7 +119,8 @@ function joinedLauncher(spec: LauncherSpec, child: ChildProcess, cgroup: RunCgro
       return {
         child,
         begin: () => {
-          feedPipe(child, bwrapArgsFd, Buffer.from(`${sandboxArgs({ ...plan, binds: binds.map(({ dest, writable, masksAirlock }) => ({ dest, writable, masksAirlock })) }).join('\0')}\0`))
+          const mounts = { binds: binds.map(({ dest, writable, masksAirlock }) => ({ dest, writable, masksAirlock })), hidden: hidden.map(({ path, directory }) => ({ dest: path, directory })) }
+          feedPipe(child, bwrapArgsFd, Buffer.from(`${sandboxArgs({ ...plan, ...mounts }).join('\0')}\0`))
           feedPipe(child, programFd, encoded)
           const budget = spec.cpuBudgetSeconds
           if (budget !== undefined && cgroup?.cpuSeconds() !== undefined) {
@@ -162,21 +164,23 @@ export class WarmLaunchers {
     private readonly cgroups: CgroupSupport | undefined,
     private readonly handleBinds: OpenBind[],
     private readonly anchors: readonly number[] = [],
-    private readonly protect?: ProtectedBinds
+    private readonly protect?: ProtectedBinds,
+    /** The labelled entries every run of this handle hides, as they exist now (the policy's `hiddenPaths`). */
+    private readonly hide: () => HiddenEntry[] = () => []
   ) {}
 
   /** A ready launcher for the handle's binds plus `extra`: a waiting spare when there are no extras and it protects what exists now, else a fresh one. */
   take(extra: OpenBind[] = []): WarmLauncher {
     if (this.closed) throw new ProviderError('runner_released', 'this sandbox was released')
     if (extra.length === 0) {
-      const key = this.protect?.key() ?? ''
+      const key = this.key(this.hide())
       for (let spare = this.spares.shift(); spare; spare = this.spares.shift()) {
         const alive = spare.launcher.child.exitCode === null && spare.launcher.child.signalCode === null
         if (alive && spare.key === key) return spare.launcher
         void spare.launcher.discard()
       }
     }
-    return this.withProtected((binds) => spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...binds, ...extra], this.anchors)).value
+    return this.withProtected((binds, hidden) => spawnLauncher(this.spec, this.cgroups, [...this.handleBinds, ...binds, ...extra], this.anchors, hidden)).value
   }
 
   /**
@@ -185,7 +189,7 @@ export class WarmLaunchers {
    */
   replenish(): void {
     while (!this.closed && this.spares.length + this.joining.size < spareLaunchers) {
-      const { value: started, key } = this.withProtected((binds) => spawnLauncherInBackground(this.spec, this.cgroups, [...this.handleBinds, ...binds], this.anchors))
+      const { value: started, key } = this.withProtected((binds, hidden) => spawnLauncherInBackground(this.spec, this.cgroups, [...this.handleBinds, ...binds], this.anchors, hidden))
       const joining: Promise<void> = started
         .then(
           (launcher) => (this.closed ? launcher.discard() : void this.spares.push({ launcher, key })),
@@ -203,12 +207,18 @@ export class WarmLaunchers {
     await Promise.all(this.spares.splice(0).map((spare) => spare.launcher.discard()))
   }
 
-  /** Spawns with the protected binds as they are now, and closes them once the launcher holds its copies (spawning is synchronous). */
-  private withProtected<T>(spawn: (binds: OpenBind[]) => T): { value: T; key: string } {
-    const key = this.protect?.key() ?? ''
+  /** What a launcher made now protects and hides: one made for another key is not used for a run. */
+  private key(hidden: readonly HiddenEntry[]): string {
+    return `${this.protect?.key() ?? ''}\n--\n${entriesKey(hidden)}`
+  }
+
+  /** Spawns with the protected binds and hidden entries as they are now, and closes the binds once the launcher holds its copies (spawning is synchronous). */
+  private withProtected<T>(spawn: (binds: OpenBind[], hidden: HiddenEntry[]) => T): { value: T; key: string } {
+    const hidden = this.hide()
+    const key = this.key(hidden)
     const binds = this.protect?.open() ?? []
     try {
-      return { value: spawn(binds), key }
+      return { value: spawn(binds, hidden), key }
     } finally {
       for (const bind of binds) closeSync(bind.fd)
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type Docker from 'dockerode'
+import type { WorkspaceMounts } from './workspace-mounts'
 import { egressEnv, type CommandResult, type CommandRunInput, type EgressEndpoint, type ProgramRunInput, type ProgramRunner, type ResourcePolicy, type SandboxIdentity } from '../../core'
 import { killGraceMs, timeoutExitCode } from '../process/bounded-process'
 import { childEnv, outputCapFor, timeoutMsFor } from '../process/run-limits'
@@ -49,7 +50,7 @@ export class ContainerRunner implements ProgramRunner {
     private readonly accounting: ContainerAccounting,
     private readonly cpuBudgetSeconds: number,
     /** A remote engine's copier; a proxied container's egress endpoint and the bridge sidecar carrying it. */
-    readonly extras: { transfer?: EngineTransfer; egress?: EgressEndpoint; bridge?: Docker.Container } = {}
+    readonly extras: { transfer?: EngineTransfer; egress?: EgressEndpoint; bridge?: Docker.Container; mounts?: WorkspaceMounts } = {}
   ) {
     this.user = runUser(identity)
   }

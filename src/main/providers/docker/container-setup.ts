@@ -6,6 +6,7 @@ import { containerBaseEnv, hardenedHostConfig, keeperUser, runUser, type Contain
 import type { ExtraArgsEffect } from './docker-config'
 import { DockerProviderError } from './docker-errors'
 import { assertSameDirectories, identityProbeArgv, type MountedRoot } from './mounted-roots'
+import type { WorkspaceMounts } from './workspace-mounts'
 
 /** What a session's container is made of. */
 export type ContainerPlan = {
@@ -16,6 +17,8 @@ export type ContainerPlan = {
   limits: ContainerLimits
   network: 'none' | 'full'
   effect: ExtraArgsEffect
+  /** Protected and hidden entries of the workspaces bound whole (local engines only). */
+  mounts?: WorkspaceMounts
   /** A remote engine: each root is an empty volume in the container (filled per run over the API), nothing is bound from this host. */
   remote?: boolean
 }
@@ -29,6 +32,7 @@ export type ContainerPlan = {
  */
 export async function startSessionContainer(docker: Docker, plan: ContainerPlan): Promise<{ container: Docker.Container; accounting: ContainerAccounting }> {
   let container: Docker.Container
+  const extra = plan.remote ? undefined : plan.mounts?.hostConfig()
   try {
     container = await docker.createContainer({
       Image: plan.image,
@@ -38,8 +42,8 @@ export async function startSessionContainer(docker: Docker, plan: ContainerPlan)
       Env: Object.entries(containerBaseEnv).map(([k, v]) => `${k}=${v}`),
       Labels: plan.labels,
       HostConfig: {
-        ...hardenedHostConfig({ limits: plan.limits, network: plan.network, binds: plan.remote ? [] : plan.roots.map((root) => `${root.path}:${root.path}:rw`), effect: plan.effect }),
-        ...(plan.remote ? { Mounts: plan.roots.map((root) => ({ Type: 'volume' as const, Source: '', Target: root.path, ReadOnly: false })) } : {})
+        ...hardenedHostConfig({ limits: plan.limits, network: plan.network, binds: plan.remote ? [] : [...plan.roots.map((root) => `${root.path}:${root.path}:rw`), ...(extra?.binds ?? [])], effect: plan.effect }),
+        ...(plan.remote ? { Mounts: plan.roots.map((root) => ({ Type: 'volume' as const, Source: '', Target: root.path, ReadOnly: false })) } : extra?.mounts.length ? { Mounts: extra.mounts } : {})
       }
     })
   } catch (error) {
@@ -47,7 +51,11 @@ export async function startSessionContainer(docker: Docker, plan: ContainerPlan)
   }
   try {
     await container.start()
-    if (!plan.remote) assertSameDirectories(plan.roots, await runHelper(docker, container, identityProbeArgv(plan.roots), runUser(plan.identity)))
+    if (!plan.remote) {
+      const probe = await runHelper(docker, container, [...identityProbeArgv(plan.roots), ...(plan.mounts?.probePaths() ?? [])], runUser(plan.identity))
+      assertSameDirectories(plan.roots, probe)
+      plan.mounts?.assertMounted(probe.stdout.trim().split('\n').slice(plan.roots.length))
+    }
     return { container, accounting: await accountingFor(container, { local: !plan.remote }) }
   } catch (error) {
     await container.remove({ force: true, v: true }).catch(() => undefined)

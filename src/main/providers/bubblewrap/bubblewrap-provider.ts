@@ -3,7 +3,7 @@ import { closeSync, fstatSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import { protectedPathsWith } from '@shared/protected-paths'
-import { hiddenEntries } from '../process/workspace-entries'
+import { hiddenEntries, quarantineAppearedIn } from '../process/workspace-entries'
 import {
   assertReachableBySandbox,
   isExecutionsFolder,
@@ -142,6 +142,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         const areas = readOnlyRoots.length === 0 ? areasOf(anchors, writableRoots) : undefined
         const extra = areas ? [] : openRunBinds(roots, writableRoots, readOnlyRoots)
         let launcher
+        // Taken with the launcher: what was not there when this run started must not be left by it.
+        const absent = launchers.absentProtected()
         try {
           launcher = launchers.take(extra)
         } finally {
@@ -165,7 +167,9 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
             // Spawning is synchronous work: do it after the result is handed back.
             setImmediate(() => launchers.replenish())
             return verdict
-          }
+          },
+          // The run's processes are gone (its pid namespace ended with it): nothing races the move.
+          settle: () => quarantineAppearedIn(absent)
         }
       },
       this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined

@@ -2,6 +2,7 @@ import { closeSync, lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { protectedPathsWith } from '@shared/protected-paths'
 import { NoFollowError, openChildDirectory, openRegularFile } from '../../core'
+import { absentProtectedIn, type AbsentProtected } from '../process/workspace-entries'
 import type { OpenBind } from './sandbox-binds'
 
 /**
@@ -12,8 +13,8 @@ import type { OpenBind } from './sandbox-binds'
  * sandbox can neither write the protected path nor rename, remove or replace it or its parents
  * (EBUSY). A symlink or anything else in the way is left alone (not followed, nothing bound).
  *
- * A path that does not exist when a launcher is made is not protected in that launcher's run: a
- * run that creates one (`git init` makes `.git/hooks`) gets it protected from the next run on.
+ * A path that does not exist when a run starts cannot be mounted over; whatever a run makes there
+ * is moved into `.airlock/quarantine/` once the run is over (`quarantine`), so it never stays.
  */
 export class ProtectedBinds {
   private readonly paths: readonly string[]
@@ -44,6 +45,11 @@ export class ProtectedBinds {
       }
     }
     return seen.join('\n')
+  }
+
+  /** The protected paths absent from each workspace now (when a run starts): see `quarantineAppeared`. */
+  absent(): AbsentProtected {
+    return absentProtectedIn(this.workspaces.map((workspace) => ({ fd: workspace.fd, path: workspace.dest })), this.paths)
   }
 
   /** Opens the binds for a launcher: read-only entries and their pinned parents. The caller closes them once the launcher holds its copies. */

@@ -4,7 +4,7 @@ import type Docker from 'dockerode'
 import type { WorkspaceMounts } from './workspace-mounts'
 import { egressEnv, type CommandResult, type CommandRunInput, type EgressEndpoint, type ProgramRunInput, type ProgramRunner, type ResourcePolicy, type SandboxIdentity } from '../../core'
 import { killGraceMs, timeoutExitCode } from '../process/bounded-process'
-import { childEnv, outputCapFor, timeoutMsFor } from '../process/run-limits'
+import { childEnv, outputCapFor, timeoutMsFor, withAirlockNotes } from '../process/run-limits'
 import { limitHitBetween, type ContainerAccounting } from './container-accounting'
 import { runHelper, startExec, type StartedExec } from './container-exec'
 import { containerBaseEnv, runUser } from './container-spec'
@@ -12,6 +12,7 @@ import { DockerProviderError } from './docker-errors'
 import type { EngineTransfer } from './engine-transfer'
 import { closeRoots, isLexicallyInside, proveRunRoot, type MountedRoot } from './mounted-roots'
 import { RunQueue } from './run-queue'
+import { quarantineAppearedIn } from '../process/workspace-entries'
 
 /**
  * Every run goes through this wrapper: the program runs in the foreground, and when it ends the
@@ -78,7 +79,13 @@ export class ContainerRunner implements ProgramRunner {
       const extra = (input.writableRoots ?? []).map((root) => proveRunRoot(this.roots, root, this.identity))
       const cwd = this.containerCwd(extra, input.cwd)
       const transfer = this.extras.transfer
-      if (!transfer) return this.runAlone(input, cwd, env, signal)
+      if (!transfer) {
+        const absent = this.extras.mounts?.absent() ?? []
+        const result = await this.runAlone(input, cwd, env, signal)
+        // No process of the run is left (`endSurvivors`): what it made at a protected path is moved now.
+        const notes = quarantineAppearedIn(absent)
+        return notes.length ? { ...result, stderr: withAirlockNotes(result.stderr, notes) } : result
+      }
       await transfer.into(extra)
       let result: CommandResult | undefined
       try {
@@ -152,7 +159,7 @@ export class ContainerRunner implements ProgramRunner {
     const stderr = run.stderr.text()
     return {
       stdout: run.stdout.text(),
-      stderr: limitHit ? `${stderr}${stderr === '' || stderr.endsWith('\n') ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` : stderr,
+      stderr: withAirlockNotes(stderr, limitHit ? [`ended by the ${limitHit} limit`] : []),
       exitCode: ending === 'timeout' ? timeoutExitCode : ending === 'cancel' ? 130 : exitCode,
       durationMs: Math.round(performance.now() - started),
       stdoutTruncated: run.stdout.truncated,

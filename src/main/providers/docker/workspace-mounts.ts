@@ -1,5 +1,5 @@
 import type Docker from 'dockerode'
-import { entriesKey, hiddenEntries, protectedEntries, type HiddenEntry, type ProtectedEntry, type WorkspaceEntry } from '../process/workspace-entries'
+import { absentProtectedIn, entriesKey, hiddenEntries, protectedEntries, type AbsentProtected, type HiddenEntry, type ProtectedEntry, type WorkspaceEntry } from '../process/workspace-entries'
 import { DockerProviderError } from './docker-errors'
 import { isHostKeptAreas, isLexicallyInside, type MountedRoot } from './mounted-roots'
 
@@ -32,6 +32,11 @@ export class WorkspaceMounts {
   changed(): boolean {
     const { protected: guarded, hidden } = this.now()
     return keyOf(guarded, hidden) !== this.key
+  }
+
+  /** The protected paths absent from the workspaces now (a run starts): what it must not leave made (see `quarantineAppearedIn`). */
+  absent(): AbsentProtected {
+    return absentProtectedIn(this.workspaces(), this.policy.protectedPaths)
   }
 
   /** The container's extra binds (after the roots') and tmpfs mounts. */
@@ -82,8 +87,12 @@ export class WorkspaceMounts {
     return [...bound.filter((entry) => !covered(entry.path) && !this.hidden.some((hidden) => hidden.path === entry.path)), ...this.hidden.filter((entry) => !covered(entry.path))]
   }
 
+  private workspaces(): MountedRoot[] {
+    return this.roots.filter((root) => !isHostKeptAreas(root.path))
+  }
+
   private now(): { protected: ProtectedEntry[]; hidden: HiddenEntry[] } {
-    const workspaces = this.roots.filter((root) => !isHostKeptAreas(root.path))
+    const workspaces = this.workspaces()
     const hidden = workspaces.flatMap((root) => hiddenEntries(root.path, this.policy.hiddenPaths))
     // What a hidden folder covers needs no bind (and the engine could not make a mount point in a read-only tmpfs).
     const inside = (path: string) => hidden.some((entry) => entry.path !== path && isLexicallyInside(entry.path, path))

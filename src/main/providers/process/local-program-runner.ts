@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy } from '../../core'
 import { runBounded, type PreparedProcess } from './bounded-process'
 import type { RunLedger } from './run-ledger'
-import { childEnv, eitherSignal, outputCapFor, timeoutMsFor } from './run-limits'
+import { childEnv, eitherSignal, outputCapFor, timeoutMsFor, withAirlockNotes } from './run-limits'
 import { realRoots, resolveCwd } from './workspace-paths'
 import { ProviderError } from './provider-error'
 
@@ -18,6 +18,8 @@ export type Launch = {
   cgroupDirs?: string[]
   /** What the run did through the egress proxy, taken once it is over (`network: "proxy"`). */
   egress?: () => EgressRecord[]
+  /** Host-side work once the run is over (after `finish`); each line it returns ends the run's stderr as `airlock: …`. */
+  settle?: () => string[]
 }
 
 /** Where a runner records its process groups for crash recovery, and under which provider. */
@@ -72,8 +74,9 @@ export class LocalProgramRunner implements ProgramRunner {
     })
     const limitHit = await launch.finish?.(result.exitCode)
     const egress = launch.egress?.()
-    const finished = egress ? { ...result, egress } : result
-    return limitHit ? { ...finished, limitHit, stderr: `${result.stderr}${result.stderr.endsWith('\n') || !result.stderr ? '' : '\n'}airlock: ended by the ${limitHit} limit\n` } : finished
+    const notes = [...(limitHit ? [`ended by the ${limitHit} limit`] : []), ...(launch.settle?.() ?? [])]
+    const finished = { ...result, ...(egress ? { egress } : {}), ...(limitHit ? { limitHit } : {}) }
+    return notes.length ? { ...finished, stderr: withAirlockNotes(result.stderr, notes) } : finished
   }
 
   /** True while open and its workspace roots exist. */

@@ -43,3 +43,9 @@ export function childEnv(base: Record<string, string>, extra: Record<string, str
 export function eitherSignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
   return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined))
 }
+
+/** A run's stderr with Airlock's own notes after it, one `airlock: …` line each (a limit that ended it, what was moved). */
+export function withAirlockNotes(stderr: string, notes: readonly string[]): string {
+  if (notes.length === 0) return stderr
+  return `${stderr}${stderr === '' || stderr.endsWith('\n') ? '' : '\n'}${notes.map((note) => `airlock: ${note}\n`).join('')}`
+}

@@ -10,10 +10,10 @@ import { z } from 'zod'
  * scripts keep asking through the policy's `config_write` flag.
  *
  * Paths are workspace-relative, exact (no globs), and the list only grows: a profile's
- * `protectedPaths` adds to it. Known limit: a path that does not exist when a run starts (a
- * `.git/commondir` a run writes into an existing repository, a `.git` a run makes with `git
- * init`) is not protected during that run; where Airlock runs as root, the operator's own git
- * refuses such a repository anyway (it belongs to the sandbox uid: "dubious ownership").
+ * `protectedPaths` adds to it. A path that does not exist when a run starts cannot be mounted
+ * over: what the run makes there is moved to `.airlock/quarantine/` once it is over
+ * (providers/process/workspace-entries.ts), except inside a `.git` the run itself made (`git
+ * init`), whose config and hooks are the new repository's own.
  */
 export const defaultProtectedPaths: readonly string[] = [
   '.git/hooks',

@@ -3,7 +3,7 @@ import { closeSync, fstatSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import { protectedPathsWith } from '@shared/protected-paths'
-import { hiddenEntries, quarantineAppearedIn } from '../process/workspace-entries'
+import { hiddenEntries, quarantineChanged } from '../process/workspace-entries'
 import {
   assertReachableBySandbox,
   isExecutionsFolder,
@@ -143,7 +143,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         const extra = areas ? [] : openRunBinds(roots, writableRoots, readOnlyRoots)
         let launcher
         // Taken with the launcher: what was not there when this run started must not be left by it.
-        const absent = launchers.absentProtected()
+        const watch = launchers.watchProtected()
         try {
           launcher = launchers.take(extra)
         } finally {
@@ -169,7 +169,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
             return verdict
           },
           // The run's processes are gone (its pid namespace ended with it): nothing races the move.
-          settle: () => quarantineAppearedIn(absent)
+          settle: () => quarantineChanged(watch)
         }
       },
       this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
@@ -215,7 +215,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     const workspaces = handleBinds.filter((bind) => bind.masksAirlock)
     // ... and its labelled entries above what the calls on this handle may read hidden in every run.
     const hide = () => workspaces.flatMap((workspace) => hiddenEntries(workspace.dest, policy.hiddenPaths))
-    return new WarmLaunchers(spec, cgroups, handleBinds, anchors, workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths) : undefined, hide)
+    return new WarmLaunchers(spec, cgroups, handleBinds, anchors, workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths, policy.hiddenPaths) : undefined, hide)
   }
 
   /** The handle's egress endpoint and its socket directory, opened for a read-only bind at `egressMount`. */

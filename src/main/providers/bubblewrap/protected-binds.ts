@@ -1,8 +1,8 @@
-import { closeSync, lstatSync } from 'node:fs'
+import { closeSync, fstatSync, lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { protectedPathsWith } from '@shared/protected-paths'
 import { NoFollowError, openChildDirectory, openRegularFile } from '../../core'
-import { absentProtectedIn, type AbsentProtected } from '../process/workspace-entries'
+import { gitPointer, watchProtected, type ProtectedWatch } from '../process/workspace-entries'
 import type { OpenBind } from './sandbox-binds'
 
 /**
@@ -12,20 +12,26 @@ import type { OpenBind } from './sandbox-binds'
  * it inside the workspace is bound writable over itself, which makes it a mount point: the
  * sandbox can neither write the protected path nor rename, remove or replace it or its parents
  * (EBUSY). A symlink or anything else in the way is left alone (not followed, nothing bound).
+ * The same holds for the handle's hidden (labelled) entries, which the sandbox then covers: the
+ * label cannot be renamed off them. The workspace's `.git` is read-only when it is a `gitdir:`
+ * pointer file, and pinned (bound writable over itself) when it is a folder.
  *
  * A path that does not exist when a run starts cannot be mounted over; whatever a run makes there
- * is moved into `.airlock/quarantine/` once the run is over (`quarantine`), so it never stays.
+ * is moved into `.airlock/quarantine/` once the run is over (`watch`, then `quarantineChanged`).
  */
 export class ProtectedBinds {
   private readonly paths: readonly string[]
+  private readonly targets: readonly string[]
 
   /** `workspaces`: the handle's binds of whole workspaces (they stay open for the handle's life). */
   constructor(
     private readonly workspaces: readonly OpenBind[],
-    paths: readonly string[] | undefined
+    paths: readonly string[] | undefined,
+    hidden: readonly string[] = []
   ) {
     // The defaults are a floor: a policy that leaves one out does not unprotect it.
     this.paths = protectedPathsWith(paths ?? [])
+    this.targets = [...new Set([...this.paths, ...hidden, gitPointer])]
   }
 
   /**
@@ -35,10 +41,10 @@ export class ProtectedBinds {
   key(): string {
     const seen: string[] = []
     for (const workspace of this.workspaces) {
-      for (const path of this.paths) {
+      for (const path of this.targets) {
         try {
           const stat = lstatSync(join(workspace.dest, path))
-          if (stat.isDirectory() || stat.isFile()) seen.push(`${workspace.dest}/${path}:${stat.dev}:${stat.ino}`)
+          if (stat.isDirectory() || stat.isFile()) seen.push(`${workspace.dest}/${path}:${stat.isDirectory() ? 'd' : 'f'}:${stat.dev}:${stat.ino}`)
         } catch {
           // Absent (the common case): nothing to bind.
         }
@@ -47,16 +53,16 @@ export class ProtectedBinds {
     return seen.join('\n')
   }
 
-  /** The protected paths absent from each workspace now (when a run starts): see `quarantineAppeared`. */
-  absent(): AbsentProtected {
-    return absentProtectedIn(this.workspaces.map((workspace) => ({ fd: workspace.fd, path: workspace.dest })), this.paths)
+  /** What each protected path is when a run starts (for `quarantineChanged` once it is over). */
+  watch(): ProtectedWatch[] {
+    return watchProtected(this.workspaces.map((workspace) => ({ fd: workspace.fd, path: workspace.dest })), this.paths)
   }
 
   /** Opens the binds for a launcher: read-only entries and their pinned parents. The caller closes them once the launcher holds its copies. */
   open(): OpenBind[] {
     const binds = new Map<string, OpenBind>()
     try {
-      for (const workspace of this.workspaces) for (const path of this.paths) this.openOne(workspace, path, binds)
+      for (const workspace of this.workspaces) for (const path of this.targets) this.openOne(workspace, path, binds)
       return [...binds.values()]
     } catch (error) {
       for (const bind of binds.values()) closeSync(bind.fd)
@@ -80,8 +86,13 @@ export class ProtectedBinds {
       }
       if (opened.length < segments.length) return
       for (const [index, entry] of opened.entries()) {
-        if (binds.has(entry.dest)) continue
-        binds.set(entry.dest, { fd: entry.fd, dest: entry.dest, writable: index < opened.length - 1 })
+        // Parents are pinned writable; the entry is read-only, except a `.git` folder (pinned only).
+        const writable = index < opened.length - 1 || (path === gitPointer && fstatSync(entry.fd).isDirectory())
+        const bound = binds.get(entry.dest)
+        // One bind per path, read-only winning (a protected folder that is also the parent of another).
+        if (bound && (!bound.writable || writable)) continue
+        if (bound) closeSync(bound.fd)
+        binds.set(entry.dest, { fd: entry.fd, dest: entry.dest, writable })
         opened[index] = { fd: -1, dest: entry.dest }
       }
     } finally {

@@ -5,7 +5,7 @@ import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-p
 import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
 import type { OpenBind } from './sandbox-binds'
 import type { ProtectedBinds } from './protected-binds'
-import { entriesKey, type AbsentProtected, type HiddenEntry } from '../process/workspace-entries'
+import { entriesKey, type HiddenEntry, type ProtectedWatch } from '../process/workspace-entries'
 import { bwrapArgsFd, encodeRun, firstBindFd, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
 import { ProviderError } from '../process/provider-error'
 
@@ -207,9 +207,9 @@ export class WarmLaunchers {
     await Promise.all(this.spares.splice(0).map((spare) => spare.launcher.discard()))
   }
 
-  /** The protected paths absent now, for `quarantineAppearedIn` once the run that starts now is over. */
-  absentProtected(): AbsentProtected {
-    return this.protect?.absent() ?? []
+  /** What each protected path is now, for `quarantineChanged` once the run that starts now is over. */
+  watchProtected(): ProtectedWatch[] {
+    return this.protect?.watch() ?? []
   }
 
   /** What a launcher made now protects and hides: one made for another key is not used for a run. */

@@ -12,7 +12,7 @@ import { DockerProviderError } from './docker-errors'
 import type { EngineTransfer } from './engine-transfer'
 import { closeRoots, isLexicallyInside, proveRunRoot, type MountedRoot } from './mounted-roots'
 import { RunQueue } from './run-queue'
-import { quarantineAppearedIn } from '../process/workspace-entries'
+import { quarantineChanged } from '../process/workspace-entries'
 
 /**
  * Every run goes through this wrapper: the program runs in the foreground, and when it ends the
@@ -80,10 +80,10 @@ export class ContainerRunner implements ProgramRunner {
       const cwd = this.containerCwd(extra, input.cwd)
       const transfer = this.extras.transfer
       if (!transfer) {
-        const absent = this.extras.mounts?.absent() ?? []
+        const watch = this.extras.mounts?.watch() ?? []
         const result = await this.runAlone(input, cwd, env, signal)
         // No process of the run is left (`endSurvivors`): what it made at a protected path is moved now.
-        const notes = quarantineAppearedIn(absent)
+        const notes = quarantineChanged(watch)
         return notes.length ? { ...result, stderr: withAirlockNotes(result.stderr, notes) } : result
       }
       await transfer.into(extra)

@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net'
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
 import { PortInUseError } from '../app/web-console-server'
 import type { Host } from '../host'
-import type { ApprovalWaits } from './approval-progress'
+import type { ApprovalWaits } from './call-progress'
 import { CallLimits } from './call-limits'
 import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
 import { bearerToken, checkHostAndOrigin, checkSingleHeaders, parseJson, readBody, sendRefusal, unauthorized, type HttpRefusal } from './gateway-http'
 import { GatewaySession } from './gateway-session'
+import { sessionEventLimits } from './session-events'
 
 /** What the gateway is built from: the host's agents and settings, a port, and the approval queue's hook when there is one. */
 export type AgentGatewayOptions = {
@@ -60,7 +61,14 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
   let port = options.port
   let closing = false
 
+  // When each call's executor started (its progress says `running` from then on).
+  const runningSince = new Map<string, number>()
+  const stopWatchingRuns = host.agents.dispatcher.hooks.onRunning((event) => {
+    runningSince.set(event.callId, now())
+    return () => runningSince.delete(event.callId)
+  })
   const sessionDeps = {
+    phases: { runningSince: (callId: string) => runningSince.get(callId) },
     sessions: host.agents.sessions,
     registry: host.agents.registry,
     holds: host.agents.dispatcher.sessions,
@@ -121,7 +129,9 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       return sendRefusal(response, sessionNotFound())
     }
     session.touch()
-    session.watchResponse(messages.filter(isJSONRPCRequest).map((message) => message.id), response)
+    const resume = resumeRefusal(session, request)
+    if (resume) return sendRefusal(response, resume)
+    session.noteStreams(messages.filter(isJSONRPCRequest).map((message) => message.id), response)
     await session.transport.handleRequest(request, response, parsed)
   }
 
@@ -210,6 +220,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       (closed ??= (async () => {
         closing = true
         clearTimeout(sweeper)
+        stopWatchingRuns()
         await Promise.allSettled([...open.values(), ...starting].map((session) => session.close('shutdown')))
         await Promise.allSettled([...endings])
         server.closeAllConnections()
@@ -233,6 +244,22 @@ function refusalOf(error: GatewayRefusal, status: number): HttpRefusal {
   const { reason, ...data } = error.data
   const retry = typeof data.retryAfterMs === 'number' ? { 'retry-after': String(Math.ceil(data.retryAfterMs / 1000)) } : undefined
   return { status, code: error.code, reason, message: error.message, data, ...(retry ? { headers: retry } : {}) }
+}
+
+/**
+ * A resume (`Last-Event-ID`) the session cannot serve, refused with why: an id that is not one of
+ * this session's events, or one dropped from its bounded store (the call's result is in history).
+ */
+function resumeRefusal(session: GatewaySession, request: IncomingMessage): HttpRefusal | undefined {
+  const lastEventId = request.headers['last-event-id']
+  if (lastEventId === undefined) return undefined
+  const lookup = typeof lastEventId === 'string' ? session.events.lookup(lastEventId) : { found: false as const, reason: 'unknown' as const }
+  if (lookup.found) return undefined
+  const message =
+    lookup.reason === 'dropped'
+      ? `Cannot resume after event ${String(lastEventId)}: the session no longer keeps it (it keeps the last ${sessionEventLimits.events} events, ${sessionEventLimits.bytes / 1024 / 1024} MiB); what the call returned is in Airlock's history (airlock history).`
+      : `Cannot resume after event ${String(lastEventId)}: no event of this session has that id.`
+  return { status: 400, code: gatewayErrorCodes.invalidRequest, reason: lookup.reason === 'dropped' ? 'events_dropped' : 'unknown_event_id', message }
 }
 
 function sessionNotFound(): HttpRefusal {

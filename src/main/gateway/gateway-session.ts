@@ -5,11 +5,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { SessionHolder } from '../actions/mcp_tools'
 import { SessionClosedError, type AgentSessions } from '../console/agent-sessions'
-import type { ActionAgent, ActionRegistry, ActionResult } from '../core'
-import { reportApprovalProgress, type ApprovalWaits } from './approval-progress'
+import { canonicalJson, type ActionAgent, type ActionRegistry, type ActionResult } from '../core'
+import { reportCallProgress, type ApprovalWaits, type CallPhases } from './call-progress'
 import type { CallLimits } from './call-limits'
 import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
 import { checkToolCall, listSessionTools } from './tool-catalog'
+import { SessionEventStore } from './session-events'
 import { toolCallResult } from './tool-result'
 
 /** What one MCP session needs from the host and the gateway. */
@@ -20,24 +21,36 @@ export type GatewaySessionDeps = {
   holds: SessionHolder
   limits: CallLimits
   approvalWaits?: ApprovalWaits
+  /** Whether a call's executor runs yet (the dispatcher's WHILE_RUNNING hook), for its progress. */
+  phases?: CallPhases
   appVersion: string
   now: () => number
 }
+
+/** How long a client that lost its stream is told to wait before it resumes (SSE `retry:`). */
+const resumeRetryMs = 2000
 
 /**
  * One MCP session of one agent: an SDK `Server` on its own `StreamableHTTPServerTransport`, whose
  * MCP session id is the Airlock session id (so history, the ledger and the client name the same
  * session). It lists the agent's tools and runs `tools/call` through `AgentSessions.execute` with
- * the request's abort signal (the client's `notifications/cancelled`, the session closing, or the
- * client dropping the HTTP response all cancel the call).
+ * the request's abort signal: the client's `notifications/cancelled`, or the session closing.
+ * A dropped connection is not a cancel (Streamable HTTP): the call runs to its end, its events
+ * (progress, then the result) are kept in the session's `SessionEventStore`, and the client
+ * resumes with `Last-Event-ID`. A client that sends the same call again (same tool, same
+ * arguments) while it runs joins it instead of starting a second one.
  */
 export class GatewaySession {
   readonly transport: StreamableHTTPServerTransport
   readonly server: Server
   /** Calls in flight (an idle session has none). */
   private readonly calls = new Set<Promise<ActionResult>>()
-  /** Per JSON-RPC request id: aborted when the HTTP response carrying it closes before it finished. */
-  private readonly disconnects = new Map<RequestId, AbortController>()
+  /** Calls in flight by tool and arguments, with the requests waiting on each: a call re-sent after its stream was lost joins the one running. */
+  private readonly running = new Map<string, { call: Promise<ActionResult>; callId: string; requests: Set<RequestId> }>()
+  /** Requests whose HTTP response closed before their result was written (the client lost the stream). */
+  private readonly lostStreams = new Set<RequestId>()
+  /** What its streams sent, for a client that resumes (`Last-Event-ID`). */
+  readonly events = new SessionEventStore()
   private lastActive: number
   /** Why the session ends, once that is decided (the transport's close handler reads it). */
   endReason: string | undefined
@@ -60,6 +73,8 @@ export class GatewaySession {
   ) {
     this.lastActive = deps.now()
     this.transport = new StreamableHTTPServerTransport({
+      eventStore: this.events,
+      retryInterval: resumeRetryMs,
       sessionIdGenerator: () => {
         try {
           this.sessionId = start()
@@ -101,15 +116,26 @@ export class GatewaySession {
       try {
         const { name, arguments: args } = request.params
         await checkToolCall({ agent, registry: deps.registry, holds: deps.holds, name, signal: extra.signal })
-        const callId = randomUUID()
-        const dropped = this.disconnects.get(extra.requestId)?.signal
-        const signal = dropped ? AbortSignal.any([extra.signal, dropped]) : extra.signal
+        const key = joinKey(name, args)
+        let inFlight = key === undefined ? undefined : this.running.get(key)
+        // Joined only when a request for it lost its stream: two identical calls sent on purpose both run.
+        if (!inFlight || ![...inFlight.requests].some((id) => this.lostStreams.has(id))) {
+          const callId = randomUUID()
+          const started = { call: this.execute({ tool: name, input: args ?? {}, callId, signal: extra.signal }), callId, requests: new Set<RequestId>() }
+          if (key !== undefined) this.running.set(key, started)
+          void started.call.catch(() => undefined).finally(() => {
+            if (key !== undefined && this.running.get(key) === started) this.running.delete(key)
+            for (const id of started.requests) this.lostStreams.delete(id)
+          })
+          inFlight = started
+        }
+        inFlight.requests.add(extra.requestId)
+        const { call, callId } = inFlight
         const progressToken = extra._meta?.progressToken
         const stopProgress =
-          progressToken !== undefined && deps.approvalWaits
-            ? reportApprovalProgress({ callId, progressToken, approvalWaits: deps.approvalWaits, send: extra.sendNotification })
+          progressToken !== undefined
+            ? reportCallProgress({ callId, progressToken, approvalWaits: deps.approvalWaits, phases: deps.phases, send: extra.sendNotification })
             : undefined
-        const call = this.execute({ tool: name, input: args ?? {}, callId, signal })
         try {
           return toolCallResult(name, await call)
         } finally {
@@ -142,21 +168,14 @@ export class GatewaySession {
   }
 
   /**
-   * Ties the requests of one HTTP POST to its response: when the response closes before it
-   * finished (the client went away), their calls are cancelled.
+   * Notes when the HTTP response carrying these requests closes before it finished (the client
+   * lost its stream): their calls keep running, and the same call sent again joins them.
    */
-  watchResponse(requestIds: RequestId[], response: ServerResponse): void {
+  noteStreams(requestIds: RequestId[], response: ServerResponse): void {
     if (requestIds.length === 0) return
-    const controllers = requestIds.map((id) => {
-      const controller = new AbortController()
-      this.disconnects.set(id, controller)
-      return [id, controller] as const
-    })
     response.once('close', () => {
-      for (const [id, controller] of controllers) {
-        if (!response.writableFinished) controller.abort(new Error('the client closed the connection'))
-        if (this.disconnects.get(id) === controller) this.disconnects.delete(id)
-      }
+      if (response.writableFinished) return
+      for (const id of requestIds) if ([...this.running.values()].some((entry) => entry.requests.has(id))) this.lostStreams.add(id)
     })
   }
 
@@ -197,5 +216,14 @@ export class GatewaySession {
       this.touch()
     })
     return call
+  }
+}
+
+/** What makes two calls the same (tool and arguments), or undefined for arguments too deep to compare (they fail validation anyway). */
+function joinKey(name: string, args: unknown): string | undefined {
+  try {
+    return canonicalJson({ name, args: args ?? {} })
+  } catch {
+    return undefined
   }
 }

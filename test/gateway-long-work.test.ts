@@ -1,0 +1,176 @@
+import { request as httpRequest, type ClientRequest } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { HistoryRow } from '@shared/ipc/history'
+import { startAgentGateway, type AgentGateway } from '../src/main/gateway'
+import { createHost, type Host } from '../src/main/host'
+import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
+import { skipReasonFor } from './support/components'
+import { callTool, connectAgent, mcpHeaders, rawRequest, rpcError } from './support/mcp-gateway-client'
+import { makeTempDir } from './support/temp-home'
+
+// Long work through the gateway, as real clients do it (issue 25): the SDK client with a request
+// timeout shorter than the command and `resetTimeoutOnProgress`; a client whose connection drops
+// mid-run and resumes with `Last-Event-ID`; a client that sends the same call again. A real host,
+// the real gateway on a loopback port, commands in real bubblewrap.
+
+const bwrap = await checkBubblewrapHost()
+const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
+
+/** One SSE event as it came over the wire. */
+type SseEvent = { id?: string; retry?: string; data: string }
+
+/**
+ * Opens an SSE response (a POST that answers with a stream, or a GET) and collects its events;
+ * `drop()` cuts the connection the way a network blip does.
+ */
+function openStream(url: string, options: { method: 'POST' | 'GET'; headers: Record<string, string>; body?: string }) {
+  const events: SseEvent[] = []
+  let request: ClientRequest
+  let status = 0
+  let ended = false
+  const done = new Promise<void>((resolve, reject) => {
+    const target = new URL(url)
+    request = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: options.method, headers: options.headers }, (response) => {
+      status = response.statusCode ?? 0
+      let buffer = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        buffer += chunk
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          if (block.startsWith(':')) continue // keep-alive comment
+          const event: SseEvent = { data: '' }
+          for (const line of block.split('\n')) {
+            const [field, ...rest] = line.split(':')
+            const value = rest.join(':').replace(/^ /, '')
+            if (field === 'id') event.id = value
+            else if (field === 'retry') event.retry = value
+            else if (field === 'data') event.data += value
+          }
+          events.push(event)
+        }
+      })
+      response.on('end', () => {
+        ended = true
+        resolve()
+      })
+      response.on('error', () => resolve())
+    })
+    request.on('error', (error) => (ended ? resolve() : reject(error)))
+    request.end(options.body)
+  })
+  return {
+    events,
+    done,
+    status: () => status,
+    drop: () => request.destroy()
+  }
+}
+
+describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let dir: ReturnType<typeof makeTempDir>
+  let host: Host
+  let gateway: AgentGateway
+  let token: string
+
+  const historyOf = (agentId: string): HistoryRow[] => host.agents.history.list({ agentId, limit: 500 }).rows
+
+  /** A session opened by hand at protocol 2025-11-25 (the version whose streams are resumable). */
+  const openRawSession = async () => {
+    const init = await rawRequest(gateway.url, {
+      headers: mcpHeaders(token),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'dropper', version: '1' } } })
+    })
+    expect(init.status).toBe(200)
+    const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
+    expect((await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status).toBe(202)
+    return { headers, close: () => rawRequest(gateway.url, { method: 'DELETE', headers }) }
+  }
+
+  beforeAll(async () => {
+    dir = makeTempDir('airlock-long-work-', { outsideTmp: true })
+    host = createHost({ home: dir.path, logError: () => undefined })
+    await host.recovered
+    token = host.agents.agents.create('worker', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' } }).token
+    gateway = await startAgentGateway({ host, port: 0, logError: () => undefined })
+  })
+  afterAll(async () => {
+    await gateway?.close()
+    await host?.dispose()
+    dir?.remove()
+  })
+
+  it('a command longer than the client\'s request timeout completes when the client resets its timeout on progress', async () => {
+    const worker = await connectAgent(gateway.url, token)
+    try {
+      const progress: string[] = []
+      // A 6 s request timeout against a 14 s command: only progress (every 4 s) keeps the call alive.
+      const result = await callTool(worker.client, 'run_command', { command: 'sleep 14; echo finished' }, { timeout: 6000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p.message ?? '') })
+      expect(result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'finished\n', exitCode: 0 } })
+      expect(progress.length).toBeGreaterThanOrEqual(3)
+      expect(progress.some((message) => /^running for \d+ s$/.test(message))).toBe(true)
+      // Without resetting, the same client gives up at its timeout: progress is what made the difference.
+      await expect(callTool(worker.client, 'run_command', { command: 'sleep 9; echo late' }, { timeout: 3000, onprogress: () => undefined })).rejects.toThrow(/timed out/i)
+    } finally {
+      await worker.close()
+    }
+  }, 60_000)
+
+  it('a dropped connection does not cancel the call: the client resumes with Last-Event-ID and gets the result, run once', async () => {
+    const session = await openRawSession()
+    const headers = session.headers
+
+    const command = 'sleep 3; echo "survived the drop"'
+    const call = openStream(gateway.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_command', arguments: { command } } }) })
+    // The priming event: an id to resume from, and how long to wait before resuming.
+    await expect.poll(() => call.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
+    const priming = call.events[0]!
+    expect(priming).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{12}-\d+$/), retry: '2000', data: '' })
+    call.drop()
+
+    const resumed = openStream(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! } })
+    await expect.poll(() => resumed.events.some((event) => event.data.includes('"id":7')), { timeout: 20_000 }).toBe(true)
+    resumed.drop()
+    expect(resumed.status()).toBe(200)
+    const result = JSON.parse(resumed.events.find((event) => event.data.includes('"id":7'))!.data) as { result: { structuredContent: { status: string; data: { stdout: string } } } }
+    expect(result.result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'survived the drop\n' } })
+    const rows = historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
+    expect(rows).toHaveLength(1)
+    expect(rows[0]!.status).toBe('success')
+
+    // A forged id, or one of another session, is refused with why; nothing of the session leaks.
+    for (const forged of ['000000000000-1', `${priming.id!.split('-')[0]}-999999`, 'not-an-id']) {
+      const refused = await rawRequest(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': forged } })
+      expect(refused.status).toBe(400)
+      expect(rpcError(refused.body)).toMatchObject({ message: expect.stringContaining('no event of this session has that id'), data: { reason: 'unknown_event_id' } })
+    }
+    await session.close()
+  }, 60_000)
+
+  it('the same call sent again after its stream was lost joins the running one: one run, one history row; identical calls sent on purpose both run', async () => {
+    const session = await openRawSession()
+    const command = 'echo "run $RANDOM$RANDOM"; sleep 3'
+    const body = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_command', arguments: { command } } })
+    const first = openStream(gateway.url, { method: 'POST', headers: session.headers, body: body(11) })
+    await expect.poll(() => first.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
+    first.drop()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const again = openStream(gateway.url, { method: 'POST', headers: session.headers, body: body(12) })
+    await again.done
+    const result = JSON.parse(again.events.find((event) => event.data.includes('"id":12'))!.data) as { result: { structuredContent: { status: string; data: { stdout: string } } } }
+    expect(result.result.structuredContent.status).toBe('success')
+    const runs = () => historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
+    expect(runs()).toHaveLength(1)
+
+    const worker = await connectAgent(gateway.url, token)
+    try {
+      const both = await Promise.all([callTool(worker.client, 'run_command', { command }), callTool(worker.client, 'run_command', { command })])
+      expect(both.map((r) => r.structuredContent.status)).toEqual(['success', 'success'])
+      expect(runs()).toHaveLength(3)
+    } finally {
+      await worker.close()
+      await session.close()
+    }
+  }, 30_000)
+})

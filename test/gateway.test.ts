@@ -1,6 +1,6 @@
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HistoryRow } from '@shared/ipc/history'
 import { startAgentGateway, type AgentGateway, type ApprovalWaits } from '../src/main/gateway'
@@ -168,9 +168,24 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     expect([noSession.status, rpcError(noSession.body)]).toEqual([400, expect.objectContaining({ code: -32600, message: expect.stringMatching(/initialize/) })])
     const alice = await connectAgent(gateway.url, tokens.alice!)
     try {
-      const headers = mcpHeaders(tokens.alice, { 'mcp-session-id': alice.transport.sessionId!, 'mcp-protocol-version': '2025-06-18' })
-      const notRpc = await rawRequest(gateway.url, { headers, body: JSON.stringify({ hello: 'world' }) })
-      expect([notRpc.status, rpcError(notRpc.body).code]).toEqual([400, -32700])
+      const headers = mcpHeaders(tokens.alice, { 'mcp-session-id': alice.transport.sessionId!, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION })
+      // Not JSON-RPC: -32600 Invalid Request, each with why (JSON-RPC 2.0, MCP transport).
+      const invalid = async (body: string, reason: string) => {
+        const refused = await rawRequest(gateway.url, { headers, body })
+        expect([refused.status, rpcError(refused.body).code, rpcError(refused.body).data?.reason]).toEqual([400, -32600, reason])
+      }
+      await invalid(JSON.stringify({ hello: 'world' }), 'jsonrpc_version')
+      await invalid('[]', 'empty_batch')
+      await invalid(JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/list' }), 'invalid_id')
+      await invalid(JSON.stringify({ id: 3, method: 'tools/list' }), 'jsonrpc_version')
+      await invalid(JSON.stringify({ jsonrpc: '2.0', id: 4 }), 'method_missing')
+      await invalid('7', 'not_an_object')
+      // Batches were removed in 2025-06-18; this session negotiated a later version.
+      await invalid(JSON.stringify([{ jsonrpc: '2.0', id: 5, method: 'tools/list' }]), 'batch_not_supported')
+      // The header must name the negotiated version.
+      const mismatch = await rawRequest(gateway.url, { headers: { ...headers, 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) })
+      expect([mismatch.status, rpcError(mismatch.body).data?.reason]).toEqual([400, 'protocol_version_mismatch'])
+      expect(rpcError(mismatch.body).message).toContain(LATEST_PROTOCOL_VERSION)
       const unknownMethod = await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/teleport', params: {} }) })
       expect(unknownMethod.body).toMatch(/"error":\{"code":-32601,"message":"Method not found"/)
     } finally {

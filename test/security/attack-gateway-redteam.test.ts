@@ -5,6 +5,7 @@ import { connect as netConnect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAgentGateway, type AgentGateway } from '../../src/main/gateway'
 import { createHost, type Host } from '../../src/main/host'
@@ -18,7 +19,8 @@ import { makeTempDir } from '../support/temp-home'
 
 const filesOnly = { capabilities: ['files' as const], ask: 'never' as const }
 const init = JSON.stringify(initializeBody)
-const protocol = { 'mcp-protocol-version': '2025-06-18' }
+// What the SDK client negotiates (a session's requests must name its version).
+const protocol = { 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }
 
 /** A raw HTTP/1.x exchange on one socket: full control of the request line and headers. */
 function rawExchange(port: number, data: string | Buffer, timeoutMs = 5000): Promise<{ status: number; text: string; closed: boolean }> {
@@ -75,7 +77,8 @@ function messagesOf(body: string): { id?: unknown; result?: unknown; error?: { c
   }
   return trimmed
     .split('\n')
-    .filter((line) => line.startsWith('data: '))
+    // An empty data line is a resumable stream's priming event (protocol 2025-11-25), not a message.
+    .filter((line) => line.startsWith('data: ') && line.trim() !== 'data:')
     .flatMap((line) => {
       const parsed = JSON.parse(line.slice(6)) as unknown
       return (Array.isArray(parsed) ? parsed : [parsed]) as never[]

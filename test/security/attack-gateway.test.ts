@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAgentGateway, type AgentGateway } from '../../src/main/gateway'
 import { createHost, type Host } from '../../src/main/host'
@@ -203,7 +204,7 @@ describe('attacks on the agent gateway', () => {
         // Too deep for a client's JSON.stringify: written by hand.
         const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
         const body = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"deep.txt","content":${deep}}}}`
-        const headers = mcpHeaders(tokens.victim, { 'mcp-session-id': victim.transport.sessionId!, 'mcp-protocol-version': '2025-06-18' })
+        const headers = mcpHeaders(tokens.victim, { 'mcp-session-id': victim.transport.sessionId!, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION })
         const nested = await rawRequest(gateway.url, { headers, body })
         expect(nested.status).toBe(200)
         expect(nested.body).toMatch(/"isError":true/)

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import { isInitializeRequest, isJSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { PortInUseError } from '../app/web-console-server'
 import type { Host } from '../host'
 import type { ApprovalWaits } from './call-progress'
@@ -8,6 +8,7 @@ import { CallLimits } from './call-limits'
 import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
 import { bearerToken, checkHostAndOrigin, checkSingleHeaders, parseJson, readBody, sendRefusal, unauthorized, type HttpRefusal } from './gateway-http'
 import { GatewaySession } from './gateway-session'
+import { jsonRpcShapeRefusal, protocolHeaderRefusal } from './json-rpc-shape'
 import { sessionEventLimits } from './session-events'
 
 /** What the gateway is built from: the host's agents and settings, a port, and the approval queue's hook when there is one. */
@@ -115,6 +116,10 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     }
     const messages = parsed === undefined ? [] : Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]
     const sessionId = request.headers['mcp-session-id']
+    const known = typeof sessionId === 'string' ? open.get(sessionId) : undefined
+    const negotiated = known?.agentId === agent.id ? known.protocolVersion : undefined
+    const shape = parsed === undefined ? undefined : jsonRpcShapeRefusal(parsed, negotiated)
+    if (shape) return sendRefusal(response, shape)
     if (sessionId === undefined) {
       if (request.method !== 'POST' || !messages.some(isInitializeRequest)) {
         return sendRefusal(response, { status: 400, code: gatewayErrorCodes.invalidRequest, reason: 'no_session', message: 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request.' })
@@ -129,6 +134,8 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       return sendRefusal(response, sessionNotFound())
     }
     session.touch()
+    const mismatch = protocolHeaderRefusal(request.headers['mcp-protocol-version'], session.protocolVersion)
+    if (mismatch) return sendRefusal(response, mismatch)
     const resume = resumeRefusal(session, request)
     if (resume) return sendRefusal(response, resume)
     session.noteStreams(messages.filter(isJSONRPCRequest).map((message) => message.id), response)
@@ -165,6 +172,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     }
     // The Airlock session starts only when the SDK has accepted the initialize (see GatewaySession).
     const session = new GatewaySession(agentId, sessionDeps, handlers, () => host.agents.sessions.start(agentId, 'mcp-http').sessionId)
+    session.protocolVersion = negotiatedVersion(parsed)
     starting.add(session)
     try {
       await session.connect()
@@ -260,6 +268,13 @@ function resumeRefusal(session: GatewaySession, request: IncomingMessage): HttpR
       ? `Cannot resume after event ${String(lastEventId)}: the session no longer keeps it (it keeps the last ${sessionEventLimits.events} events, ${sessionEventLimits.bytes / 1024 / 1024} MiB); what the call returned is in Airlock's history (airlock history).`
       : `Cannot resume after event ${String(lastEventId)}: no event of this session has that id.`
   return { status: 400, code: gatewayErrorCodes.invalidRequest, reason: lookup.reason === 'dropped' ? 'events_dropped' : 'unknown_event_id', message }
+}
+
+/** The version an initialize negotiates: the client's when the SDK supports it, else the SDK's latest (what the SDK answers). */
+function negotiatedVersion(parsed: unknown): string {
+  const initialize = (Array.isArray(parsed) ? parsed : [parsed]).find(isInitializeRequest)
+  const requested = initialize?.params.protocolVersion
+  return requested !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION
 }
 
 function sessionNotFound(): HttpRefusal {

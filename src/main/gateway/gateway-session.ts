@@ -52,6 +52,8 @@ export class GatewaySession {
   /** What its streams sent, for a client that resumes (`Last-Event-ID`). */
   readonly events = new SessionEventStore()
   private lastActive: number
+  /** The protocol version its initialize negotiated (later requests' `MCP-Protocol-Version` must name it). */
+  protocolVersion: string | undefined
   /** Why the session ends, once that is decided (the transport's close handler reads it). */
   endReason: string | undefined
 

@@ -101,6 +101,20 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     dir?.remove()
   })
 
+  it('tools/list describes every input field of run_command, and run_code offers only the agent\'s runtimes', async () => {
+    const coderToken = host.agents.agents.create('pycoder', { profile: { capabilities: ['shell', 'python'], runtimes: ['python'], providers: ['bubblewrap'], ask: 'never' } }).token
+    const coder = await connectAgent(gateway.url, coderToken)
+    try {
+      const { tools } = await coder.client.listTools()
+      const runCommand = tools.find((tool) => tool.name === 'run_command')!
+      for (const field of ['command', 'cwd', 'timeoutSeconds']) expect((runCommand.inputSchema.properties as Record<string, { description?: string }>)[field]?.description).toMatch(/\w/)
+      const runCode = tools.find((tool) => tool.name === 'run_code')!
+      expect((runCode.inputSchema.properties as Record<string, { enum?: string[] }>).language?.enum).toEqual(['python'])
+    } finally {
+      await coder.close()
+    }
+  })
+
   it('a command longer than the client\'s request timeout completes when the client resets its timeout on progress', async () => {
     const worker = await connectAgent(gateway.url, token)
     try {

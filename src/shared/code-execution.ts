@@ -56,13 +56,21 @@ export const dependencyManifestSchema = z
 /** What a caller asks to run (SPEC §5.2): code or files, an entrypoint, args and declared outputs. */
 export const codeExecutionRequestSchema = z
   .object({
-    language: codeLanguageSchema,
-    sourceCode: z.string().optional(),
-    files: z.array(bundleFileSchema).max(bundleLimits.maxFiles).optional(),
-    entrypoint: bundlePathSchema.optional(),
-    args: z.array(z.string().refine((arg) => !arg.includes('\0'), 'argument contains NUL')).max(bundleLimits.maxArgs).optional(),
-    expectedOutputs: z.array(bundlePathSchema).max(bundleLimits.maxExpectedOutputs).optional(),
-    dependencies: dependencyManifestSchema.optional()
+    language: codeLanguageSchema.describe('The runtime that runs the program (tools/list offers only the ones this agent may use).'),
+    sourceCode: z.string().optional().describe('The whole program as one file (give this or files).'),
+    files: z.array(bundleFileSchema).max(bundleLimits.maxFiles).optional().describe('The program as several files, each a relative path and its content (give this or sourceCode; then also entrypoint).'),
+    entrypoint: bundlePathSchema.optional().describe('Which of files runs (required with files).'),
+    args: z
+      .array(z.string().refine((arg) => !arg.includes('\0'), 'argument contains NUL'))
+      .max(bundleLimits.maxArgs)
+      .optional()
+      .describe('Command-line arguments of the program.'),
+    expectedOutputs: z
+      .array(bundlePathSchema)
+      .max(bundleLimits.maxExpectedOutputs)
+      .optional()
+      .describe('Files the program writes under output/ (as "output/<name>") that come back as artifacts; a missing one is an error.'),
+    dependencies: dependencyManifestSchema.optional().describe('Packages to install before it runs (where the agent may install them).')
   })
   .strict()
   .superRefine((request, ctx) => {

@@ -28,6 +28,19 @@ export function builtinTool(spec: AnyActionSpec): Tool {
 }
 
 /**
+ * A built-in tool as this agent sees it: `run_code` offers only the runtimes the agent may use
+ * (its profile's `runtimes`, when it names any), so a model is not offered one it is then refused.
+ */
+export function agentTool(spec: AnyActionSpec, agent: Pick<ActionAgent, 'profile'>): Tool {
+  const tool = builtinTool(spec)
+  const runtimes = agent.profile.runtimes
+  const language = (tool.inputSchema.properties as Record<string, { enum?: unknown[] }> | undefined)?.language
+  if (spec.name !== 'run_code' || runtimes.length === 0 || !Array.isArray(language?.enum)) return tool
+  const allowed = language.enum.filter((value) => runtimes.includes(value as never))
+  return { ...tool, inputSchema: { ...tool.inputSchema, properties: { ...tool.inputSchema.properties, language: { ...language, enum: allowed } } } }
+}
+
+/**
  * The tools of a session (SPEC §8: the agent's enabled capabilities): its built-in tools with
  * schemas from their zod inputs, then the proxied `<server>__<tool>` tools of its attached MCP
  * servers with the upstream's schemas. An upstream that cannot be listed is reported in
@@ -43,7 +56,7 @@ export async function listSessionTools(input: {
   for (const name of input.agent.tools) {
     if (name.includes('__')) continue
     const spec = input.registry.resolve(name)
-    if (spec) builtin.push(builtinTool(spec))
+    if (spec) builtin.push(agentTool(spec, input.agent))
   }
   const proxied = await listMcpTools({ agent: input.agent, sessions: input.holds, signal: input.signal })
   const upstream: Tool[] = proxied.tools.map((tool) => ({

@@ -4,6 +4,11 @@ import type { ActionResult } from '../core'
 /**
  * An `ActionResult` as MCP returns it (SPEC §5.3): `structuredContent` is the result itself (as
  * JSON), one text block renders it for people, and `isError` is true unless the call succeeded.
+ * Decision: the text block is not the JSON of `structuredContent` (MCP 2025-06-18 says SHOULD, for
+ * clients that read only text). Models read the text block: a command's output as JSON would have
+ * every newline escaped and say everything twice; the rendering keeps the output whole and
+ * readable (exit code, both streams, the policy's reason), and clients that want the fields read
+ * `structuredContent`, which every SDK client of 2025-06-18 or later does.
  */
 export function toolCallResult(tool: string, result: ActionResult): CallToolResult {
   const structured = JSON.parse(JSON.stringify(result)) as Record<string, unknown>

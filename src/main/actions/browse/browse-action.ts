@@ -9,9 +9,9 @@ export const browseInputSchema = z
     url: z
       .string()
       .max(8192, 'is longer than 8192 characters')
-      .refine((url) => /^https?:$/.test(parseUrl(url)?.protocol ?? ''), 'must be an absolute http:// or https:// URL'),
-    /** `visit` (default): the page's text and a screenshot; `text`: the text only. */
-    action: z.enum(['visit', 'text']).optional()
+      .refine((url) => /^https?:$/.test(parseUrl(url)?.protocol ?? ''), 'must be an absolute http:// or https:// URL')
+      .describe('The page to open: an absolute http:// or https:// URL.'),
+    action: z.enum(['visit', 'text']).optional().describe('visit (default): the page\'s text and a screenshot; text: the text only.')
   })
   .strict()
 

@@ -10,9 +10,20 @@ const noNul = (text: string) => !text.includes('\0')
 /** The input of `run_command` (SPEC §5.3). Errors name the field. */
 export const runCommandInputSchema = z
   .object({
-    command: z.string().min(1, 'must not be empty').max(256 * 1024, 'is longer than 256 KiB').refine(noNul, 'must not contain NUL'),
-    cwd: z.string().min(1, 'must not be empty').max(4096).refine(noNul, 'must not contain NUL').optional(),
-    timeoutSeconds: z.number().positive().max(24 * 3600).optional()
+    command: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(256 * 1024, 'is longer than 256 KiB')
+      .refine(noNul, 'must not contain NUL')
+      .describe('One bash command line (bash -c): pipes, &&, redirections and quotes as in bash. It runs in a sandbox that sees your workspace.'),
+    cwd: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(4096)
+      .refine(noNul, 'must not contain NUL')
+      .optional()
+      .describe('Where it runs, relative to the workspace root (default: where the last command of this session ended, after any cd).'),
+    timeoutSeconds: z.number().positive().max(24 * 3600).optional().describe("Stop the command after this many seconds (capped at the agent's limit; default: that limit).")
   })
   .strict()
 

@@ -16,9 +16,13 @@ export const sqliteQueryInputSchema = z
       .max(1024)
       .refine((p) => !p.includes('\0'), 'must not contain NUL')
       .refine((p) => !p.startsWith('/'), 'must be a path relative to your workspace')
-      .refine((p) => !p.split('/').includes('..'), 'must stay inside your workspace (no ..)'),
-    sql: z.string().min(1, 'must not be empty').max(1024 * 1024, 'is longer than 1 MiB'),
-    params: z.union([z.array(sqlValue).max(32766), z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names are letters, digits and _ (no : @ $ prefix)'), sqlValue)]).optional()
+      .refine((p) => !p.split('/').includes('..'), 'must stay inside your workspace (no ..)')
+      .describe('The SQLite database file, relative to your workspace.'),
+    sql: z.string().min(1, 'must not be empty').max(1024 * 1024, 'is longer than 1 MiB').describe('One SQL statement; use ? or :name placeholders for values.'),
+    params: z
+      .union([z.array(sqlValue).max(32766), z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names are letters, digits and _ (no : @ $ prefix)'), sqlValue)])
+      .optional()
+      .describe('Values for the placeholders: a list for ?, an object for :name.')
   })
   .strict()
 

@@ -115,6 +115,25 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     }
   })
 
+  it('an idle session gives back its warm sandbox after gateway.idle_release_seconds and keeps its working directory', async () => {
+    host.settings.set('gateway.idle_release_seconds', 10)
+    const sweeping = await startAgentGateway({ host, port: 0, logError: () => undefined, sweepMs: 250 })
+    const worker = await connectAgent(sweeping.url, token)
+    try {
+      const sessionId = worker.transport.sessionId!
+      expect((await callTool(worker.client, 'run_command', { command: 'mkdir -p deep/er && cd deep/er && pwd' })).structuredContent.status).toBe('success')
+      expect(host.agents.dispatcher.sessions.sessions()).toContain(sessionId)
+      await expect.poll(() => host.agents.dispatcher.sessions.sessions().includes(sessionId), { timeout: 30_000, interval: 500 }).toBe(false)
+      const after = await callTool(worker.client, 'run_command', { command: 'pwd' })
+      expect(after.structuredContent).toMatchObject({ status: 'success', data: { cwd: 'deep/er' } })
+      expect(sweeping.sessions().map((session) => session.sessionId)).toContain(sessionId)
+    } finally {
+      await worker.close()
+      await sweeping.close()
+      host.settings.reset('gateway.idle_release_seconds')
+    }
+  }, 60_000)
+
   it('a command longer than the client\'s request timeout completes when the client resets its timeout on progress', async () => {
     const worker = await connectAgent(gateway.url, token)
     try {

@@ -43,10 +43,16 @@ export const settingDefinitions = {
     description: 'Port of the agent gateway (MCP over Streamable HTTP) on 127.0.0.1: agents connect to http://127.0.0.1:<port>/mcp.'
   },
   'gateway.idle_timeout_seconds': {
-    schema: z.number().int().min(10).max(7 * 24 * 3600),
-    defaultValue: 1800,
+    schema: z.number().int().min(10).max(30 * 24 * 3600),
+    defaultValue: 86_400,
     description:
-      'An MCP session with no request and no call in flight for this long is ended, and its session resources (warm shell, containers, upstream servers) released.'
+      'An MCP session with no request and no call in flight for this long is ended (an agent often idles for hours between calls; its client keeps the session id).'
+  },
+  'gateway.idle_release_seconds': {
+    schema: z.number().int().min(10).max(30 * 24 * 3600),
+    defaultValue: 900,
+    description:
+      'An MCP session quiet this long keeps its session (working directory, taint) but gives back its warm resources (shell sandbox, containers, upstream servers); its next call makes them again.'
   },
   'gateway.max_concurrent_calls': {
     schema: z.number().int().min(1).max(1024),

@@ -86,7 +86,7 @@ test('ports are checked as typed, stored, and reset; the data directory is the h
 
   await page.reload()
   await expect(page.getByTestId('setting-gateway.port-input')).toHaveValue('7499')
-  await expect(page.getByTestId('setting-gateway.idle_timeout_seconds-input')).toHaveValue('1800')
+  await expect(page.getByTestId('setting-gateway.idle_timeout_seconds-input')).toHaveValue('86400')
   await page.getByTestId('setting-gateway.port-reset').click()
   await expect(page.getByTestId('setting-gateway.port-input')).toHaveValue('7411')
   await expect(page.getByTestId('setting-gateway.port-reset')).toBeHidden()

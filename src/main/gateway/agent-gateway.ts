@@ -210,11 +210,17 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
   let sweeper: NodeJS.Timeout | undefined
   const sweep = () => {
     const idleMs = host.settings.get('gateway.idle_timeout_seconds') * 1000
+    const releaseMs = host.settings.get('gateway.idle_release_seconds') * 1000
     for (const session of open.values()) {
       if (!host.agents.sessions.agentOf(session.sessionId)) void session.close('ended')
       else if (session.idleFor(idleMs)) void session.close('idle_timeout')
+      else if (!session.resourcesReleased && session.idleFor(releaseMs)) {
+        // Resources are not sessions: the session stays (its directory, taint), its warm sandbox goes.
+        session.resourcesReleased = true
+        void host.agents.dispatcher.sessions.end(session.sessionId).catch((error: unknown) => logError(`Airlock: releasing the resources of idle MCP session ${session.sessionId} failed`, error))
+      }
     }
-    sweeper = setTimeout(sweep, options.sweepMs ?? Math.min(30_000, idleMs / 4))
+    sweeper = setTimeout(sweep, options.sweepMs ?? Math.min(30_000, Math.min(idleMs, releaseMs) / 4))
     sweeper.unref()
   }
   sweep()

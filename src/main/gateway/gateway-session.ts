@@ -154,9 +154,13 @@ export class GatewaySession {
     await this.server.connect(this.transport)
   }
 
+  /** Whether its warm resources were given back while it idled (the next call makes them again). */
+  resourcesReleased = false
+
   /** Records activity (any request of the session). */
   touch(): void {
     this.lastActive = this.deps.now()
+    this.resourcesReleased = false
   }
 
   /** Whether the session has been without requests and calls for `ms`. */

@@ -11,6 +11,7 @@ const ports: { key: SettingKey; title: string }[] = [
 
 const limits: { key: SettingKey; title: string; unit: string }[] = [
   { key: 'gateway.idle_timeout_seconds', title: 'Idle session timeout', unit: 'seconds' },
+  { key: 'gateway.idle_release_seconds', title: 'Release warm resources after', unit: 'seconds idle' },
   { key: 'gateway.max_concurrent_calls', title: 'Calls in flight per agent', unit: 'calls' },
   { key: 'gateway.rate_per_minute', title: 'Rate per agent', unit: 'per minute' },
   { key: 'gateway.max_sessions_per_agent', title: 'Sessions per agent', unit: 'sessions' }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -113,6 +114,42 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
       for (const token of Object.values(tokens)) expect(result.stderr).not.toContain(token)
     })
   }
+
+  it('a client that cannot be served hears why: its initialize is answered with the reason (SDK stdio client)', async () => {
+    const other = join(dir.path, 'gatewayless-home')
+    writeFileSync(join(dir.path, 'p2.json'), '{}')
+    const created = JSON.parse(runAirlock(['agent', 'create', 'alone', '--json', '--profile', join(dir.path, 'p2.json'), '--home', other]).stdout) as { token: string }
+    const connect = async (agentId: string, token: string, where: string) => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [airlockBin, 'mcp-stdio', '--agent', agentId, '--home', where], env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: token }, stderr: 'pipe' })
+      const client = new Client({ name: 'stdio-test-agent', version: '1.0.0' })
+      return client.connect(transport).finally(() => client.close())
+    }
+    await expect(connect('coder', 'alk_not-a-real-token', home)).rejects.toThrow(/Airlock: The token is not valid for any enabled agent/)
+    await expect(connect('alone', created.token, other)).rejects.toThrow(/Airlock: No agent gateway is running on .*; start `airlock serve`/)
+  })
+
+  it('a line that is not JSON is answered -32700, one that is not JSON-RPC -32600; ending prints no reconnection noise', async () => {
+    const child = spawn(process.execPath, [airlockBin, 'mcp-stdio', '--agent', 'coder', '--home', home], { env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: tokens.coder! }, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.stdin.write('this is not json\n')
+    await expect.poll(() => lines(stdout).length, { timeout: 10_000 }).toBe(1)
+    child.stdin.write(JSON.stringify({ hello: 'world' }) + '\n')
+    await expect.poll(() => lines(stdout).length, { timeout: 10_000 }).toBe(2)
+    const [notJson, notRpc] = lines(stdout).map((line) => JSON.parse(line) as { id: unknown; error: { code: number } })
+    expect([notJson, notRpc]).toEqual([expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }), expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })])
+    // A real session, then the end of stdin.
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n')
+    await expect.poll(() => lines(stdout).length, { timeout: 10_000 }).toBe(3)
+    // Initialized: the bridge opens its GET stream, which the gateway ends when the session closes.
+    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n')
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    child.stdin.end()
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0)
+    expect(stderr).not.toMatch(/reconnection/i)
+  })
 
   it('no gateway running on the home: exit 1, says to start one', () => {
     const other = join(dir.path, 'other-home')

@@ -47,6 +47,8 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   let replays = 0
   /** A replayed initialize whose answer is the bridge's own, not the client's. */
   let replay: { id: string; answered(message: JSONRPCMessage): void } | undefined
+  /** Set once the bridge is ending: the transport's complaints about the streams it closes are not news. */
+  let closing = false
 
   const connect = async (): Promise<StreamableHTTPClientTransport> => {
     const url = options.locate()
@@ -70,7 +72,10 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
       }
       void stdio.send(message)
     }
-    transport.onerror = (error) => options.report(`airlock mcp-stdio: ${describe(error)}`)
+    // A stream the gateway ends is not retried (`maxRetries: 0`, by design: the next request reconnects through `locate`); the SDK reports that as an error, which is not one here.
+    transport.onerror = (error) => {
+      if (!closing && !/Maximum reconnection attempts/.test(describe(error))) options.report(`airlock mcp-stdio: ${describe(error)}`)
+    }
     await transport.start()
     return transport
   }
@@ -121,7 +126,14 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   stdio.onmessage = (message) => {
     queue = queue.then(() => forward(message))
   }
-  stdio.onerror = (error) => options.report(`airlock mcp-stdio: a message from the client was not JSON-RPC (${describe(error)})`)
+  // A line that is not JSON is answered -32700, one that is not JSON-RPC -32600 (JSON-RPC 2.0: id null, nothing to tie it to).
+  stdio.onerror = (error) => {
+    const notJson = error instanceof SyntaxError
+    options.report(`airlock mcp-stdio: a message from the client was not ${notJson ? 'JSON' : 'JSON-RPC'} (${describe(error)})`)
+    void stdio
+      .send({ jsonrpc: '2.0', id: null, error: { code: notJson ? gatewayErrorCodes.parseError : gatewayErrorCodes.invalidRequest, message: notJson ? 'Parse error: the line is not JSON.' : 'Invalid Request: the line is not a JSON-RPC message.' } } as unknown as JSONRPCMessage)
+      .catch(() => undefined)
+  }
   await stdio.start()
 
   await new Promise<void>((resolve) => {
@@ -129,6 +141,7 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
     options.signal?.addEventListener('abort', () => resolve(), { once: true })
   })
   await queue.catch(() => undefined)
+  closing = true
   await http.terminateSession().catch(() => undefined)
   await http.close().catch(() => undefined)
   await stdio.close().catch(() => undefined)
@@ -155,4 +168,34 @@ function describe(error: unknown): string {
     }
   }
   return message
+}
+
+/**
+ * When the bridge cannot start (no console on this home, a wrong token, a disabled agent): waits
+ * for the client's `initialize` (at most `waitMs`, not at all on a terminal) and answers it with
+ * a JSON-RPC error that names the reason, so the client shows why instead of "the server
+ * exited". Resolves once answered, or when stdin ends or the wait is over.
+ */
+export async function refuseOverStdio(input: { stdin: Readable & { isTTY?: boolean }; stdout: Writable; reason: string; waitMs?: number }): Promise<void> {
+  if (input.stdin.isTTY) return
+  const stdio = new StdioServerTransport(input.stdin, input.stdout)
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, input.waitMs ?? 10_000)
+    timer.unref()
+    const done = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    stdio.onmessage = (message) => {
+      if (!isJSONRPCRequest(message)) return
+      void stdio
+        .send({ jsonrpc: '2.0', id: message.id, error: { code: gatewayErrorCodes.refused, message: `Airlock: ${input.reason}` } })
+        .catch(() => undefined)
+        .finally(() => isInitializeRequest(message) && done())
+    }
+    stdio.onerror = () => undefined
+    input.stdin.once('end', done).once('close', done)
+    void stdio.start()
+  })
+  await stdio.close().catch(() => undefined)
 }

@@ -3,7 +3,7 @@ import { agentIdSchema } from '@shared/agents'
 import { AgentService } from '../../console/agent-service'
 import { AgentWorkspaces } from '../../console/agent-workspaces'
 import { GatewayNotTrusted, trustedGatewayAddress } from '../../gateway'
-import { runStdioBridge } from '../../gateway/stdio-bridge'
+import { refuseOverStdio, runStdioBridge } from '../../gateway/stdio-bridge'
 import { airlockPaths, resolveHome, type AirlockPaths } from '../../host'
 import { openStore } from '../../store'
 import { defineCommand } from '../command'
@@ -23,7 +23,19 @@ export const mcpStdioCommand = defineCommand({
   usage: 'airlock mcp-stdio --agent <id> [--token-file FILE] [--home DIR]   (the token from AIRLOCK_TOKEN or the file, never the command line)',
   // `token` is declared only to refuse it with the reason (parseArgs would just call it unknown).
   options: { agent: 'text', 'token-file': 'text', token: 'text' },
-  async run({ options, positionals }, io) {
+  async run(parsed, io) {
+    try {
+      return await serveStdio(parsed, io)
+    } catch (error) {
+      // A stdio client rarely shows stderr: its initialize is answered with the reason before the exit.
+      if (error instanceof CliError || error instanceof UsageError) await refuseOverStdio({ stdin: process.stdin, stdout: process.stdout, reason: error.message })
+      throw error
+    }
+  }
+})
+
+async function serveStdio({ options, positionals }: { options: { agent?: string; 'token-file'?: string; token?: string; home?: string }; positionals: string[] }, io: { err(line: string): void }): Promise<number> {
+  {
     if (options.token !== undefined) throw new UsageError('--token is not accepted: a token on the command line is visible to every user of this machine; put it in AIRLOCK_TOKEN or in a file named by --token-file')
     if (positionals.length > 0) throw new UsageError(`mcp-stdio takes no arguments, got ${positionals[0]}`)
     if (options.agent === undefined) throw new UsageError('mcp-stdio needs --agent <id>')
@@ -50,7 +62,7 @@ export const mcpStdioCommand = defineCommand({
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
     }
   }
-})
+}
 
 /** The token from `--token-file` (trimmed), else `AIRLOCK_TOKEN`. */
 function readToken(file: string | undefined): string {

@@ -134,6 +134,22 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     }
   }, 60_000)
 
+  it('40 sessions of one agent opened and left idle: at the cap the least recently used idle one goes, never the one with a call in flight', async () => {
+    const busy = await openRawSession()
+    const call = openStream(gateway.url, { method: 'POST', headers: busy.headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 4; echo kept' } } }) })
+    await expect.poll(() => call.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
+    const opened = []
+    for (let i = 0; i < 40; i++) opened.push(await openRawSession())
+    const open = new Set(gateway.sessions().map((session) => session.sessionId))
+    expect(open.has(busy.headers['mcp-session-id']!)).toBe(true)
+    expect(open.size).toBe(host.settings.get('gateway.max_sessions_per_agent'))
+    // The newest are the ones kept besides the busy one.
+    expect(opened.slice(-15).every((session) => open.has(session.headers['mcp-session-id']!))).toBe(true)
+    await call.done
+    expect(call.events.some((event) => event.data.includes('kept'))).toBe(true)
+    for (const session of [busy, ...opened.slice(-15)]) await session.close()
+  }, 60_000)
+
   it('a command longer than the client\'s request timeout completes when the client resets its timeout on progress', async () => {
     const worker = await connectAgent(gateway.url, token)
     try {

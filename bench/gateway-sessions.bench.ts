@@ -55,7 +55,7 @@ it('gateway sessions: resume after a drop, and the memory of idle sessions', asy
     }
     const r = summarise(resumes)
     const b = summarise(lists)
-    results.push({ name: 'gateway.resume_ms', unit: 'ms', median: round(r.median), p95: round(r.p95), samples: resumes.length, baseline: round(b.median), ratio: round(r.median / b.median) })
+    results.push({ name: 'gateway.resume_ms', unit: 'ms', median: round(r.median), p95: round(r.p95), samples: resumes.length, baseline: { median: round(b.median), p95: round(b.p95) }, ratio: round(r.median / b.median) })
 
     // A full collection before each reading, so what is left is what the sessions hold.
     setFlagsFromString('--expose-gc')

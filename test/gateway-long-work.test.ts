@@ -223,3 +223,64 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     }
   }, 30_000)
 })
+
+describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let dir: ReturnType<typeof makeTempDir>
+  afterAll(() => dir?.remove())
+
+  it('after a restart, the same Mcp-Session-Id goes on in the same working directory with the same taint; a session the client closed does not come back', async () => {
+    dir = makeTempDir('airlock-durable-sessions-', { outsideTmp: true })
+    const start = async () => {
+      const host = createHost({ home: dir.path, logError: () => undefined })
+      await host.recovered
+      return { host, gateway: await startAgentGateway({ host, port: 0, logError: () => undefined }) }
+    }
+    const first = await start()
+    const { token } = first.host.agents.agents.create('durable', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'notes/**': 'CONFIDENTIAL' } } } })
+    const open = async (url: string) => {
+      const init = await rawRequest(url, {
+        headers: mcpHeaders(token),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'durable', version: '1' } } })
+      })
+      const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
+      await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+      return headers
+    }
+    const call = async (url: string, headers: Record<string, string>, id: number, command: string) => {
+      const answer = await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_command', arguments: { command } } }) })
+      const data = answer.body.split('\n').find((line) => line.startsWith('data: {'))
+      return { status: answer.status, body: answer.body, result: data ? (JSON.parse(data.slice(6)) as { result?: { structuredContent: { status: string; data: { stdout: string; cwd: string } } } }).result : undefined }
+    }
+    const kept = await open(first.gateway.url)
+    const closed = await open(first.gateway.url)
+    expect((await call(first.gateway.url, kept, 2, 'mkdir -p deep/er notes && echo secret > notes/n')).result?.structuredContent.status).toBe('success')
+    expect((await call(first.gateway.url, kept, 3, 'cat notes/n')).result?.structuredContent.data.stdout).toBe('secret\n')
+    expect((await call(first.gateway.url, kept, 7, 'cd deep/er')).result?.structuredContent.data.cwd).toBe('deep/er')
+    await rawRequest(first.gateway.url, { method: 'DELETE', headers: closed })
+    await first.gateway.close()
+    await first.host.dispose()
+
+    const second = await start()
+    try {
+      const after = await call(second.gateway.url, kept, 4, 'pwd')
+      expect(after.status, after.body).toBe(200)
+      expect(after.result?.structuredContent).toMatchObject({ status: 'success', data: { cwd: 'deep/er' } })
+      expect(second.host.store.sessions.taint(kept['mcp-session-id']!)).toBe('CONFIDENTIAL')
+      expect(second.host.store.sessions.get(kept['mcp-session-id']!)).toMatchObject({ endedAt: null })
+      // Events of the process that ended are gone: a resume from one says what happened.
+      const stale = await rawRequest(second.gateway.url, { method: 'GET', headers: { ...kept, accept: 'text/event-stream', 'last-event-id': '0123456789ab-3' } })
+      expect([stale.status, rpcError(stale.body).data?.reason]).toEqual([400, 'interrupted_by_restart'])
+      // Closed by its client: it stays closed, and the 404 says how to go on.
+      const gone = await call(second.gateway.url, closed, 5, 'pwd')
+      expect(gone.status).toBe(404)
+      expect(rpcError(gone.body).message).toMatch(/start a new session with initialize/)
+      // Another agent's token cannot resume it.
+      const { token: other } = second.host.agents.agents.create('other', { profile: { capabilities: ['files'], ask: 'never' } })
+      const foreign = await rawRequest(second.gateway.url, { headers: { ...kept, authorization: `Bearer ${other}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) })
+      expect(foreign.status).toBe(404)
+    } finally {
+      await second.gateway.close()
+      await second.host.dispose()
+    }
+  }, 60_000)
+})

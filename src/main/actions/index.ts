@@ -7,7 +7,7 @@ import { mcpToolResolver } from './mcp_tools'
 import { createPersistSkillAction } from './persist_skill'
 import { readFileAction } from './read_file'
 import { runCodeAction } from './run_code'
-import { createRunCommandAction } from './run_command'
+import { createRunCommandAction, type SessionDirectoryStore } from './run_command'
 import { createRunSkillAction } from './run_skill'
 import { searchFilesAction } from './search_files'
 import type { SkillLedger } from './skill-files'
@@ -45,8 +45,10 @@ export const builtinActions = {
  * Registers every built-in action and the proxied-tool resolver; returns one disposer for all.
  * `skills` is where skill revisions are recorded: `persist_skill` and `run_skill` exist only with it.
  */
-export function registerBuiltinActions(registry: ActionRegistry, options: { skills?: SkillLedger } = {}): () => void {
-  const { mcpToolResolver: resolver, ...specs } = builtinActions
+export function registerBuiltinActions(registry: ActionRegistry, options: { skills?: SkillLedger; directories?: SessionDirectoryStore } = {}): () => void {
+  const { mcpToolResolver: resolver, ...shared } = builtinActions
+  // With a store for sessions' directories, this registry's `run_command` keeps them across restarts.
+  const specs = options.directories ? { ...shared, run_command: createRunCommandAction(options.directories) } : shared
   const skillSpecs = options.skills ? [createPersistSkillAction(options.skills), createRunSkillAction(options.skills)] : []
   const disposers = [...[...Object.values(specs), ...skillSpecs].map((spec) => registry.register(spec)), registry.registerResolver(resolver)]
   return () => {

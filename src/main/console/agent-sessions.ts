@@ -14,6 +14,8 @@ export type SessionLedger = {
   start(agentId: string, transport: string): string
   touch(sessionId: string): void
   end(sessionId: string, reason: string): void
+  /** Opens again a session a restart ended (the caller checked it may resume); false when it could not. */
+  reopen(sessionId: string): boolean
 }
 
 /**
@@ -53,6 +55,21 @@ export class AgentSessions {
     if (this.options.agents.state(agentId) !== 'enabled') throw new SessionClosedError(`Agent ${agentId} is not enabled.`)
     const profile = this.options.agents.effectiveProfile(agentId)
     const sessionId = this.options.ledger.start(agentId, transport)
+    const agent = this.agentContext(agentId, sessionId, profile)
+    this.open.set(sessionId, { agentId, agent, profile: JSON.stringify(profile), inFlight: 0, stale: false })
+    return { sessionId, tools: [...agent.tools] }
+  }
+
+  /**
+   * Opens again a session of an enabled agent that a restart of Airlock ended (the MCP gateway
+   * resumes its client's `Mcp-Session-Id`): the same id, its taint and working directory as they
+   * were recorded; its warm resources are made again by its next call.
+   */
+  resume(agentId: string, sessionId: string): { sessionId: string; tools: string[] } {
+    if (this.options.agents.state(agentId) !== 'enabled') throw new SessionClosedError(`Agent ${agentId} is not enabled.`)
+    if (this.open.has(sessionId)) throw new SessionClosedError(`Session ${sessionId} is already open.`)
+    if (!this.options.ledger.reopen(sessionId)) throw new SessionClosedError(`Session ${sessionId} cannot be resumed.`)
+    const profile = this.options.agents.effectiveProfile(agentId)
     const agent = this.agentContext(agentId, sessionId, profile)
     this.open.set(sessionId, { agentId, agent, profile: JSON.stringify(profile), inFlight: 0, stale: false })
     return { sessionId, tools: [...agent.tools] }

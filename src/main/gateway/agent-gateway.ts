@@ -13,7 +13,7 @@ import { sessionEventLimits } from './session-events'
 
 /** What the gateway is built from: the host's agents and settings, a port, and the approval queue's hook when there is one. */
 export type AgentGatewayOptions = {
-  host: Pick<Host, 'agents' | 'settings' | 'appVersion'>
+  host: Pick<Host, 'agents' | 'settings' | 'appVersion' | 'store'>
   /** Port on 127.0.0.1; 0 picks a free one. */
   port: number
   /** Progress while a call waits for the operator (the approval queue); without it calls just wait. */
@@ -126,7 +126,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       }
       return initialize(agent.id, request, response, parsed)
     }
-    const session = typeof sessionId === 'string' ? open.get(sessionId) : undefined
+    const session = typeof sessionId === 'string' ? (open.get(sessionId) ?? (await resumeSession(agent.id, sessionId))) : undefined
     // Another agent's session is answered as unknown: a token never learns of other sessions.
     if (!session || session.agentId !== agent.id) return sendRefusal(response, sessionNotFound())
     if (!host.agents.sessions.agentOf(session.sessionId)) {
@@ -177,10 +177,43 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     try {
       await session.connect()
       await session.transport.handleRequest(request, response, parsed)
+      // Kept so the session can be resumed after a restart (see `resumeSession`).
+      const opened = (Array.isArray(parsed) ? parsed : [parsed]).find(isInitializeRequest)
+      if (opened && open.get(session.sessionId) === session) host.store.sessions.saveMcpInitialize(session.sessionId, JSON.stringify(opened))
     } finally {
       // The SDK refused the initialize (bad headers, protocol), or the agent went: nothing may stay open for it.
       if (open.get(session.sessionId) !== session) await session.close('initialize_refused')
     }
+  }
+
+  /**
+   * A session id this process does not know, of a session a restart of Airlock ended (shutdown or
+   * crash) within the idle timeout, asked for by its own agent: opened again under the same id,
+   * with its working directory and taint (durable sessions). Anything else stays unknown (404).
+   */
+  const resuming = new Map<string, Promise<GatewaySession | undefined>>()
+  async function resumeSession(agentId: string, sessionId: string): Promise<GatewaySession | undefined> {
+    if (closing) return undefined
+    const pending = resuming.get(sessionId)
+    if (pending) return pending
+    const stored = host.store.sessions.resumable(sessionId, agentId, host.settings.get('gateway.idle_timeout_seconds') * 1000)
+    if (!stored) return undefined
+    const attempt = (async () => {
+      const initialize = JSON.parse(stored.initialize) as unknown
+      const session = new GatewaySession(agentId, sessionDeps, handlers, () => host.agents.sessions.resume(agentId, sessionId).sessionId)
+      session.protocolVersion = negotiatedVersion(initialize)
+      starting.add(session)
+      try {
+        await session.connect()
+        if ((await session.replayInitialize(initialize)) && open.get(sessionId) === session) return session
+      } catch (error) {
+        logError(`Airlock: resuming MCP session ${sessionId} failed`, error)
+      }
+      await session.close('resume_refused')
+      return undefined
+    })().finally(() => resuming.delete(sessionId))
+    resuming.set(sessionId, attempt)
+    return attempt
   }
 
   const serve = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean) => {
@@ -269,11 +302,12 @@ function resumeRefusal(session: GatewaySession, request: IncomingMessage): HttpR
   if (lastEventId === undefined) return undefined
   const lookup = typeof lastEventId === 'string' ? session.events.lookup(lastEventId) : { found: false as const, reason: 'unknown' as const }
   if (lookup.found) return undefined
-  const message =
-    lookup.reason === 'dropped'
+  const message = session.resumed
+    ? `Cannot resume after event ${String(lastEventId)}: Airlock restarted since then; a call that was running then ended interrupted (its row in history says so), and this session goes on.`
+    : lookup.reason === 'dropped'
       ? `Cannot resume after event ${String(lastEventId)}: the session no longer keeps it (it keeps the last ${sessionEventLimits.events} events, ${sessionEventLimits.bytes / 1024 / 1024} MiB); what the call returned is in Airlock's history (airlock history).`
       : `Cannot resume after event ${String(lastEventId)}: no event of this session has that id.`
-  return { status: 400, code: gatewayErrorCodes.invalidRequest, reason: lookup.reason === 'dropped' ? 'events_dropped' : 'unknown_event_id', message }
+  return { status: 400, code: gatewayErrorCodes.invalidRequest, reason: session.resumed ? 'interrupted_by_restart' : lookup.reason === 'dropped' ? 'events_dropped' : 'unknown_event_id', message }
 }
 
 /** The version an initialize negotiates: the client's when the SDK supports it, else the SDK's latest (what the SDK answers). */

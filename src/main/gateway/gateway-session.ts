@@ -149,6 +149,34 @@ export class GatewaySession {
     })
   }
 
+  /** Set when this session was resumed after a restart of Airlock (its events before it are gone). */
+  resumed = false
+
+  /**
+   * Resumes a session a restart ended: feeds the transport the `initialize` its client opened it
+   * with (and `notifications/initialized`), as if the client had sent them, so the SDK server is
+   * initialized for that client again under the same session id (`start` returns it). Decision:
+   * the SDK has no public way to adopt a session id, so this speaks to the transport's inner
+   * web-standard handler directly; `gateway-long-work.test.ts` fails if an SDK upgrade moves it.
+   * Resolves false when the transport refused.
+   */
+  async replayInitialize(initialize: unknown): Promise<boolean> {
+    const inner = (this.transport as unknown as { _webStandardTransport?: WebHandler })._webStandardTransport
+    if (!inner) return false
+    const post = async (body: unknown, headers: Record<string, string>) => {
+      const response = await inner.handleRequest(
+        new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) }),
+        { parsedBody: body }
+      )
+      await response.text()
+      return response.status
+    }
+    if ((await post(initialize, {})) !== 200 || this.sessionId === '') return false
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
+    this.resumed = true
+    return (await post(initialized, { 'mcp-session-id': this.sessionId, ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}) })) === 202
+  }
+
   /** Starts serving: connects the SDK server to the transport. */
   async connect(): Promise<void> {
     await this.server.connect(this.transport)
@@ -224,6 +252,9 @@ export class GatewaySession {
     return call
   }
 }
+
+/** The SDK transport's inner web-standard request handler (see `replayInitialize`). */
+type WebHandler = { handleRequest(request: Request, options: { parsedBody: unknown }): Promise<Response> }
 
 /** What makes two calls the same (tool and arguments), or undefined for arguments too deep to compare (they fail validation anyway). */
 function joinKey(name: string, args: unknown): string | undefined {

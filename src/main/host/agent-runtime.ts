@@ -56,7 +56,7 @@ export function createAgentRuntime(input: {
       events.publish('skills', 'changed', change)
     }
   })
-  const unregister = registerBuiltinActions(registry, { skills })
+  const unregister = registerBuiltinActions(registry, { skills, directories: { cwd: (id) => store.sessions.cwd(id), setCwd: (id, cwd) => store.sessions.setCwd(id, cwd) } })
   // The agent service tells sessions about disabled agents; sessions need the service: built after it.
   const late: { sessions?: AgentSessions } = {}
   const agents = new AgentService({
@@ -111,6 +111,12 @@ export function createAgentRuntime(input: {
       return sessionId
     },
     touch: (sessionId) => store.sessions.touch(sessionId),
+    reopen: (sessionId) => {
+      if (!store.sessions.reopen(sessionId)) return false
+      const agentId = store.sessions.get(sessionId)?.agentId
+      if (agentId) input.onSessionChange?.({ sessionId, agentId, change: 'started' })
+      return true
+    },
     end: (sessionId, reason) => {
       store.sessions.end(sessionId, reason)
       const agentId = store.sessions.get(sessionId)?.agentId

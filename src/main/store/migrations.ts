@@ -332,7 +332,12 @@ export const migrations: readonly Migration[] = [
   { version: 5, name: 'doctor reports', up: (db) => db.exec(doctorSchema) },
   { version: 6, name: 'egress rules and pinned names', up: (db) => db.exec(networkSchema) },
   { version: 7, name: 'egress rules per role', up: (db) => db.exec(networkRoleRules) },
-  { version: 8, name: 'audit ledger of calls, approvals and events', up: createLedger }
+  { version: 8, name: 'audit ledger of calls, approvals and events', up: createLedger },
+  {
+    version: 9,
+    name: 'resumable MCP sessions: the client initialize and the working directory',
+    up: (db) => db.exec(`alter table sessions add column mcp_initialize text; alter table sessions add column cwd text not null default ''`)
+  }
 ]
 
 /** The schema version this build writes. */

@@ -67,6 +67,39 @@ export class SessionRepository {
     return this.db.prepare('update sessions set ended_at = ?, end_reason = ? where ended_at is null').run(at, interruptedReason).changes
   }
 
+  /** Keeps the `initialize` an MCP client opened the session with (JSON), so the session can be resumed after a restart. */
+  saveMcpInitialize(sessionId: string, initialize: string): void {
+    this.db.prepare('update sessions set mcp_initialize = ? where id = ?').run(initialize, sessionId)
+  }
+
+  /**
+   * An MCP session a restart ended (`shutdown`, or `interrupted` by a crash) no longer ago than
+   * `withinMs`, of this agent: what its client opened it with, or undefined when it cannot resume.
+   */
+  resumable(sessionId: string, agentId: string, withinMs: number): { initialize: string } | undefined {
+    const row = this.db.prepare("select agent_id, transport, ended_at, end_reason, mcp_initialize from sessions where id = ?").get(sessionId) as
+      | { agent_id: string; transport: string; ended_at: string | null; end_reason: string | null; mcp_initialize: string | null }
+      | undefined
+    if (!row || row.agent_id !== agentId || row.transport !== 'mcp-http' || !row.mcp_initialize || row.ended_at === null) return undefined
+    if (row.end_reason !== 'shutdown' && row.end_reason !== interruptedReason) return undefined
+    if (this.now().getTime() - Date.parse(row.ended_at) > withinMs) return undefined
+    return { initialize: row.mcp_initialize }
+  }
+
+  /** Opens a session a restart ended again (`resumable` said it may); false when it was not ended. */
+  reopen(sessionId: string): boolean {
+    return this.db.prepare('update sessions set ended_at = null, end_reason = null, last_seen_at = ? where id = ? and ended_at is not null').run(this.now().toISOString(), sessionId).changes === 1
+  }
+
+  /** The session's working directory (workspace-relative, '' for its root), kept across restarts. */
+  cwd(sessionId: string): string {
+    return (this.db.prepare('select cwd from sessions where id = ?').pluck().get(sessionId) as string | undefined) ?? ''
+  }
+
+  setCwd(sessionId: string, cwd: string): void {
+    this.db.prepare('update sessions set cwd = ? where id = ?').run(cwd, sessionId)
+  }
+
   /** A session's taint (SPEC §6.3); a session not recorded is `PUBLIC`. */
   taint(sessionId: string): Classification {
     const taint = this.db.prepare('select taint from sessions where id = ?').pluck().get(sessionId) as Classification | undefined

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs'
 import { z } from 'zod'
 import type { ActionContext, ActionOutcome, ActionSpec, CommandResult, CommandRunner, ResourceHandle } from '../../core'
 import { executionDiagnostics, providerFacts, recordEgress, recordNetworkUse, selectionFailure } from './execution-profile'
-import { cwdMarker, SessionDirectories, takeCwdReport, withCwdReport, workspaceDirectory } from './session-directory'
+import { cwdMarker, SessionDirectories, takeCwdReport, withCwdReport, workspaceDirectory, type SessionDirectoryStore } from './session-directory'
 import { shellRequirement } from './shell-session'
 
 const noNul = (text: string) => !text.includes('\0')
@@ -61,8 +61,8 @@ export class RunCommandError extends Error {
  * programs) the command runs as given and only `cwd` moves the session.
  * A factory: each instance keeps its sessions' directories.
  */
-export function createRunCommandAction(): ActionSpec<typeof runCommandInputSchema> {
-  const directories = new SessionDirectories()
+export function createRunCommandAction(kept?: SessionDirectoryStore): ActionSpec<typeof runCommandInputSchema> {
+  const directories = new SessionDirectories(kept)
   return {
     name: 'run_command',
     description:

@@ -19,13 +19,17 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 export class SessionDirectories {
   private readonly bySession = new Map<string, string>()
 
+  /** `kept`: where the directories are also written (the sessions table), so a session resumed after a restart is where it was. */
+  constructor(private readonly kept?: SessionDirectoryStore) {}
+
   /** The session's directory, relative to the workspace ('' is the root). */
   get(sessionId: string): string {
-    return this.bySession.get(sessionId) ?? ''
+    return this.bySession.get(sessionId) ?? this.kept?.cwd(sessionId) ?? ''
   }
 
   /** Moves the session to `relativePath` (already checked with `workspaceDirectory`). */
   set(sessionId: string, relativePath: string): void {
+    if (this.kept && this.get(sessionId) !== relativePath) this.kept.setCwd(sessionId, relativePath)
     this.bySession.delete(sessionId)
     if (relativePath === '') return
     this.bySession.set(sessionId, relativePath)
@@ -33,6 +37,9 @@ export class SessionDirectories {
     if (this.bySession.size > maxRemembered) this.bySession.delete(this.bySession.keys().next().value!)
   }
 }
+
+/** Where sessions' directories are kept beyond the process (the store's sessions table). */
+export type SessionDirectoryStore = { cwd(sessionId: string): string; setCwd(sessionId: string, cwd: string): void }
 
 /** How many sessions' directories are remembered (each a short path; the oldest is forgotten first). */
 const maxRemembered = 10_000

@@ -95,6 +95,37 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
     }
   }, 60_000)
 
+  it('after `airlock serve` restarts (on another port), the bridge resumes the same session rather than opening a new one', async () => {
+    const restartHome = join(dir.path, 'restart-home')
+    const created = JSON.parse(runAirlock(['agent', 'create', 'steady', '--json', '--profile', join(dir.path, 'profile.json'), '--home', restartHome]).stdout) as { token: string }
+    let serving = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', restartHome])
+    const transport = new StdioClientTransport({ command: process.execPath, args: [airlockBin, 'mcp-stdio', '--agent', 'steady', '--home', restartHome], env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: created.token }, stderr: 'pipe' })
+    let stderr = ''
+    transport.stderr?.on('data', (chunk) => (stderr += chunk))
+    const client = new Client({ name: 'stdio-test-agent', version: '1.0.0' })
+    await client.connect(transport)
+    const sessions = () => {
+      const store = openStore(join(restartHome, 'airlock.db'))
+      try {
+        return store.sessions.listByAgent('steady')
+      } finally {
+        store.close()
+      }
+    }
+    try {
+      expect((await callTool(client, 'write_file', { path: 'before.txt', content: 'kept' })).structuredContent.status).toBe('success')
+      expect(await serving.stop()).toBe(0)
+      serving = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', restartHome])
+      expect((await callTool(client, 'read_file', { path: 'before.txt' })).content).toEqual([{ type: 'text', text: 'kept' }])
+      expect(stderr).toMatch(/the gateway restarted; the session was resumed/)
+      expect(sessions()).toHaveLength(1)
+      expect(sessions()[0]?.endedAt).toBeNull()
+    } finally {
+      await client.close()
+      expect(await serving.stop()).toBe(0)
+    }
+  })
+
   const refusals: [string, string[], Record<string, string>, number, RegExp][] = [
     ["another agent's token", [], { AIRLOCK_TOKEN: 'other' }, 1, /^airlock: The token belongs to another agent, not coder; use coder's own token\.$/],
     ['a wrong token', [], { AIRLOCK_TOKEN: 'alk_not-a-real-token' }, 1, /^airlock: The token is not valid for any enabled agent/],

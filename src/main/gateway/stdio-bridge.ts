@@ -50,7 +50,7 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   /** Set once the bridge is ending: the transport's complaints about the streams it closes are not news. */
   let closing = false
 
-  const connect = async (): Promise<StreamableHTTPClientTransport> => {
+  const connect = async (sessionId?: string): Promise<StreamableHTTPClientTransport> => {
     const url = options.locate()
     // The token leaves only after the address is checked again, request by request.
     const guarded: typeof fetch = async (input, init) => {
@@ -61,6 +61,7 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
     const transport = new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
       fetch: guarded,
+      ...(sessionId ? { sessionId } : {}),
       // A dropped stream is not retried blindly: the next request reconnects through `locate`.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 }
     })
@@ -81,22 +82,46 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
   }
   let http = await connect()
 
-  /** Opens a new gateway session with the client's initialize, then swaps it in. */
+  /** Sends a request of the bridge's own on `transport` and waits for its answer (not relayed to the client). */
+  const ask = async (transport: StreamableHTTPClientTransport, message: JSONRPCRequest): Promise<JSONRPCMessage> => {
+    const answered = new Promise<JSONRPCMessage>((resolve) => (replay = { id: String(message.id), answered: resolve }))
+    try {
+      await transport.send(message)
+      return await answered
+    } finally {
+      replay = undefined
+    }
+  }
+
+  /**
+   * The gateway no longer knows the session (it restarted, maybe on another port, or ended it):
+   * first the same session is asked for again at the gateway's address now (a restarted gateway
+   * resumes it, working directory and all); only when that fails is a new one opened with the
+   * client's initialize. Either way it is swapped in.
+   */
   const reopen = (stale: StreamableHTTPClientTransport): Promise<StreamableHTTPClientTransport> => {
     if (http !== stale) return Promise.resolve(http)
     reconnecting ??= (async () => {
-      const next = await connect()
       replays += 1
-      const id = `airlock-mcp-stdio-reinitialize-${replays}`
-      const answered = new Promise<JSONRPCMessage>((resolve) => (replay = { id, answered: resolve }))
-      await next.send({ ...initialize!, id })
-      const answer = await answered
-      replay = undefined
+      if (stale.sessionId) {
+        const same = await connect(stale.sessionId)
+        if (protocolVersion) same.setProtocolVersion(protocolVersion)
+        const pong = await ask(same, { jsonrpc: '2.0', id: `airlock-mcp-stdio-resume-${replays}`, method: 'ping' }).catch(() => undefined)
+        if (pong && isJSONRPCResultResponse(pong)) {
+          void stale.close().catch(() => undefined)
+          options.report('airlock mcp-stdio: the gateway restarted; the session was resumed')
+          http = same
+          return same
+        }
+        void same.close().catch(() => undefined)
+      }
+      const next = await connect()
+      const answer = await ask(next, { ...initialize!, id: `airlock-mcp-stdio-reinitialize-${replays}` })
       if (isJSONRPCErrorResponse(answer)) throw new Error(answer.error.message)
       if (protocolVersion) next.setProtocolVersion(protocolVersion)
       await next.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
       void stale.close().catch(() => undefined)
-      options.report('airlock mcp-stdio: the gateway had ended the session; a new one was opened')
+      options.report('airlock mcp-stdio: the gateway had ended the session; a new one was opened (the working directory starts at the workspace root)')
       http = next
       return next
     })().finally(() => (reconnecting = undefined))

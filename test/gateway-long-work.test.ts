@@ -1,11 +1,14 @@
+import { writeFileSync } from 'node:fs'
 import { request as httpRequest, type ClientRequest } from 'node:http'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HistoryRow } from '@shared/ipc/history'
 import { startAgentGateway, type AgentGateway } from '../src/main/gateway'
 import { createHost, type Host } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
-import { callTool, connectAgent, mcpHeaders, rawRequest, rpcError } from './support/mcp-gateway-client'
+import { callTool, connectAgent, mcpHeaders, rawRequest, rpcError, startServeWithGateway } from './support/mcp-gateway-client'
+import { runAirlock } from './support/run-cli'
 import { makeTempDir } from './support/temp-home'
 
 // Long work through the gateway, as real clients do it (issue 25): the SDK client with a request
@@ -283,4 +286,44 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
       await second.host.dispose()
     }
   }, 60_000)
+})
+
+describe.skipIf(skip !== undefined)(`a session across \`airlock serve\` killed mid-call${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  it('the call that was running ends interrupted; the client is told so on resumption, and the session goes on', async () => {
+    const dir = makeTempDir('airlock-killed-serve-', { outsideTmp: true })
+    const home = join(dir.path, 'home')
+    writeFileSync(join(dir.path, 'profile.json'), JSON.stringify({ capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' }))
+    const token = (JSON.parse(runAirlock(['agent', 'create', 'survivor', '--json', '--profile', join(dir.path, 'profile.json'), '--home', home]).stdout) as { token: string }).token
+    const urlOf = (line: string) => line.slice(line.indexOf('http://'))
+    let serving = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
+    try {
+      let url = urlOf(serving.gatewayLine)
+      const init = await rawRequest(url, {
+        headers: mcpHeaders(token),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'survivor', version: '1' } } })
+      })
+      const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
+      await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+      const long = openStream(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 60' } } }) })
+      await expect.poll(() => long.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
+      const primingId = long.events[0]!.id!
+      serving.child.kill('SIGKILL')
+      await long.done
+      await new Promise((resolve) => serving.child.once('exit', resolve))
+
+      serving = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
+      url = urlOf(serving.gatewayLine)
+      const told = await rawRequest(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primingId } })
+      expect([told.status, rpcError(told.body).data?.reason]).toEqual([400, 'interrupted_by_restart'])
+      expect(rpcError(told.body).message).toMatch(/ended interrupted/)
+      const next = await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'echo still here' } } }) })
+      expect(next.status).toBe(200)
+      expect(next.body).toContain('still here')
+      const rows = JSON.parse(runAirlock(['history', '--agent', 'survivor', '--json', '--home', home]).stdout) as { status: string; inputSummary: { command?: string } }[]
+      expect(rows.find((row) => row.inputSummary.command === 'sleep 60')?.status).toBe('interrupted')
+    } finally {
+      await serving.stop()
+      dir.remove()
+    }
+  }, 90_000)
 })

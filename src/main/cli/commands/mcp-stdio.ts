@@ -34,33 +34,32 @@ export const mcpStdioCommand = defineCommand({
   }
 })
 
+/** The command's work: checks, then the bridge until stdin ends (refusals are thrown for `run` to answer). */
 async function serveStdio({ options, positionals }: { options: { agent?: string; 'token-file'?: string; token?: string; home?: string }; positionals: string[] }, io: { err(line: string): void }): Promise<number> {
-  {
-    if (options.token !== undefined) throw new UsageError('--token is not accepted: a token on the command line is visible to every user of this machine; put it in AIRLOCK_TOKEN or in a file named by --token-file')
-    if (positionals.length > 0) throw new UsageError(`mcp-stdio takes no arguments, got ${positionals[0]}`)
-    if (options.agent === undefined) throw new UsageError('mcp-stdio needs --agent <id>')
-    const valid = agentIdSchema.safeParse(options.agent)
-    if (!valid.success) throw new UsageError(`agent id ${JSON.stringify(options.agent)}: ${valid.error.issues.map((i) => i.message).join('; ')}`)
-    const token = readToken(options['token-file'])
-    const paths = airlockPaths(resolveHome(options.home))
-    checkTokenIsAgents(paths, options.agent, token)
-    // Asked now (to fail at once) and again before every request the bridge sends.
-    const locate = () => trustedGatewayAddress(paths.home).url
-    try {
-      locate()
-    } catch (error) {
-      if (error instanceof GatewayNotTrusted) throw new CliError('not_found', error.message)
-      throw error
-    }
-    const stop = new AbortController()
-    const onSignal = () => stop.abort()
-    process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
-    try {
-      await runStdioBridge({ locate, token, stdin: process.stdin, stdout: process.stdout, report: io.err, signal: stop.signal })
-      return 0
-    } finally {
-      process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
-    }
+  if (options.token !== undefined) throw new UsageError('--token is not accepted: a token on the command line is visible to every user of this machine; put it in AIRLOCK_TOKEN or in a file named by --token-file')
+  if (positionals.length > 0) throw new UsageError(`mcp-stdio takes no arguments, got ${positionals[0]}`)
+  if (options.agent === undefined) throw new UsageError('mcp-stdio needs --agent <id>')
+  const valid = agentIdSchema.safeParse(options.agent)
+  if (!valid.success) throw new UsageError(`agent id ${JSON.stringify(options.agent)}: ${valid.error.issues.map((i) => i.message).join('; ')}`)
+  const token = readToken(options['token-file'])
+  const paths = airlockPaths(resolveHome(options.home))
+  checkTokenIsAgents(paths, options.agent, token)
+  // Asked now (to fail at once) and again before every request the bridge sends.
+  const locate = () => trustedGatewayAddress(paths.home).url
+  try {
+    locate()
+  } catch (error) {
+    if (error instanceof GatewayNotTrusted) throw new CliError('not_found', error.message)
+    throw error
+  }
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
+  try {
+    await runStdioBridge({ locate, token, stdin: process.stdin, stdout: process.stdout, report: io.err, signal: stop.signal })
+    return 0
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
   }
 }
 

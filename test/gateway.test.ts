@@ -183,7 +183,7 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
       // Batches were removed in 2025-06-18; this session negotiated a later version.
       await invalid(JSON.stringify([{ jsonrpc: '2.0', id: 5, method: 'tools/list' }]), 'batch_not_supported')
       // The header must name the negotiated version.
-      const mismatch = await rawRequest(gateway.url, { headers: { ...headers, 'mcp-protocol-version': '2025-03-26' }, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) })
+      const mismatch = await rawRequest(gateway.url, { headers: { ...headers, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) })
       expect([mismatch.status, rpcError(mismatch.body).data?.reason]).toEqual([400, 'protocol_version_mismatch'])
       expect(rpcError(mismatch.body).message).toContain(LATEST_PROTOCOL_VERSION)
       const unknownMethod = await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/teleport', params: {} }) })

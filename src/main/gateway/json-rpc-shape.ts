@@ -43,9 +43,17 @@ function invalid(reason: string, message: string): HttpRefusal {
   return { status: 400, code: gatewayErrorCodes.invalidRequest, reason, message }
 }
 
-/** A request's `MCP-Protocol-Version` header that names another version than the session negotiated, refused (400) with both. */
+/** What a server assumes when a request carries no `MCP-Protocol-Version` (the transport spec's backwards-compatible default). */
+const assumedWithoutHeader = '2025-03-26'
+
+/**
+ * A request's `MCP-Protocol-Version` header that names another version than the session
+ * negotiated, refused (400) with both. Decision: the version a server assumes without the header
+ * (2025-03-26) is accepted as if absent — clients send it explicitly (the official conformance
+ * suite does on every request after initialize).
+ */
 export function protocolHeaderRefusal(header: string | string[] | undefined, protocolVersion: string | undefined): HttpRefusal | undefined {
-  if (header === undefined || protocolVersion === undefined || header === protocolVersion) return undefined
+  if (header === undefined || protocolVersion === undefined || header === protocolVersion || header === assumedWithoutHeader) return undefined
   return {
     status: 400,
     code: gatewayErrorCodes.invalidRequest,

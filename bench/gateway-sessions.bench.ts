@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { it } from 'vitest'
@@ -6,17 +5,14 @@ import { startAgentGateway } from '../src/main/gateway'
 import { createHost } from '../src/main/host'
 import { mcpHeaders, rawRequest } from '../test/support/mcp-gateway-client'
 import { makeTempDir } from '../test/support/temp-home'
-import { record, summarise, type BenchResult } from './support/measure'
+import { record, type BenchResult } from './support/measure'
 
 /**
  * Gateway sessions over long work (issue 25), against an in-process host and gateway:
- * - `gateway.resume_ms`: a client whose stream dropped resumes with `Last-Event-ID` and gets the
- *   result of the call that finished meanwhile: from the GET leaving to the result arriving.
- *   Baseline: a plain `tools/list` POST round trip in the same session.
  * - `gateway.idle_sessions_memory_mb`: what 100 idle MCP sessions (initialized, nothing running) add
  *   to the heap after a full collection (RSS moves with the allocator, not with what is held). Reported.
  */
-it('gateway sessions: resume after a drop, and the memory of idle sessions', async () => {
+it('gateway sessions: the memory of idle sessions', async () => {
   const dir = makeTempDir('airlock-bench-sessions-', { outsideTmp: true })
   const host = createHost({ home: dir.path, logError: () => undefined })
   await host.recovered
@@ -35,28 +31,6 @@ it('gateway sessions: resume after a drop, and the memory of idle sessions', asy
       await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
       return headers
     }
-    const headers = await open()
-    const resumes: number[] = []
-    const lists: number[] = []
-    await host.agents.sessions.execute({ sessionId: String(headers['mcp-session-id']), tool: 'write_file', input: { path: 'seed.txt', content: 'x' } })
-    for (let i = 0; i < 65; i++) {
-      const primingId = await callAndDrop(gateway.url, headers, i + 10)
-      await waitForRows(host, i + 2)
-      const resumeStarted = performance.now()
-      await resumeUntilResult(gateway.url, { ...headers, accept: 'text/event-stream', 'last-event-id': primingId }, i + 10)
-      const resumeMs = performance.now() - resumeStarted
-      const listStarted = performance.now()
-      await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1000 + i, method: 'tools/list' }) })
-      const listMs = performance.now() - listStarted
-      if (i >= 5) {
-        resumes.push(resumeMs)
-        lists.push(listMs)
-      }
-    }
-    const r = summarise(resumes)
-    const b = summarise(lists)
-    results.push({ name: 'gateway.resume_ms', unit: 'ms', median: round(r.median), p95: round(r.p95), samples: resumes.length, baseline: { median: round(b.median), p95: round(b.p95) }, ratio: round(r.median / b.median) })
-
     // A full collection before each reading, so what is left is what the sessions hold.
     setFlagsFromString('--expose-gc')
     const gc = runInNewContext('gc') as () => void
@@ -81,55 +55,5 @@ it('gateway sessions: resume after a drop, and the memory of idle sessions', asy
   }
   record('gateway-sessions', results)
 }, 300_000)
-
-/** Sends a `read_file` call on a stream, waits for its priming event, and drops the stream; returns the priming event's id. */
-function callAndDrop(url: string, headers: Record<string, string>, id: number): Promise<string> {
-  const target = new URL(url)
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers }, (response) => {
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        const match = /^id: (\S+)$/m.exec(chunk)
-        if (match) {
-          request.destroy()
-          resolve(match[1]!)
-        }
-      })
-    })
-    request.on('error', () => undefined)
-    request.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'seed.txt' } } }))
-    setTimeout(() => reject(new Error('no priming event')), 10_000).unref()
-  })
-}
-
-/** Waits until the agent's history has `count` finished rows (the dropped call ran to its end). */
-async function waitForRows(host: ReturnType<typeof createHost>, count: number): Promise<void> {
-  for (;;) {
-    const rows = host.agents.history.list({ agentId: 'bench', limit: 500 }).rows
-    if (rows.filter((row) => row.finishedAt !== null).length >= count) return
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
-}
-
-/** A GET with Last-Event-ID, read until the result of request `id` arrives. */
-function resumeUntilResult(url: string, headers: Record<string, string>, id: number): Promise<void> {
-  const target = new URL(url)
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'GET', headers }, (response) => {
-      let seen = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        seen += chunk
-        if (seen.includes(`"id":${id}`)) {
-          request.destroy()
-          resolve()
-        }
-      })
-    })
-    request.on('error', () => undefined)
-    request.end()
-    setTimeout(() => reject(new Error('no resumed result')), 10_000).unref()
-  })
-}
 
 const round = (value: number) => Math.round(value * 100) / 100

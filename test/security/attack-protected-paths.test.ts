@@ -10,18 +10,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxIdentity, type ActionResult } from '../../src/main/core'
 import { createHost, type Host } from '../../src/main/host'
-import { checkEngine, createDockerClient } from '../../src/main/providers'
-import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
-import { skipReasonFor } from '../support/components'
+import { createDockerClient } from '../../src/main/providers'
 import { ensureTestImages } from '../support/docker-images'
+import { workspaceSandboxes } from '../support/sandbox-providers'
 import { makeTempDir } from '../support/temp-home'
 
-const bwrap = await checkBubblewrapHost()
-const engine = await checkEngine(createDockerClient())
-const sandboxes = [
-  { provider: 'bubblewrap', skip: skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason }) },
-  { provider: 'docker', skip: skipReasonFor('Docker engine', { available: engine.ok, reason: engine.ok ? '' : engine.reason }) }
-]
+const sandboxes = await workspaceSandboxes()
 
 type Run = { exitCode: number; stdout: string; stderr: string }
 

@@ -7,7 +7,8 @@ import { startAgentGateway, type AgentGateway } from '../src/main/gateway'
 import { createHost, type Host } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
-import { callTool, connectAgent, mcpHeaders, rawRequest, rpcError, startServeWithGateway } from './support/mcp-gateway-client'
+import type { Socket } from 'node:net'
+import { callTool, connectAgent, mcpHeaders, rawRequest, rpcError, socketKeepingFetch, startServeWithGateway } from './support/mcp-gateway-client'
 import { runAirlock } from './support/run-cli'
 import { makeTempDir } from './support/temp-home'
 
@@ -140,7 +141,7 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
   it('40 sessions of one agent opened and left idle: at the cap the least recently used idle one goes, never the one with a call in flight', async () => {
     const busy = await openRawSession()
     const call = openStream(gateway.url, { method: 'POST', headers: busy.headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 4; echo kept' } } }) })
-    await expect.poll(() => historyOf('worker').some((row) => (row.inputSummary as { command?: string } | null)?.command === 'sleep 4; echo kept'), { timeout: 10_000 }).toBe(true)
+    await expect.poll(() => call.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
     const opened = []
     for (let i = 0; i < 40; i++) opened.push(await openRawSession())
     const open = new Set(gateway.sessions().map((session) => session.sessionId))
@@ -153,36 +154,82 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     for (const session of [busy, ...opened.slice(-15)]) await session.close()
   }, 60_000)
 
-  it('a command longer than the client\'s request timeout completes when the client resets its timeout on progress', async () => {
+  it('a 90 s command completes through a client with a 20 s request timeout that resets on progress; progress quotes the last line printed', async () => {
     const worker = await connectAgent(gateway.url, token)
     try {
-      const progress: string[] = []
-      // A 6 s request timeout against a 14 s command: only progress (every 4 s) keeps the call alive.
-      const result = await callTool(worker.client, 'run_command', { command: 'sleep 14; echo finished' }, { timeout: 6000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p.message ?? '') })
-      expect(result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'finished\n', exitCode: 0 } })
-      expect(progress.length).toBeGreaterThanOrEqual(3)
-      expect(progress.some((message) => /^running for \d+ s$/.test(message))).toBe(true)
+      const progress: { at: number; message: string }[] = []
+      const command = 'for i in $(seq 1 90); do echo "step $i"; sleep 1; done; echo finished'
+      const result = await callTool(worker.client, 'run_command', { command }, { timeout: 20_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push({ at: Date.now(), message: p.message ?? '' }) })
+      expect(result.structuredContent).toMatchObject({ status: 'success', data: { exitCode: 0 } })
+      expect((result.structuredContent.data as { stdout: string }).stdout).toMatch(/step 90\nfinished\n$/)
+      // Every 4 s from start to result: over 90 s that is at least 18 (and no gap near the timeout).
+      expect(progress.length).toBeGreaterThanOrEqual(18)
+      const gaps = progress.slice(1).map((p, i) => p.at - progress[i]!.at)
+      expect(Math.max(...gaps)).toBeLessThan(20_000)
+      expect(progress.some((p) => /^running for \d+ s — last output: step \d+$/.test(p.message))).toBe(true)
       // Without resetting, the same client gives up at its timeout: progress is what made the difference.
       await expect(callTool(worker.client, 'run_command', { command: 'sleep 9; echo late' }, { timeout: 3000, onprogress: () => undefined })).rejects.toThrow(/timed out/i)
     } finally {
       await worker.close()
     }
-  }, 60_000)
+  }, 180_000)
 
-  it('a dropped connection does not cancel the call: it runs to its end, once, and its result is in history; a resume is refused with why', async () => {
+  it('a dropped connection does not cancel the call: the client resumes with Last-Event-ID and gets the result, run once', async () => {
     const session = await openRawSession()
     const headers = session.headers
+
     const command = 'sleep 3; echo "survived the drop"'
     const call = openStream(gateway.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_command', arguments: { command } } }) })
-    const rows = () => historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
-    await expect.poll(() => rows().length, { timeout: 10_000 }).toBe(1)
+    // The priming event: an id to resume from, and how long to wait before resuming.
+    await expect.poll(() => call.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
+    const priming = call.events[0]!
+    expect(priming).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{12}-\d+$/), retry: '2000', data: '' })
     call.drop()
-    await expect.poll(() => rows()[0]?.status, { timeout: 20_000 }).toBe('success')
-    expect(rows()).toHaveLength(1)
-    const refused = await rawRequest(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': 'any-1' } })
-    expect([refused.status, rpcError(refused.body).data?.reason]).toEqual([400, 'no_replay'])
-    expect(rpcError(refused.body).message).toMatch(/runs to its end and its result is in Airlock's history/)
+
+    const resumed = openStream(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! } })
+    await expect.poll(() => resumed.events.some((event) => event.data.includes('"id":7')), { timeout: 20_000 }).toBe(true)
+    resumed.drop()
+    expect(resumed.status()).toBe(200)
+    const result = JSON.parse(resumed.events.find((event) => event.data.includes('"id":7'))!.data) as { result: { structuredContent: { status: string; data: { stdout: string } } } }
+    expect(result.result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'survived the drop\n' } })
+    const rows = historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
+    expect(rows).toHaveLength(1)
+    expect(rows[0]!.status).toBe('success')
+
+    // The call has ended: a later resume is a finite replay (the result again, then the end of the
+    // stream), and a resume from its last event is 204 — nothing holds the client's connection.
+    const again = openStream(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': priming.id! } })
+    await again.done
+    expect(again.status()).toBe(200)
+    const last = again.events.at(-1)!
+    expect(last.data).toContain('"id":7')
+    const nothingMore = await rawRequest(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': last.id! } })
+    expect(nothingMore.status).toBe(204)
+
+    // A forged id, or one of another session, is refused with why; nothing of the session leaks.
+    for (const forged of ['000000000000-1', `${priming.id!.split('-')[0]}-999999`, 'not-an-id']) {
+      const refused = await rawRequest(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': forged } })
+      expect(refused.status).toBe(400)
+      expect(rpcError(refused.body)).toMatchObject({ message: expect.stringContaining('no event of this session has that id'), data: { reason: 'unknown_event_id' } })
+    }
     await session.close()
+  }, 60_000)
+
+  it('the SDK client whose socket is cut mid-run resumes by itself and gets the result; the call ran once', async () => {
+    const sockets: Socket[] = []
+    const worker = await connectAgent(gateway.url, token, { fetch: socketKeepingFetch(sockets) })
+    try {
+      const command = 'sleep 4; echo "after the cut"'
+      const pending = callTool(worker.client, 'run_command', { command }, { timeout: 60_000 })
+      await expect.poll(() => historyOf('worker').some((row) => (row.inputSummary as { command?: string } | null)?.command === command), { timeout: 10_000 }).toBe(true)
+      for (const socket of sockets) socket.destroy()
+      const result = await pending
+      expect(result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'after the cut\n' } })
+      const rows = historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
+      expect(rows.map((row) => row.status)).toEqual(['success'])
+    } finally {
+      await worker.close()
+    }
   }, 60_000)
 
   it('the same call sent again after its stream was lost joins the running one: one run, one history row; identical calls sent on purpose both run', async () => {
@@ -190,14 +237,14 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     const command = 'echo "run $RANDOM$RANDOM"; sleep 3'
     const body = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_command', arguments: { command } } })
     const first = openStream(gateway.url, { method: 'POST', headers: session.headers, body: body(11) })
-    const runs = () => historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
-    await expect.poll(() => runs().length, { timeout: 10_000 }).toBe(1)
+    await expect.poll(() => first.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
     first.drop()
     await new Promise((resolve) => setTimeout(resolve, 300))
     const again = openStream(gateway.url, { method: 'POST', headers: session.headers, body: body(12) })
     await again.done
     const result = JSON.parse(again.events.find((event) => event.data.includes('"id":12'))!.data) as { result: { structuredContent: { status: string; data: { stdout: string } } } }
     expect(result.result.structuredContent.status).toBe('success')
+    const runs = () => historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
     expect(runs()).toHaveLength(1)
 
     const worker = await connectAgent(gateway.url, token)
@@ -255,7 +302,7 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
       expect(after.result?.structuredContent).toMatchObject({ status: 'success', data: { cwd: 'deep/er' } })
       expect(second.host.store.sessions.taint(kept['mcp-session-id']!)).toBe('CONFIDENTIAL')
       expect(second.host.store.sessions.get(kept['mcp-session-id']!)).toMatchObject({ endedAt: null })
-      // A resume from before the restart says what happened.
+      // Events of the process that ended are gone: a resume from one says what happened.
       const stale = await rawRequest(second.gateway.url, { method: 'GET', headers: { ...kept, accept: 'text/event-stream', 'last-event-id': '0123456789ab-3' } })
       expect([stale.status, rpcError(stale.body).data?.reason]).toEqual([400, 'interrupted_by_restart'])
       // Closed by its client: it stays closed, and the 404 says how to go on.
@@ -290,15 +337,15 @@ describe.skipIf(skip !== undefined)(`a session across \`airlock serve\` killed m
       const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
       await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
       const long = openStream(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 60' } } }) })
-      await new Promise((resolve) => setTimeout(resolve, 1500))
-      const lastEventId = 'before-restart-1'
+      await expect.poll(() => long.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
+      const primingId = long.events[0]!.id!
       serving.child.kill('SIGKILL')
       await long.done
       await new Promise((resolve) => serving.child.once('exit', resolve))
 
       serving = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
       url = urlOf(serving.gatewayLine)
-      const told = await rawRequest(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId } })
+      const told = await rawRequest(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primingId } })
       expect([told.status, rpcError(told.body).data?.reason]).toEqual([400, 'interrupted_by_restart'])
       expect(rpcError(told.body).message).toMatch(/ended interrupted/)
       const next = await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'echo still here' } } }) })

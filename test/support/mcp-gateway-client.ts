@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Agent, request as httpRequest } from 'node:http'
+import type { Socket } from 'node:net'
 import { createInterface } from 'node:readline'
 import { Readable } from 'node:stream'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -14,10 +15,10 @@ import { airlockBin } from './run-cli'
  * each agent's open sessions (`gateway.max_sessions_per_agent`), and a test's sessions must not
  * linger until the idle timeout.
  */
-export async function connectAgent(url: string, token: string, options: { maxSockets?: number } = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport; close(): Promise<void> }> {
+export async function connectAgent(url: string, token: string, options: { maxSockets?: number; fetch?: FetchLike } = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport; close(): Promise<void> }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    ...(options.maxSockets ? { fetch: pooledFetch(options.maxSockets) } : {})
+    ...(options.maxSockets ? { fetch: pooledFetch(options.maxSockets) } : options.fetch ? { fetch: options.fetch } : {})
   })
   const client = new Client({ name: 'airlock-test-agent', version: '1.0.0' })
   await client.connect(transport)
@@ -114,8 +115,20 @@ export async function startServeWithGateway(args: string[]): Promise<{ child: Ch
  * concurrent calls from one client then needs no more file descriptors than that (a desktop's
  * default limit of 1024 would not hold a thousand sockets on each side in one process).
  */
-export function pooledFetch(maxSockets: number): (url: string | URL, init?: RequestInit) => Promise<Response> {
-  const agent = new Agent({ keepAlive: true, maxSockets })
+export function pooledFetch(maxSockets: number): FetchLike {
+  return nodeFetch(new Agent({ keepAlive: true, maxSockets }))
+}
+
+/** A `fetch` that keeps every socket it uses in `sockets`, so a test can cut them as a network would. */
+export function socketKeepingFetch(sockets: Socket[]): FetchLike {
+  return nodeFetch(new Agent({ keepAlive: false }), (socket) => sockets.push(socket))
+}
+
+/** What the SDK transport calls to send a request. */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
+
+/** `fetch` over node:http with the given agent (the SDK reads the body as a web stream). */
+function nodeFetch(agent: Agent, onSocket?: (socket: Socket) => void): FetchLike {
   return (url, init) =>
     new Promise((resolve, reject) => {
       const headers = Object.fromEntries(new Headers(init?.headers).entries())
@@ -125,6 +138,7 @@ export function pooledFetch(maxSockets: number): (url: string | URL, init?: Requ
         for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value)
         resolve(new Response(body, { status: response.statusCode ?? 0, headers: responseHeaders }))
       })
+      if (onSocket) req.once('socket', onSocket)
       req.on('error', reject)
       req.end(typeof init?.body === 'string' ? init.body : undefined)
     })

@@ -27,7 +27,7 @@ export type {
   ResourceStatus,
   SettingsReader
 } from './types'
-export type { CommandResult, CommandRunInput, CommandRunner, ProgramRunInput, ProgramRunner } from './live-resources'
+export type { CommandResult, CommandRunInput, CommandRunner, OutputListener, OutputStream, ProgramRunInput, ProgramRunner } from './live-resources'
 export * from './code-execution'
 export * from './sandbox'
 export * from './action-runtime'

@@ -22,6 +22,15 @@ export type CommandResult = {
   egress?: EgressRecord[]
 }
 
+/** Which of a run's output streams a chunk came from. */
+export type OutputStream = 'stdout' | 'stderr'
+
+/**
+ * Told each chunk of a run's output as it arrives, before the run ends (what the operator and the
+ * agent's progress see live). It must not throw or block; the result still carries the output.
+ */
+export type OutputListener = (stream: OutputStream, chunk: Uint8Array) => void
+
 /** One command line for a `bash` handle. `cwd` resolves inside the first workspace root. */
 export type CommandRunInput = {
   command: string
@@ -32,6 +41,8 @@ export type CommandRunInput = {
   maxOutputBytes?: number
   env?: Record<string, string>
   signal?: AbortSignal
+  /** Told the output as it arrives. */
+  onOutput?: OutputListener
 }
 
 /** The live resource of every handle of kind `bash` (providers bash, bubblewrap, docker, trusted_local). */
@@ -50,6 +61,8 @@ export type ProgramRunInput = {
   env?: Record<string, string>
   stdin?: string
   signal?: AbortSignal
+  /** Told the output as it arrives. */
+  onOutput?: OutputListener
   /** Extra writable roots for this run (a task workspace's execution area). */
   writableRoots?: string[]
   /** Extra roots the run may read but not write (a read-only workspace grant). */

@@ -9,6 +9,7 @@ import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
 import { bearerToken, checkHostAndOrigin, checkSingleHeaders, parseJson, readBody, sendRefusal, unauthorized, type HttpRefusal } from './gateway-http'
 import { GatewaySession } from './gateway-session'
 import { jsonRpcShapeRefusal, protocolHeaderRefusal } from './json-rpc-shape'
+import { sessionEventLimits } from './session-events'
 
 /** What the gateway is built from: the host's agents and settings, a port, and the approval queue's hook when there is one. */
 export type AgentGatewayOptions = {
@@ -68,7 +69,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     return () => runningSince.delete(event.callId)
   })
   const sessionDeps = {
-    phases: { runningSince: (callId: string) => runningSince.get(callId) },
+    phases: { runningSince: (callId: string) => runningSince.get(callId), lastLine: (callId: string) => host.agents.dispatcher.liveOutput.lastLine(callId) },
     sessions: host.agents.sessions,
     registry: host.agents.registry,
     holds: host.agents.dispatcher.sessions,
@@ -137,6 +138,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     if (mismatch) return sendRefusal(response, mismatch)
     const resume = resumeRefusal(session, request)
     if (resume) return sendRefusal(response, resume)
+    if (serveEndedStream(session, request, response)) return
     session.noteStreams(messages.filter(isJSONRPCRequest).map((message) => message.id), response)
     await session.transport.handleRequest(request, response, parsed)
   }
@@ -293,17 +295,41 @@ function refusalOf(error: GatewayRefusal, status: number): HttpRefusal {
 }
 
 /**
- * A resume (`Last-Event-ID`), refused with why: the gateway keeps no events to replay (see
- * `GatewaySession`); a call whose stream dropped ran to its end and its result is in history.
- * On a session resumed after a restart, it says a call running then ended interrupted.
+ * A resume (`Last-Event-ID`) the session cannot serve, refused with why: an id that is not one of
+ * this session's events, or one dropped from its bounded store (the call's result is in history).
  */
 function resumeRefusal(session: GatewaySession, request: IncomingMessage): HttpRefusal | undefined {
   const lastEventId = request.headers['last-event-id']
   if (lastEventId === undefined) return undefined
+  const lookup = typeof lastEventId === 'string' ? session.events.lookup(lastEventId) : { found: false as const, reason: 'unknown' as const }
+  if (lookup.found) return undefined
   const message = session.resumed
-    ? `Cannot resume after event ${String(lastEventId).slice(0, 64)}: Airlock restarted since then; a call that was running then ended interrupted (its row in history says so), and this session goes on.`
-    : `Cannot resume after event ${String(lastEventId).slice(0, 64)}: this gateway does not replay events; a call whose stream dropped runs to its end and its result is in Airlock's history (airlock history).`
-  return { status: 400, code: gatewayErrorCodes.invalidRequest, reason: session.resumed ? 'interrupted_by_restart' : 'no_replay', message }
+    ? `Cannot resume after event ${String(lastEventId)}: Airlock restarted since then; a call that was running then ended interrupted (its row in history says so), and this session goes on.`
+    : lookup.reason === 'dropped'
+      ? `Cannot resume after event ${String(lastEventId)}: the session no longer keeps it (it keeps the last ${sessionEventLimits.events} events, ${sessionEventLimits.bytes / 1024 / 1024} MiB); what the call returned is in Airlock's history (airlock history).`
+      : `Cannot resume after event ${String(lastEventId)}: no event of this session has that id.`
+  return { status: 400, code: gatewayErrorCodes.invalidRequest, reason: session.resumed ? 'interrupted_by_restart' : lookup.reason === 'dropped' ? 'events_dropped' : 'unknown_event_id', message }
+}
+
+/**
+ * A resume of a stream whose calls have all been answered, served here as a finite replay: what
+ * came after `Last-Event-ID`, then the end of the stream — or `204 No Content` when nothing
+ * did, which tells the SDK client there is nothing more to wait for (it would otherwise resume
+ * again and again after an error answer). The SDK's own replay keeps such a stream open for
+ * good (see `SessionEventStore`). Returns whether it answered.
+ */
+function serveEndedStream(session: GatewaySession, request: IncomingMessage, response: ServerResponse): boolean {
+  const lastEventId = request.headers['last-event-id']
+  if (request.method !== 'GET' || typeof lastEventId !== 'string') return false
+  const missed = session.events.endedStreamAfter(lastEventId)
+  if (missed === undefined) return false
+  if (missed.length === 0) {
+    response.writeHead(204, { 'mcp-session-id': session.sessionId }).end()
+    return true
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': session.sessionId })
+  response.end(missed.map((event) => `event: message\nid: ${event.id}\ndata: ${JSON.stringify(event.message)}\n\n`).join(''))
+  return true
 }
 
 /** The version an initialize negotiates: the client's when the SDK supports it, else the SDK's latest (what the SDK answers). */

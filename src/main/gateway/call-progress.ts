@@ -25,8 +25,11 @@ export type ApprovalWaits = {
 /** How often a call in flight repeats its progress (under 5 s: a client that resets its timeout on progress never times out). */
 export const progressEveryMs = 4000
 
-/** Where a call is once the approval question is behind it: the executor started (since when), or not yet. */
-export type CallPhases = { runningSince(callId: string): number | undefined }
+/**
+ * Where a call is once the approval question is behind it: the executor started (since when), or
+ * not yet; and the last complete line it printed (redacted), when it printed one.
+ */
+export type CallPhases = { runningSince(callId: string): number | undefined; lastLine?(callId: string): string | undefined }
 
 /**
  * Sends MCP progress notifications (`notifications/progress` with the request's progress token)
@@ -34,9 +37,8 @@ export type CallPhases = { runningSince(callId: string): number | undefined }
  * (`resetTimeoutOnProgress`) never cancels a long one: every `everyMs` from start to result, and at
  * once when the phase changes. The message says the phase: waiting for the operator's approval
  * (the item, what is asked, when it expires), the decision, preparing (policy, provisioning, the
- * sandbox) or running, with the time so far. Returns the function that stops (call it when the
- * call ends). (The last line of a command's output joins the message once runs stream their
- * output; today a run's output arrives with its result.)
+ * sandbox) or running, with the time so far and the last line the command printed. Returns the
+ * function that stops (call it when the call ends).
  */
 export function reportCallProgress(input: {
   callId: string
@@ -59,7 +61,9 @@ export function reportCallProgress(input: {
   const tick = () => {
     if (waiting) return notify(waiting)
     const running = input.phases?.runningSince(input.callId)
-    notify(running === undefined ? `preparing (${seconds(started)} since the call arrived)` : `running for ${seconds(running)}`)
+    if (running === undefined) return notify(`preparing (${seconds(started)} since the call arrived)`)
+    const line = input.phases?.lastLine?.(input.callId)
+    notify(`running for ${seconds(running)}${line === undefined ? '' : ` — last output: ${line}`}`)
   }
   const heartbeat = setInterval(tick, input.everyMs ?? progressEveryMs)
   heartbeat.unref()

@@ -10,6 +10,7 @@ import { reportCallProgress, type ApprovalWaits, type CallPhases } from './call-
 import type { CallLimits } from './call-limits'
 import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
 import { checkToolCall, listSessionTools } from './tool-catalog'
+import { SessionEventStore } from './session-events'
 import { toolCallResult } from './tool-result'
 
 /** What one MCP session needs from the host and the gateway. */
@@ -26,17 +27,18 @@ export type GatewaySessionDeps = {
   now: () => number
 }
 
+/** How long a client that lost its stream is told to wait before it resumes (SSE `retry:`). */
+const resumeRetryMs = 2000
+
 /**
  * One MCP session of one agent: an SDK `Server` on its own `StreamableHTTPServerTransport`, whose
  * MCP session id is the Airlock session id (so history, the ledger and the client name the same
  * session). It lists the agent's tools and runs `tools/call` through `AgentSessions.execute` with
  * the request's abort signal: the client's `notifications/cancelled`, or the session closing.
- * A dropped connection is not a cancel (Streamable HTTP): the call runs to its end and its
- * result is recorded in history. A client that sends the same call again (same tool, same
- * arguments) after its stream was lost joins it instead of starting a second one. Decision: no
- * SSE event store (no `Last-Event-ID` replay) yet — with the SDK's event store enabled, a flood
- * of concurrent calls from one pooled client hung (test/gateway.test.ts, 1000 concurrent calls)
- * in about half the runs, cause not found; README says so.
+ * A dropped connection is not a cancel (Streamable HTTP): the call runs to its end, its events
+ * (progress, then the result) are kept in the session's `SessionEventStore`, and the client
+ * resumes with `Last-Event-ID`. A client that sends the same call again (same tool, same
+ * arguments) while it runs joins it instead of starting a second one.
  */
 export class GatewaySession {
   readonly transport: StreamableHTTPServerTransport
@@ -47,6 +49,8 @@ export class GatewaySession {
   private readonly running = new Map<string, { call: Promise<ActionResult>; callId: string; requests: Set<RequestId> }>()
   /** Requests whose HTTP response closed before their result was written (the client lost the stream). */
   private readonly lostStreams = new Set<RequestId>()
+  /** What its streams sent, for a client that resumes (`Last-Event-ID`). */
+  readonly events = new SessionEventStore()
   private lastActive: number
   /** The protocol version its initialize negotiated (later requests' `MCP-Protocol-Version` must name it). */
   protocolVersion: string | undefined
@@ -71,6 +75,8 @@ export class GatewaySession {
   ) {
     this.lastActive = deps.now()
     this.transport = new StreamableHTTPServerTransport({
+      eventStore: this.events,
+      retryInterval: resumeRetryMs,
       sessionIdGenerator: () => {
         try {
           this.sessionId = start()
@@ -201,6 +207,7 @@ export class GatewaySession {
    */
   noteStreams(requestIds: RequestId[], response: ServerResponse): void {
     if (requestIds.length === 0) return
+    this.events.expect(requestIds)
     response.once('close', () => {
       if (response.writableFinished) return
       for (const id of requestIds) if ([...this.running.values()].some((entry) => entry.requests.has(id))) this.lostStreams.add(id)

@@ -89,6 +89,7 @@ async function runCode(context: ActionContext<CodeExecutionRequest>): Promise<Ac
     actionCallId: context.callId,
     installDependencies: held.meta.installDependencies === true,
     signal: context.signal,
+    onOutput: context.output,
     // The session's own handle: no second ensure (and probe) or release per call.
     handle: held
   })

@@ -117,7 +117,8 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
       // cache, and a rerun in the write / run / fix loop would run the old code: no .pyc files.
       // (The host runner takes only presentation variables, and runs no Python.)
       ...(shell.providerId === 'bash' ? {} : { env: { PYTHONDONTWRITEBYTECODE: '1' } }),
-      signal: context.signal
+      signal: context.signal,
+      onOutput: context.output
     })
   } catch (error) {
     const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'run_command.failed'

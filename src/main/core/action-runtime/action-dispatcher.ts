@@ -7,6 +7,7 @@ import { ActionHooks, type PreToolCallDecision, type RunStop } from './action-ho
 import type { ActionCallEnd, ActionHistory } from './action-history'
 import type { ActionRegistry } from './action-registry'
 import type { ActionAgent, ActionCall, ActionContext, ActionOutcome, ActionResult, ActionStatus, AnyActionSpec, LineageEndpoint } from './action-spec'
+import { LiveOutput } from './live-output'
 import { redactText, redactValue } from './redaction'
 import { SessionHolds } from './session-holds'
 
@@ -50,6 +51,8 @@ export class ActionDispatcher {
   readonly hooks: ActionHooks
   readonly sessions: SessionHolds
   private readonly inFlight = new Map<string, { agentId: string; controller: AbortController }>()
+  /** What the calls in flight print, as it arrives (the last line quoted by progress). */
+  readonly liveOutput = new LiveOutput()
 
   constructor(private readonly options: ActionDispatcherOptions) {
     this.hooks = options.hooks ?? new ActionHooks()
@@ -89,6 +92,7 @@ export class ActionDispatcher {
       result = finalResult(failure(error, controller.signal), callId, performance.now() - started)
     } finally {
       this.inFlight.delete(callId)
+      this.liveOutput.end(callId)
       call.signal?.removeEventListener('abort', forward)
     }
     result.meta.durationMs = Math.round(performance.now() - started)
@@ -187,7 +191,8 @@ export class ActionDispatcher {
         signal,
         holdForSession: (requirement) => this.sessions.hold(call.agent.sessionId, requirement, signal),
         touched: (endpoint) => trace.lineage.push(endpoint),
-        hiddenPaths: trace.policy?.hiddenPaths ?? []
+        hiddenPaths: trace.policy?.hiddenPaths ?? [],
+        output: this.liveOutput.begin(callId, call.agent.secrets ?? [])
       }
       const stopWatching = this.hooks.running({ callId, tool: spec.name, input, agent: call.agent, spec }, (stop) =>
         this.inFlight.get(callId)?.controller.abort({ airlock: 'stopped', stop } satisfies AbortReason)

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import type { EffectiveAgentProfile } from '@shared/agents'
 import type { ExecutionResourceManager } from '../manager'
+import type { OutputListener } from '../live-resources'
 import type { ResourceHandle, ResourcePolicy, ResourceRequirementInput } from '../types'
 
 /** How an action call ended (SPEC §5.1). */
@@ -79,6 +80,8 @@ export type ActionContext<I = unknown> = {
   touched(endpoint: LineageEndpoint): void
   /** Workspace paths this call's sandbox must hide (the policy's `hiddenPaths`); empty when nothing is labelled above what it may read. */
   hiddenPaths?: readonly string[]
+  /** Told a run's output as it arrives (pass it to the runner's `onOutput`); the call's live output. */
+  output?: OutputListener
 }
 
 /** What an executor returns; the dispatcher turns it into an `ActionResult`. */

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ExecutionResourceManager } from '../manager'
-import type { CommandResult, ProgramRunner } from '../live-resources'
+import type { CommandResult, OutputListener, ProgramRunner } from '../live-resources'
 import type { ResourceHandle } from '../types'
 import type { CodeLanguage } from '@shared/code-execution'
 import { ExecutionResourceError } from '../errors'
@@ -32,6 +32,8 @@ export type ExecuteCodeInput = Omit<CodeExecutionTarget, 'language' | 'actionCal
   /** Whether the runtime profile lets declared dependencies install (docker `developer`/`ci`). */
   installDependencies?: boolean
   signal?: AbortSignal
+  /** Told the program's output as it arrives. */
+  onOutput?: OutputListener
   /**
    * A ready `code_execution` handle the caller already holds for exactly this run's requirement
    * (a session's warm one): used as it is, neither ensured nor released here. It must be rooted at
@@ -110,7 +112,8 @@ async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: 
       readOnlyRoots: grant.mode === 'read_only' ? [grant.workspace] : [],
       timeoutSeconds: Math.max(0.1, (deadline - performance.now()) / 1000),
       maxOutputBytes: input.policy.maxOutputBytes,
-      signal: input.signal
+      signal: input.signal,
+      onOutput: input.onOutput
     })
     steps.push({ name: step.name, exitCode: result.exitCode, durationMs: result.durationMs })
     egress.push(...(result.egress ?? []))

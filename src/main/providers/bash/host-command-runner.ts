@@ -68,6 +68,7 @@ export class HostCommandRunner implements CommandRunner {
         signal: eitherSignal(input.signal, this.released.signal),
         // Never as root: even outside a sandbox the kernel keeps the program to what the sandbox identity may read.
         identity: this.identity.dedicated ? this.identity : undefined,
+        onOutput: input.onOutput,
         onStart: this.recording ? (pid) => this.recording!.ledger.record(this.recording!.providerId, pid) : undefined
       })
       const limitHit = await launch?.finish?.(result.exitCode)

@@ -1,5 +1,7 @@
 import { PassThrough } from 'node:stream'
 import type Docker from 'dockerode'
+import type { OutputListener } from '../../core'
+import { liveTeller } from '../process/bounded-process'
 import { OutputCap } from '../process/output-cap'
 
 /** One program started with `exec` in a container: its capped output and the end of its stream. */
@@ -14,7 +16,7 @@ export type StartedExec = {
 }
 
 /** What to start: argv (no shell), the numeric user, working directory, environment, optional stdin. */
-export type ExecSpec = { argv: string[]; user: string; cwd?: string; env?: Record<string, string>; stdin?: string; maxBytes: number }
+export type ExecSpec = { argv: string[]; user: string; cwd?: string; env?: Record<string, string>; stdin?: string; maxBytes: number; onOutput?: OutputListener }
 
 /** Starts `spec.argv` in the container as `spec.user`, demultiplexing stdout/stderr into capped buffers. */
 export async function startExec(docker: Docker, container: Docker.Container, spec: ExecSpec): Promise<StartedExec> {
@@ -32,8 +34,15 @@ export async function startExec(docker: Docker, container: Docker.Container, spe
   const stderr = new OutputCap(spec.maxBytes)
   const out = new PassThrough()
   const err = new PassThrough()
-  out.on('data', (chunk: Buffer) => stdout.push(chunk))
-  err.on('data', (chunk: Buffer) => stderr.push(chunk))
+  const tell = liveTeller(spec.onOutput)
+  out.on('data', (chunk: Buffer) => {
+    stdout.push(chunk)
+    tell('stdout', chunk)
+  })
+  err.on('data', (chunk: Buffer) => {
+    stderr.push(chunk)
+    tell('stderr', chunk)
+  })
   docker.modem.demuxStream(stream, out, err)
   if (spec.stdin !== undefined) stream.end(spec.stdin)
   const ended = new Promise<void>((resolve) => {

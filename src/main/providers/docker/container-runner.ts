@@ -58,7 +58,7 @@ export class ContainerRunner implements ProgramRunner {
 
   /** A shell command line (the action is a shell command): `bash -c` in the container. */
   run(input: CommandRunInput): Promise<CommandResult> {
-    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, env: input.env, signal: input.signal })
+    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, env: input.env, signal: input.signal, onOutput: input.onOutput })
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {
@@ -127,7 +127,7 @@ export class ContainerRunner implements ProgramRunner {
     // Not awaited: through a remote engine a sample takes up to a second, which the run should not wait for.
     const cpuAtStart = this.accounting.cpuNanos().catch(() => undefined)
     const limitsAtStart = this.accounting.limitEvents().catch(() => undefined)
-    const run = await startExec(this.docker, this.container, { argv: ['sh', '-c', wrapper, 'airlock', ...input.argv], user: this.user, cwd, env, stdin: input.stdin, maxBytes: outputCapFor(this.policy) }).catch(
+    const run = await startExec(this.docker, this.container, { argv: ['sh', '-c', wrapper, 'airlock', ...input.argv], user: this.user, cwd, env, stdin: input.stdin, maxBytes: outputCapFor(this.policy), onOutput: input.onOutput }).catch(
       (error: Error) => {
         throw new DockerProviderError('docker.invalid_run', `The program could not be started in the container: ${error.message}`, {}, { cause: error })
       }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import type { CommandResult } from '../../core'
+import type { CommandResult, OutputListener } from '../../core'
 import { OutputCap } from './output-cap'
 
 /**
@@ -55,6 +55,8 @@ export type BoundedRun = {
   onStart?: (pid: number) => () => void
   /** Runs the program as this uid/gid (the sandbox identity when Airlock is root). */
   identity?: { uid: number; gid: number }
+  /** Told the output as it arrives (a listener that throws is not told again; the run goes on). */
+  onOutput?: OutputListener
 }
 
 /** Exit code reported for a run ended by its deadline (as `timeout(1)` does). */
@@ -103,8 +105,15 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
     }
     run.signal?.addEventListener('abort', onAbort, { once: true })
 
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk))
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk))
+    const tell = liveTeller(run.onOutput)
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout.push(chunk)
+      tell('stdout', chunk)
+    })
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr.push(chunk)
+      tell('stderr', chunk)
+    })
     if (child.stdin) {
       child.stdin.on('error', () => undefined)
       child.stdin.end(run.stdin ?? '')
@@ -141,6 +150,19 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
     // exits; end the group as soon as the main process is gone so 'close' can follow.
     child.on('exit', () => killGroup('SIGKILL'))
   })
+}
+
+/** Tells a run's output listener each chunk; one that throws is dropped (it watches; it does not decide). */
+export function liveTeller(listener: OutputListener | undefined): OutputListener {
+  let live = listener
+  return (stream, chunk) => {
+    if (!live) return
+    try {
+      live(stream, chunk)
+    } catch {
+      live = undefined
+    }
+  }
 }
 
 function emptyResult(started: number): CommandResult {

@@ -49,7 +49,7 @@ export class LocalProgramRunner implements ProgramRunner {
 
   /** A shell command line (the action is a shell command): `bash -c` inside the boundary. */
   run(input: CommandRunInput): Promise<CommandResult> {
-    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, maxOutputBytes: input.maxOutputBytes, env: input.env, signal: input.signal })
+    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, maxOutputBytes: input.maxOutputBytes, env: input.env, signal: input.signal, onOutput: input.onOutput })
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {
@@ -70,6 +70,7 @@ export class LocalProgramRunner implements ProgramRunner {
       maxOutputBytes: outputCapFor(this.policy, input.maxOutputBytes),
       signal: eitherSignal(input.signal, this.released.signal),
       stdin: input.stdin,
+      onOutput: input.onOutput,
       onStart: this.recording ? (pid) => this.recording!.ledger.record(this.recording!.providerId, pid, launch.cgroupDirs) : undefined
     })
     const limitHit = await launch.finish?.(result.exitCode)

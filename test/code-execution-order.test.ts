@@ -6,6 +6,8 @@ import { BubblewrapProvider, DockerProvider, TrustedLocalProvider, checkEngine, 
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
 import { ensureTestImages } from './support/docker-images'
+import type { ActionResult } from '../src/main/core'
+import { createHost, type Host } from '../src/main/host'
 import { makeTempDir } from './support/temp-home'
 
 const docker = createDockerClient()
@@ -163,4 +165,44 @@ describe.skipIf(skip !== undefined)(`compiled languages: build step then run ste
       dir.remove()
     }
   }, 120_000)
+})
+
+describe.skipIf(skip !== undefined)(`the operator's order is the order${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let dir: ReturnType<typeof makeTempDir>
+  let host: Host
+
+  beforeAll(async () => {
+    await ensureTestImages(docker)
+    dir = makeTempDir('airlock-operator-order-', { outsideTmp: true })
+    host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
+    await host.recovered
+  }, 600_000)
+  afterAll(async () => {
+    await host?.dispose()
+    dir?.remove()
+  })
+
+  it('an agent that names no providers follows code_execution.providers live: reordering moves its next run_code; an agent with its own order keeps it', async () => {
+    host.agents.agents.create('follower', { profile: { capabilities: ['files', 'shell', 'python'], ask: 'never' } })
+    host.agents.agents.create('chooser', { profile: { capabilities: ['python'], ask: 'never', providers: ['bubblewrap'] } })
+    const providerOf = (result: ActionResult) => (result.meta.provider as { providerId?: string } | undefined)?.providerId
+    const runIn = async (agentId: string) => {
+      const sessionId = host.agents.sessions.start(agentId, 'test').sessionId
+      const result = await host.agents.sessions.execute({ sessionId, tool: 'run_code', input: { language: 'python', sourceCode: "print('ran')" } })
+      await host.agents.sessions.end(sessionId)
+      expect(result.status, JSON.stringify(result.error)).toBe('success')
+      return providerOf(result)
+    }
+    expect(host.agents.agents.effectiveProfile('follower').providers).toEqual(['bubblewrap', 'docker'])
+    expect(await runIn('follower')).toBe('bubblewrap')
+
+    host.settings.set('code_execution.providers', ['docker', 'bubblewrap'])
+    expect(host.agents.agents.effectiveProfile('follower').providers).toEqual(['docker', 'bubblewrap'])
+    expect(await runIn('follower')).toBe('docker')
+    // An agent that chose its own order keeps it.
+    expect(await runIn('chooser')).toBe('bubblewrap')
+    // The history row names the provider that ran it.
+    const rows = host.agents.history.list({ agentId: 'follower', limit: 10 }).rows
+    expect(JSON.stringify(rows[0])).toContain('docker')
+  }, 300_000)
 })

@@ -220,8 +220,10 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     const worker = await connectAgent(gateway.url, token, { fetch: socketKeepingFetch(sockets) })
     try {
       const command = 'sleep 4; echo "after the cut"'
-      const pending = callTool(worker.client, 'run_command', { command }, { timeout: 60_000 })
-      await expect.poll(() => historyOf('worker').some((row) => (row.inputSummary as { command?: string } | null)?.command === command), { timeout: 10_000 }).toBe(true)
+      // A client can resume only once it holds an event id: cut when the priming event has arrived.
+      let resumable = false
+      const pending = callTool(worker.client, 'run_command', { command }, { timeout: 60_000, onresumptiontoken: () => (resumable = true) })
+      await expect.poll(() => resumable && historyOf('worker').some((row) => (row.inputSummary as { command?: string } | null)?.command === command), { timeout: 10_000 }).toBe(true)
       for (const socket of sockets) socket.destroy()
       const result = await pending
       expect(result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'after the cut\n' } })

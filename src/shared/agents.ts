@@ -19,6 +19,8 @@ export const capabilityNameSchema = z.enum(['files', 'shell', 'python', 'nodejs'
 
 /** Code-execution providers an agent may name in its order override. */
 export const codeProviderIdSchema = z.enum(['bubblewrap', 'docker', 'trusted_local', 'bash'])
+/** A code-execution provider an agent may name. */
+export type CodeProviderId = z.infer<typeof codeProviderIdSchema>
 
 /** Classification levels, lowest first (SPEC §6.3). */
 export const classificationSchema = z.enum(['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'RESTRICTED'])
@@ -197,6 +199,23 @@ export const agentProfileDefaults: EffectiveAgentProfile = {
   runtimes: [],
   mcpServers: [],
   protectedPaths: []
+}
+
+/**
+ * The provider order an agent follows when neither it nor its role names one: the operator's
+ * `code_execution.providers` setting (the Providers view's order), read at every call — not a
+ * copy taken when the agent was made. Entries that are not code-execution providers are left out;
+ * an order with none left falls back to the product default.
+ */
+export function operatorProviderOrder(configured: readonly (string | { providerId: string })[]): CodeProviderId[] {
+  const ids = configured.map((entry) => (typeof entry === 'string' ? entry : entry.providerId))
+  const known = [...new Set(ids)].filter((id): id is CodeProviderId => codeProviderIdSchema.safeParse(id).success)
+  return known.length > 0 ? known : [...agentProfileDefaults.providers]
+}
+
+/** The product defaults with the operator's provider order (what an agent that sets nothing gets). */
+export function operatorDefaults(configured: readonly (string | { providerId: string })[]): EffectiveAgentProfile {
+  return { ...agentProfileDefaults, providers: operatorProviderOrder(configured) }
 }
 
 /**

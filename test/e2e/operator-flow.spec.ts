@@ -1,3 +1,6 @@
+import { checkEngine, createDockerClient } from '../../src/main/providers'
+import { skipReasonFor } from '../support/components'
+import { ensureTestImages } from '../support/docker-images'
 import { callTool, connectAgent, startServeWithGateway, type GatewayToolResult } from '../support/mcp-gateway-client'
 import { makeTempDir } from '../support/temp-home'
 import { expect, test } from './fixtures'
@@ -11,7 +14,7 @@ import { moveProviderDownByKeyboard } from './provider-order'
 // provider order and resources are all read back from the host.
 
 test('an operator creates an agent, approves its call with the keyboard, reads its history, reorders providers and releases a resource', async ({ systemBrowser }) => {
-  test.setTimeout(180_000)
+  test.setTimeout(300_000)
   const home = makeTempDir('airlock-e2e-flow-', { outsideTmp: true })
   const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home.path])
   const consoleUrl = served.consoleLine.replace('Airlock console: ', '')
@@ -75,6 +78,24 @@ test('an operator creates an agent, approves its call with the keyboard, reads i
     await page.reload()
     await expect(order.first()).toHaveAttribute('data-testid', 'provider-order-item-docker', { timeout: 15_000 })
     await expect(order.nth(1)).toHaveAttribute('data-testid', 'provider-order-item-bubblewrap')
+
+    // 6b. The agent names no providers of its own: it follows the operator's order, so its next
+    // run_code runs on docker, and History's row says so. (Needs a Docker engine and its images.)
+    const docker = createDockerClient()
+    const engine = await checkEngine(docker)
+    const noDocker = skipReasonFor('Docker engine', { available: engine.ok, reason: engine.ok ? '' : engine.reason })
+    if (noDocker) {
+      test.info().annotations.push({ type: 'skipped step', description: `6b: ${noDocker}` })
+    } else {
+      await ensureTestImages(docker)
+      const ran = await callTool(agent.client, 'run_code', { language: 'python', sourceCode: "print('ran where the operator said')" }, { timeout: 120_000 })
+      expect(ran.structuredContent.status, JSON.stringify(ran.structuredContent.error)).toBe('success')
+      expect(ran.structuredContent.meta.provider).toMatchObject({ providerId: 'docker' })
+      await page.getByTestId('nav-history').click()
+      const newest = page.locator('[data-testid^="history-row-"]').first()
+      await expect(newest).toContainText('run_code')
+      await expect(newest).toContainText('docker')
+    }
 
     // 7. The agent's session holds a live resource; release it from the Resources view.
     await page.getByTestId('nav-resources').click()

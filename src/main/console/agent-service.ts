@@ -3,6 +3,7 @@ import {
   agentIdSchema,
   agentProfileSchema,
   describeIssues,
+  operatorDefaults,
   roleDefaultsSchema,
   type AgentChange,
   type AgentProfile,
@@ -18,6 +19,7 @@ import { newAgentToken, presentedDigest, tokenDigest, tokenMatches } from './age
 import { agentViewOf, readStoredProfile, redactProfile, restoreSecrets } from './agent-views'
 import type { AgentWorkspaces } from './agent-workspaces'
 import { resolveProfile } from './role-ceiling'
+import type { SettingsService } from './settings-service'
 
 /** What the agent service is built from (the host passes the store's repositories and the home's workspaces folder). */
 export type AgentServiceOptions = {
@@ -25,8 +27,18 @@ export type AgentServiceOptions = {
   roles: RoleRepository
   workspaces: AgentWorkspaces
   now?: () => Date
+  /**
+   * What an agent that sets nothing gets (`operatorDefaults` of the `code_execution.providers`
+   * setting), read at every resolution so the operator's order applies live. Default: the product's.
+   */
+  defaults?: () => EffectiveAgentProfile
   /** Told after every change is committed; the host cancels an agent's calls in flight on `disabled` and `removed`. */
   onChange?: (event: { agentId: string; change: AgentChange }) => void
+}
+
+/** The `defaults` of an agent service on these settings: the operator's provider order, read at each call. */
+export function defaultsFromSettings(settings: Pick<SettingsService, 'get'>): () => EffectiveAgentProfile {
+  return () => operatorDefaults(settings.get('code_execution.providers'))
 }
 
 /** What a new agent may be given besides its id; `profile` is untrusted JSON, validated here. */
@@ -161,7 +173,7 @@ export class AgentService {
     const stored = readStoredProfile(record.profile)
     // Fail closed: an agent whose stored profile no longer validates runs nothing.
     if (!stored.ok) throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.problem}); save it again.`, { agentId })
-    return resolveProfile(stored.profile, record.roleId ? this.role(record.roleId) : undefined)
+    return resolveProfile(stored.profile, record.roleId ? this.role(record.roleId) : undefined, this.options.defaults?.())
   }
 
   /** An agent with its effective profile (secrets redacted), what its role clamped, and its workspace: the Agents view's detail. */
@@ -217,7 +229,7 @@ export class AgentService {
 
   private checkWithinRole(roleId: string | null, profile: AgentProfile): void {
     if (roleId === null) return
-    const { clamped } = resolveProfile(profile, this.role(roleId))
+    const { clamped } = resolveProfile(profile, this.role(roleId), this.options.defaults?.())
     if (clamped.length === 0) return
     throw new AgentError('agent.exceeds_role', `The profile exceeds its role: ${clamped.map((c) => `${c.path}: ${c.message}`).join('; ')}`, { roleId, clamped })
   }

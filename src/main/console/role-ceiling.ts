@@ -14,7 +14,7 @@ import {
  * How an agent's profile becomes its effective profile, and what a role allows.
  *
  * Inheritance: the agent's own values over its role's defaults over `agentProfileDefaults`
- * (limits key by key). Without a role, that is all: the operator decided each value.
+ * (limits key by key), whose provider order is the operator's (`operatorDefaults`, passed in). Without a role, that is all: the operator decided each value.
  *
  * Ceiling: an agent that has a role gets at most what the role's *effective* defaults (the role's
  * values over the product defaults) allow, so a role that leaves a key out still caps it at the
@@ -37,8 +37,12 @@ import {
  * empty a list whose emptiness means "no restriction" (providers, runtimes, allowlist), the role's
  * list applies instead: the result may differ from the agent's own choice but never exceeds the role.
  */
-export function resolveProfile(profile: AgentProfile, role?: { id: string; defaults: RoleDefaults }): { profile: EffectiveAgentProfile; clamped: CeilingClamp[] } {
-  const base = role ? inherit(agentProfileDefaults, role.defaults) : agentProfileDefaults
+export function resolveProfile(
+  profile: AgentProfile,
+  role?: { id: string; defaults: RoleDefaults },
+  defaults: EffectiveAgentProfile = agentProfileDefaults
+): { profile: EffectiveAgentProfile; clamped: CeilingClamp[] } {
+  const base = role ? inherit(defaults, role.defaults) : defaults
   const { role: _ignored, ...own } = profile
   const merged = inherit(base, own)
   if (!role) return { profile: finish(merged), clamped: [] }
@@ -49,8 +53,8 @@ export function resolveProfile(profile: AgentProfile, role?: { id: string; defau
 }
 
 /** The fields of an agent's own profile that exceed its role: empty when it fits. */
-export function ceilingClamps(profile: AgentProfile, role: { id: string; defaults: RoleDefaults }): CeilingClamp[] {
-  return resolveProfile(profile, role).clamped
+export function ceilingClamps(profile: AgentProfile, role: { id: string; defaults: RoleDefaults }, defaults?: EffectiveAgentProfile): CeilingClamp[] {
+  return resolveProfile(profile, role, defaults).clamped
 }
 
 /** Labels of both, the higher level where both name the same thing: a label is a restriction, never lowered. */

@@ -2,7 +2,7 @@ import type { SessionChangedEvent } from '@shared/approvals'
 import type { AirlockContract } from '@shared/ipc'
 import { assertWithinQuota, registerBuiltinActions, rememberUsage, secretsOf, watchQuota } from '../actions'
 import { ActionHistoryRecorder } from '../console/action-history-recorder'
-import { AgentService } from '../console/agent-service'
+import { AgentService, defaultsFromSettings } from '../console/agent-service'
 import { AgentSessions, type SessionLedger } from '../console/agent-sessions'
 import { AgentWorkspaces } from '../console/agent-workspaces'
 import { HistoryService } from '../console/history-service'
@@ -63,6 +63,7 @@ export function createAgentRuntime(input: {
     agents: store.agents,
     roles: store.roles,
     workspaces,
+    ...(input.settings ? { defaults: defaultsFromSettings(input.settings) } : {}),
     onChange: ({ agentId, change }) => {
       store.events.append('agent.changed', { agentId, change })
       events.publish('agents', 'changed', { agentId, change })

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { agentIdSchema, agentProfileSchema, describeIssues, type AgentView } from '@shared/agents'
 import { AgentError } from '../../console/agent-errors'
 import { assertReachableBySandbox } from '../../core'
-import { AgentService } from '../../console/agent-service'
+import { AgentService, defaultsFromSettings } from '../../console/agent-service'
+import { SettingsService } from '../../console/settings-service'
 import { AgentWorkspaces } from '../../console/agent-workspaces'
 import { airlockPaths, resolveHome } from '../../host'
 import { createDataDirectories, createHomeDirectory } from '../../host/paths'
@@ -50,7 +51,7 @@ export const agentCommand = defineCommand({
     const store = openStore(paths.database)
     try {
       createDataDirectories(paths)
-      const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces) })
+      const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces), defaults: defaultsFromSettings(new SettingsService(store.settings)) })
       return perform(action as Action, id!, { agents, io, json: options.json === true, role: options.role, name: options.name, profile })
     } catch (error) {
       throw error instanceof AgentError && ['agent.invalid_name', 'agent.invalid_id'].includes(error.code) ? new UsageError(error.message) : error

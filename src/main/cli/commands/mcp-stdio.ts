@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { agentIdSchema } from '@shared/agents'
-import { AgentService } from '../../console/agent-service'
+import { AgentService, defaultsFromSettings } from '../../console/agent-service'
+import { SettingsService } from '../../console/settings-service'
 import { AgentWorkspaces } from '../../console/agent-workspaces'
 import { GatewayNotTrusted, trustedGatewayAddress } from '../../gateway'
 import { refuseOverStdio, runStdioBridge } from '../../gateway/stdio-bridge'
@@ -90,7 +91,7 @@ function checkTokenIsAgents(paths: AirlockPaths, agentId: string, token: string)
   if (!existsSync(paths.database)) throw new CliError('not_found', `There is no Airlock database at ${paths.home}, so no agent ${agentId}.`)
   const store = openStore(paths.database)
   try {
-    const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces) })
+    const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces), defaults: defaultsFromSettings(new SettingsService(store.settings)) })
     if (agents.state(agentId) === 'removed') throw new CliError('not_found', `There is no agent ${agentId}.`)
     if (agents.state(agentId) === 'disabled') throw new CliError('invalid_input', `Agent ${agentId} is disabled; enable it with \`airlock agent enable ${agentId}\`.`)
     const owner = agents.authenticate(token)

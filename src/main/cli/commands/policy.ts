@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { agentIdSchema } from '@shared/agents'
-import { AgentService } from '../../console/agent-service'
+import { AgentService, defaultsFromSettings } from '../../console/agent-service'
 import { AgentWorkspaces } from '../../console/agent-workspaces'
 import { SettingsService } from '../../console/settings-service'
 import { loadCommandAnalyzer, PolicyEngine, type CommandDecision } from '../../core'
@@ -70,8 +70,8 @@ const consequence: Record<CommandDecision['decision'], string> = {
  */
 async function decide(store: Store, workspaces: string, agentId: string, line: string): Promise<CommandDecision> {
   const agentWorkspaces = new AgentWorkspaces(workspaces)
-  const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: agentWorkspaces })
   const settings = new SettingsService(store.settings)
+  const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: agentWorkspaces, defaults: defaultsFromSettings(settings) })
   const profile = agents.effectiveProfile(agentId)
   const blocked = (rule: string, reason: string): CommandDecision => ({ decision: 'blocked', rule, reason, riskFlags: [], commands: [] })
   if (agents.state(agentId) === 'disabled') return blocked('policy.agent_disabled', `agent ${agentId} is disabled: every call is refused until it is enabled`)

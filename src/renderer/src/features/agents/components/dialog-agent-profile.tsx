@@ -10,6 +10,7 @@ export function DialogAgentProfile(props: { mode: 'create' | 'edit'; agentId?: s
     useShallow((state) => ({ roles: state.roles, saving: state.saving, saveError: state.saveError, create: state.create, update: state.update, clearSaveError: state.clearSaveError }))
   )
   const existingIds = useAgentsStore(useShallow((state) => state.agents.map((agent) => agent.id)))
+  const operatorOrder = useAgentsStore((state) => state.operatorOrder)
   const agent = useAgentsStore((state) => (props.agentId ? state.agents.find((a) => a.id === props.agentId) : undefined))
   const close = (open: boolean) => {
     if (!open) clearSaveError()
@@ -42,8 +43,9 @@ export function DialogAgentProfile(props: { mode: 'create' | 'edit'; agentId?: s
         <FormAgentProfile
           key={`${props.mode}:${agent?.id ?? ''}`}
           mode={props.mode}
-          initial={formValuesFrom(agent, inheritedProfile(role))}
+          initial={formValuesFrom(agent, inheritedProfile(role, operatorOrder))}
           roles={roles}
+          operatorOrder={operatorOrder}
           existingIds={existingIds}
           busy={saving}
           hostError={saveError}

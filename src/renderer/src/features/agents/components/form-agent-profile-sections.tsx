@@ -134,6 +134,7 @@ export function SectionIsolation({ form }: Props) {
             <label className="ag-check">
               <input type="checkbox" checked={values.inheritProviders} onChange={(event) => set('inheritProviders', event.target.checked)} />
               {form.inheritPhrase}: {form.inherited.providers.join(' → ')}
+              {!form.roles.find((r) => r.id === values.role)?.defaults.providers && <span className="ag-muted"> (the operator’s order in Providers; it follows that order when it changes)</span>}
             </label>
             {!values.inheritProviders &&
               values.providers.map((row, index) => (

@@ -1,7 +1,7 @@
 import type { RoleView } from '@shared/agents'
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { Button } from '../../../ui'
-import { inheritedProfile, parseProfileForm, type CreateAgentInput, type ProfileFormValues, type UpdateAgentInput } from '../lib/profile-form'
+import { inheritedProfile, parseProfileForm, type CodeProviderId, type CreateAgentInput, type ProfileFormValues, type UpdateAgentInput } from '../lib/profile-form'
 import { SectionAdvanced, SectionAsk, SectionCapabilities, SectionIdentity, SectionIsolation, SectionLimits, SectionLists, type ProfileFormApi } from './form-agent-profile-sections'
 
 /**
@@ -13,6 +13,8 @@ export function FormAgentProfile(props: {
   mode: 'create' | 'edit'
   initial: ProfileFormValues
   roles: RoleView[]
+  /** The operator's provider order (what an agent that names none follows), once known. */
+  operatorOrder?: readonly CodeProviderId[]
   existingIds: string[]
   busy: boolean
   /** The host's message when it refused the last submit. */
@@ -26,7 +28,7 @@ export function FormAgentProfile(props: {
   const [focusError, setFocusError] = useState(0)
   const formRef = useRef<HTMLFormElement>(null)
   const role = props.roles.find((r) => r.id === values.role)
-  const inherited = inheritedProfile(role)
+  const inherited = inheritedProfile(role, props.operatorOrder)
 
   // After a first submit, the form re-checks as the operator types, so a fixed field clears at once.
   const set: ProfileFormApi['set'] = (key, value) => {

@@ -63,7 +63,7 @@ function ProfileGroups({ profile, from }: { profile: EffectiveAgentProfile; from
         <Row label="Isolation" source={from('isolation')} hint={isolationMeaning[profile.isolation]}>
           <code>{profile.isolation}</code>
         </Row>
-        <Row label="Providers, in order" source={from('providers')}>
+        <Row label="Providers, in order" source={from('providers')} hint={from('providers') === 'default' ? 'the operator’s order (Providers view); follows it when it changes' : undefined}>
           {profile.providers.join(' → ')}
         </Row>
         <Row label="Unsafe fallback" source={from('unsafeFallback')}>

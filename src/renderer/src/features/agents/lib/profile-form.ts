@@ -6,6 +6,7 @@ import {
   codeProviderIdSchema,
   type AgentView,
   type CapabilityName,
+  type CodeProviderId,
   type EffectiveAgentProfile,
   type RoleView
 } from '@shared/agents'
@@ -19,8 +20,7 @@ export const limitKeys = ['timeoutSeconds', 'cpuSeconds', 'memoryMb', 'pids', 'd
 /** A limit key. */
 export type LimitKey = (typeof limitKeys)[number]
 
-/** A code-execution provider an agent may name. */
-export type CodeProviderId = z.infer<typeof codeProviderIdSchema>
+export type { CodeProviderId }
 
 /** Every option the form offers, from the shared schemas (never a second list). */
 export const profileOptions = {
@@ -62,10 +62,14 @@ export type ProfileFormValues = {
   labels: string
 }
 
-/** What a role leaves an agent that sets nothing itself: the role's defaults over Airlock's. */
-export function inheritedProfile(role: Pick<RoleView, 'defaults'> | undefined): EffectiveAgentProfile {
+/**
+ * What a role leaves an agent that sets nothing itself: the role's defaults over Airlock's, whose
+ * provider order is the operator's (`operatorOrder`, the Providers view's) when it is known.
+ */
+export function inheritedProfile(role: Pick<RoleView, 'defaults'> | undefined, operatorOrder?: readonly CodeProviderId[]): EffectiveAgentProfile {
   const defaults = role?.defaults ?? {}
-  return { ...agentProfileDefaults, ...defaults, limits: { ...agentProfileDefaults.limits, ...defaults.limits } } as EffectiveAgentProfile
+  const base = operatorOrder && operatorOrder.length > 0 ? { ...agentProfileDefaults, providers: [...operatorOrder] } : agentProfileDefaults
+  return { ...base, ...defaults, limits: { ...base.limits, ...defaults.limits } } as EffectiveAgentProfile
 }
 
 function providerRows(chosen: readonly CodeProviderId[] | undefined, inherited: readonly CodeProviderId[]): ProfileFormValues['providers'] {

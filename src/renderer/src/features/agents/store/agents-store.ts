@@ -31,6 +31,10 @@ airlock.agents.onChanged((event) => {
   if (touches && !('agentId' in event && event.change === 'removed')) void state.refreshDetail()
 })
 
+airlock.settings.onChanged((view) => {
+  if (active() && view.key === 'code_execution.providers') void useAgentsStore.getState().refreshOperatorOrder()
+})
+
 airlock.sessions.onChanged((event) => {
   if (!active()) return
   const state = useAgentsStore.getState()

@@ -1,4 +1,4 @@
-import type { AgentView, RoleView } from '@shared/agents'
+import { operatorProviderOrder, type AgentView, type CodeProviderId, type RoleView } from '@shared/agents'
 import type { ApprovalView, SessionView } from '@shared/approvals'
 import type { StateCreator } from 'zustand'
 import { airlock, unwrap } from '../../../lib/airlock-client'
@@ -16,6 +16,8 @@ export type ListSlice = {
   pending: Pick<ApprovalView, 'id' | 'agentId'>[]
   /** The start of each agent's newest recorded call. */
   lastCalls: Record<string, string>
+  /** The operator's provider order (setting `code_execution.providers`): what an agent that names none follows. */
+  operatorOrder?: CodeProviderId[]
   status: 'idle' | 'loading' | 'ready' | 'error'
   error?: string
   /** Agents with a toggle or removal in flight (their controls wait). */
@@ -25,6 +27,7 @@ export type ListSlice = {
   refreshSessions(): Promise<void>
   refreshPending(): Promise<void>
   refreshLastCalls(): Promise<void>
+  refreshOperatorOrder(): Promise<void>
   setEnabled(agentId: string, enabled: boolean): Promise<void>
   remove(agentId: string): Promise<boolean>
   clearError(): void
@@ -77,6 +80,7 @@ export const createListSlice: StateCreator<AgentsState, [], [], ListSlice> = (se
           unwrap(airlock.approvals.list({ status: 'pending', limit: 5000 }))
         ])
         set({ agents, roles, sessions, pending, status: 'ready' })
+        await get().refreshOperatorOrder()
         set({ lastCalls: await fetchLastCalls(agents) })
       } catch (error) {
         set({ status: get().status === 'ready' ? 'ready' : 'error', error: (error as Error).message })
@@ -88,6 +92,10 @@ export const createListSlice: StateCreator<AgentsState, [], [], ListSlice> = (se
       if (roles.ok) set({ roles: roles.value })
       const missing = agents.ok ? agents.value.filter((agent) => get().lastCalls[agent.id] === undefined) : []
       if (missing.length > 0) await fetchLastCalls(missing).then((found) => set({ lastCalls: { ...get().lastCalls, ...found } }), () => undefined)
+    }),
+    refreshOperatorOrder: coalescedRefresh(async () => {
+      const result = await airlock.settings.get({ key: 'code_execution.providers' })
+      if (result.ok) set({ operatorOrder: operatorProviderOrder(result.value.value as (string | { providerId: string })[]) })
     }),
     refreshSessions: coalescedRefresh(async () => {
       await fetchSessions().then((sessions) => set({ sessions }), () => undefined)

@@ -52,8 +52,8 @@ export function PanelIsolationPolicy() {
         </div>
       </dl>
       <p className="prv-muted prv-small">
-        Agents' calls try the providers of their own profile (<code>providers</code>, default {agentProfileDefaults.providers.join(', ')}). The code-execution order on
-        this page applies to code executions that name no providers of their own.
+        The code-execution order on this page is the order every agent follows unless its profile or its role names its own <code>providers</code>; a
+        change here applies to their next call. An agent's pane says which order it follows.
       </p>
     </section>
   )

@@ -3,7 +3,8 @@
 // host runner's corpus, the trusted_local and run-ledger tests and the doctor's bubblewrap half
 // under setpriv as uid 65534, where sandboxes hold that uid instead of the dedicated one and no
 // cgroup is writable; the egress suites (bubblewrap), where no socket is chowned; and issue 24's
-// attacks (protected and labelled paths, MCP server state, console doors, policy). As any
+// attacks (protected and labelled paths, MCP server state, console doors, policy) and git in the
+// workspace (issue 26). As any
 // other user the whole suite already runs that way.
 import { spawnSync } from 'node:child_process'
 import { chownSync, mkdirSync, rmSync } from 'node:fs'
@@ -46,7 +47,7 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
     expect(vitestAsNobody(egress)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)
 
-  it('the issue-24 attacks hold as uid 65534: protected paths, labelled paths, MCP server state, the console doors, the policy corpus and red team, the audit chain', () => {
+  it('the issue-24 attacks hold as uid 65534: protected paths, labelled paths, MCP server state, the console doors, the policy corpus and red team, the audit chain; git in the workspace', () => {
     // That user cannot reach the Docker socket: the docker halves skip, so AIRLOCK_REQUIRE_ALL is left out here.
     const { AIRLOCK_REQUIRE_ALL: _, ...env } = process.env
     const trust = [
@@ -57,7 +58,8 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
       'test/security/redteam-issue24.test.ts',
       'test/security/policy-carried.test.ts',
       'test/security/attack-audit-chain.test.ts',
-      'test/security/attack-hidden-text.test.ts'
+      'test/security/attack-hidden-text.test.ts',
+      'test/security/attack-git-workspace.test.ts'
     ]
     expect(vitestAsNobody(trust, env)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)

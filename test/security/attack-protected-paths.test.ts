@@ -4,11 +4,10 @@
 // what holds). Each attack is an agent's `run_command` through the real host and real bubblewrap,
 // then a real Docker session container, as root the way CI runs (sandbox uid 60777), judged on the
 // host's files.
-import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxIdentity, type ActionResult } from '../../src/main/core'
+import type { ActionResult } from '../../src/main/core'
 import { createHost, type Host } from '../../src/main/host'
 import { createDockerClient } from '../../src/main/providers'
 import { ensureTestImages } from '../support/docker-images'
@@ -45,19 +44,10 @@ function protectedPathAttacks(provider: string): void {
       profile: { capabilities: ['files', 'shell'], providers: [provider as 'bubblewrap'], ask: 'never', protectedPaths: ['Makefile'] }
     }).workspace
     sessionId = host.agents.sessions.start('coder', 'test').sessionId
-    // The sandbox's HOME is the workspace: its git config there (as root, the workspace root is
-    // root's and git would refuse it as of dubious ownership; git in workspaces is issue 26's).
-    expect((await call('write_file', { path: '.gitconfig', content: '[safe]\n\tdirectory = *\n[user]\n\temail = a@b\n\tname = a\n' })).status).toBe('success')
-    // A repository made in the first run (nothing protected exists yet), and settings written with the file tools.
-    // Airlock's docker images have no git (issue 26): there the host makes it, owned by the sandbox uid as a run's would be.
-    if (provider === 'docker') {
-      execFileSync('git', ['init', '-q', workspace])
-      const { uid, gid } = sandboxIdentity()
-      execFileSync('chown', ['-R', `${uid}:${gid}`, join(workspace, '.git')])
-    } else {
-      const made = await run('git init -q && git commit -q --allow-empty -m first && echo ok')
-      expect(made).toMatchObject({ exitCode: 0, stdout: 'ok\n' })
-    }
+    // A repository made in the first run (nothing protected exists yet), as an agent makes one.
+    // (docker's HOME is the container's /tmp: the identity is given on the command line there.)
+    const made = await run('git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m first && echo ok')
+    expect(made).toMatchObject({ exitCode: 0, stdout: 'ok\n' })
     for (const [path, content] of [
       ['.envrc', 'export SAFE=1\n'],
       ['.vscode/tasks.json', '{"tasks": []}\n'],
@@ -109,9 +99,9 @@ function protectedPathAttacks(provider: string): void {
     })
   }
 
-  it.skipIf(provider === 'docker')('git still works: add, commit, log, diff, branch', async () => {
+  it('git still works: add, commit, log, diff, branch', async () => {
     const result = await run(
-      'echo one > notes.txt && git add notes.txt && git commit -qm notes && echo two >> notes.txt && git diff --stat && git switch -qc topic && git log --oneline | wc -l'
+      'echo one > notes.txt && git add notes.txt && git -c user.email=a@b -c user.name=a commit -qm notes && echo two >> notes.txt && git diff --stat && git switch -qc topic && git log --oneline | wc -l'
     )
     expect(result).toMatchObject({ exitCode: 0 })
     expect(result.stdout).toMatch(/notes\.txt \| 1 \+\n.*\n2\n$/)

@@ -14,3 +14,4 @@ export {
   writeNewFile
 } from './no-follow'
 export { assertReachableBySandbox, assertWritableBySandbox, claimWorkspace, openHostDirectory } from './workspace-owner'
+export { gitSafeDirectoryEnv } from './git-safe-directory'

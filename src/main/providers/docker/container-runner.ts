@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type Docker from 'dockerode'
 import type { WorkspaceMounts } from './workspace-mounts'
-import { egressEnv, type CommandResult, type CommandRunInput, type EgressEndpoint, type ProgramRunInput, type ProgramRunner, type ResourcePolicy, type SandboxIdentity } from '../../core'
+import { egressEnv, gitSafeDirectoryEnv, type CommandResult, type CommandRunInput, type EgressEndpoint, type ProgramRunInput, type ProgramRunner, type ResourcePolicy, type SandboxIdentity } from '../../core'
 import { killGraceMs, timeoutExitCode } from '../process/bounded-process'
 import { childEnv, outputCapFor, timeoutMsFor, withAirlockNotes } from '../process/run-limits'
 import { limitHitBetween, type ContainerAccounting } from './container-accounting'
@@ -69,7 +69,9 @@ export class ContainerRunner implements ProgramRunner {
     }
     let env: Record<string, string>
     try {
-      env = childEnv(this.extras.egress ? { ...containerBaseEnv, ...egressEnv() } : containerBaseEnv, input.env)
+      // Roots are bound at their own paths: git may use a repository at any of them (see gitSafeDirectoryEnv).
+      const base = { ...containerBaseEnv, ...(this.extras.egress ? egressEnv() : {}), ...gitSafeDirectoryEnv([...this.roots.map((root) => root.path), ...(input.writableRoots ?? [])]) }
+      env = childEnv(base, input.env)
     } catch (error) {
       throw new DockerProviderError('docker.invalid_run', (error as Error).message)
     }

@@ -23,8 +23,14 @@ export const languagePackages: Record<string, string[]> = {
 
 /** The label that records the shape of a provisioned image. */
 export const imageFormatLabel = 'airlock.format'
-/** Bumped when provisioned images change shape; older ones are provisioned again by tests (2: `/` is 0755, verified as the sandbox uid; 3: python has pip). */
-export const imageFormat = '3'
+/** Bumped when provisioned images change shape; older ones are provisioned again by tests (2: `/` is 0755, verified as the sandbox uid; 3: python has pip; 4: git in every image). */
+export const imageFormat = '4'
+
+/**
+ * Packages every provisioned image carries whatever its language: git, because a coding agent's
+ * workspace is a repository (its commits, diffs and status work in the container as on bubblewrap).
+ */
+export const commonPackages = ['git']
 
 /** A name for the dedicated sandbox uid in the image (tools that look the user up find one); containers set the uid explicitly. */
 const sandboxUser = { name: 'airlock', uid: dedicatedSandboxUid, gid: dedicatedSandboxUid }
@@ -69,7 +75,7 @@ export async function provisionImages(options: ProvisionOptions): Promise<string
       source = options.rootfsTarball
       report('using the given root filesystem', 50)
     } else {
-      const packages = [...new Set(options.languages.flatMap((language) => languagePackages[language] ?? unknownLanguage(language)))]
+      const packages = [...new Set([...commonPackages, ...options.languages.flatMap((language) => languagePackages[language] ?? unknownLanguage(language))])]
       await debootstrap({ dir: scratch, packages, suite: options.suite ?? 'bookworm', mirror: options.mirror ?? aptMirror(), report })
       prepareRootfs(scratch)
       rmSync(join(scratch, 'var/cache/apt/archives'), { recursive: true, force: true })
@@ -162,7 +168,8 @@ async function observeVersions(root: string): Promise<Record<string, string>> {
     python: [['python3', '--version'], /Python (\S+)/],
     nodejs: [['node', '--version'], /v(\S+)/],
     go: [['go', 'version'], /go(\d[\d.]*)/],
-    cpp: [['g++', '--version'], /(\d+\.\d+\.\d+)/]
+    cpp: [['g++', '--version'], /(\d+\.\d+\.\d+)/],
+    git: [['git', '--version'], /git version (\S+)/]
   }
   const versions: Record<string, string> = {}
   for (const [name, [argv, pattern]] of Object.entries(checks)) {

@@ -1,6 +1,6 @@
 import type { EgressRecord } from '@shared/network'
 import { existsSync } from 'node:fs'
-import type { CommandResult, CommandRunInput, ProgramRunInput, ProgramRunner, ResourcePolicy } from '../../core'
+import { gitSafeDirectoryEnv, type CommandResult, type CommandRunInput, type ProgramRunInput, type ProgramRunner, type ResourcePolicy } from '../../core'
 import { runBounded, type PreparedProcess } from './bounded-process'
 import type { RunLedger } from './run-ledger'
 import { childEnv, eitherSignal, outputCapFor, timeoutMsFor, withAirlockNotes } from './run-limits'
@@ -58,7 +58,8 @@ export class LocalProgramRunner implements ProgramRunner {
     const writableRoots = realRoots([...this.roots, ...(input.writableRoots ?? [])]).slice(this.roots.length)
     const readOnlyRoots = input.readOnlyRoots?.length ? realRoots(input.readOnlyRoots) : []
     const cwd = resolveCwd([...this.roots, ...writableRoots, ...readOnlyRoots], input.cwd === undefined && writableRoots[0] ? writableRoots[0] : input.cwd)
-    const env = childEnv(this.baseEnv, input.env)
+    // git may use a repository at any root this run can reach (see gitSafeDirectoryEnv).
+    const env = childEnv({ ...this.baseEnv, ...gitSafeDirectoryEnv([...this.roots, ...writableRoots, ...readOnlyRoots]) }, input.env)
     const timeoutMs = timeoutMsFor(this.policy, input.timeoutSeconds)
     const launch = await this.launcher({ argv: input.argv, cwd, env, writableRoots, readOnlyRoots, timeoutMs })
     const result = await runBounded({

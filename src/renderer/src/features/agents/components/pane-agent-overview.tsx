@@ -1,6 +1,8 @@
 import { ArrowRight } from 'lucide-react'
 import { useShallow } from 'zustand/react/shallow'
+import type { HistoryStatus } from '@shared/ipc/history'
 import { visibleText } from '@shared/visible-text'
+import { nonZeroExit, nonZeroExitTitle } from '../../../lib/call-outcome'
 import { Badge, ErrorBanner, Loading, TextAgent, TimeAgo } from '../../../ui'
 import { taintTone } from '../lib/agent-selectors'
 import { historyLink } from '../lib/agents-url'
@@ -44,7 +46,7 @@ function ListRecentCalls({ agentId }: { agentId: string }) {
           {calls.value.rows.map((row) => (
             <li key={row.id}>
               <a href={historyLink(agentId, row.id)} className="ag-call" data-testid={`agent-call-${row.id}`}>
-                <Badge tone={statusTone(row.status)}>{statusLabel(row.status)}</Badge>
+                <CallStatusBadge status={row.status} exitCode={row.exitCode} />
                 <span className="ag-call-tool">
                   <TextAgent text={row.tool} />
                 </span>
@@ -116,5 +118,16 @@ function ListAgentSessions() {
         </ul>
       )}
     </section>
+  )
+}
+
+/** A call's status, or `exit N` in the warning colour when its program exited non-zero. */
+function CallStatusBadge({ status, exitCode }: { status: HistoryStatus; exitCode: number | null }) {
+  const exited = nonZeroExit(status, exitCode)
+  if (exited === undefined) return <Badge tone={statusTone(status)}>{statusLabel(status)}</Badge>
+  return (
+    <Badge tone="warn" title={nonZeroExitTitle(exited)}>
+      exit {exited}
+    </Badge>
   )
 }

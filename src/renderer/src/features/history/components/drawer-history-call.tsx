@@ -31,7 +31,7 @@ export function DrawerHistoryCall() {
       title={
         <>
           <code className="history-drawer-tool">{shown ? <TextAgent text={shown.tool} /> : 'Call'}</code>
-          {shown && <LabelHistoryStatus status={shown.status} pill testId="history-detail-status" />}
+          {shown && <LabelHistoryStatus status={shown.status} exitCode={shown.exitCode} pill testId="history-detail-status" />}
         </>
       }
       subtitle={shown ? `${shown.agentId ?? 'no agent'} · ${formatTimestamp(shown.startedAt)} · ${shown.id}` : selectedId}

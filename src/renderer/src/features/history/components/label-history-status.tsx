@@ -1,5 +1,6 @@
 import type { HistoryStatus } from '@shared/ipc/history'
-import { Ban, CircleCheck, CircleSlash, CircleX, Hand, LoaderCircle, TimerOff, Unplug, type LucideIcon } from 'lucide-react'
+import { Ban, CircleCheck, CircleSlash, CircleX, Hand, LoaderCircle, TimerOff, TriangleAlert, Unplug, type LucideIcon } from 'lucide-react'
+import { nonZeroExit, nonZeroExitTitle } from '../../../lib/call-outcome'
 import { statusLabel, statusTone } from '../lib/format'
 
 const icons: Record<HistoryStatus, LucideIcon> = {
@@ -17,12 +18,17 @@ const icons: Record<HistoryStatus, LucideIcon> = {
  * A call's status as an icon and its word, coloured by tone (GitHub Actions style): the word is
  * the element's whole text, so the meaning never rests on colour or the icon alone.
  */
-export function LabelHistoryStatus({ status, testId, pill }: { status: HistoryStatus; testId?: string; pill?: boolean }) {
-  const Icon = icons[status] ?? CircleSlash
+export function LabelHistoryStatus({ status, exitCode, testId, pill }: { status: HistoryStatus; exitCode?: number | null; testId?: string; pill?: boolean }) {
+  const exited = nonZeroExit(status, exitCode)
+  const Icon = exited !== undefined ? TriangleAlert : (icons[status] ?? CircleSlash)
   return (
-    <span className={`history-status history-status-${statusTone(status)}${pill ? ' history-status-pill' : ''}`} data-status={status}>
+    <span
+      className={`history-status history-status-${exited !== undefined ? 'warn' : statusTone(status)}${pill ? ' history-status-pill' : ''}`}
+      data-status={status}
+      title={exited !== undefined ? nonZeroExitTitle(exited) : undefined}
+    >
       <Icon size={14} aria-hidden="true" className={status === 'running' ? 'history-spin' : undefined} />
-      <span data-testid={testId}>{statusLabel(status)}</span>
+      <span data-testid={testId}>{exited !== undefined ? `exit ${exited}` : statusLabel(status)}</span>
     </span>
   )
 }

@@ -41,7 +41,7 @@ export const RowHistory = memo(function RowHistory(props: {
       onClick={() => props.onOpen(row.id, props.index)}
     >
       <div role="gridcell" className="history-cell">
-        <LabelHistoryStatus status={row.status} testId={`history-status-${row.id}`} />
+        <LabelHistoryStatus status={row.status} exitCode={row.exitCode} testId={`history-status-${row.id}`} />
       </div>
       <div role="gridcell" className="history-cell history-mono history-dim">
         <time dateTime={row.startedAt} title={formatTimestamp(row.startedAt)}>

@@ -19,6 +19,7 @@ if (!app.requestSingleInstanceLock()) app.quit()
 
 async function start(): Promise<void> {
     host = createHost({ sqliteBinding: process.env.AIRLOCK_SQLITE_BINDING || undefined, confirmHostRun })
+    if (host.homeProblem) console.error(`airlock: warning: commands cannot run in sandboxes on this home: ${host.homeProblem}`)
     await host.recovered
     const trustedUrl = rendererEntry(buildDir).url
     disposeIpc = registerElectronIpc({

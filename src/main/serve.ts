@@ -14,6 +14,8 @@ export type ServeOptions = HostConfig & {
   open: boolean
   /** Where the console URL line (first) and the gateway URL line (second) go. */
   print: (line: string) => void
+  /** Where warnings go (stderr): a home sandboxes cannot reach is said first. */
+  warn?: (line: string) => void
 }
 
 /** A running headless console: the host, its web server and its agent gateway. */
@@ -26,6 +28,7 @@ export type RunningConsole = { host: Host; console: WebConsole; gateway: AgentGa
  */
 export async function serve(options: ServeOptions): Promise<RunningConsole> {
   const host = createHost(options)
+  if (host.homeProblem) options.warn?.(`airlock: warning: commands cannot run in sandboxes on this home: ${host.homeProblem}`)
   let webConsole: WebConsole | undefined
   let gateway: AgentGateway
   try {

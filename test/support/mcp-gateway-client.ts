@@ -84,8 +84,13 @@ export function rpcError(body: string): { code: number; message: string; data?: 
  * Starts `airlock serve ... --no-open` and resolves with the process and its first two lines
  * (the console URL, then the gateway URL); `stop` sends SIGTERM and resolves with the exit code.
  */
-export async function startServeWithGateway(args: string[]): Promise<{ child: ChildProcess; consoleLine: string; gatewayLine: string; stderr(): string; stop(): Promise<number | null> }> {
-  const child = spawn(process.execPath, [airlockBin, 'serve', '--no-open', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+export async function startServeWithGateway(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; prefix?: string[] } = {}
+): Promise<{ child: ChildProcess; consoleLine: string; gatewayLine: string; stderr(): string; stop(): Promise<number | null> }> {
+  // `prefix` runs serve under another program (e.g. `unshare … sh -c '…; exec "$@"' sh`).
+  const argv = [...(options.prefix ?? []), process.execPath, airlockBin, 'serve', '--no-open', ...args]
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) })
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const lines: string[] = []

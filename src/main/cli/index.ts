@@ -6,6 +6,7 @@ import { approvalsCommand } from './commands/approvals'
 import { auditCommand } from './commands/audit'
 import { doctorCommand } from './commands/doctor'
 import { historyCommand } from './commands/history'
+import { homeCommand } from './commands/home'
 import { imagesCommand } from './commands/images'
 import { mcpStdioCommand } from './commands/mcp-stdio'
 import { policyCommand } from './commands/policy'
@@ -17,7 +18,7 @@ import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, netCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, mcpStdioCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, netCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, homeCommand, mcpStdioCommand]
 
 /** The `--help` text. */
 export function helpText(): string {
@@ -28,7 +29,7 @@ export function helpText(): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Every command takes --home DIR (else AIRLOCK_HOME, else ~/.airlock).',
+    'Every command takes --home DIR (else AIRLOCK_HOME, else ~/.airlock; as root /var/lib/airlock).',
     'Run `airlock <command> --help` for its options.'
   ].join('\n')
 }

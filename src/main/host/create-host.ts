@@ -10,7 +10,7 @@ import { ProviderCatalog } from '../console/provider-catalog'
 import { SessionService } from '../console/session-service'
 import { SettingsService } from '../console/settings-service'
 import { WorkspaceBrowser } from '../console/workspace-browser'
-import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, sandboxIdentity, type HandleStore } from '../core'
+import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, sandboxIdentity, sandboxReachProblem, type HandleStore } from '../core'
 import {
   ContractEventHub,
   createCallDispatcher,
@@ -46,6 +46,12 @@ export type HostConfig = {
 export type Host = {
   readonly appVersion: string
   readonly paths: AirlockPaths
+  /**
+   * Why sandboxed code cannot reach this home's workspaces (a home under /root when Airlock runs
+   * as root), with the fix; undefined when it can. Shells print it at start; the bubblewrap probe
+   * (Providers view, doctor) says it too.
+   */
+  readonly homeProblem: string | undefined
   readonly store: Store
   readonly settings: SettingsService
   /** The execution-resource manager every action goes through. */
@@ -215,6 +221,7 @@ export function createHost(config: HostConfig = {}): Host {
     )
     let disposed = false
     return {
+      homeProblem: sandboxReachProblem(paths.workspaces),
       appVersion,
       paths,
       store,

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -13,10 +13,21 @@ export type AirlockPaths = {
   runs: string
 }
 
-/** Picks the home: an explicit value, else `AIRLOCK_HOME`, else `~/.airlock`. */
-export function resolveHome(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+/** Where Airlock keeps its data when it runs as root and no home is given (like other system services). */
+export const systemHome = '/var/lib/airlock'
+
+/**
+ * Picks the home: an explicit value, else `AIRLOCK_HOME`, else `~/.airlock` — but as root,
+ * `/var/lib/airlock`: root's home (`/root`, mode 0700) is one the sandbox uid cannot enter, so
+ * a workspace under it could never run a command. A root home that already holds a database
+ * (`~/.airlock/airlock.db`, from before this default) is kept; the start-up check reports it,
+ * and `airlock home move` moves it.
+ */
+export function resolveHome(explicit?: string, env: NodeJS.ProcessEnv = process.env, isRoot = process.getuid?.() === 0): string {
   const chosen = explicit ?? env.AIRLOCK_HOME
-  return resolve(chosen && chosen.length > 0 ? chosen : join(homedir(), '.airlock'))
+  if (chosen && chosen.length > 0) return resolve(chosen)
+  const personal = join(homedir(), '.airlock')
+  return isRoot && !existsSync(join(personal, 'airlock.db')) ? systemHome : personal
 }
 
 /** The paths under a home. */

@@ -21,7 +21,8 @@ export const serveCommand = defineCommand({
         gatewayPort: options['gateway-port'],
         rendererDir: join(io.buildDir, 'renderer'),
         open: options['no-open'] !== true,
-        print: io.out
+        print: io.out,
+        warn: io.err
       })
       await stopSignal.received
       const settled = await settleWithin(running.stop(), hostDisposeTimeoutMs)

@@ -13,5 +13,5 @@ export {
   relativeComponents,
   writeNewFile
 } from './no-follow'
-export { assertReachableBySandbox, assertWritableBySandbox, claimWorkspace, openHostDirectory } from './workspace-owner'
+export { assertReachableBySandbox, assertWritableBySandbox, claimWorkspace, openHostDirectory, sandboxReachProblem } from './workspace-owner'
 export { gitSafeDirectoryEnv } from './git-safe-directory'

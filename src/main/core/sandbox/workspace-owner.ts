@@ -53,10 +53,22 @@ export function assertReachableBySandbox(path: string, identity: SandboxIdentity
     const bit = stat.uid === identity.uid ? 0o100 : stat.gid === identity.gid ? 0o010 : 0o001
     if ((stat.mode & bit) === 0) {
       throw new NoFollowError(
-        `sandboxed code runs as uid ${identity.uid} (Airlock runs as root) and cannot reach ${path}: ${dir} is mode ${(stat.mode & 0o777).toString(8)}. Keep AIRLOCK_HOME where other users can search (e.g. /var/lib/airlock), not under /root`
+        `sandboxed code runs as uid ${identity.uid} (Airlock runs as root) and cannot reach ${path}: ${dir} is mode ${(stat.mode & 0o777).toString(8)}. Fix: move the home where other users can search it, keeping agents, tokens and history: airlock home move /var/lib/airlock (the default home when Airlock runs as root)`
       )
     }
     if (dir === '/') return
+  }
+}
+
+/** Why sandboxed code could not reach `path` (see `assertReachableBySandbox`), or undefined when it can. */
+export function sandboxReachProblem(path: string, identity: SandboxIdentity = sandboxIdentity()): string | undefined {
+  try {
+    assertReachableBySandbox(path, identity)
+    return undefined
+  } catch (error) {
+    // A folder that does not exist yet is judged when it does.
+    if (!(error instanceof NoFollowError)) return undefined
+    return error.message
   }
 }
 

@@ -6,6 +6,7 @@ import { protectedPathsWith } from '@shared/protected-paths'
 import { hiddenEntries, quarantineChanged } from '../process/workspace-entries'
 import {
   assertReachableBySandbox,
+  sandboxReachProblem,
   isExecutionsFolder,
   assertWritableBySandbox,
   egressEnv,
@@ -75,6 +76,9 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     const { host, toolchains } = await this.hostFacts(config.data.bwrapPath)
     if (!host.ok) return { available: false, reason: host.reason }
     if (!policy.workspaceRoots?.length) return { available: false, reason: 'the sandbox needs policy.workspaceRoots (the directories it may write)' }
+    // bwrap resolves its binds as the sandbox uid: a workspace under a home it cannot enter (/root) could never run.
+    const unreachable = policy.workspaceRoots.map((root) => sandboxReachProblem(root, host.identity)).find((problem) => problem !== undefined)
+    if (unreachable) return { available: false, reason: unreachable }
     if (policy.networkMode === 'proxy' && !this.options.egress) return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
     const cgroups = this.cgroups()
     return {

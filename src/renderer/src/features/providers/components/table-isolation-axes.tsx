@@ -69,9 +69,10 @@ function VerifiedCell({ row }: { row: AxisRow }) {
     )
   if (row.verified === 'unverified')
     return (
-      <td className="prv-unverified">
+      <td className="prv-unverified" title={row.unverifiedWhy.join('\n') || undefined}>
         <CircleHelp size={13} aria-hidden="true" />
         unverified{attempts}
+        {row.unverifiedWhy[0] && <span className="prv-unverified-why">: {row.unverifiedWhy[0]}</span>}
       </td>
     )
   return <td className="prv-unverified">{row.verified === 'not_claimed' ? 'not claimed: nothing to try' : 'not run yet'}</td>

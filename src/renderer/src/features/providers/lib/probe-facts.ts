@@ -36,6 +36,8 @@ export type AxisRow = {
   meaning: string
   claimed: boolean
   verified: DoctorAxisStatus | 'not_run'
+  /** Why the attempts could not run (an unverified axis): each failed attempt, or the provider's reason. */
+  unverifiedWhy: string[]
   held: number
   tried: number
   /** The attempts that got through, in words. */
@@ -47,8 +49,13 @@ export function axisRows(isolation: IsolationFacts, doctor?: DoctorProviderResul
   return doctorAxisNames.map((axis) => {
     const claimed = axis === 'networkOff' ? isolation.networkMode === 'none' : isolation[axis]
     const found = doctor?.axes.find((entry) => entry.axis === axis)
-    const escapes = (doctor?.checks ?? []).filter((check) => check.axis === axis && check.outcome === 'escaped').map((check) => `${check.attack}: ${check.detail}`)
-    return { axis, ...axisLabels[axis], claimed, verified: found?.status ?? 'not_run', held: found?.held ?? 0, tried: found?.tried ?? 0, escapes }
+    const checks = (doctor?.checks ?? []).filter((check) => check.axis === axis)
+    const escapes = checks.filter((check) => check.outcome === 'escaped').map((check) => `${check.attack}: ${check.detail}`)
+    // Why an axis stayed unverified: the attempts that could not run say so (as the CLI doctor prints them),
+    // else the provider's own reason for being unavailable.
+    const errors = checks.filter((check) => check.outcome === 'error').map((check) => `${check.attack}: ${check.detail}`)
+    const unverifiedWhy = errors.length > 0 ? errors : doctor && !doctor.available && doctor.reason ? [doctor.reason] : []
+    return { axis, ...axisLabels[axis], claimed, verified: found?.status ?? 'not_run', held: found?.held ?? 0, tried: found?.tried ?? 0, escapes, unverifiedWhy }
   })
 }
 

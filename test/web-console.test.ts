@@ -109,6 +109,29 @@ describe('web console HTTP guard', () => {
   }
 })
 
+describe('the console token across restarts (issue 26)', () => {
+  it('a restart keeps the token and the session cookie: an open tab reconnects by itself; --rotate-token ends both', async () => {
+    const cookie = await sessionCookie()
+    const port = running.console.port
+    await running.stop()
+    running = await serve({ home: dir.path, port, gatewayPort: 0, rendererDir: resolve(__dirname, '../out/renderer'), open: false, print: () => undefined })
+    expect(running.console.token).toBe(token)
+    expect((await get('/', { cookie })).status).toBe(200)
+    // A bookmark with the printed URL after the tab's session exists: the cookie wins, the URL is cleaned.
+    const bookmarked = await get('/?token=stale-token-from-before', { cookie })
+    expect(bookmarked.status).toBe(303)
+    expect(bookmarked.headers.location).toBe('/')
+
+    await running.stop()
+    const warnings: string[] = []
+    running = await serve({ home: dir.path, port, gatewayPort: 0, rendererDir: resolve(__dirname, '../out/renderer'), open: false, print: () => undefined, warn: (line) => warnings.push(line), rotateToken: true })
+    expect(running.console.token).not.toBe(token)
+    expect(warnings.join('\n')).toMatch(/made a new console token/)
+    expect((await get('/', { cookie })).status).toBe(401)
+    token = running.console.token
+  })
+})
+
 describe('web console WebSocket transport', () => {
   it('refuses upgrades without the token or from a foreign origin', async () => {
     await expect(connect('')).rejects.toThrow(/401/)

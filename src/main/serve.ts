@@ -1,6 +1,7 @@
 import { createHost, type Host, type HostConfig } from './host'
 import { startWebConsole, type WebConsole } from './app/web-console-server'
 import { canOpenBrowser, openInBrowser } from './app/open-in-browser'
+import { loadConsoleToken } from './app/console-token'
 import { writeLaunchPage } from './app/launch-page'
 import { startHostGateway, type AgentGateway } from './gateway'
 
@@ -16,6 +17,8 @@ export type ServeOptions = HostConfig & {
   print: (line: string) => void
   /** Where warnings go (stderr): a home sandboxes cannot reach is said first. */
   warn?: (line: string) => void
+  /** Make a new console token instead of keeping the home's (ends every open console session). */
+  rotateToken?: boolean
 }
 
 /** A running headless console: the host, its web server and its agent gateway. */
@@ -33,8 +36,11 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
   let gateway: AgentGateway
   try {
     await host.recovered
+    const consoleToken = loadConsoleToken(host.paths.home, { rotate: options.rotateToken })
+    for (const note of consoleToken.notes) options.warn?.(`airlock: ${note}`)
     webConsole = await startWebConsole({
       host,
+      token: consoleToken.token,
       rendererDir: options.rendererDir,
       port: options.port ?? host.settings.get('console.port')
     })

@@ -44,9 +44,10 @@ export function createRequestGuard(options: { token: string; port: () => number;
   const credentialOf = (request: IncomingMessage): Credential | undefined => {
     const query = new URL(request.url ?? '/', 'http://x').searchParams
     const token = query.get('token')
-    if (token) return timingSafeEqual(digest(token), expected) ? 'token' : undefined
+    if (token && timingSafeEqual(digest(token), expected)) return 'token'
     const launch = query.get('launch')
-    if (launch) return takeLaunchCode(launch) ? 'launch' : undefined
+    if (launch && takeLaunchCode(launch)) return 'launch'
+    // A stale `?token=` (a bookmark, a tab from before a rotation) does not outvote a valid session.
     const session = cookieOf(request, sessionCookie)
     return session !== undefined && validSession(session) ? 'session' : undefined
   }

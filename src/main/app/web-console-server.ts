@@ -64,14 +64,14 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
       return
     }
     const url = new URL(request.url ?? '/', 'http://x')
-    if (verdict.credential !== 'session') {
+    if (verdict.credential !== 'session' || url.searchParams.has('token') || url.searchParams.has('launch')) {
       // Exchange the URL's credential for a session cookie and drop it from the address bar (a
       // fragment such as `#/approvals` stays: browsers keep it across a redirect).
       url.searchParams.delete('token')
       url.searchParams.delete('launch')
       response.writeHead(303, {
         location: `${url.pathname}${url.search}`,
-        'set-cookie': guard.sessionCookieHeader(),
+        ...(verdict.credential !== 'session' ? { 'set-cookie': guard.sessionCookieHeader() } : {}),
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer'
       })

@@ -23,6 +23,7 @@ import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
 import { createAgentRuntime, type AgentRuntime } from './agent-runtime'
 import { createEgressProxy, egressPlace } from './egress-wiring'
 import { openStore, type Store } from '../store'
+import { watchForeignWrites } from './foreign-writes'
 import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome, type AirlockPaths } from './paths'
 
 /** What a shell tells the host; everything else derives from the home directory. */
@@ -101,6 +102,8 @@ export function createHost(config: HostConfig = {}): Host {
     disposers.push(anchorHead)
     const settings = new SettingsService(store.settings)
     const events = new ContractEventHub(airlockContract)
+    // Another process's writes (the CLI, a second console) reach open views as their own would.
+    disposers.push(watchForeignWrites(store.db, (dataVersion) => events.publish('system', 'changedElsewhere', { dataVersion })))
     disposers.push(
       settings.subscribe((view) => {
         // The audit row names the key only: provider config values may hold secrets.

@@ -19,7 +19,13 @@ export const systemContract = {
       })
     }
   },
-  events: {}
+  events: {
+    /**
+     * Another process wrote this home's database (the CLI, a second console, `airlock serve` on
+     * the same home): what a view shows may be stale, so it reads it again.
+     */
+    changedElsewhere: { payload: z.object({ dataVersion: z.number().int() }).strict() }
+  }
 } satisfies NamespaceSpec
 
 /** Facts about the running Airlock, as `system.info` returns them. */

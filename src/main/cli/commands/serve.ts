@@ -8,8 +8,8 @@ import { UsageError } from '../cli-error'
 export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'Run the web console and the agent gateway on 127.0.0.1 (prints the console URL, then the gateway URL)',
-  usage: 'airlock serve [--home DIR] [--port 7410] [--gateway-port 7411] [--no-open]',
-  options: { port: 'port', 'gateway-port': 'port', 'no-open': 'flag' },
+  usage: 'airlock serve [--home DIR] [--port 7410] [--gateway-port 7411] [--no-open] [--rotate-token]',
+  options: { port: 'port', 'gateway-port': 'port', 'no-open': 'flag', 'rotate-token': 'flag' },
   async run({ options, positionals }, io) {
     if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got ${positionals[0]}`)
     // Listen before starting, so Ctrl-C during start-up still releases what the host started.
@@ -22,7 +22,8 @@ export const serveCommand = defineCommand({
         rendererDir: join(io.buildDir, 'renderer'),
         open: options['no-open'] !== true,
         print: io.out,
-        warn: io.err
+        warn: io.err,
+        rotateToken: options['rotate-token'] === true
       })
       await stopSignal.received
       const settled = await settleWithin(running.stop(), hostDisposeTimeoutMs)

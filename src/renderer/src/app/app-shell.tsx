@@ -23,6 +23,7 @@ const content: Record<ViewId, () => React.JSX.Element> = {
 export function AppShell() {
   const [view, setView] = useView()
   const connected = useConnection((state) => state.connected)
+  const stale = useConnection((state) => state.stale)
   const View = content[view]
   return (
     <div className="shell">
@@ -59,8 +60,10 @@ export function AppShell() {
       </nav>
       <main className={`content content-${view}`} data-testid={`view-${view}`}>
         {!connected && (
-          <div className="banner banner-error" role="alert" data-testid="banner-disconnected">
-            Lost the connection to Airlock. Reconnecting…
+          <div className="banner banner-error banner-sticky" role="alert" data-testid="banner-disconnected">
+            {stale
+              ? 'Airlock runs with a new console token, so this tab’s session ended: open the URL that `airlock serve` printed (or the desktop app).'
+              : 'Lost the connection to Airlock. Reconnecting…'}
           </div>
         )}
         <View />

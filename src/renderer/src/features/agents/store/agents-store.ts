@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import { airlock } from '../../../lib/airlock-client'
+import { airlock, onStale } from '../../../lib/airlock-client'
 import { createDetailSlice, type DetailSlice } from './detail-slice'
 import { createListSlice, type ListSlice } from './list-slice'
 import { createProfileSlice, type ProfileSlice } from './profile-slice'
@@ -57,4 +57,12 @@ airlock.history.onChanged((event) => {
     const now = useAgentsStore.getState()
     if (event.status !== 'running' && now.recentCalls.value?.rows.some((row) => row.id === event.id)) void now.refreshWorkspace()
   })
+})
+
+// After a reconnect or another process's writes (an agent made with the CLI): read it all again.
+onStale(() => {
+  if (!active()) return
+  const state = useAgentsStore.getState()
+  void Promise.all([state.refreshAgents(), state.refreshSessions(), state.refreshPending(), state.refreshOperatorOrder(), state.refreshLastCalls()])
+  if (state.selectedId) void state.refreshDetail()
 })

@@ -1,4 +1,4 @@
-import { airlock } from '../../../lib/airlock-client'
+import { airlock, onStale } from '../../../lib/airlock-client'
 import { saveFile } from '../lib/download'
 import { createHistoryStore } from './create-history-store'
 
@@ -8,4 +8,10 @@ export const useHistoryStore = createHistoryStore({ api: airlock, save: saveFile
 airlock.history.onChanged((change) => useHistoryStore.getState().receive(change))
 airlock.agents.onChanged(() => {
   if (useHistoryStore.getState().status !== 'idle') void useHistoryStore.getState().refreshOptions()
+})
+onStale(() => {
+  const state = useHistoryStore.getState()
+  if (state.status === 'idle') return
+  void state.refreshTop()
+  void state.refreshOptions()
 })

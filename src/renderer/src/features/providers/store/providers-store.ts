@@ -1,4 +1,4 @@
-import { airlock } from '../../../lib/airlock-client'
+import { airlock, onStale } from '../../../lib/airlock-client'
 import { orderSettingKey } from './client'
 import { createProvidersStore } from './providers-state'
 
@@ -9,4 +9,10 @@ airlock.providers.onImageProgress((event) => useProvidersStore.getState().receiv
 airlock.doctor.onChanged((change) => useProvidersStore.getState().doctorChanged(change))
 airlock.settings.onChanged((view) => {
   if (view.key === orderSettingKey) useProvidersStore.getState().applyOrderSetting(view.value)
+})
+onStale(() => {
+  const state = useProvidersStore.getState()
+  if (state.orderStatus === 'idle') return
+  void state.loadOrder()
+  void state.loadDoctor()
 })

@@ -73,6 +73,9 @@ describe('web console HTTP guard', () => {
     expect(page.headers['content-security-policy']).toMatch(/default-src 'self'.*frame-ancestors 'none'/)
     const script = /src="\.?(\/assets\/[^"]+\.js)"/.exec(page.body)![1]!
     expect((await get(script, { cookie })).status).toBe(200)
+    // The page names its icon, which is served (no /favicon.ico 404 on every load).
+    const icon = /<link rel="icon"[^>]*href="\.?(\/assets\/[^"]+)"/.exec(page.body)![1]!
+    expect((await get(icon, { cookie })).status).toBe(200)
   })
 
   it('refuses requests without a token (401) or with a wrong one (401)', async () => {

@@ -10,6 +10,7 @@ import { homeCommand } from './commands/home'
 import { imagesCommand } from './commands/images'
 import { mcpStdioCommand } from './commands/mcp-stdio'
 import { policyCommand } from './commands/policy'
+import { roleCommand } from './commands/role'
 import { rulesCommand } from './commands/rules'
 import { netCommand } from './commands/net'
 import { serveCommand } from './commands/serve'
@@ -18,7 +19,7 @@ import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, approvalsCommand, rulesCommand, netCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, homeCommand, mcpStdioCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, roleCommand, approvalsCommand, rulesCommand, netCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, homeCommand, mcpStdioCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

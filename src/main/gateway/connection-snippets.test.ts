@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { agentConnectionSchema } from '@shared/ipc/agents'
-import { connectionSnippets } from './connection-snippets'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { airlockCommandPath, connectionSnippets } from './connection-snippets'
 
 describe('connectionSnippets', () => {
-  const connection = connectionSnippets('coder', 'http://127.0.0.1:7411/mcp')
+  const connection = connectionSnippets('coder', 'http://127.0.0.1:7411/mcp', 'airlock')
 
   it('fits the contract and never holds a token, only the <token> placeholder', () => {
     expect(agentConnectionSchema.parse(connection)).toEqual(connection)
@@ -20,5 +22,13 @@ describe('connectionSnippets', () => {
     expect(JSON.parse(connection.snippets.stdio)).toEqual({
       mcpServers: { 'airlock-coder': { command: 'airlock', args: ['mcp-stdio', '--agent', 'coder'], env: { AIRLOCK_TOKEN: '<token>' } } }
     })
+  })
+
+  it('the stdio entry names this checkout’s bin/airlock.mjs by its absolute path (airlock is not on PATH without npm link)', () => {
+    const command = airlockCommandPath()
+    expect(command).toBe(resolve(__dirname, '../../../bin/airlock.mjs'))
+    expect(existsSync(command)).toBe(true)
+    expect(JSON.parse(connectionSnippets('coder', 'http://127.0.0.1:7411/mcp').snippets.stdio).mcpServers['airlock-coder'].command).toBe(command)
+    expect(airlockCommandPath('/')).toBe('airlock')
   })
 })

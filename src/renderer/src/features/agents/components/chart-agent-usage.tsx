@@ -69,7 +69,7 @@ export function ChartAgentUsage() {
           <div className="ag-usage-body">
             <div className="ag-usage-chart" role="img" aria-label={`Calls per hour: ${summary}`}>
               <ResponsiveContainer width="100%" height={170}>
-                <BarChart data={rows} margin={{ top: 6, right: 4, bottom: 0, left: -18 }} barCategoryGap={rows.length > 48 ? 0 : 2} accessibilityLayer={false}>
+                <BarChart data={rows} margin={{ top: 6, right: 4, bottom: 0, left: 0 }} barCategoryGap={rows.length > 48 ? 0 : 2} accessibilityLayer={false}>
                   <CartesianGrid vertical={false} stroke="var(--line)" />
                   <XAxis
                     dataKey="hour"
@@ -79,7 +79,7 @@ export function ChartAgentUsage() {
                     minTickGap={28}
                     tickFormatter={(hour: number) => hourLabel(hour, days)}
                   />
-                  <YAxis allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} width={44} />
+                  <YAxis allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} width={40} />
                   <Tooltip
                     cursor={{ fill: 'var(--row-hover)' }}
                     contentStyle={{ background: 'var(--panel)', border: '1px solid var(--line-strong)', borderRadius: 6, fontSize: 12, color: 'var(--text)' }}

@@ -84,7 +84,7 @@ export function SectionIdentity({ form }: Props) {
       <Field label="Name" error={errors.name} testId="agent-field-name" hint="Optional; the id when empty.">
         {(control) => <input {...control} className="ag-input" value={values.name} autoComplete="off" placeholder="Coding assistant" onChange={(event) => set('name', event.target.value)} />}
       </Field>
-      <Field label="Role" error={errors.role} testId="agent-field-role" hint={form.roles.length === 0 ? 'No roles defined (airlock role save).' : 'Its defaults are inherited and cap this profile.'}>
+      <Field label="Role" error={errors.role} testId="agent-field-role" hint={form.roles.length === 0 ? 'No roles yet (make one with airlock role save <id> --defaults FILE.json).' : 'Its defaults are inherited and cap this profile.'}>
         {(control) => (
           <select {...control} className="ag-select" value={values.role} onChange={(event) => set('role', event.target.value)}>
             <option value="">No role</option>
@@ -222,7 +222,7 @@ export function SectionLists({ form }: Props) {
         'An early stop: lines that name these, or carry them through another program, are blocked; a line the policy cannot follow asks. What holds whatever runs is the sandbox, protected paths, the egress proxy and taint.',
         'curl\nssh'
       )}
-      {list('allowlist', 'Allowlist', 'Commands that never ask.', 'git status')}
+      {list('allowlist', 'Allowlist', 'When set, only these commands may run; every other command is blocked. It does not stop asks.', 'git status')}
       {list('runtimes', 'Runtimes', 'Allowed language runtimes; empty allows any.', 'python\nnode')}
     </Section>
   )

@@ -4,6 +4,7 @@ import { ArrowDown, ArrowUp, GripVertical, Settings2, X } from 'lucide-react'
 import { useState } from 'react'
 import { Badge, IconButton } from '../../../ui'
 import type { OrderRow } from '../lib/order-rows'
+import { shownAxisCount } from '../lib/probe-facts'
 import { FormCandidateConfig } from './form-candidate-config'
 
 /** Props of one order entry: its row, its neighbours' count and the actions the list wires to the store. */
@@ -48,8 +49,8 @@ export function CardOrderCandidate({ row, count, busy, onMove, onRemove }: CardO
               {row.verdict.label}
             </Badge>
             {row.isolation && (
-              <Badge tone={row.claimedAxes === 4 ? 'ok' : row.claimedAxes === 0 ? 'bad' : 'warn'} title="Claimed by the provider's probe; the doctor's verification is in the probe results below">
-                {row.claimedAxes}/4 axes claimed
+              <Badge tone={row.claimedAxes === shownAxisCount ? 'ok' : row.claimedAxes === 0 ? 'bad' : 'warn'} title="Claimed by the provider's probe; the doctor's verification is in the probe results below">
+                {row.claimedAxes}/{shownAxisCount} axes claimed
               </Badge>
             )}
           </div>

@@ -13,7 +13,7 @@ describe('order rows', () => {
   it('joins each candidate with its code-execution probe', () => {
     const rows = orderRows([{ providerId: 'bubblewrap' }, { providerId: 'docker', config: { profile: 'strict' } }, { providerId: 'firecracker' }], providers, true)
     expect(rows.map((row) => [row.sortId, row.verdict.label, row.claimedAxes, row.registered])).toEqual([
-      ['bubblewrap', 'available', 4, true],
+      ['bubblewrap', 'available', 5, true],
       ['docker', 'unavailable', 0, true],
       ['firecracker', 'not registered', 0, false]
     ])

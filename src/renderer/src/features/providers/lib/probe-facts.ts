@@ -59,10 +59,13 @@ export function axisRows(isolation: IsolationFacts, doctor?: DoctorProviderResul
   })
 }
 
-/** How many of the four axes a probe claims. */
+/** How many of the axes the isolation table shows (the four, and the network off) a probe claims. */
 export function claimedAxisCount(isolation: IsolationFacts | undefined): number {
-  return isolation ? isolationAxisNames.filter((axis) => isolation[axis]).length : 0
+  return isolation ? axisRows(isolation).filter((row) => row.claimed).length : 0
 }
+
+/** How many axes the isolation table shows. */
+export const shownAxisCount = doctorAxisNames.length
 
 /** A probe's reason split into what is wrong and, when the provider said it, how to fix it. */
 export type ReasonParts = { cause: string; fix?: string }

@@ -1,6 +1,6 @@
 import type { ProviderView } from '@shared/ipc'
 import { doctorAxisNames, type DoctorAxis, type DoctorAxisStatus, type DoctorProviderResult, type DoctorReport } from '@shared/ipc/doctor'
-import { isolationAxisNames, type IsolationFacts } from '@shared/resources'
+import type { IsolationFacts } from '@shared/resources'
 
 /** One kind's probe record as `providers.list` returns it. */
 export type KindProbe = ProviderView['probes'][number]

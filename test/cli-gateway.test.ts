@@ -14,7 +14,8 @@ import { makeTempDir } from './support/temp-home'
 let dir: ReturnType<typeof makeTempDir>
 let home: string
 beforeEach(() => {
-  dir = makeTempDir('airlock-cli-gateway-')
+  // Searchable, as a real home's parents are: a home sandboxes cannot reach is warned about at start.
+  dir = makeTempDir('airlock-cli-gateway-', { outsideTmp: true })
   home = join(dir.path, 'home')
 })
 afterEach(() => dir.remove())

@@ -113,7 +113,7 @@ describe('airlock serve', () => {
   it('--help prints its usage, naming --gateway-port, and exits 0', () => {
     const result = runAirlock(['serve', '--help'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Usage: airlock serve \[--home DIR\] \[--port 7410\] \[--gateway-port 7411\] \[--no-open\]$/m)
+    expect(result.stdout).toMatch(/^Usage: airlock serve \[--home DIR\] \[--port 7410\] \[--gateway-port 7411\] \[--no-open\] \[--rotate-token\]$/m)
     expect(result.stderr).toBe('')
   })
 

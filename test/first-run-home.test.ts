@@ -5,11 +5,11 @@
 // - A home sandboxes cannot reach is said at start (stderr), by the bubblewrap probe with the fix,
 //   and `airlock home move` moves it with agents and tokens kept.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { resolveHome, systemHome } from '../src/main/host/paths'
+import { createHomeDirectory, resolveHome, systemHome } from '../src/main/host/paths'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
 import { callTool, connectAgent, startServeWithGateway } from './support/mcp-gateway-client'
@@ -33,6 +33,20 @@ describe('the default home', () => {
     expect(resolveHome(undefined, { AIRLOCK_HOME: '/srv/a' }, true)).toBe('/srv/a')
     expect(resolveHome('/srv/b', { AIRLOCK_HOME: '/srv/a' }, true)).toBe('/srv/b')
     expect(resolveHome(undefined, {}, true)).toBe(existsSync(join(personal, 'airlock.db')) ? personal : systemHome)
+  })
+})
+
+describe.skipIf(!asRoot)('an existing home of root’s', () => {
+  it('made 0700 (mktemp -d) is made searchable, 0711, never listable; the folders above it are left alone', () => {
+    const parent = join(dir.path, 'parent')
+    mkdirSync(parent, { mode: 0o700 })
+    chmodSync(parent, 0o700)
+    const home = join(parent, 'home')
+    mkdirSync(home, { mode: 0o700 })
+    chmodSync(home, 0o700)
+    createHomeDirectory(home)
+    expect(statSync(home).mode & 0o777).toBe(0o711)
+    expect(statSync(parent).mode & 0o777).toBe(0o700)
   })
 })
 

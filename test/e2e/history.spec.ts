@@ -111,7 +111,8 @@ test('History lists calls newest first, filters from the bar and the URL, counts
   await expect(page.getByTestId('history-stderr')).toContainText('AssertionError: add(2, 3) returned -1, expected 5')
   await expect(page.getByTestId('history-stderr')).toContainText('4 lines')
   await expect(page.getByTestId('history-stdout')).toContainText('Empty.')
-  await expect(page.getByTestId('history-detail-status')).toHaveText('success')
+  // The call ran (status success) and the program failed: shown as its exit, not a green success.
+  await expect(page.getByTestId('history-detail-status')).toHaveText('exit 1')
   await expect(page.getByTestId('history-detail-exit')).toContainText('1')
   await expect(page.getByTestId('history-detail-policy')).toContainText('allow')
   await expect(page.getByTestId('history-detail-commands').locator('code')).toHaveText(['python3', 'test_calc.py'])

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -54,10 +54,18 @@ export class HomeUnavailableError extends Error {
  */
 const searchableMode = 0o711
 
-/** Creates the home itself (owner-only but searchable); subfolders are created once the database opened. */
+/**
+ * Creates the home itself (owner-only but searchable); subfolders are created once the database
+ * opened. A home that already exists as this user's own folder but is not searchable by others
+ * (`mkdir` under a 0077 umask, `mktemp -d`) is made searchable (0711: never listable) when
+ * sandboxes run as their own uid — the home only, never a folder above it, which stays the
+ * operator's to fix (`airlock home move`).
+ */
 export function createHomeDirectory(home: string): void {
   try {
     mkdirSync(home, { recursive: true, mode: searchableMode })
+    const stat = lstatSync(home)
+    if (process.getuid?.() === 0 && stat.isDirectory() && stat.uid === 0 && (stat.mode & 0o001) === 0) chmodSync(home, (stat.mode & 0o700) | 0o011)
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error)
     throw new HomeUnavailableError(

@@ -12,7 +12,8 @@ const host = vi.hoisted(() => ({ pending: [] as { id: string }[], listeners: [] 
 vi.mock('../../../lib/airlock-client', async () => {
   const { create } = await import('zustand')
   return {
-    useConnection: create(() => ({ connected: true })),
+    useConnection: create(() => ({ connected: true, stale: false, epoch: 0 })),
+    onStale: () => () => undefined,
     airlock: {
       approvals: {
         list: async () => ok(host.pending),

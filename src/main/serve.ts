@@ -52,6 +52,13 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
   }
   options.print(`Airlock console: ${webConsole.url}`)
   options.print(`Agent gateway: ${gateway.url}`)
+  // Settings › Console token: a new token now; the new URL is printed where the first one was.
+  const served = webConsole
+  host.serveConsoleTokenRotation(() => {
+    const url = served.useToken(loadConsoleToken(host.paths.home, { rotate: true }).token)
+    options.print(`Airlock console: ${url}`)
+    return url
+  })
   // The browser gets a page only this user can read, holding a one-time launch code: never a
   // credential on its command line, which every local user can read.
   let launchPage: { remove(): void } | undefined
@@ -68,6 +75,7 @@ export async function serve(options: ServeOptions): Promise<RunningConsole> {
   // Agents first (their sessions end and release), then the console, then the host.
   const stop = async () => {
     try {
+      host.serveConsoleTokenRotation(undefined)
       launchPage?.remove()
       await gateway.close()
     } finally {

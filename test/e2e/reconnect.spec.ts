@@ -8,6 +8,25 @@ import { screenshotBothThemes } from './look'
 // open, the CLI changing the home while the page shows it. The real serve, the built console in
 // Chromium, the real CLI and a real MCP client.
 
+test('Settings › Make a new token: this tab reopens with it, another tab says its token changed, and the old URL is refused', async ({ served, systemBrowser }) => {
+  const page = await (await systemBrowser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
+  const other = await (await systemBrowser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
+  await other.goto(`${served.url}#/agents`)
+  await expect(other.getByTestId('view-agents')).toBeVisible()
+  await page.goto(`${served.url}#/settings`)
+  await page.getByTestId('setting-console-token-rotate').click()
+  // This tab opened the new URL: its session is the new token's, and the address bar is clean again.
+  await expect(page).toHaveURL(/#\/settings$/)
+  await expect(page).not.toHaveURL(/token=/)
+  await expect(page.getByTestId('setting-console-token')).toBeVisible({ timeout: 15_000 })
+  await expect(page.getByTestId('banner-disconnected')).toBeHidden()
+  // The other tab was let in with the old token: its connection ends and it says why.
+  await expect(other.getByTestId('banner-disconnected')).toContainText('new console token', { timeout: 20_000 })
+  expect((await fetch(served.url, { redirect: 'manual' })).status).toBe(401)
+  await page.close()
+  await other.close()
+})
+
 test('restart airlock serve with the page open: it reconnects by itself and shows what changed meanwhile and after; CLI changes reach an open view', async ({ systemBrowser }) => {
   test.setTimeout(180_000)
   const home = makeTempDir('airlock-e2e-reconnect-', { outsideTmp: true })

@@ -33,18 +33,19 @@ export type Credential = 'token' | 'launch' | 'session'
  * - the session cookie, made when either of those is exchanged (see {@link sessionCookie}).
  */
 export function createRequestGuard(options: { token: string; port: () => number; now?: () => number }) {
-  const expected = digest(options.token)
+  let token = options.token
+  let expected = digest(token)
   const now = options.now ?? Date.now
   const allowedHosts = () => [`127.0.0.1:${options.port()}`, `localhost:${options.port()}`]
   /** Live launch codes by their digest, with when each expires. */
   const launchCodes = new Map<string, number>()
 
-  const sessionMac = (nonce: string) => createHmac('sha256', options.token).update(`airlock-console-session\0${nonce}`).digest('base64url')
+  const sessionMac = (nonce: string) => createHmac('sha256', token).update(`airlock-console-session\0${nonce}`).digest('base64url')
 
   const credentialOf = (request: IncomingMessage): Credential | undefined => {
     const query = new URL(request.url ?? '/', 'http://x').searchParams
-    const token = query.get('token')
-    if (token && timingSafeEqual(digest(token), expected)) return 'token'
+    const given = query.get('token')
+    if (given && timingSafeEqual(digest(given), expected)) return 'token'
     const launch = query.get('launch')
     if (launch && takeLaunchCode(launch)) return 'launch'
     // A stale `?token=` (a bookmark, a tab from before a rotation) does not outvote a valid session.
@@ -81,6 +82,12 @@ export function createRequestGuard(options: { token: string; port: () => number;
       }
       const credential = credentialOf(request)
       return credential ? { credential } : { refusal: { status: 401, reason: 'missing, wrong or spent credential' } }
+    },
+    /** Takes a new console token: the old one and every session made with it stop working at once. */
+    setToken(next: string): void {
+      token = next
+      expected = digest(next)
+      launchCodes.clear()
     },
     /** A one-time code for a browser the console opens itself (expired codes are forgotten here). */
     issueLaunchCode(): string {

@@ -14,7 +14,15 @@ export const consoleCsp =
  * A running web console. `url` carries the token: print it only to the operator's own stdout.
  * `launchUrl()` is what a browser the console opens itself gets: a one-time code, short-lived.
  */
-export type WebConsole = { url: string; port: number; token: string; launchUrl(): string; close(): Promise<void> }
+export type WebConsole = {
+  url: string
+  port: number
+  token: string
+  launchUrl(): string
+  /** Serves with a new token from now on (every open session ends); returns the URL that carries it. */
+  useToken(token: string): string
+  close(): Promise<void>
+}
 
 /** Where and how to serve the web console. */
 export type WebConsoleOptions = {
@@ -98,7 +106,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
     response.end(request.method === 'HEAD' ? undefined : file.body)
   }
 
-  const detachWebSocket = attachWebSocketTransport(server, {
+  const webSocket = attachWebSocketTransport(server, {
     dispatch: options.host.dispatch,
     subscribe: (listener) => options.host.events.subscribe(listener),
     guard
@@ -116,15 +124,25 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
   })
   port = (server.address() as AddressInfo).port
 
-  return {
+  const running: WebConsole = {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
     launchUrl: () => `http://127.0.0.1:${port}/?launch=${guard.issueLaunchCode()}`,
+    useToken(next) {
+      guard.setToken(next)
+      // Open consoles were let in with the old token: each must prove itself again (after this
+      // call's own answer has gone out to the console that asked).
+      setTimeout(() => webSocket.dropAll(), 250).unref()
+      running.token = next
+      running.url = `http://127.0.0.1:${port}/?token=${next}`
+      return running.url
+    },
     async close() {
-      await detachWebSocket()
+      await webSocket.close()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
   }
+  return running
 }

@@ -18,7 +18,7 @@ export type WebSocketTransportOptions = {
  * Carries the typed contract over a WebSocket for the web console: the same dispatcher (and so
  * the same validation and handlers) as Electron IPC. Upgrades pass the same guard as HTTP.
  */
-export function attachWebSocketTransport(server: Server, options: WebSocketTransportOptions): () => Promise<void> {
+export function attachWebSocketTransport(server: Server, options: WebSocketTransportOptions): { close(): Promise<void>; dropAll(): void } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxInputBytes + 4096 })
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -34,10 +34,16 @@ export function attachWebSocketTransport(server: Server, options: WebSocketTrans
   }
   server.on('upgrade', onUpgrade)
 
-  return async () => {
-    server.off('upgrade', onUpgrade)
-    for (const client of wss.clients) client.terminate()
-    await new Promise<void>((resolve) => wss.close(() => resolve()))
+  return {
+    async close() {
+      server.off('upgrade', onUpgrade)
+      for (const client of wss.clients) client.terminate()
+      await new Promise<void>((resolve) => wss.close(() => resolve()))
+    },
+    /** Ends every open console connection (the token changed: each must prove itself again). */
+    dropAll() {
+      for (const client of wss.clients) client.close(4001, 'the console token changed')
+    }
   }
 }
 

@@ -53,6 +53,8 @@ export type Host = {
    * (Providers view, doctor) says it too.
    */
   readonly homeProblem: string | undefined
+  /** The web console's shell gives the host the function that rotates its token (`system.rotateConsoleToken`). */
+  serveConsoleTokenRotation(rotate: (() => string) | undefined): void
   readonly store: Store
   readonly settings: SettingsService
   /** The execution-resource manager every action goes through. */
@@ -102,6 +104,8 @@ export function createHost(config: HostConfig = {}): Host {
     disposers.push(anchorHead)
     const settings = new SettingsService(store.settings)
     const events = new ContractEventHub(airlockContract)
+    // Set by the web console's shell once it serves (`airlock serve`); the desktop app has no token.
+    const consoleTokenRotation: { rotate?: () => string } = {}
     // Another process's writes (the CLI, a second console) reach open views as their own would.
     disposers.push(watchForeignWrites(store.db, (dataVersion) => events.publish('system', 'changedElsewhere', { dataVersion })))
     disposers.push(
@@ -217,7 +221,7 @@ export function createHost(config: HostConfig = {}): Host {
         images,
         doctor,
         network: new NetworkService({ network: store.network, agents: store.agents, roles: store.roles, onChange: (what) => events.publish('network', 'changed', { what }) }),
-        system: { appVersion, home: paths.home, databasePath: paths.database },
+        system: { appVersion, home: paths.home, databasePath: paths.database, rotateConsoleToken: () => consoleTokenRotation.rotate?.() },
         confirmHostRun: config.confirmHostRun
       }),
       { onInternalError: (error, channel) => logError(`Airlock: ${channel} failed unexpectedly`, error) }
@@ -225,6 +229,9 @@ export function createHost(config: HostConfig = {}): Host {
     let disposed = false
     return {
       homeProblem: sandboxReachProblem(paths.workspaces),
+      serveConsoleTokenRotation: (rotate) => {
+        consoleTokenRotation.rotate = rotate
+      },
       appVersion,
       paths,
       store,

@@ -14,7 +14,8 @@ function recordingDispatcher() {
       info: (_input, context) => {
         reached.push('system.info')
         return { appVersion: '1', home: '/h', databasePath: '/h/db', transport: context.transport, platform: 'p', nodeVersion: 'n' }
-      }
+      },
+      rotateConsoleToken: () => (reached.push('system.rotateConsoleToken'), { url: 'http://127.0.0.1:1/?token=t' })
     },
     settings: {
       list: () => (reached.push('settings.list'), [view]),

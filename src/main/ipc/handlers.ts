@@ -42,7 +42,7 @@ export type HandlerServices = {
   doctor: DoctorService
   /** The egress proxy's domain rules and pinned names (SPEC §6.5). */
   network: NetworkService
-  system: { appVersion: string; home: string; databasePath: string }
+  system: { appVersion: string; home: string; databasePath: string; rotateConsoleToken?: () => string | undefined }
   /** The desktop app's native dialog; absent in the web console, where marking an MCP server `unsafe` is refused. */
   confirmHostRun?: HostRunConfirmation
 }
@@ -52,11 +52,18 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
   return {
     system: {
       info: (_input, context) => ({
-        ...services.system,
+        appVersion: services.system.appVersion,
+        home: services.system.home,
+        databasePath: services.system.databasePath,
         transport: context.transport,
         platform: `${process.platform}-${process.arch}`,
         nodeVersion: process.versions.node
-      })
+      }),
+      rotateConsoleToken: (_input, context) => {
+        const url = context.transport === 'websocket' ? services.system.rotateConsoleToken?.() : undefined
+        if (url === undefined) throw new IpcError('console.no_token', 'Only the web console has a console token; the desktop app needs none.')
+        return { url }
+      }
     },
     settings: {
       list: () => services.settings.list(),

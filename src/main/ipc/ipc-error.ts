@@ -1,5 +1,5 @@
 /** Stable codes the IPC handlers add to those of the contract layer and the services. */
-export type IpcErrorCode = 'not_found' | 'agent.unsafe_needs_confirmation'
+export type IpcErrorCode = 'not_found' | 'agent.unsafe_needs_confirmation' | 'console.no_token'
 
 /**
  * A handler's own refusal (e.g. an id that names nothing). The dispatcher turns it into

@@ -17,7 +17,13 @@ export const systemContract = {
         platform: z.string(),
         nodeVersion: z.string()
       })
-    }
+    },
+    /**
+     * The web console only: makes a new console token (what `airlock serve --rotate-token` does at
+     * start), which ends every other console session; returns the URL that opens this console
+     * with it. The desktop app has no token and refuses.
+     */
+    rotateConsoleToken: { input: z.object({}).strict(), output: z.object({ url: z.string() }) }
   },
   events: {
     /**

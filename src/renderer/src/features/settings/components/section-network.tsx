@@ -1,6 +1,6 @@
 import type { SettingKey, SettingView } from '@shared/settings'
 import { useShallow } from 'zustand/react/shallow'
-import { useSystemStore } from '../../system'
+import { PanelConsoleToken, useSystemStore } from '../../system'
 import { CardSetting } from './card-setting'
 import { FieldNumberSetting } from './field-number-setting'
 
@@ -44,6 +44,7 @@ export function SectionNetwork({ settings }: { settings: Partial<Record<SettingK
             </CardSetting>
           ) : null
         )}
+        <PanelConsoleToken />
       </div>
       <h3 className="set-subsection-title">Gateway limits, per agent — applied at once</h3>
       <div className="set-card">

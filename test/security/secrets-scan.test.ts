@@ -48,6 +48,7 @@ const changingCalls = new Set([
   'agents:setEnabled',
   'agents:remove',
   'agents:rotateToken',
+  'system:rotateConsoleToken',
   'agents:saveRole',
   'agents:removeRole',
   'skills:approve',

@@ -7,17 +7,12 @@
 import { randomUUID } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxIdentity, type ActionResult } from '../../src/main/core'
-import { createHost, type Host } from '../../src/main/host'
-import { createDockerClient } from '../../src/main/providers'
-import { ensureTestImages } from '../support/docker-images'
+import { describe, expect, it } from 'vitest'
+import { sandboxIdentity } from '../../src/main/core'
+import { sandboxAgent } from '../support/sandbox-agent'
 import { workspaceSandboxes } from '../support/sandbox-providers'
-import { makeTempDir } from '../support/temp-home'
 
 const sandboxes = await workspaceSandboxes()
-
-type Run = { exitCode: number; stdout: string; stderr: string }
 
 describe.each(sandboxes)('git in a $provider workspace', ({ provider, skip }) => {
   if (skip) it.skip(`skipped: ${skip}`, () => undefined)
@@ -25,29 +20,8 @@ describe.each(sandboxes)('git in a $provider workspace', ({ provider, skip }) =>
 })
 
 function gitCases(provider: string): void {
-  let dir: ReturnType<typeof makeTempDir>
-  let host: Host
-  let workspace: string
-  let sessionId: string
-  const call = (tool: string, input: unknown): Promise<ActionResult> => host.agents.sessions.execute({ sessionId, tool, input })
-  const run = async (command: string): Promise<Run> => {
-    const result = await call('run_command', { command })
-    expect(result.status, JSON.stringify(result.error)).toBe('success')
-    return result.data as Run
-  }
-
-  beforeAll(async () => {
-    if (provider === 'docker') await ensureTestImages(createDockerClient())
-    dir = makeTempDir('airlock-git-', { outsideTmp: true })
-    host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
-    await host.recovered
-    workspace = host.agents.agents.create('coder', { profile: { capabilities: ['files', 'shell'], providers: [provider as 'bubblewrap'], ask: 'never' } }).workspace
-    sessionId = host.agents.sessions.start('coder', 'test').sessionId
-  }, 600_000)
-  afterAll(async () => {
-    await host?.dispose()
-    dir?.remove()
-  })
+  const agent = sandboxAgent(provider, { prefix: 'airlock-git-', profile: { capabilities: ['files', 'shell'], ask: 'never' } })
+  const { call, run } = agent
 
   it('init, add, commit, log, branch, status and diff work in a project written with the file tools', async () => {
     for (const [path, content] of Object.entries({ 'package.json': '{ "name": "demo", "version": "1.0.0" }\n', 'src/index.js': 'console.log("hi")\n', 'README.md': '# demo\n' })) {
@@ -70,17 +44,17 @@ function gitCases(provider: string): void {
     const env = await run('env | grep ^GIT_CONFIG_ | sort')
     expect(env.stdout).toContain(`GIT_CONFIG_KEY_0=safe.directory`)
     expect(env.stdout).not.toMatch(/GIT_CONFIG_VALUE_\d+=\*$/m)
-    expect(env.stdout).toContain(workspace)
+    expect(env.stdout).toContain(agent.workspace)
   }, 60_000)
 
   it('a hostile .git/config (fsmonitor, hooksPath, pager) runs only inside the sandbox, as the sandbox uid — nothing on the host', async () => {
     const hostMarker = join('/tmp', `airlock-git-pwned-${randomUUID()}`)
-    const hooks = join(workspace, 'hooks')
+    const hooks = join(agent.workspace, 'hooks')
     mkdirSync(hooks, { recursive: true })
     const hook = join(hooks, 'pre-commit')
     writeFileSync(hook, `#!/bin/sh\ntouch ${hostMarker}\ntouch "$GIT_WORK_TREE/hook-ran" 2>/dev/null || touch hook-ran\nexit 0\n`)
     chmodSync(hook, 0o755)
-    const config = join(workspace, '.git', 'config')
+    const config = join(agent.workspace, '.git', 'config')
     writeFileSync(
       config,
       `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tfsmonitor = "touch ${hostMarker}; touch fsmonitor-ran; false"\n\thooksPath = ${hooks}\n\tpager = touch ${hostMarker}\n`
@@ -91,7 +65,7 @@ function gitCases(provider: string): void {
     expect(ran.stdout).toContain('hook-ran')
     expect(existsSync(hostMarker)).toBe(false)
     // As the sandbox's uid, not the host's (when Airlock is root, never root).
-    const owner = statSync(join(workspace, 'fsmonitor-ran')).uid
+    const owner = statSync(join(agent.workspace, 'fsmonitor-ran')).uid
     expect(owner).toBe(sandboxIdentity().uid)
     if (process.getuid?.() === 0) expect(owner).not.toBe(0)
   }, 120_000)

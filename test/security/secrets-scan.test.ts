@@ -49,6 +49,7 @@ const changingCalls = new Set([
   'agents:remove',
   'agents:rotateToken',
   'system:rotateConsoleToken',
+  'history:cancel',
   'agents:saveRole',
   'agents:removeRole',
   'skills:approve',
@@ -170,7 +171,7 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
       event.channel === 'airlock:settings:changed' && (event.payload as { key?: string }).key === 'code_execution.providers'
     expect(published.filter(isProviderOrder).map((event) => JSON.stringify(event).includes(configCanary))).toEqual([true])
     const channels = new Set(published.map((event) => event.channel))
-    for (const channel of ['airlock:resources:event', 'airlock:history:changed', 'airlock:approvals:changed', 'airlock:agents:changed', 'airlock:sessions:changed']) expect(channels).toContain(channel)
+    for (const channel of ['airlock:resources:event', 'airlock:history:changed', 'airlock:history:output', 'airlock:approvals:changed', 'airlock:agents:changed', 'airlock:sessions:changed']) expect(channels).toContain(channel)
     expect({
       published: leaksIn(published.filter((event) => !isProviderOrder(event)).map((event, index) => ({ where: `published #${index} ${event.channel}`, value: event.payload }))),
       logged: leaksIn(logged.map((entry, index) => ({ where: `logged #${index}`, value: entry })))
@@ -235,6 +236,7 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
       cursor = page.nextCursor
     } while (cursor !== undefined)
     for (const id of historyIds) await read('history:detail', { id })
+    for (const id of historyIds) await read('history:live', { id })
     await read('history:verify', {})
     await read('history:count', {})
     await read('history:usage', {})

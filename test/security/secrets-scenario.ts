@@ -130,6 +130,8 @@ export async function runSecretsScenario(running: RunningConsole, options: { lea
     command: `echo ${canaries.mcpEnv} ${canaries.mcpHeader} ${canaries.processEnv} --password=${typedCanaries.password} ${typedCanaries.apiKey}; printf '%s\\n' ${decoded(canaries.mcpEnv)} ${decoded(canaries.processEnv)} >&2; exit 4`
   })
   await run('commandOutput', coderAgent, 'run_command', { command: `printf 'token: %s\\nheader: %s\\n' ${decoded(canaries.mcpEnv)} ${decoded(canaries.mcpHeader)}` })
+  // Printed while the command still runs: the console's live output is told it (history.output).
+  await run('liveOutput', coderAgent, 'run_command', { command: `printf 'live: %s\\n' ${decoded(canaries.mcpEnv)}; sleep 1` })
   // Output over 64 KiB goes to a log file under <home>/logs.
   await run('bigOutput', coderAgent, 'run_command', { command: `yes ${decoded(canaries.processEnv)} | head -c 200000` })
   // Code: secrets as program arguments, and printed from values built at run time.

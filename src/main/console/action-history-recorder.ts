@@ -3,7 +3,7 @@ import { closeSync, constants, mkdirSync, openSync, unlinkSync, writeSync } from
 import { join } from 'node:path'
 import type { HistoryRow, HistoryStatus } from '@shared/ipc/history'
 import { sandboxIdentity, type ActionCallEnd, type ActionCallStart, type ActionHistory, type SandboxIdentity } from '../core'
-import type { ActionCallRepository, StoredOutput } from '../store'
+import { outputSearchText, type ActionCallRepository, type StoredOutput } from '../store'
 import { appendExecHistoryLine } from './exec-history-file'
 
 /** Outputs larger than this (UTF-8 bytes) go to `<home>/logs/<call id>.stdout|.stderr`; smaller ones stay in the row. */
@@ -48,8 +48,19 @@ export class ActionHistoryRecorder implements ActionHistory {
     const { stdout, stderr, ...rest } = end
     const placedStdout = this.place(end.callId, 'stdout', stdout)
     const placedStderr = this.place(end.callId, 'stderr', stderr)
-    const row = this.options.repository.finish({ ...rest, ...(placedStdout ? { stdout: placedStdout } : {}), ...(placedStderr ? { stderr: placedStderr } : {}) })
+    const outputText = outputSearchText(stdout, stderr)
+    const row = this.options.repository.finish({
+      ...rest,
+      ...(placedStdout ? { stdout: placedStdout } : {}),
+      ...(placedStderr ? { stderr: placedStderr } : {}),
+      ...(outputText ? { outputText } : {})
+    })
     this.ended(row)
+  }
+
+  /** A running call began or stopped waiting for the operator: its row shows `waiting_approval` meanwhile. */
+  waiting(callId: string, since: string | null): void {
+    if (this.options.repository.waiting(callId, since)) this.changed(callId, since === null ? 'running' : 'waiting_approval')
   }
 
   /**

@@ -6,6 +6,7 @@ import { AgentService, defaultsFromSettings } from '../console/agent-service'
 import { AgentSessions, type SessionLedger } from '../console/agent-sessions'
 import { AgentWorkspaces } from '../console/agent-workspaces'
 import { HistoryService } from '../console/history-service'
+import { LiveCalls } from '../console/live-calls'
 import { RoleService } from '../console/role-service'
 import { SkillService } from '../console/skill-service'
 import { ActionDispatcher, ActionRegistry, installOutputRedaction, loadCommandAnalyzer, PolicyEngine, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent, type RunningHook } from '../core'
@@ -18,6 +19,8 @@ export type AgentRuntime = {
   agents: AgentService
   roles: RoleService
   history: HistoryService
+  /** The calls in flight as the console watches them: live output and the operator's Cancel. */
+  live: LiveCalls
   /** Skills and their revisions; the operator approves or rejects here (SPEC §6.4). */
   skills: SkillService
   registry: ActionRegistry
@@ -126,16 +129,19 @@ export function createAgentRuntime(input: {
   }
   const sessions = new AgentSessions({ dispatcher, agents, ledger, secretsOf: (profile) => [...secretsOf(profile), ...secretEnv()] })
   late.sessions = sessions
+  const live = new LiveCalls(dispatcher, (lines) => events.publish('history', 'output', lines))
   return {
     agents,
     roles,
     history: new HistoryService(store.history),
+    live,
     skills,
     registry,
     dispatcher,
     sessions,
     policy,
     async dispose() {
+      live.dispose()
       await sessions.endAll('shutdown')
       for (const unhook of unhooks) unhook()
       unregister()

@@ -213,6 +213,7 @@ export function createHost(config: HostConfig = {}): Host {
         roles: agents.roles,
         sessions: store.sessions,
         history: agents.history,
+        live: agents.live,
         skills: agents.skills,
         approvals,
         rules,

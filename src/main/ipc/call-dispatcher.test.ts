@@ -36,7 +36,7 @@ function recordingDispatcher() {
     },
     // Not reached by these tests: the agents, history and skills handlers have their own contract tests.
     agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole', 'connection']) as unknown as ContractHandlers<AirlockContract>['agents'],
-    history: unreachable(['list', 'detail', 'verify', 'count', 'usage']) as unknown as ContractHandlers<AirlockContract>['history'],
+    history: unreachable(['list', 'detail', 'verify', 'count', 'usage', 'live', 'cancel']) as unknown as ContractHandlers<AirlockContract>['history'],
     skills: unreachable(['list', 'approve', 'reject']) as unknown as ContractHandlers<AirlockContract>['skills'],
     approvals: unreachable(['list', 'get', 'decide']) as unknown as ContractHandlers<AirlockContract>['approvals'],
     rules: unreachable(['list', 'update', 'revoke']) as unknown as ContractHandlers<AirlockContract>['rules'],

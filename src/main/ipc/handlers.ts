@@ -5,6 +5,7 @@ import type { DoctorService } from '../console/doctor'
 import type { NetworkService } from '../console/network-service'
 import type { ApprovalQueue, RuleService } from '../console/approvals'
 import type { HistoryService } from '../console/history-service'
+import type { LiveCalls } from '../console/live-calls'
 import type { ImageProvisioning } from '../console/image-provisioning'
 import type { ProviderCatalog } from '../console/provider-catalog'
 import type { RoleService } from '../console/role-service'
@@ -29,6 +30,8 @@ export type HandlerServices = {
   roles: RoleService
   sessions: SessionRepository
   history: HistoryService
+  /** The calls in flight: live output and the operator's Cancel. */
+  live: LiveCalls
   skills: SkillService
   /** The operator's approval queue, the remembered rules, and agent sessions (SPEC §7). */
   approvals: ApprovalQueue
@@ -150,7 +153,9 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       detail: ({ id }) => services.history.detail(id),
       verify: () => services.history.verify(),
       count: (filters) => services.history.count(filters),
-      usage: (query) => services.history.usage(query)
+      usage: (query) => services.history.usage(query),
+      live: ({ id, after }) => services.live.live(id, after),
+      cancel: ({ id }) => services.live.cancel(id)
     },
     skills: {
       list: ({ agentId }) => services.skills.list(agentId),

@@ -8,7 +8,8 @@ export type HistoryQuery = Omit<HistoryListInput, 'limit'> & { limit?: number }
 /** The most rows one query returns, whoever asks. */
 export const historyQueryMaxLimit = 10_000
 
-const listColumns = 'c.seq, c.id, c.agent_id, c.session_id, c.tool, c.status, c.provider_id, c.exit_code, c.duration_ms, c.started_at, c.finished_at, c.error_code, c.error_message, c.input_summary_json, c.approval_json'
+const listColumns =
+  'c.seq, c.id, c.agent_id, c.session_id, c.tool, c.status, c.provider_id, c.exit_code, c.duration_ms, c.waiting_since, c.started_at, c.finished_at, c.error_code, c.error_message, c.input_summary_json, c.approval_json'
 
 /** The equality filters: column, and the letter of its token in the generated `facets` column. */
 const equalityFilters = [
@@ -61,7 +62,10 @@ function planOf(db: Database, query: HistoryFilters): CallsPlan | 'empty' {
   const until = query.until === undefined ? undefined : new Date(query.until).toISOString()
   const range = seqRangeOf(db, since, until)
   if (text === null || range === 'empty') return 'empty'
-  const filters = equalityFilters.flatMap(([key, column, letter]) => (query[key] === undefined ? [] : [{ column, letter, value: query[key] }]))
+  // `waiting_approval` is a running row that waits (`waiting_since`): the `running` token and index, then that column.
+  const waiting = query.status === 'waiting_approval' || query.status === 'running' ? query.status : undefined
+  const stored = { ...query, ...(waiting ? { status: 'running' as const } : {}) }
+  const filters = equalityFilters.flatMap(([key, column, letter]) => (stored[key] === undefined ? [] : [{ column, letter, value: stored[key] }]))
   const viaText = text !== undefined || filters.length >= 2
   const seqColumn = viaText ? 't.rowid' : 'c.seq'
   const where: string[] = []
@@ -74,6 +78,7 @@ function planOf(db: Database, query: HistoryFilters): CallsPlan | 'empty' {
   if (range?.lo !== undefined) add(`${seqColumn} >= ?`, range.lo)
   if (range?.hi !== undefined) add(`${seqColumn} <= ?`, range.hi)
   for (const filter of filters) add(`c.${filter.column} = ?`, filter.value)
+  if (waiting) where.push(`c.waiting_since is ${waiting === 'running' ? '' : 'not '}null`)
   if (since !== undefined) add('c.started_at >= ?', since)
   if (until !== undefined) add('c.started_at <= ?', until)
   const from = viaText ? 'action_calls_text t cross join action_calls c on c.seq = t.rowid' : 'action_calls c'
@@ -126,22 +131,25 @@ export function ftsQuery(text: string): string | null {
 }
 
 /** A stored row as the History table lists it. */
-export function toHistoryRow(row: ActionCallRecord): HistoryRow {
+export function toHistoryRow(row: ActionCallRecord & { waiting_since?: string | null }): HistoryRow {
+  const approval = parseJson(row.approval_json, null) as HistoryRow['approval']
   return {
     seq: row.seq as number,
     id: row.id as string,
     agentId: row.agent_id as string | null,
     sessionId: row.session_id as string | null,
     tool: row.tool as string,
-    status: row.status as HistoryStatus,
+    status: (row.status === 'running' && row.waiting_since != null ? 'waiting_approval' : row.status) as HistoryStatus,
     providerId: row.provider_id as string | null,
     exitCode: row.exit_code as number | null,
     durationMs: row.duration_ms as number | null,
+    waitMs: typeof approval?.waitedMs === 'number' ? approval.waitedMs : null,
+    waitingSince: (row.waiting_since ?? null) as string | null,
     startedAt: row.started_at as string,
     finishedAt: row.finished_at as string | null,
     error: row.error_code === null ? null : { code: row.error_code as string, message: (row.error_message ?? '') as string },
     inputSummary: parseJson(row.input_summary_json, null),
-    approval: parseJson(row.approval_json, null)
+    approval
   }
 }
 

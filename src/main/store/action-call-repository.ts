@@ -26,8 +26,8 @@ export class HistoryError extends Error {
 /** One output stream as stored: inline text, or the log file under `<home>/logs` it went to and its sha256. */
 export type StoredOutput = { text: string } | { logFile: string; sha256: string }
 
-/** The end of a call as the repository stores it: the port's end, with outputs already placed. */
-export type FinishedCall = Omit<ActionCallEnd, 'stdout' | 'stderr'> & { stdout?: StoredOutput; stderr?: StoredOutput }
+/** The end of a call as the repository stores it: the port's end, with outputs already placed, and what search reads of them (`outputSearchText`). */
+export type FinishedCall = Omit<ActionCallEnd, 'stdout' | 'stderr'> & { stdout?: StoredOutput; stderr?: StoredOutput; outputText?: string }
 
 const idText = z.string().min(1).max(200)
 /** Times are stored in one form (UTC, milliseconds), so that they compare as text. */
@@ -148,13 +148,18 @@ export class ActionCallRepository {
              stdout_truncated = @stdout_truncated, stderr = @stderr, stderr_log = @stderr_log, stderr_sha256 = @stderr_sha256,
              stderr_truncated = @stderr_truncated, artifacts_json = @artifacts_json, lineage_json = @lineage_json, error_code = @error_code,
              error_message = @error_message, result_json = @result_json, finished_at = @finished_at, duration_ms = @duration_ms,
-             chain_seq = @chain_seq, prev_hash = @prev_hash, hash = @hash
+             chain_seq = @chain_seq, prev_hash = @prev_hash, hash = @hash, waiting_since = null, output_text = @output_text
            where seq = @seq`
-        ).run(ended)
+        ).run({ ...ended, output_text: end.outputText ?? null })
         appendLedger(this.db, 'call.end', String(ended.seq), ended.hash)
         return toHistoryRow(ended)
       })
       .immediate()
+  }
+
+  /** A running call began waiting for the operator (`since`, ISO) or stopped waiting (`null`); false when it is not running. */
+  waiting(callId: string, since: string | null): boolean {
+    return this.statement("update action_calls set waiting_since = ? where id = ? and status = 'running'").run(since, callId).changes === 1
   }
 
   /**
@@ -170,7 +175,7 @@ export class ActionCallRepository {
         // running row holds beyond its start was not written by Airlock (the ledger's begin shows it).
         const ends = Object.keys(runningDefaults).filter((column) => !['status', 'finished_at', 'error_code', 'error_message', 'chain_seq', 'prev_hash'].includes(column))
         const update = this.db.prepare(
-          `update action_calls set ${ends.map((column) => `${column} = @${column}`).join(', ')}, status = 'interrupted', finished_at = @finishedAt, error_code = 'interrupted', error_message = @message where seq = @seq`
+          `update action_calls set ${ends.map((column) => `${column} = @${column}`).join(', ')}, status = 'interrupted', waiting_since = null, finished_at = @finishedAt, error_code = 'interrupted', error_message = @message where seq = @seq`
         )
         return running.map((seq) => {
           update.run({ ...Object.fromEntries(ends.map((column) => [column, runningDefaults[column as keyof typeof runningDefaults]])), finishedAt: now.toISOString(), message: interruptedMessage, seq })

@@ -10,7 +10,7 @@ export const usageMaxWindowMs = 31 * 24 * hourMs
 /**
  * Usage of one agent (or all) since `since` (floored to the hour, UTC) up to `now`: calls per
  * hour by status, every hour of the window present (zeros included), and the nearest-rank
- * p50/p90/p99 of the durations of finished calls. Counted in SQL: the start-time window becomes a
+ * p50/p90/p99 of the run times of finished calls (the wait for an approval excluded). Counted in SQL: the start-time window becomes a
  * seq range (see `seqRangeOf`), read through the primary key or the `(agent_id, seq)` index; the
  * percentiles come from one sorted read of the window's durations alone.
  */
@@ -36,15 +36,22 @@ export function usageOf(db: Database, query: { agentId?: string; since: Date; no
   }
   const filter = where.join(' and ')
   const counts = db
-    .prepare(`select substr(started_at, 1, 13) as hour, status, count(*) as calls from action_calls where ${filter} group by hour, status`)
-    .all(...params) as { hour: string; status: HistoryStatus; calls: number }[]
-  for (const { hour, status, calls } of counts) {
+    .prepare(
+      `select substr(started_at, 1, 13) as hour, case when status = 'running' and waiting_since is not null then 'waiting_approval' else status end as shown, count(*) as calls
+       from action_calls where ${filter} group by hour, shown`
+    )
+    .all(...params) as { hour: string; shown: HistoryStatus; calls: number }[]
+  for (const { hour, shown: status, calls } of counts) {
     const bucket = buckets.get(hour)
     // A start after `now` (a clock set forward) has no bucket in the window.
     if (bucket) bucket.counts[status] = calls
   }
-  // One sorted read of the window's durations (numbers only) gives every percentile.
-  const durations = db.prepare(`select duration_ms from action_calls where ${filter} and duration_ms is not null order by duration_ms`).pluck().all(...params) as number[]
+  // One sorted read of the window's run times (numbers only) gives every percentile: a call's
+  // duration without the time it waited for the operator (`wait_ms`, recorded with its approval).
+  const durations = db
+    .prepare(`select max(duration_ms - coalesce(wait_ms, 0), 0) as run from action_calls where ${filter} and duration_ms is not null order by run`)
+    .pluck()
+    .all(...params) as number[]
   const count = durations.length
   const percentile = (p: number) => (count === 0 ? null : (durations[Math.max(Math.ceil(p * count), 1) - 1] as number))
   return { since, buckets: [...buckets.values()], durations: { count, p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99) } }

@@ -24,6 +24,7 @@ export { ActionCallRepository, HistoryError, type FinishedCall, type HistoryErro
 export type { ChainVerification } from './action-call-chain'
 export { historyQueryMaxLimit, type HistoryFilters, type HistoryQuery } from './action-call-query'
 export { usageMaxWindowMs } from './action-call-usage'
+export { outputSearchText } from './output-search-text'
 export { EventRepository, type StoredEvent } from './event-repository'
 export { HandleRepository } from './handle-repository'
 export { AgentRepository, type AgentRecord, type AgentRecordChange } from './agent-repository'

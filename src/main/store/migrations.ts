@@ -324,6 +324,49 @@ function createLedger(db: Database): void {
   backfillLedger(db)
 }
 
+/**
+ * Version 10: what an operator watches while calls run (issue 27).
+ * - `waiting_since`: when a running call began waiting for the operator's approval (null once
+ *   answered). A live state, not a recorded fact: not hashed, and the wait's length is recorded in
+ *   the hashed `approval_json` (`waitedMs`), which `wait_ms` reads.
+ * - `output_text`: what history search reads of a call's output (see `outputSearchText`): derived
+ *   from the hashed outputs, like `facets`, so not hashed itself. Older rows get theirs from the
+ *   output they kept inline.
+ * - The FTS index gains `output_text`: it is rebuilt with the new column, its triggers with it.
+ */
+const liveSchema = `
+alter table action_calls add column waiting_since text;
+alter table action_calls add column output_text text;
+alter table action_calls add column wait_ms integer generated always as (json_extract(approval_json, '$.waitedMs')) virtual;
+create index action_calls_waiting on action_calls(seq) where waiting_since is not null;
+drop trigger action_calls_text_insert;
+drop trigger action_calls_text_update;
+drop trigger action_calls_text_delete;
+drop table action_calls_text;
+update action_calls set output_text = nullif(trim(substr(coalesce(stdout, ''), 1, 8192) || char(10) || substr(coalesce(stderr, ''), 1, 8192)), '')
+  where stdout is not null or stderr is not null;
+create virtual table action_calls_text using fts5(
+  tool, input_summary_json, error_message, output_text, facets,
+  content = 'action_calls', content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2'
+);
+insert into action_calls_text(action_calls_text) values ('rebuild');
+create trigger action_calls_text_insert after insert on action_calls begin
+  insert into action_calls_text (rowid, tool, input_summary_json, error_message, output_text, facets)
+    values (new.seq, new.tool, new.input_summary_json, new.error_message, new.output_text, new.facets);
+end;
+create trigger action_calls_text_update after update of agent_id, tool, status, provider_id, input_summary_json, error_message, output_text on action_calls
+  when old.input_summary_json is not new.input_summary_json or old.error_message is not new.error_message or old.output_text is not new.output_text or old.facets is not new.facets begin
+  insert into action_calls_text (action_calls_text, rowid, tool, input_summary_json, error_message, output_text, facets)
+    values ('delete', old.seq, old.tool, old.input_summary_json, old.error_message, old.output_text, old.facets);
+  insert into action_calls_text (rowid, tool, input_summary_json, error_message, output_text, facets)
+    values (new.seq, new.tool, new.input_summary_json, new.error_message, new.output_text, new.facets);
+end;
+create trigger action_calls_text_delete after delete on action_calls begin
+  insert into action_calls_text (action_calls_text, rowid, tool, input_summary_json, error_message, output_text, facets)
+    values ('delete', old.seq, old.tool, old.input_summary_json, old.error_message, old.output_text, old.facets);
+end;
+`
+
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(initialSchema) },
   { version: 2, name: 'execution history with hash chain', up: upgradeHistory },
@@ -337,7 +380,8 @@ export const migrations: readonly Migration[] = [
     version: 9,
     name: 'resumable MCP sessions: the client initialize and the working directory',
     up: (db) => db.exec(`alter table sessions add column mcp_initialize text; alter table sessions add column cwd text not null default ''`)
-  }
+  },
+  { version: 10, name: 'waiting for approval as a state, and search inside output', up: (db) => db.exec(liveSchema) }
 ]
 
 /** The schema version this build writes. */

@@ -1,8 +1,11 @@
 import { z } from 'zod'
 import type { NamespaceSpec } from './contract'
 
-/** Every status a history row can have: an action's end status, plus `running` and `interrupted` (SPEC §10). */
-export const historyStatuses = ['running', 'success', 'error', 'blocked', 'approval_required', 'timed_out', 'cancelled', 'interrupted'] as const
+/**
+ * Every status a history row can have: an action's end status, plus `running`, `waiting_approval`
+ * (running, but waiting for the operator's decision) and `interrupted` (SPEC §10).
+ */
+export const historyStatuses = ['running', 'waiting_approval', 'success', 'error', 'blocked', 'approval_required', 'timed_out', 'cancelled', 'interrupted'] as const
 
 /** A history row's status. */
 export const historyStatusSchema = z.enum(historyStatuses)
@@ -25,7 +28,12 @@ export const historyRowSchema = z.object({
   status: historyStatusSchema,
   providerId: z.string().nullable(),
   exitCode: z.number().int().nullable(),
+  /** From its start to its end, the wait for an approval included. */
   durationMs: z.number().nullable(),
+  /** How long it waited for the operator's approval (recorded with its end); null when it did not ask. */
+  waitMs: z.number().nullable(),
+  /** While it waits for the operator's approval: since when. */
+  waitingSince: z.string().nullable(),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
@@ -33,7 +41,14 @@ export const historyRowSchema = z.object({
   inputSummary: z.unknown(),
   /** The approval the call waited for: the queue item, or the remembered rule that answered (`ruleId`), and how far it reached. */
   approval: z
-    .object({ status: z.string(), reason: z.string(), approvalId: z.string().optional(), ruleId: z.string().optional(), scope: z.enum(['once', 'session', 'rule']).optional() })
+    .object({
+      status: z.string(),
+      reason: z.string(),
+      approvalId: z.string().optional(),
+      ruleId: z.string().optional(),
+      scope: z.enum(['once', 'session', 'rule']).optional(),
+      waitedMs: z.number().optional()
+    })
     .nullable()
 })
 
@@ -107,7 +122,7 @@ export const historyListInputSchema = z
     providerId: idText.optional(),
     since: z.iso.datetime({ offset: true }).optional(),
     until: z.iso.datetime({ offset: true }).optional(),
-    /** Words searched in the tool name, the input summary and the error message (each a prefix). */
+    /** Words searched in the tool name, the input summary, the error message and the output (see `outputSearchText`). */
     text: z.string().min(1).max(200).optional(),
     cursor: z.number().int().positive().optional(),
     limit: z.number().int().min(1).max(historyPageLimit).optional()
@@ -164,6 +179,28 @@ export const historyUsageSchema = z.object({
 /** Usage of one agent, as the Agents view charts it. */
 export type HistoryUsage = z.infer<typeof historyUsageSchema>
 
+/** One line a running call printed: its number in the call (from 1), its stream, its text (redacted; escape sequences kept for the ANSI view). */
+export const liveLineSchema = z.object({ n: z.number().int().positive(), stream: z.enum(['stdout', 'stderr']), text: z.string() })
+
+/** Lines of a running call: the newest kept, and how many before them (after the ones asked from) are not shown. */
+export const liveLinesSchema = z.object({ id: z.string(), lines: z.array(liveLineSchema), skipped: z.number().int().nonnegative() })
+
+/** Lines a running call printed. */
+export type LiveLines = z.infer<typeof liveLinesSchema>
+
+/**
+ * A call as it runs: whether it is still in flight, its latest output lines after `after`, and what
+ * is decided so far (the policy's decision, the approval once answered); both are recorded with its end.
+ */
+export const historyLiveSchema = liveLinesSchema.extend({
+  running: z.boolean(),
+  policy: historyDetailSchema.shape.policy.optional(),
+  approval: historyRowSchema.shape.approval.optional()
+})
+
+/** A call as it runs. */
+export type HistoryLive = z.infer<typeof historyLiveSchema>
+
 /** The `history` namespace: the execution history (SPEC §10, §11 History view) and its hash-chain audit. */
 export const historyContract = {
   calls: {
@@ -171,10 +208,16 @@ export const historyContract = {
     detail: { input: z.object({ id: idText }).strict(), output: historyDetailSchema },
     verify: { input: z.object({}).strict(), output: historyVerificationSchema },
     count: { input: historyFilterInputSchema, output: historyCountSchema },
-    usage: { input: historyUsageInputSchema, output: historyUsageSchema }
+    usage: { input: historyUsageInputSchema, output: historyUsageSchema },
+    /** A running call's output so far (its newest lines after line `after`) and what is decided about it. */
+    live: { input: z.object({ id: idText, after: z.number().int().nonnegative().optional() }).strict(), output: historyLiveSchema },
+    /** The operator stops a running call: it ends `cancelled`, as the agent's own cancellation would, and its error says the operator did it. */
+    cancel: { input: z.object({ id: idText }).strict(), output: z.object({ cancelled: z.boolean() }) }
   },
   events: {
     /** A call began or finished (or was interrupted): refresh that row. */
-    changed: { payload: z.object({ id: z.string(), status: historyStatusSchema }) }
+    changed: { payload: z.object({ id: z.string(), status: historyStatusSchema }) },
+    /** A running call printed new lines (at most four times a second per call; a flood is cut to its newest lines and counted in `skipped`). */
+    output: { payload: liveLinesSchema }
   }
 } satisfies NamespaceSpec

@@ -107,6 +107,7 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
   if (input.timeoutSeconds !== undefined && input.timeoutSeconds > limit) diagnostics.push(`timeoutSeconds was capped at ${limit} s (the agent's limit)`)
   // The host runner has no shell: nothing to report a directory, and `cd` is not one of its programs.
   const marker = shell.providerId === 'bash' ? undefined : cwdMarker()
+  if (marker) context.hideOutput?.(marker)
   let result: CommandResult
   try {
     result = await (shell.resource as CommandRunner).run({

@@ -32,7 +32,7 @@ export type ActionDispatcherOptions = {
 }
 
 /** Why the dispatcher itself aborted a call; anything else aborting it is a cancellation. */
-type AbortReason = { airlock: 'agent_disabled' | 'agent_removed' } | { airlock: 'stopped'; stop: RunStop }
+type AbortReason = { airlock: 'agent_disabled' | 'agent_removed' | 'operator_cancelled' } | { airlock: 'stopped'; stop: RunStop }
 
 /** A call id: a UUID from the caller or the dispatcher (execution areas are found by it, so it must not be guessable). */
 const callIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -50,8 +50,8 @@ const summaryStringBytes = 2048
 export class ActionDispatcher {
   readonly hooks: ActionHooks
   readonly sessions: SessionHolds
-  private readonly inFlight = new Map<string, { agentId: string; controller: AbortController }>()
-  /** What the calls in flight print, as it arrives (the last line quoted by progress). */
+  private readonly inFlight = new Map<string, { agentId: string; controller: AbortController; trace: Trace }>()
+  /** What the calls in flight print, as it arrives (streamed to the console; the last line quoted by progress). */
   readonly liveOutput = new LiveOutput()
 
   constructor(private readonly options: ActionDispatcherOptions) {
@@ -83,8 +83,8 @@ export class ActionDispatcher {
     const forward = () => controller.abort(call.signal?.reason)
     if (call.signal?.aborted) forward()
     else call.signal?.addEventListener('abort', forward, { once: true })
-    this.inFlight.set(callId, { agentId: call.agent.agentId, controller })
     const trace: Trace = { lineage: [] }
+    this.inFlight.set(callId, { agentId: call.agent.agentId, controller, trace })
     let result: ActionResult
     try {
       result = await this.run(call, callId, controller.signal, trace)
@@ -114,11 +114,21 @@ export class ActionDispatcher {
     return count
   }
 
-  /** Aborts one call in flight; it ends `cancelled`. */
+  /**
+   * The operator cancels one call in flight: it ends `cancelled` as the agent's own cancellation
+   * would (its runner stops it the same way), and its error says the operator did it. False when
+   * the call is not in flight (it ended already).
+   */
   cancel(callId: string): boolean {
     const entry = this.inFlight.get(callId)
-    entry?.controller.abort(new Error('cancelled by the operator'))
+    entry?.controller.abort({ airlock: 'operator_cancelled' } satisfies AbortReason)
     return entry !== undefined
+  }
+
+  /** What is decided so far about a call in flight: the policy decision, and the approval once answered; undefined when it is not in flight. */
+  decided(callId: string): { policy?: PreToolCallDecision; approval?: ApprovalOutcome } | undefined {
+    const trace = this.inFlight.get(callId)?.trace
+    return trace && { ...(trace.policy ? { policy: trace.policy } : {}), ...(trace.approval ? { approval: trace.approval } : {}) }
   }
 
   /** Calls in flight now, by id. */
@@ -192,7 +202,8 @@ export class ActionDispatcher {
         holdForSession: (requirement) => this.sessions.hold(call.agent.sessionId, requirement, signal),
         touched: (endpoint) => trace.lineage.push(endpoint),
         hiddenPaths: trace.policy?.hiddenPaths ?? [],
-        output: this.liveOutput.begin(callId, call.agent.secrets ?? [])
+        output: this.liveOutput.begin(callId, call.agent.secrets ?? []),
+        hideOutput: (text) => this.liveOutput.hide(callId, text)
       }
       const stopWatching = this.hooks.running({ callId, tool: spec.name, input, agent: call.agent, spec }, (stop) =>
         this.inFlight.get(callId)?.controller.abort({ airlock: 'stopped', stop } satisfies AbortReason)
@@ -269,13 +280,30 @@ export class ActionDispatcher {
       ...(preview ? { preview: redactText(preview, secrets) } : {}),
       signal
     }
-    const answer = await this.options.manager.approval.resolve(request, this.options.approvalHandler ? { handler: this.options.approvalHandler } : {})
+    // The wait is its own state in history (`waiting_approval`) and its own duration: the run's excludes it.
+    const asked = performance.now()
+    this.tellWaiting(callId, new Date().toISOString())
+    let answer: ApprovalDecision
+    try {
+      answer = await this.options.manager.approval.resolve(request, this.options.approvalHandler ? { handler: this.options.approvalHandler } : {})
+    } finally {
+      this.tellWaiting(callId, null)
+    }
     return {
       status: answer.status,
       reason: answer.reason,
+      waitedMs: Math.round(performance.now() - asked),
       ...(answer.approvalId ? { approvalId: answer.approvalId } : {}),
       ...(answer.ruleId ? { ruleId: answer.ruleId } : {}),
       ...(answer.scope ? { scope: answer.scope } : {})
+    }
+  }
+
+  private tellWaiting(callId: string, since: string | null): void {
+    try {
+      this.options.history?.waiting?.(callId, since)
+    } catch {
+      // Only the live state is lost: the wait is still measured and recorded with the call's end.
     }
   }
 
@@ -320,7 +348,7 @@ export class ActionDispatcher {
 }
 
 /** An approval as `meta.approval` and history keep it: the outcome, and the queue item or remembered rule behind it. */
-type ApprovalOutcome = Pick<ApprovalDecision, 'status' | 'reason' | 'approvalId' | 'ruleId' | 'scope'>
+type ApprovalOutcome = Pick<ApprovalDecision, 'status' | 'reason' | 'approvalId' | 'ruleId' | 'scope'> & { waitedMs?: number }
 
 type Trace = { lineage: LineageEndpoint[]; policy?: PreToolCallDecision; approval?: ApprovalOutcome }
 
@@ -339,6 +367,7 @@ function isAgentAbort(reason: unknown): reason is AbortReason {
 function failure(error: unknown, signal: AbortSignal): ActionOutcome {
   if (signal.aborted && isAgentAbort(signal.reason)) {
     if (signal.reason.airlock === 'stopped') return { status: 'error', error: { ...signal.reason.stop } }
+    if (signal.reason.airlock === 'operator_cancelled') return { status: 'cancelled', error: { code: 'cancelled', message: 'The operator cancelled this call from the console.' } }
     const why = signal.reason.airlock
     return { status: 'blocked', error: { code: `policy.${why}`, message: `The call was stopped: its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'}.` } }
   }

@@ -24,7 +24,7 @@ export type ActionCallEnd = {
    * The approval this call waited for and the outcome: the queue item that carried it, or the
    * remembered rule that answered (`ruleId`), and how far the approval reached (`scope`).
    */
-  approval?: { status: string; reason: string; approvalId?: string; ruleId?: string; scope?: string }
+  approval?: { status: string; reason: string; approvalId?: string; ruleId?: string; scope?: string; waitedMs?: number }
   /** Which provider ran it and the isolation facts, including a recorded fallback. */
   provider?: Record<string, unknown>
   exitCode?: number
@@ -48,4 +48,6 @@ export type ActionCallEnd = {
 export interface ActionHistory {
   begin(start: ActionCallStart): void
   finish(end: ActionCallEnd): void
+  /** The call started waiting for the operator's approval at `since` (ISO), or stopped waiting (`null`). A live state only: the wait's length is recorded with the end. */
+  waiting?(callId: string, since: string | null): void
 }

@@ -82,6 +82,8 @@ export type ActionContext<I = unknown> = {
   hiddenPaths?: readonly string[]
   /** Told a run's output as it arrives (pass it to the runner's `onOutput`); the call's live output. */
   output?: OutputListener
+  /** Lines of the live output holding this text are not shown (a runner's own report, such as run_command's directory marker). */
+  hideOutput?: (text: string) => void
 }
 
 /** What an executor returns; the dispatcher turns it into an `ActionResult`. */

@@ -14,7 +14,8 @@ const statusColour: Record<HistoryStatus, string> = {
   timed_out: 'var(--brand-2)',
   cancelled: 'var(--neutral-fg)',
   interrupted: 'var(--bad-line)',
-  running: 'var(--accent)'
+  running: 'var(--accent)',
+  waiting_approval: 'var(--warn-line)'
 }
 
 const axisTick = { fill: 'var(--muted)', fontSize: 11 }

@@ -2,6 +2,7 @@ import { CopyButton, Drawer, ErrorBanner, Loading, TextAgent } from '../../../ui
 import { formatTimestamp } from '../lib/format'
 import { useHistoryStore } from '../store/history-store'
 import { LabelHistoryStatus } from './label-history-status'
+import { PaneCallLive } from './pane-call-live'
 import { PaneCallOutput } from './pane-call-output'
 import { PaneCallPolicy } from './pane-call-policy'
 import { PaneCallProvider } from './pane-call-provider'
@@ -9,7 +10,8 @@ import { PaneCallArtifacts, PaneCallChain, PaneCallLineage, PaneCallResult } fro
 import { PaneCallSummary } from './pane-call-summary'
 
 /**
- * The open call in full, in a side drawer over the table: summary and input, stdout and stderr,
+ * The open call in full, in a side drawer over the table: summary and input, stdout and stderr
+ * (while it runs: its output as it arrives, and Cancel),
  * policy and approval (with a link to it), provider and isolation, artifacts, lineage, result and
  * its place in the hash chain. Escape or the close button closes it.
  */
@@ -20,7 +22,12 @@ export function DrawerHistoryCall() {
   const detailError = useHistoryStore((state) => state.detailError)
   const close = useHistoryStore((state) => state.closeDetail)
   const select = useHistoryStore((state) => state.select)
-  const shown = detail && detail.id === selectedId ? detail : undefined
+  const live = useHistoryStore((state) => state.live)
+  const recorded = detail && detail.id === selectedId ? detail : undefined
+  const running = recorded?.status === 'running' || recorded?.status === 'waiting_approval'
+  // While it runs, what is decided so far comes from the dispatcher (it is recorded with the end).
+  const shown =
+    recorded && running && live?.id === recorded.id ? { ...recorded, policy: recorded.policy ?? live.policy ?? null, approval: recorded.approval ?? live.approval ?? null } : recorded
   return (
     <Drawer
       open={selectedId !== undefined}
@@ -42,8 +49,14 @@ export function DrawerHistoryCall() {
       {shown && (
         <div className="history-drawer-body">
           <PaneCallSummary detail={shown} />
-          <PaneCallOutput name="stdout" stream={shown.stdout} />
-          <PaneCallOutput name="stderr" stream={shown.stderr} />
+          {running ? (
+            <PaneCallLive detail={shown} />
+          ) : (
+            <>
+              <PaneCallOutput name="stdout" stream={shown.stdout} />
+              <PaneCallOutput name="stderr" stream={shown.stderr} />
+            </>
+          )}
           <PaneCallPolicy detail={shown} />
           <PaneCallProvider detail={shown} />
           <PaneCallArtifacts artifacts={shown.artifacts} />

@@ -1,5 +1,5 @@
 import type { HistoryStatus } from '@shared/ipc/history'
-import { Ban, CircleCheck, CircleSlash, CircleX, Hand, LoaderCircle, TimerOff, TriangleAlert, Unplug, type LucideIcon } from 'lucide-react'
+import { Ban, CircleCheck, CircleSlash, CircleX, Hand, Hourglass, LoaderCircle, TimerOff, TriangleAlert, Unplug, type LucideIcon } from 'lucide-react'
 import { nonZeroExit, nonZeroExitTitle } from '../../../lib/call-outcome'
 import { statusLabel, statusTone } from '../lib/format'
 
@@ -11,7 +11,8 @@ const icons: Record<HistoryStatus, LucideIcon> = {
   approval_required: Hand,
   cancelled: CircleSlash,
   interrupted: Unplug,
-  running: LoaderCircle
+  running: LoaderCircle,
+  waiting_approval: Hourglass
 }
 
 /**

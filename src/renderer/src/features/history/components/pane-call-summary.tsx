@@ -2,7 +2,7 @@ import type { HistoryDetail } from '@shared/ipc/history'
 import { useMemo } from 'react'
 import { NoteHiddenCharacters, TextAgent } from '../../../ui'
 import { callTexts, inputFields } from '../lib/call-facts'
-import { formatDuration, formatTimestamp } from '../lib/format'
+import { formatDuration, formatTimestamp, runTime } from '../lib/format'
 import { FactCall, SectionCall } from './section-call'
 
 /**
@@ -21,9 +21,17 @@ export function PaneCallSummary({ detail }: { detail: HistoryDetail }) {
         <FactCall label="Exit code" testId="history-detail-exit">
           <span className={`history-mono${detail.exitCode !== null && detail.exitCode !== 0 ? ' history-error-text' : ''}`}>{detail.exitCode ?? '—'}</span>
         </FactCall>
-        <FactCall label="Duration">
-          <span className="history-mono">{formatDuration(detail.durationMs)}</span>
-        </FactCall>
+        {detail.waitMs === null ? (
+          <FactCall label="Duration">
+            <span className="history-mono">{formatDuration(detail.durationMs)}</span>
+          </FactCall>
+        ) : (
+          <FactCall label="Waited · ran" testId="history-detail-durations">
+            <span className="history-mono" title="The wait for your approval, then the run itself (the run time is what percentiles count)">
+              {formatDuration(detail.waitMs)} · {formatDuration(runTime(detail))}
+            </span>
+          </FactCall>
+        )}
         <FactCall label="Started">
           <span className="history-mono">{formatTimestamp(detail.startedAt)}</span>
         </FactCall>

@@ -3,11 +3,11 @@ import { visibleText } from '@shared/visible-text'
 import { memo } from 'react'
 import { Badge, TextAgent } from '../../../ui'
 import { callHidesText } from '../lib/call-facts'
-import { formatDuration, formatStarted, formatTimestamp, inputPreview } from '../lib/format'
+import { formatDuration, formatStarted, formatTimestamp, inputPreview, runTime } from '../lib/format'
 import { LabelHistoryStatus } from './label-history-status'
 
 /** The columns of the History table, in order (the header and every row share them through CSS grid). */
-export const historyColumns = ['Status', 'Started', 'Agent', 'Tool', 'Input or error', 'Provider', 'Exit', 'Duration'] as const
+export const historyColumns = ['Status', 'Started', 'Agent', 'Tool', 'Input and error', 'Provider', 'Exit', 'Run time'] as const
 
 /** Height of one table row in px (fixed, so the virtualiser never measures). */
 export const historyRowHeight = 30
@@ -26,7 +26,8 @@ export const RowHistory = memo(function RowHistory(props: {
   onOpen(id: string, index: number): void
 }) {
   const { row } = props
-  const summary = row.error ? row.error.message : inputPreview(row.inputSummary)
+  // The input always (what was blocked or failed is what the operator looks for), the error beside it.
+  const summary = inputPreview(row.inputSummary)
   const hides = callHidesText(row)
   return (
     <div
@@ -56,8 +57,8 @@ export const RowHistory = memo(function RowHistory(props: {
       </div>
       <div
         role="gridcell"
-        className={`history-cell history-mono history-clip ${row.error ? 'history-error-text' : 'history-dim'}`}
-        title={visibleText(row.error ? `${row.error.code}: ${row.error.message}` : inputPreview(row.inputSummary, 600))}
+        className="history-cell history-mono history-clip history-dim"
+        title={visibleText(`${inputPreview(row.inputSummary, 600)}${row.error ? `\n${row.error.code}: ${row.error.message}` : ''}`)}
       >
         {hides && (
           <span className="history-hidden-flag">
@@ -67,6 +68,11 @@ export const RowHistory = memo(function RowHistory(props: {
           </span>
         )}
         <TextAgent text={summary} />
+        {row.error && (
+          <span className="history-error-text history-row-error" data-testid={`history-error-${row.id}`}>
+            <TextAgent text={row.error.message} />
+          </span>
+        )}
       </div>
       <div role="gridcell" className="history-cell history-clip">
         {row.providerId ?? <span className="history-dim">—</span>}
@@ -74,9 +80,16 @@ export const RowHistory = memo(function RowHistory(props: {
       <div role="gridcell" className={`history-cell history-mono history-num${row.exitCode !== null && row.exitCode !== 0 ? ' history-error-text' : ''}`}>
         {row.exitCode ?? <span className="history-dim">—</span>}
       </div>
-      <div role="gridcell" className="history-cell history-mono history-num history-dim">
-        {formatDuration(row.durationMs)}
+      <div role="gridcell" className="history-cell history-mono history-num history-dim" title={durationTitle(row)} data-testid={`history-duration-${row.id}`}>
+        {row.status === 'waiting_approval' && row.waitingSince ? `waiting ${formatDuration(props.now.getTime() - Date.parse(row.waitingSince))}` : formatDuration(runTime(row))}
       </div>
     </div>
   )
 })
+
+/** The run time's hover: the wait for an approval beside it, when there was one. */
+function durationTitle(row: HistoryRow): string | undefined {
+  if (row.status === 'waiting_approval') return 'Waiting for your approval: the run time starts when it is decided'
+  if (row.waitMs === null) return undefined
+  return `Waited ${formatDuration(row.waitMs)} for approval, then ran ${formatDuration(runTime(row))} (${formatDuration(row.durationMs)} in all)`
+}

@@ -1,7 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { ArrowUp } from 'lucide-react'
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
+import { useNow } from '../../../ui'
 import { callsText } from '../lib/format'
 import { rowsAbove } from '../lib/rows'
 import { useHistoryStore } from '../store/history-store'
@@ -34,7 +35,9 @@ export function TableHistory() {
   const scrollRef = useRef<HTMLDivElement>(null)
   const [active, setActive] = useState(0)
   const [newAbove, setNewAbove] = useState(0)
-  const [now] = useState(() => new Date())
+  // Ages and waits stay true while the view is open: every second while a call waits for approval, else every minute.
+  const tick = useNow(rows.some((row) => row.status === 'waiting_approval') ? 1000 : 60_000)
+  const now = useMemo(() => new Date(tick), [tick])
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -117,7 +120,7 @@ export function TableHistory() {
       <div role="rowgroup" className="history-grid-head">
         <div role="row" aria-rowindex={1} className="history-row history-row-head">
           {historyColumns.map((name) => (
-            <div key={name} role="columnheader" className={`history-cell${name === 'Exit' || name === 'Duration' ? ' history-num' : ''}`}>
+            <div key={name} role="columnheader" className={`history-cell${name === 'Exit' || name === 'Run time' ? ' history-num' : ''}`}>
               {name}
             </div>
           ))}

@@ -9,7 +9,8 @@ const tones: Record<HistoryStatus, BadgeTone> = {
   approval_required: 'warn',
   interrupted: 'warn',
   cancelled: 'neutral',
-  running: 'info'
+  running: 'info',
+  waiting_approval: 'warn'
 }
 
 /** The colour family of a status (the label always says it too). */
@@ -32,6 +33,11 @@ export function formatCount(n: number): string {
 /** `1 call`, `100,006 calls`. */
 export function callsText(n: number): string {
   return `${formatCount(n)} ${n === 1 ? 'call' : 'calls'}`
+}
+
+/** A call's run time: its duration without the wait for an approval; null while it has no duration. */
+export function runTime(row: { durationMs: number | null; waitMs: number | null }): number | null {
+  return row.durationMs === null ? null : Math.max(0, row.durationMs - (row.waitMs ?? 0))
 }
 
 /** A duration: `850 ms`, `1.43 s`, `2m 05s`, `1h 02m`; a dash when unknown. */

@@ -12,6 +12,8 @@ const row = (seq: number, status: HistoryRow['status'] = 'success'): HistoryRow 
   providerId: null,
   exitCode: null,
   durationMs: 1,
+  waitMs: null,
+  waitingSince: null,
   startedAt: '2026-01-01T00:00:00.000Z',
   finishedAt: null,
   error: null,

@@ -3,6 +3,7 @@ import { chainSlice } from './chain-slice'
 import type { HistoryDeps } from './deps'
 import { detailSlice } from './detail-slice'
 import { exportSlice } from './export-slice'
+import { liveSlice } from './live-slice'
 import type { HistoryState } from './history-state'
 import { rowsSlice } from './rows-slice'
 
@@ -11,6 +12,7 @@ export function createHistoryStore(deps: HistoryDeps) {
   return create<HistoryState>()((...a) => ({
     ...rowsSlice(deps)(...a),
     ...detailSlice(deps)(...a),
+    ...liveSlice(deps)(...a),
     ...chainSlice(deps)(...a),
     ...exportSlice(deps)(...a)
   }))

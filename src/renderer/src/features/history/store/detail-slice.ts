@@ -16,7 +16,7 @@ export const detailSlice: HistorySlice<DetailSlice> = ({ api }) => (set, get) =>
     }
   },
   closeDetail() {
-    set({ selectedId: undefined, detail: undefined, detailStatus: 'idle', detailError: undefined })
+    set({ selectedId: undefined, detail: undefined, detailStatus: 'idle', detailError: undefined, live: undefined })
   },
   refreshDetail: coalescedRefresh(async () => {
     const id = get().selectedId

@@ -1,4 +1,4 @@
-import type { HistoryDetail, HistoryStatus, HistoryVerification } from '@shared/ipc/history'
+import type { HistoryDetail, HistoryLive, HistoryStatus, HistoryVerification, LiveLines } from '@shared/ipc/history'
 import type { StateCreator } from 'zustand'
 import type { HistoryFilters } from '../lib/filters'
 import type { SeenValues } from '../lib/options'
@@ -49,6 +49,19 @@ export type DetailSlice = {
   refreshDetail(): Promise<void>
 }
 
+/** The running call open in the drawer, as it runs. */
+export type LiveSlice = {
+  live?: Omit<HistoryLive, 'policy' | 'approval'> & Partial<Pick<HistoryLive, 'policy' | 'approval'>> & { cancelling: boolean; cancelError?: string; error?: string }
+  /** Starts following a running call (its output so far, then what is pushed). */
+  watchLive(id: string): Promise<void>
+  /** New lines pushed by main (`history.output`): kept when they belong to the call followed. */
+  receiveOutput(lines: LiveLines): void
+  /** The operator's Cancel of a running call. */
+  cancelCall(id: string): Promise<void>
+  /** Stops following (the drawer closed or the call ended). */
+  stopLive(): void
+}
+
 /** The last check of the hash chain. */
 export type ChainSlice = {
   verification?: HistoryVerification
@@ -74,7 +87,7 @@ export type ExportSlice = {
 }
 
 /** The whole history feature state. */
-export type HistoryState = RowsSlice & DetailSlice & ChainSlice & ExportSlice
+export type HistoryState = RowsSlice & DetailSlice & LiveSlice & ChainSlice & ExportSlice
 
 /** A slice of the history store, built with the store's dependencies. */
 export type HistorySlice<T> = (deps: HistoryDeps) => StateCreator<HistoryState, [], [], T>

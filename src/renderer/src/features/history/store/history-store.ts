@@ -6,6 +6,7 @@ import { createHistoryStore } from './create-history-store'
 export const useHistoryStore = createHistoryStore({ api: airlock, save: saveFile, now: () => new Date() })
 
 airlock.history.onChanged((change) => useHistoryStore.getState().receive(change))
+airlock.history.onOutput((lines) => useHistoryStore.getState().receiveOutput(lines))
 airlock.agents.onChanged(() => {
   if (useHistoryStore.getState().status !== 'idle') void useHistoryStore.getState().refreshOptions()
 })

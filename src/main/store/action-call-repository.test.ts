@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../../../test/support/temp-home'
 import type { ActionCallStart } from '../core'
 import type { FinishedCall } from './action-call-repository'
+import { genesisHash, hashedColumns, rowHash } from './action-call-chain'
 import { HistoryError } from './action-call-repository'
+import { outputSearchText } from './output-search-text'
 import { migrations } from './migrations'
 import { openDatabase, openStore, type Store } from '.'
 
@@ -257,5 +259,70 @@ describe('ActionCallRepository.list', () => {
     expect(idsOf('11:00')).toEqual([])
     expect(idsOf('10:07', '10:01')).toEqual([])
     expect(store.history.list({ since: '2024-03-01T08:00:00Z', until: '2024-03-01T10:07:00Z', text: 'pytest', limit: 2 }).rows.map((row) => row.id)).toEqual([nine, tenFive])
+  })
+})
+
+describe('ActionCallRepository: waiting for approval, and search inside output (version 10)', () => {
+  it('a running call that waits shows waiting_approval with its start, filters apart from running, and ends with the wait kept apart from the run', () => {
+    const waiting = start()
+    const running = start()
+    store.history.begin(waiting)
+    store.history.begin(running)
+    expect(store.history.waiting(waiting.callId, '2026-12-04T10:00:00.000Z')).toBe(true)
+    const statusOf = (id: string) => store.history.list().rows.find((row) => row.id === id)
+    expect(statusOf(waiting.callId)).toMatchObject({ status: 'waiting_approval', waitingSince: '2026-12-04T10:00:00.000Z' })
+    expect(statusOf(running.callId)).toMatchObject({ status: 'running', waitingSince: null })
+    const ids = (status: 'running' | 'waiting_approval') => store.history.list({ status }).rows.map((row) => row.id)
+    expect(ids('waiting_approval')).toEqual([waiting.callId])
+    expect(ids('running')).toEqual([running.callId])
+    expect(store.history.list({ status: 'waiting_approval', agentId: 'agent-a', tool: 'run_command' }).rows.map((row) => row.id)).toEqual([waiting.callId])
+    expect(store.history.count({ status: 'waiting_approval' })).toBe(1)
+    const now = new Date()
+    expect(store.history.usage({ since: new Date(now.getTime() - 3_600_000), now }).buckets.at(-1)?.counts).toMatchObject({ waiting_approval: 1, running: 1 })
+    // Decided after 30 s; the call then ran 57 ms: the run time is what percentiles count.
+    store.history.waiting(waiting.callId, null)
+    expect(statusOf(waiting.callId)?.status).toBe('running')
+    const row = store.history.finish(end(waiting.callId, { durationMs: 30_057, approval: { status: 'approved', reason: 'operator', approvalId: 'a1', waitedMs: 30_000 } }))
+    expect(row).toMatchObject({ status: 'success', durationMs: 30_057, waitMs: 30_000, waitingSince: null })
+    store.history.finish(end(running.callId, { durationMs: 40 }))
+    expect(store.history.usage({ since: new Date(now.getTime() - 3_600_000), now: new Date() }).durations).toMatchObject({ count: 2, p50: 40, p99: 57 })
+    // A call that is not running is never marked.
+    expect(store.history.waiting(waiting.callId, new Date().toISOString())).toBe(false)
+    expect(store.history.verify()).toMatchObject({ ok: true, rows: 2 })
+    expect(store.history.audit()).toMatchObject({ ok: true })
+  })
+
+  it('a word printed only on stderr (or only late in a long stdout) is found; colours are no part of a word; the row is not', () => {
+    const failing = start({ inputSummary: { command: 'git commit -m wip' } })
+    store.history.begin(failing)
+    const stderr = 'fatal: detected \x1b[31mdubious\x1b[0m ownership in repository\n'
+    store.history.finish(end(failing.callId, { status: 'success', exitCode: 128, stderr: { text: stderr }, outputText: outputSearchText('', stderr) }))
+    const long = start()
+    store.history.begin(long)
+    const stdout = `${'progress line\n'.repeat(5000)}FAILED test_quaternion_inverse\n`
+    store.history.finish(end(long.callId, { stdout: { logFile: `${long.callId}.stdout`, sha256: sha256(stdout) }, outputText: outputSearchText(stdout, '') }))
+    record(3)
+    const ids = (text: string) => store.history.list({ text }).rows.map((row) => row.id)
+    expect(ids('dubious')).toEqual([failing.callId])
+    expect(ids('dubious ownership')).toEqual([failing.callId])
+    expect(ids('quaternion')).toEqual([long.callId])
+    expect(ids('31m')).toEqual([])
+    expect(store.history.count({ text: 'dubious', status: 'success' })).toBe(1)
+  })
+
+  it('upgrading from version 9 makes the output kept inline searchable, and keeps the chain', () => {
+    store.close()
+    rmSync(file())
+    const old = openDatabase(file(), { migrations: migrations.filter((m) => m.version <= 9) })
+    // A row as version 9 stored it (its columns only), chained with the hash the chain's encoding gives.
+    const begun = start()
+    const row: Record<string, string | number | null> = Object.fromEntries(hashedColumns.map((column) => [column, null]))
+    Object.assign(row, { seq: 1, id: begun.callId, tool: 'run_command', status: 'success', input_summary_json: '{}', stdout_truncated: 0, stderr: 'warning: unreachable zanzibar code\n', stderr_truncated: 0, artifacts_json: '[]', lineage_json: '[]', started_at: begun.startedAt, started_out_of_order: 0, finished_at: begun.startedAt, duration_ms: 1, chain_seq: 1, prev_hash: genesisHash })
+    row.hash = rowHash(row)
+    old.prepare(`insert into action_calls (${Object.keys(row).join(', ')}) values (${Object.keys(row).map((column) => `@${column}`).join(', ')})`).run(row)
+    old.close()
+    store = openStore(file())
+    expect(store.history.list({ text: 'zanzibar' }).rows.map((row) => row.id)).toEqual([begun.callId])
+    expect(store.history.verify()).toMatchObject({ ok: true, rows: 1 })
   })
 })

@@ -17,8 +17,12 @@ class RecordingHistory implements ActionHistory {
   begin(start: ActionCallStart) {
     this.starts.push(start)
   }
+  readonly waits: [string, string | null][] = []
   finish(end: ActionCallEnd) {
     this.ends.push(end)
+  }
+  waiting(callId: string, since: string | null) {
+    this.waits.push([callId, since])
   }
 }
 
@@ -176,6 +180,40 @@ describe('ActionDispatcher', () => {
     await new Promise((resolve) => setTimeout(resolve, 10))
     expect(dispatcher.cancelAgent('coder', 'agent_disabled')).toBe(1)
     expect(await running).toMatchObject({ status: 'blocked', error: { code: 'policy.agent_disabled' } })
+  })
+
+  it('tells history while a call waits for the operator, and records the wait apart (waitedMs)', async () => {
+    const approval = new PolicyApproval()
+    approval.registerHandler('test', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 60))
+      return { status: 'approved', reason: 'the operator approved' }
+    })
+    approval.setDefaultHandler('test')
+    const { dispatcher, history } = setup({ approval })
+    const result = await dispatcher.execute({ tool: 'always_asks', input: { text: 'x' }, agent: agent() })
+    const callId = result.meta.callId as string
+    expect(history.waits.map(([id, since]) => [id, since === null ? null : 'since'])).toEqual([[callId, 'since'], [callId, null]])
+    const waited = history.ends[0]!.approval!.waitedMs!
+    expect(waited).toBeGreaterThanOrEqual(50)
+    expect(history.ends[0]!.durationMs).toBeGreaterThanOrEqual(waited)
+  })
+
+  it("the operator's cancel ends a running call or a waiting one cancelled, saying the operator did it; an ended call is not cancelled", async () => {
+    const approval = new PolicyApproval()
+    approval.registerHandler('test', (request) => new Promise((resolve) => request.signal?.addEventListener('abort', () => resolve({ status: 'pending', reason: 'ended' }))))
+    approval.setDefaultHandler('test')
+    const { dispatcher, history } = setup({ approval })
+    for (const tool of ['waits', 'always_asks']) {
+      const running = dispatcher.execute({ tool, input: tool === 'waits' ? {} : { text: 'x' }, agent: agent() })
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      const [callId] = dispatcher.running()
+      expect(dispatcher.decided(callId!)).toBeDefined()
+      expect(dispatcher.cancel(callId!)).toBe(true)
+      expect(await running).toMatchObject({ status: 'cancelled', error: { code: 'cancelled', message: expect.stringMatching(/operator cancelled/) } })
+      expect(history.ends.at(-1)).toMatchObject({ status: 'cancelled', error: { message: expect.stringMatching(/operator cancelled/) } })
+      expect(dispatcher.cancel(callId!)).toBe(false)
+      expect(dispatcher.decided(callId!)).toBeUndefined()
+    }
   })
 
   it('cancels through the call signal', async () => {

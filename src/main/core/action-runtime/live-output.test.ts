@@ -32,4 +32,46 @@ describe('LiveOutput (what a running call printed last)', () => {
     expect(live.lastLine('c2')).toHaveLength(200)
     expect(live.lastLine('c2')!.endsWith('…')).toBe(true)
   })
+
+  it('keeps numbered lines for a console opening late: after a line, redacted, escapes kept, hidden reports left out, a never-ending line cut', () => {
+    const live = new LiveOutput()
+    const tell = live.begin('c3', ['hunter2-secret'])
+    tell('stdout', bytes('one\n\x1b[31mtwo\x1b[0m\n'))
+    tell('stderr', bytes('token hunter2-secret\n'))
+    live.hide('c3', 'MARK')
+    tell('stdout', bytes('\nMARK/workMARK\nthree\n'))
+    expect(live.linesAfter('c3')).toEqual({
+      lines: [
+        { n: 1, stream: 'stdout', text: 'one' },
+        { n: 2, stream: 'stdout', text: '\x1b[31mtwo\x1b[0m' },
+        { n: 3, stream: 'stderr', text: 'token [redacted]' },
+        { n: 4, stream: 'stdout', text: '' },
+        { n: 5, stream: 'stdout', text: 'three' }
+      ],
+      skipped: 0
+    })
+    expect(live.linesAfter('c3', 4)).toEqual({ lines: [{ n: 5, stream: 'stdout', text: 'three' }], skipped: 0 })
+    tell('stdout', bytes('y'.repeat(10_000)))
+    expect(live.linesAfter('c3', 5)!.lines.map((line) => line.text.length)).toEqual([4096, 4096])
+    live.end('c3')
+    expect(live.linesAfter('c3')).toBeUndefined()
+  })
+
+  it('under a flood keeps only the newest lines, and a read is bounded with the rest counted as skipped', () => {
+    const live = new LiveOutput()
+    const told: string[] = []
+    live.onLines((callId) => told.push(callId))
+    const tell = live.begin('c4', [])
+    const line = `${'z'.repeat(99)}\n`
+    for (let chunk = 0; chunk < 200; chunk++) tell('stdout', bytes(line.repeat(650)))
+    const all = live.linesAfter('c4', 0, Number.MAX_SAFE_INTEGER)!
+    expect(all.lines.length).toBeLessThanOrEqual(2 * 2000)
+    expect(all.lines.at(-1)!.n).toBe(200 * 650)
+    expect(all.skipped + all.lines.length).toBe(200 * 650)
+    const read = live.linesAfter('c4', 0, 10_000)!
+    expect(read.lines).toHaveLength(101) // 101 × 99 characters ≤ 10 000
+    expect(read.lines.at(-1)!.n).toBe(200 * 650)
+    expect(read.skipped).toBe(200 * 650 - 101)
+    expect(told).toHaveLength(200)
+  })
 })

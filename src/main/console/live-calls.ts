@@ -29,9 +29,10 @@ export class LiveCalls {
 
   /** A call's output after line `after` and what is decided so far; `running: false` once it ended (its record has it all). */
   live(id: string, after = 0): HistoryLive {
-    const lines = this.dispatcher.liveOutput.linesAfter(id, after, feedChars)
-    if (!lines) return { id, running: false, lines: [], skipped: 0 }
-    const decided = this.dispatcher.decided(id) ?? {}
+    // In flight from its start (its output is listened to only once it runs: none while it waits).
+    const decided = this.dispatcher.decided(id)
+    if (!decided) return { id, running: false, lines: [], skipped: 0 }
+    const lines = this.dispatcher.liveOutput.linesAfter(id, after, feedChars) ?? { lines: [], skipped: 0 }
     return { id, running: true, ...lines, ...(decided.policy ? { policy: decided.policy } : {}), ...(decided.approval ? { approval: decided.approval } : {}) }
   }
 

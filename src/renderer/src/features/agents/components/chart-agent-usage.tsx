@@ -2,7 +2,8 @@ import type { HistoryStatus } from '@shared/ipc/history'
 import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import { useShallow } from 'zustand/react/shallow'
 import { ErrorBanner, Loading } from '../../../ui'
-import { formatDuration, statusLabel, usageRanges, usageRows, usageTotals, usedStatuses, type UsageRangeId } from '../lib/usage'
+import { formatDuration, statusLabel } from '../../../lib/call-outcome'
+import { usageRanges, usageRows, usageTotals, usedStatuses, type UsageRangeId } from '../lib/usage'
 import { useAgentsStore } from '../store/agents-store'
 
 // One colour per status from the theme's tokens (statuses sharing a badge tone still differ here); the legend names each.

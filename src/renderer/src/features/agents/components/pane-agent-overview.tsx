@@ -6,7 +6,8 @@ import { nonZeroExit, nonZeroExitTitle } from '../../../lib/call-outcome'
 import { Badge, ErrorBanner, Loading, TextAgent, TimeAgo } from '../../../ui'
 import { taintTone } from '../lib/agent-selectors'
 import { historyLink } from '../lib/agents-url'
-import { callSubject, formatDuration, statusLabel, statusTone } from '../lib/usage'
+import { formatDuration, runTime, statusLabel, statusTone } from '../../../lib/call-outcome'
+import { callSubject } from '../lib/usage'
 import { useAgentsStore } from '../store/agents-store'
 import { ChartAgentUsage } from './chart-agent-usage'
 
@@ -53,7 +54,7 @@ function ListRecentCalls({ agentId }: { agentId: string }) {
                 <span className="ag-call-subject" title={visibleText(callSubject(row))}>
                   <TextAgent text={callSubject(row)} />
                 </span>
-                <span className="ag-call-duration">{formatDuration(row.durationMs)}</span>
+                <span className="ag-call-duration">{formatDuration(runTime(row))}</span>
                 <span className="ag-call-when">
                   <TimeAgo iso={row.startedAt} />
                 </span>

@@ -1,6 +1,6 @@
 import type { HistoryUsage } from '@shared/ipc/history'
 import { describe, expect, it } from 'vitest'
-import { callSubject, formatDuration, statusTone, usageRows, usageSince, usageTotals, usedStatuses } from './usage'
+import { callSubject, usageRows, usageSince, usageTotals, usedStatuses } from './usage'
 
 const usage: HistoryUsage = {
   since: '2026-01-01T10:00:00.000Z',
@@ -32,13 +32,6 @@ describe('usage', () => {
     expect(usedStatuses({ ...usage, buckets: [{ hour: usage.since, counts: { running: 1, timed_out: 2, success: 1 } }] })).toEqual(['success', 'timed_out', 'running'])
   })
 
-  it('formats durations for people', () => {
-    expect(formatDuration(null)).toBe('—')
-    expect(formatDuration(840.4)).toBe('840 ms')
-    expect(formatDuration(3210)).toBe('3.2 s')
-    expect(formatDuration(42_000)).toBe('42 s')
-    expect(formatDuration(245_000)).toBe('4 m 05 s')
-  })
 
   it('names what a call was about', () => {
     expect(callSubject({ inputSummary: { command: 'ls -la' } })).toBe('ls -la')
@@ -47,12 +40,5 @@ describe('usage', () => {
     expect(callSubject({ inputSummary: { a: 1 } })).toBe('{"a":1}')
     expect(callSubject({ inputSummary: {} })).toBe('')
     expect(callSubject({ inputSummary: null })).toBe('')
-  })
-
-  it('gives every status a tone', () => {
-    expect(statusTone('success')).toBe('ok')
-    expect(statusTone('error')).toBe('bad')
-    expect(statusTone('approval_required')).toBe('info')
-    expect(statusTone('cancelled')).toBe('neutral')
   })
 })

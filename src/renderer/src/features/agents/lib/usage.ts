@@ -54,39 +54,7 @@ export function usedStatuses(usage: HistoryUsage): HistoryStatus[] {
   return statusOrder.filter((status) => (byStatus[status] ?? 0) > 0)
 }
 
-/** A duration for people: `840 ms`, `3.2 s`, `4 m 05 s`; a dash when unknown. */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || Number.isNaN(ms)) return '—'
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
-  const minutes = Math.floor(ms / 60_000)
-  const seconds = Math.round((ms % 60_000) / 1000)
-  return `${minutes} m ${String(seconds).padStart(2, '0')} s`
-}
 
-/** The colour token of a status in charts and badges: meaning is also in the label, never colour alone. */
-export function statusTone(status: HistoryStatus): 'ok' | 'bad' | 'warn' | 'info' | 'neutral' {
-  switch (status) {
-    case 'success':
-      return 'ok'
-    case 'error':
-    case 'interrupted':
-      return 'bad'
-    case 'blocked':
-    case 'timed_out':
-      return 'warn'
-    case 'running':
-    case 'approval_required':
-      return 'info'
-    default:
-      return 'neutral'
-  }
-}
-
-/** A status as people read it (`timed_out` → `timed out`). */
-export function statusLabel(status: HistoryStatus): string {
-  return status.replace(/_/g, ' ')
-}
 
 /** What a recorded call was about, in one line: its command, path, code's first line, or its input as JSON. */
 export function callSubject(row: Pick<HistoryRow, 'inputSummary'>): string {

@@ -26,7 +26,7 @@ export function LabelHistoryStatus({ status, exitCode, testId, pill }: { status:
     <span
       className={`history-status history-status-${exited !== undefined ? 'warn' : statusTone(status)}${pill ? ' history-status-pill' : ''}`}
       data-status={status}
-      title={exited !== undefined ? nonZeroExitTitle(exited) : undefined}
+      title={exited !== undefined ? nonZeroExitTitle(exited) : status === 'waiting_approval' ? 'Waiting for your approval' : undefined}
     >
       <Icon size={14} aria-hidden="true" className={status === 'running' ? 'history-spin' : undefined} />
       <span data-testid={testId}>{exited !== undefined ? `exit ${exited}` : statusLabel(status)}</span>

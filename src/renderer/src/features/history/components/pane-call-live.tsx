@@ -3,7 +3,7 @@ import { CircleStop, Hourglass, Radio } from 'lucide-react'
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
 import { Button, ErrorBanner, TextAgent, useNow } from '../../../ui'
 import { segmentClass, ansiLines } from '../lib/ansi'
-import { formatCount, formatDuration } from '../lib/format'
+import { formatCount, formatElapsed } from '../lib/format'
 import { useHistoryStore } from '../store/history-store'
 import { SectionCall } from './section-call'
 
@@ -60,8 +60,13 @@ export function PaneCallLive({ detail }: { detail: HistoryDetail }) {
       <p className="history-live-state" data-testid="history-live-state">
         {waiting ? <Hourglass size={14} aria-hidden="true" /> : <Radio size={14} aria-hidden="true" className="history-live-pulse" />}
         <span>
-          {waiting ? 'Waiting for your approval' : 'Running'} for <span className="history-mono">{formatDuration(elapsed)}</span>
-          {waiting ? ' — decide it in Approvals; the run time will not include this wait.' : ''}
+          {waiting ? 'Waiting for your approval' : 'Running'} for <span className="history-mono">{formatElapsed(elapsed)}</span>
+          {waiting && (
+            <>
+              {' — decide it in '}
+              <a href="#/approvals">Approvals</a>; the run time will not include this wait.
+            </>
+          )}
         </span>
       </p>
       {mine?.error && <ErrorBanner message={mine.error} testId="history-live-error" />}

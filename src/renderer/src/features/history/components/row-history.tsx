@@ -3,7 +3,7 @@ import { visibleText } from '@shared/visible-text'
 import { memo } from 'react'
 import { Badge, TextAgent } from '../../../ui'
 import { callHidesText } from '../lib/call-facts'
-import { formatDuration, formatStarted, formatTimestamp, inputPreview, runTime } from '../lib/format'
+import { formatDuration, formatElapsed, formatStarted, formatTimestamp, inputPreview, runTime } from '../lib/format'
 import { LabelHistoryStatus } from './label-history-status'
 
 /** The columns of the History table, in order (the header and every row share them through CSS grid). */
@@ -81,7 +81,7 @@ export const RowHistory = memo(function RowHistory(props: {
         {row.exitCode ?? <span className="history-dim">—</span>}
       </div>
       <div role="gridcell" className="history-cell history-mono history-num history-dim" title={durationTitle(row)} data-testid={`history-duration-${row.id}`}>
-        {row.status === 'waiting_approval' && row.waitingSince ? `waiting ${formatDuration(props.now.getTime() - Date.parse(row.waitingSince))}` : formatDuration(runTime(row))}
+        {row.status === 'waiting_approval' && row.waitingSince ? `waiting ${formatElapsed(props.now.getTime() - Date.parse(row.waitingSince))}` : formatDuration(runTime(row))}
       </div>
     </div>
   )

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { callsText, formatBytes, formatDuration, formatStarted, humanKey, inputPreview, statusLabel, statusTone } from './format'
+import { callsText, formatBytes, formatDuration, formatElapsed, formatStarted, humanKey, inputPreview, runTime, statusLabel, statusTone } from './format'
 
 describe('history formatting', () => {
   it('words and tones statuses', () => {
@@ -19,6 +19,11 @@ describe('history formatting', () => {
     expect(formatDuration(1432)).toBe('1.43 s')
     expect(formatDuration(125_000)).toBe('2m 05s')
     expect(formatDuration(3_720_000)).toBe('1h 02m')
+    expect(formatElapsed(7_900)).toBe('7 s')
+    expect(formatElapsed(125_000)).toBe('2m 05s')
+    expect(runTime({ durationMs: 33_857, waitMs: 33_800 })).toBe(57)
+    expect(runTime({ durationMs: null, waitMs: null })).toBeNull()
+    expect(statusLabel('waiting_approval')).toBe('waiting')
   })
 
   it('shows the year only when it is not this year', () => {

@@ -1,27 +1,4 @@
-import type { HistoryStatus } from '@shared/ipc/history'
-import type { BadgeTone } from '../../../ui'
-
-const tones: Record<HistoryStatus, BadgeTone> = {
-  success: 'ok',
-  error: 'bad',
-  blocked: 'bad',
-  timed_out: 'warn',
-  approval_required: 'warn',
-  interrupted: 'warn',
-  cancelled: 'neutral',
-  running: 'info',
-  waiting_approval: 'warn'
-}
-
-/** The colour family of a status (the label always says it too). */
-export function statusTone(status: HistoryStatus): BadgeTone {
-  return tones[status] ?? 'neutral'
-}
-
-/** A status as the table reads: `approval_required` → `approval required`. */
-export function statusLabel(status: HistoryStatus): string {
-  return status.replace(/_/g, ' ')
-}
+export { formatDuration, formatElapsed, runTime, statusLabel, statusTone } from '../../../lib/call-outcome'
 
 const countFormat = new Intl.NumberFormat('en-US')
 
@@ -33,21 +10,6 @@ export function formatCount(n: number): string {
 /** `1 call`, `100,006 calls`. */
 export function callsText(n: number): string {
   return `${formatCount(n)} ${n === 1 ? 'call' : 'calls'}`
-}
-
-/** A call's run time: its duration without the wait for an approval; null while it has no duration. */
-export function runTime(row: { durationMs: number | null; waitMs: number | null }): number | null {
-  return row.durationMs === null ? null : Math.max(0, row.durationMs - (row.waitMs ?? 0))
-}
-
-/** A duration: `850 ms`, `1.43 s`, `2m 05s`, `1h 02m`; a dash when unknown. */
-export function formatDuration(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return '—'
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
-  const seconds = Math.round(ms / 1000)
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`
-  return `${Math.floor(seconds / 3600)}h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')

@@ -1,0 +1,133 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from '@playwright/test'
+import { callTool, connectAgent, startServeWithGateway, type GatewayToolResult } from '../support/mcp-gateway-client'
+import { runAirlockAsync } from '../support/run-cli'
+import { makeTempDir } from '../support/temp-home'
+import { expect, test } from './fixtures'
+import { expectNoSeriousA11yViolations, screenshotBothThemes, setTheme } from './look'
+
+// Watching work as it happens (issue 27), against the real product: `airlock serve`, a real MCP
+// SDK client as the agent, commands in real bubblewrap sandboxes, the built console in Chromium.
+
+type Served = { consoleUrl: string; gatewayUrl: string; tokens: Record<string, string>; stop(): Promise<void> }
+
+async function serveWithAgents(agents: Record<string, Record<string, unknown>>): Promise<Served> {
+  const dir = makeTempDir('airlock-e2e-live-', { outsideTmp: true })
+  const home = join(dir.path, 'home')
+  const tokens: Record<string, string> = {}
+  for (const [id, profile] of Object.entries(agents)) {
+    const file = join(dir.path, `${id}.json`)
+    writeFileSync(file, JSON.stringify(profile))
+    const created = await runAirlockAsync(['agent', 'create', id, '--json', '--profile', file, '--home', home])
+    expect(created.code, created.stderr).toBe(0)
+    tokens[id] = (JSON.parse(created.stdout) as { token: string }).token
+  }
+  const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
+  return {
+    consoleUrl: served.consoleLine.replace('Airlock console: ', ''),
+    gatewayUrl: served.gatewayLine.replace('Agent gateway: ', ''),
+    tokens,
+    async stop() {
+      await served.stop()
+      dir.remove()
+    }
+  }
+}
+
+const rows = (page: Page) => page.locator('[data-testid^="history-row-"]')
+/** A call still running when a test fails is dropped by closing its client: that must not surface as an unhandled rejection. */
+const settled = <T>(call: Promise<T>): Promise<T> => {
+  call.catch(() => undefined)
+  return call
+}
+
+test('a running command streams its lines to the History drawer, escapes and all, and Cancel ends it: the agent gets cancelled', async ({ systemBrowser }) => {
+  test.setTimeout(180_000)
+  const served = await serveWithAgents({ coder: { capabilities: ['files', 'shell'], ask: 'never' } })
+  const coder = await connectAgent(served.gatewayUrl, served.tokens.coder!)
+  const page = await (await systemBrowser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
+  try {
+    await page.goto(`${served.consoleUrl}#/history`)
+    await expect(page.getByRole('heading', { name: 'History', level: 1 })).toBeVisible()
+    const title = await page.title()
+    // One line a second for 20 s; the second line tries to retitle the window, hyperlink, and reverse what follows it.
+    const command = `echo "line 1"; printf '\\033]0;PWNED\\007\\033]8;;https://evil.example/\\007click\\033]8;;\\007 \\342\\200\\256dne\\n'; for i in $(seq 2 20); do echo "line $i"; sleep 1; done`
+    const running = settled(callTool(coder.client, 'run_command', { command }, { timeout: 120_000 }))
+    await expect(rows(page)).toHaveCount(1, { timeout: 15_000 })
+    await rows(page).first().click()
+    await expect(page.getByTestId('history-detail-status')).toHaveText('running')
+    const lines = page.getByTestId('history-live-line')
+    await expect(lines.filter({ hasText: 'line 6' })).toHaveCount(1, { timeout: 20_000 })
+    expect(await lines.count()).toBeGreaterThanOrEqual(5)
+    await expect(page.getByTestId('history-live-lines')).toContainText('\\u202e')
+    await expect(page.getByTestId('history-live-lines').locator('a')).toHaveCount(0)
+    expect(await page.title()).toBe(title)
+    await expectNoSeriousA11yViolations(page, 'history drawer, live output')
+    await screenshotBothThemes(page, test.info(), 'history-live-output')
+    await setTheme(page, 'dark')
+
+    await page.getByTestId('history-live-cancel').click()
+    // Ended long before its 20 s: the drawer shows the record, and the agent's client has its result.
+    await expect(page.getByTestId('history-detail-status')).toHaveText('cancelled', { timeout: 5_000 })
+    const result: GatewayToolResult = await running
+    expect(result.structuredContent).toMatchObject({ ok: false, status: 'cancelled', error: { code: 'cancelled', message: expect.stringMatching(/operator cancelled/) } })
+    await expect(page.getByTestId('history-detail-error')).toContainText('operator cancelled')
+    await expect(page.getByTestId('history-stdout')).toContainText('line 5')
+    await expect(page.getByTestId('history-stdout')).not.toContainText('line 20')
+  } finally {
+    await coder.close()
+    await page.close()
+    await served.stop()
+  }
+})
+
+test('a call waiting for approval shows as waiting with a live wait time; once approved its run time excludes the wait', async ({ systemBrowser }) => {
+  test.setTimeout(180_000)
+  const served = await serveWithAgents({ careful: { capabilities: ['files', 'shell'], ask: 'always' } })
+  const careful = await connectAgent(served.gatewayUrl, served.tokens.careful!)
+  const page = await (await systemBrowser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
+  try {
+    await page.goto(`${served.consoleUrl}#/history`)
+    await expect(page.getByRole('heading', { name: 'History', level: 1 })).toBeVisible()
+    const asked = settled(callTool(careful.client, 'run_command', { command: 'echo approved-and-ran' }, { timeout: 120_000 }))
+    await expect(rows(page)).toHaveCount(1, { timeout: 15_000 })
+    const id = (await rows(page).first().getAttribute('data-testid'))!.replace('history-row-', '')
+    await expect(page.getByTestId(`history-status-${id}`)).toHaveText('waiting')
+    const wait = page.getByTestId(`history-duration-${id}`)
+    await expect(wait).toContainText('waiting')
+    const first = await wait.textContent()
+    await expect(wait).not.toHaveText(first!, { timeout: 5_000 })
+    // The status filter has it as its own state.
+    await page.getByTestId('history-filter-status').selectOption('waiting_approval')
+    await expect(rows(page)).toHaveCount(1)
+    await rows(page).first().click()
+    await expect(page.getByTestId('history-live-state')).toContainText('Waiting for your approval')
+    await expect(page.getByTestId('history-detail-policy')).not.toContainText('No policy decision was recorded')
+    await expectNoSeriousA11yViolations(page, 'history drawer, waiting call')
+    await screenshotBothThemes(page, test.info(), 'history-waiting')
+    await page.keyboard.press('Escape')
+
+    // Decided after a few seconds of waiting.
+    await page.waitForTimeout(2_000)
+    await page.getByTestId('nav-approvals').click()
+    await expect(page.locator('[data-testid^="approval-item-"]')).toHaveCount(1, { timeout: 15_000 })
+    await page.keyboard.press('a')
+    const result = await asked
+    expect(result.structuredContent).toMatchObject({ ok: true, status: 'success' })
+    const waitedMs = (result.structuredContent.meta.approval as { waitedMs: number }).waitedMs
+    expect(waitedMs).toBeGreaterThanOrEqual(2_000)
+
+    await page.getByTestId('nav-history').click()
+    await page.getByTestId('history-filter-status').selectOption('')
+    await expect(page.getByTestId(`history-status-${id}`)).toHaveText('success', { timeout: 10_000 })
+    // The run time column excludes the wait: under a second, while the wait was over two.
+    await expect(page.getByTestId(`history-duration-${id}`)).toHaveText(/^\d+ ms$/)
+    await rows(page).first().click()
+    await expect(page.getByTestId('history-detail-durations')).toContainText(/\d(\.\d+)? s · \d+ ms/)
+  } finally {
+    await careful.close()
+    await page.close()
+    await served.stop()
+  }
+})

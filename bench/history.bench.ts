@@ -5,6 +5,7 @@ import { genesisHash, hashedColumns, rowHash } from '../src/main/store/action-ca
 import { ActionCallRepository } from '../src/main/store/action-call-repository'
 import type { HistoryQuery } from '../src/main/store/action-call-query'
 import { openDatabase } from '../src/main/store/database'
+import { outputSearchText } from '../src/main/store/output-search-text'
 import { makeTempDir } from '../test/support/temp-home'
 import { record, summarise, type BenchResult } from './support/measure'
 
@@ -48,6 +49,8 @@ const weighted = <T>(pairs: readonly (readonly [T, number])[]): (() => T) => {
 
 const syllables = ['ka', 'lo', 'mi', 'ter', 'on', 'sta', 'vel', 'qu', 'ri', 'den', 'fax', 'po', 'lin', 'zu', 'mar', 'ex', 'nor', 'ti']
 const words = Array.from({ length: 3000 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(syllables)).join(''))
+/** Words that only ever appear on a command's stderr (never in an input or an error message): what `search_output` looks for. */
+const stderrWords = Array.from({ length: 2000 }, () => `${Array.from({ length: 2 + Math.floor(random() * 2) }, () => pick(syllables)).join('')}err`)
 const agents = Array.from({ length: 25 }, (_, i) => `agent-${String(i).padStart(2, '0')}`)
 const agentOf = weighted(agents.map((agent, i) => [agent, 1 / (i + 1)] as const))
 const toolOf = weighted([['run_command', 40], ['write_file', 15], ['read_file', 15], ['edit_file', 10], ['run_code', 8], ['list_directory', 4], ['search_files', 4], ['sqlite_query', 2], ['browse', 1], ['github__create_issue', 1]] as const)
@@ -83,7 +86,7 @@ function inputOf(tool: string): unknown {
 }
 
 function fill(db: ReturnType<typeof openDatabase>): void {
-  const columns = [...hashedColumns, 'hash']
+  const columns = [...hashedColumns, 'hash', 'output_text']
   const insert = db.prepare(`insert into action_calls (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`)
   let prev = genesisHash
   let time = Date.now() - totalRows * 7_800
@@ -112,7 +115,7 @@ function fill(db: ReturnType<typeof openDatabase>): void {
         stdout_log: null,
         stdout_sha256: null,
         stdout_truncated: 0,
-        stderr: runs ? '' : null,
+        stderr: runs ? (status === 'success' ? '' : `Traceback (most recent call last):\n  File "${pick(words)}.py", line ${Math.floor(random() * 300)}\nModuleNotFoundError: ${pick(stderrWords)} ${pick(stderrWords)} is not installed\n`) : null,
         stderr_log: null,
         stderr_sha256: null,
         stderr_truncated: 0,
@@ -129,6 +132,8 @@ function fill(db: ReturnType<typeof openDatabase>): void {
         prev_hash: prev
       }
       row.hash = prev = rowHash(row)
+      // What search reads of the output, as the recorder writes it (not hashed: derived from the outputs).
+      row.output_text = outputSearchText((row.stdout as string | null) ?? undefined, (row.stderr as string | null) ?? undefined) ?? null
       insert.run(row)
     }
   })
@@ -167,6 +172,7 @@ it(`history: filtered page queries at ${totalRows} rows`, () => {
       tool: () => ({ tool: toolOf() }),
       text: () => ({ text: pick([pick(words), `${pick(words)} ${pick(words)}`, 'pytest', 'cargo build', `${pick(words).slice(0, 4)}*`]), ...(random() < 0.3 ? { agentId: pick(agents) } : {}) }),
       provider: () => ({ providerId: pick(['bubblewrap', 'docker', 'trusted_local']) }),
+      search_output: () => ({ text: pick([pick(stderrWords), `${pick(stderrWords)} installed`]), ...(random() < 0.3 ? { agentId: pick(agents) } : {}) }),
       time_window: () => {
         const until = lastStart - Math.floor(random() * totalRows * 7_000)
         const since = until - pick([3_600_000, 86_400_000, 3 * 86_400_000])
@@ -202,6 +208,14 @@ it(`history: filtered page queries at ${totalRows} rows`, () => {
         p95: round3(overall.p95),
         samples: all.length,
         note: `pages of ${pageSize} through ActionCallRepository.list, mixed filters (${Object.keys(kinds).join(', ')}); ${totalRows} rows ${reuse ? 'reused from HISTORY_BENCH_DB' : `bulk-inserted with real hashes in ${fillSeconds.toFixed(0)} s`}`
+      },
+      {
+        name: `history.search_output.p95_ms_at_${totalRows === 1_000_000 ? '1m' : totalRows}_rows`,
+        unit: 'ms',
+        median: round3(summarise(perKind.search_output!).median),
+        p95: round3(summarise(perKind.search_output!).p95),
+        samples: perKind.search_output!.length,
+        note: 'a page of words printed only on stderr (the FTS index reads output_text), some with an agent filter'
       },
       ...Object.entries(perKind).map(([kind, values]) => {
         const { median, p95 } = summarise(values)

@@ -110,6 +110,18 @@ export const approvalDecisionViewSchema = z.object({
 })
 export type ApprovalDecisionView = z.infer<typeof approvalDecisionViewSchema>
 
+/** A command line a file write plants where something runs it later (package.json scripts, hooks, CI steps), as the policy analysed it. */
+export const plantedCommandSchema = z.object({
+  where: z.string(),
+  line: z.string(),
+  commands: z.array(z.array(z.string())),
+  riskFlags: z.array(z.string()),
+  /** What the command rules would do with the line typed as a command, and the rule that said so. */
+  verdict: z.enum(['run', 'ask', 'blocked']),
+  rule: z.string().optional()
+})
+export type PlantedCommandView = z.infer<typeof plantedCommandSchema>
+
 /** One queue item, as consoles show it. */
 export const approvalViewSchema = z.object({
   id: z.string(),
@@ -129,6 +141,8 @@ export const approvalViewSchema = z.object({
   commands: z.array(z.array(z.string())),
   /** A file diff or other preview (unified diff for file tools), secrets redacted. */
   preview: z.string().nullable(),
+  /** For a file write: the command lines it plants where they run later, with the policy's flags (none: an empty list). */
+  planted: z.array(plantedCommandSchema).default([]),
   classification: z.object({ reads: classificationSchema.optional(), sink: classificationSchema.optional(), taint: classificationSchema.optional() }).nullable(),
   /** How many identical requests of the agent this item stands for (batching). */
   count: z.number().int().min(1),
@@ -148,8 +162,8 @@ export type ApprovalView = z.infer<typeof approvalViewSchema>
 export const hiddenCharactersFlag = 'hidden_characters'
 
 /** The text of a queue item that came from the agent's call, as consoles show it: what `hiddenCharactersFlag` is decided on. */
-export function approvalTexts(item: Pick<ApprovalView, 'tool' | 'summary' | 'reason' | 'commands' | 'preview'>): string[] {
-  return [item.tool, item.summary, item.reason, ...item.commands.flat(), ...(item.preview === null ? [] : [item.preview])]
+export function approvalTexts(item: Pick<ApprovalView, 'tool' | 'summary' | 'reason' | 'commands' | 'preview'> & { planted?: ApprovalView['planted'] }): string[] {
+  return [item.tool, item.summary, item.reason, ...item.commands.flat(), ...(item.preview === null ? [] : [item.preview]), ...(item.planted ?? []).map((entry) => entry.line)]
 }
 
 /** What `airlock approvals list --json` prints per item: exactly these keys (SPEC §5.3). */

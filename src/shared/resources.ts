@@ -175,7 +175,10 @@ export const resourceHandleViewSchema = z.object({
   policy: resourcePolicySchema,
   meta: z.record(z.string(), z.unknown()),
   actionCallId: z.string().optional(),
-  createdAt: z.string()
+  createdAt: z.string(),
+  /** For consoles: the agent the handle serves and the session it belongs to, when known (from its owner or its call). */
+  agentId: z.string().optional(),
+  sessionId: z.string().optional()
 })
 
 export type ResourceScope = z.infer<typeof resourceScopeSchema>

@@ -43,6 +43,7 @@ const approvalOf = (id: string, overrides: Partial<NewApproval> = {}): NewApprov
   policyRule: 'ask.download_execute',
   commands: [['curl', 'https://example.com']],
   preview: null,
+  planted: [],
   classification: null,
   proposedRule: null,
   batchKey: null,

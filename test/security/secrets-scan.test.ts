@@ -50,6 +50,8 @@ const changingCalls = new Set([
   'agents:rotateToken',
   'system:rotateConsoleToken',
   'history:cancel',
+  // Shows the operator what redaction hid, on purpose (audited); the scan checks what is recorded and published.
+  'approvals:reveal',
   'agents:saveRole',
   'agents:removeRole',
   'skills:approve',

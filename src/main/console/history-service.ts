@@ -38,6 +38,11 @@ export class HistoryService {
     return this.repository.usage({ agentId: query.agentId, since, now })
   }
 
+  /** The agent that made a call, or undefined (no such call, or no agent). */
+  agentOf(id: string): string | undefined {
+    return this.repository.get(id)?.agentId ?? undefined
+  }
+
   /** Everything recorded of one call; `history_not_found` when there is no such call. */
   detail(id: string): HistoryDetail {
     const detail = this.repository.get(id)

@@ -33,6 +33,13 @@ export type ApprovalRequest = {
   classification?: { reads?: string; sink?: string; taint?: string }
   /** A preview for the person deciding (a unified diff for file tools), secrets redacted. */
   preview?: string
+  /** For a file write: the command lines it plants where they run later, analysed (secrets redacted). */
+  planted?: { where: string; line: string; commands: string[][]; riskFlags: string[]; verdict: 'run' | 'ask' | 'blocked'; rule?: string }[]
+  /**
+   * The validated input before redaction, only when redaction changed it: held in memory while the
+   * call waits so the operator can reveal it (one click, audited); never stored or published.
+   */
+  revealable?: unknown
   /** The waiting call's signal: when it aborts (cancelled, agent disabled), the handler stops waiting. */
   signal?: AbortSignal
 }

@@ -38,7 +38,7 @@ function recordingDispatcher() {
     agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole', 'connection']) as unknown as ContractHandlers<AirlockContract>['agents'],
     history: unreachable(['list', 'detail', 'verify', 'count', 'usage', 'live', 'cancel']) as unknown as ContractHandlers<AirlockContract>['history'],
     skills: unreachable(['list', 'approve', 'reject']) as unknown as ContractHandlers<AirlockContract>['skills'],
-    approvals: unreachable(['list', 'get', 'decide']) as unknown as ContractHandlers<AirlockContract>['approvals'],
+    approvals: unreachable(['list', 'get', 'decide', 'reveal']) as unknown as ContractHandlers<AirlockContract>['approvals'],
     rules: unreachable(['list', 'update', 'revoke']) as unknown as ContractHandlers<AirlockContract>['rules'],
     sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions'],
     workspace: unreachable(['list', 'read', 'recent']) as unknown as ContractHandlers<AirlockContract>['workspace'],

@@ -82,7 +82,7 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       reset: ({ key }) => services.settings.reset(key)
     },
     resources: {
-      list: () => services.resources.list().map((handle) => ({ ...handle })),
+      list: () => services.resources.list().map((handle) => ({ ...handle, ...ownerOf(handle, services) })),
       release: async ({ handleId }) => {
         if (!services.resources.list().some((h) => h.handleId === handleId)) return { released: false }
         await services.resources.forceRelease(handleId)
@@ -165,7 +165,8 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
     approvals: {
       list: (query) => services.approvals.list(query),
       get: ({ id }) => services.approvals.get(id),
-      decide: (decision) => services.approvals.decide(decision, 'console')
+      decide: (decision) => services.approvals.decide(decision, 'console'),
+      reveal: ({ id }) => services.approvals.reveal(id, 'console')
     },
     rules: {
       list: (query) => services.rules.list(query),
@@ -193,4 +194,15 @@ function unsafeLocalGrant(owner: string, before: unknown, after: unknown): strin
 function mcpServersOf(profile: unknown): unknown[] {
   const servers = typeof profile === 'object' && profile !== null ? (profile as { mcpServers?: unknown }).mcpServers : undefined
   return Array.isArray(servers) ? servers : []
+}
+
+/**
+ * Who a live handle serves, for the Resources view: its agent and session, from its owner (an
+ * agent-scoped handle names the agent, a session-scoped one the session) or the call it was made for.
+ */
+function ownerOf(handle: { scope: string; ownerId?: string; actionCallId?: string }, services: Pick<HandlerServices, 'sessions' | 'history'>): { agentId?: string; sessionId?: string } {
+  if (handle.scope === 'agent' && handle.ownerId) return { agentId: handle.ownerId }
+  const sessionId = handle.scope === 'session' ? handle.ownerId : undefined
+  const agentId = (sessionId ? services.sessions.get(sessionId)?.agentId : undefined) ?? (handle.actionCallId ? services.history.agentOf(handle.actionCallId) : undefined)
+  return { ...(agentId ? { agentId } : {}), ...(sessionId ? { sessionId } : {}) }
 }

@@ -22,7 +22,7 @@ type Row = {
 }
 
 /** What the queue keeps of a request beyond its columns: for the person deciding, and the rule it could become. */
-const requestDocumentSchema = approvalViewSchema.pick({ reason: true, policyRule: true, commands: true, preview: true, classification: true, proposedRule: true })
+const requestDocumentSchema = approvalViewSchema.pick({ reason: true, policyRule: true, commands: true, preview: true, planted: true, classification: true, proposedRule: true })
 
 /** A new queue item: everything a view shows but what only deciding and waiting fill in. */
 export type NewApproval = Omit<ApprovalView, 'status' | 'count' | 'waiting' | 'decision'> & {

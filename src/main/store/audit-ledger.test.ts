@@ -43,6 +43,7 @@ const approval = (overrides: Partial<NewApproval> = {}): NewApproval => ({
   policyRule: 'ask.protected',
   commands: [],
   preview: null,
+  planted: [],
   classification: null,
   proposedRule: null,
   batchKey: null,

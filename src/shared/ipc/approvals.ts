@@ -16,7 +16,9 @@ export const approvalsContract = {
       output: z.array(approvalViewSchema)
     },
     get: { input: idInput, output: approvalViewSchema },
-    decide: { input: approvalDecisionInputSchema, output: approvalViewSchema }
+    decide: { input: approvalDecisionInputSchema, output: approvalViewSchema },
+    /** What redaction hid in a pending request, for the operator deciding it (audited; refused once it is decided). */
+    reveal: { input: idInput, output: z.object({ input: z.unknown() }) }
   },
   events: {
     /** The queue changed (asked, joined, decided, expired, or another process changed it): refresh. */

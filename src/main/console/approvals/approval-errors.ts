@@ -1,6 +1,7 @@
 /** Stable codes of the queue's and the rules' refusals (the IPC layer and the CLI pass them on). */
 export type ApprovalErrorCode =
   | 'approval.not_found'
+  | 'approval.not_revealable'
   | 'approval.already_decided'
   | 'approval.not_rememberable'
   | 'approval.invalid_decision'

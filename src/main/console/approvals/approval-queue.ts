@@ -82,6 +82,24 @@ export class ApprovalQueue {
     return item
   }
 
+  /**
+   * The operator reveals what redaction hid in a pending request (the values of the agent's known
+   * secrets and credential shapes): the unredacted input of a call waiting for it in this process,
+   * recorded in the audit log (`approval.revealed`, never the values). Refused once the item is
+   * decided or expired (its call no longer waits), when nothing in it was redacted, and when the
+   * call waits in another process (the values never leave the process that holds them).
+   */
+  reveal(id: string, by: 'console' | 'cli'): { input: unknown } {
+    const item = this.get(id)
+    if (item.status !== 'pending') throw new ApprovalError('approval.not_revealable', `Approval ${id} was ${item.status}: what it hid is gone with the call that asked.`, { id })
+    const input = this.waiters.revealable(id)
+    if (input === undefined) {
+      throw new ApprovalError('approval.not_revealable', `Approval ${id} has nothing to reveal here: nothing in it was redacted, or the call that asked waits in another Airlock process.`, { id })
+    }
+    this.options.store.events.append('approval.revealed', { approvalId: id, agentId: item.agentId, by })
+    return { input }
+  }
+
   /** The operator decides an item (see `ApprovalDecisions`); the calls waiting here get the decision at once. */
   decide(input: ApprovalDecisionInput, by: DecidedBy = 'console'): ApprovalView {
     const decided = this.decisions.decide(input, by, (id) => this.waiters.count(id))
@@ -132,7 +150,7 @@ export class ApprovalQueue {
       riskFlags: item.riskFlags,
       count: item.count
     })
-    const waiting = this.waiters.wait(item, request.actionCallId, request.signal)
+    const waiting = this.waiters.wait(item, request.actionCallId, request.signal, request.revealable)
     this.changed({ approvalId: item.id, change: joined ? 'joined' : 'requested' })
     return waiting
   }

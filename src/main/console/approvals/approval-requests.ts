@@ -79,6 +79,14 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
       policyRule: request.rule ? cut(request.rule, bounds.tool) : null,
       commands: shown.commands,
       preview: request.preview === undefined ? null : cut(request.preview, bounds.preview),
+      planted: (request.planted ?? []).slice(0, bounds.commands).map((entry) => ({
+        where: cut(entry.where, bounds.tool),
+        line: cut(entry.line, bounds.word * 4),
+        commands: shownCommands(entry.commands).commands,
+        riskFlags: entry.riskFlags.slice(0, bounds.flags).map((flag) => cut(flag, bounds.flag)),
+        verdict: entry.verdict,
+        ...(entry.rule ? { rule: cut(entry.rule, bounds.tool) } : {})
+      })),
       classification: classificationOf(request.classification),
       proposedRule: matcher ? { matcher, description: describeMatcher(matcher), riskFlags } : null,
       batchKey
@@ -91,7 +99,7 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
  * preview, whole: before any cut) holds a character that hides or reorders what is read.
  */
 function hidesText(request: ApprovalRequest): boolean {
-  const texts = approvalTexts({ tool: request.tool ?? request.kind, summary: request.summary, reason: request.reason, commands: request.commands ?? [], preview: request.preview ?? null })
+  const texts = approvalTexts({ tool: request.tool ?? request.kind, summary: request.summary, reason: request.reason, commands: request.commands ?? [], preview: request.preview ?? null, planted: request.planted ?? [] })
   return texts.some(hasHiddenCharacters)
 }
 

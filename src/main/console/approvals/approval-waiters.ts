@@ -17,7 +17,7 @@ export type ApprovalWaitEvent = {
 /** Hears one call's approval wait (see `ApprovalQueue.watchCall`). */
 export type ApprovalWaitListener = (event: ApprovalWaitEvent) => void
 
-type Waiter = { callId?: string; settle(decision: ApprovalDecision, state: ApprovalWaitEvent['state']): void }
+type Waiter = { callId?: string; revealable?: unknown; settle(decision: ApprovalDecision, state: ApprovalWaitEvent['state']): void }
 type Entry = { item: Pick<ApprovalView, 'id' | 'summary' | 'expiresAt'>; waiters: Set<Waiter>; timer?: NodeJS.Timeout }
 
 /** The longest a timer can be set for; a later expiry re-arms. */
@@ -48,7 +48,13 @@ export class ApprovalWaiters {
    * pending for a retry, unless the agent was disabled or removed, or the egress connection that
    * asked went away (`requester_gone`), and nobody else waits.
    */
-  wait(item: ApprovalView, callId: string | undefined, signal: AbortSignal | undefined): Promise<ApprovalDecision> {
+  /** What the operator may reveal of an item's request: the unredacted input of the first call waiting for it here, if any was redacted. */
+  revealable(itemId: string): unknown {
+    for (const waiter of this.entries.get(itemId)?.waiters ?? []) if (waiter.revealable !== undefined) return waiter.revealable
+    return undefined
+  }
+
+  wait(item: ApprovalView, callId: string | undefined, signal: AbortSignal | undefined, revealable?: unknown): Promise<ApprovalDecision> {
     const entry = this.entryFor(item)
     return new Promise<ApprovalDecision>((resolve) => {
       const onAbort = () => {
@@ -64,6 +70,7 @@ export class ApprovalWaiters {
       }
       const waiter: Waiter = {
         callId,
+        revealable,
         settle: (decision, state) => {
           signal?.removeEventListener('abort', onAbort)
           if (callId) this.emit(callId, { ...this.stateOf(callId, entry, 'waiting'), state, reason: decision.reason })

@@ -274,7 +274,9 @@ export class ActionDispatcher {
       timeoutSeconds: call.agent.profile.approvalTimeoutSeconds,
       approvalKind: decision.rule === 'classification.write_down' ? 'write_down' : 'action',
       input: redactValue(input, { secrets }),
+      ...(revealable(input, secrets) ? { revealable: input } : {}),
       ...(decision.commands ? { commands: decision.commands.map((argv) => argv.map((word) => redactText(word, secrets))) } : {}),
+      ...(decision.planted ? { planted: redactValue(decision.planted, { secrets }) as NonNullable<ApprovalRequest['planted']> } : {}),
       analysed: !(decision.rule ?? '').startsWith('command.'),
       ...(Object.keys(classification).length > 0 ? { classification } : {}),
       ...(preview ? { preview: redactText(preview, secrets) } : {}),
@@ -390,4 +392,9 @@ function finalResult(outcome: ActionOutcome, callId: string, elapsedMs: number):
     diagnostics: outcome.diagnostics ?? [],
     ...(outcome.error ? { error: outcome.error } : {})
   }
+}
+
+/** Whether redaction hides something of a call's input (the operator may then reveal it while the call waits). */
+function revealable(input: unknown, secrets: readonly string[]): boolean {
+  return JSON.stringify(redactValue(input, { secrets })) !== JSON.stringify(input)
 }

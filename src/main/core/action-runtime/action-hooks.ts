@@ -10,6 +10,8 @@ export type PreToolCallDecision = {
   riskFlags?: string[]
   /** The simple commands a command line would run, as parsed (for the operator; never re-parsed). */
   commands?: string[][]
+  /** For a file write: the command lines it plants where something runs them later, analysed like commands. */
+  planted?: { where: string; line: string; commands: string[][]; riskFlags: string[]; verdict: 'run' | 'ask' | 'blocked'; rule?: string }[]
   /** The session's taint when the call was decided, and after it ran (SPEC §6.3). */
   taint?: string
   taintAfter?: string

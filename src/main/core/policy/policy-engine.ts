@@ -123,6 +123,7 @@ export class PolicyEngine {
       taint,
       ...(hiddenPaths.length > 0 ? { hiddenPaths } : {}),
       ...(assessed.command ? { commands: assessed.command.commands } : {}),
+      ...(assessed.planted ? { planted: assessed.planted } : {}),
       ...(assessed.reads !== 'PUBLIC' || assessed.sink ? { classification: { reads: assessed.reads, ...(assessed.sink ? { sink: assessed.sink } : {}) } } : {})
     }
     const never = profile.ask === 'never'
@@ -185,7 +186,8 @@ function riskReason(flag: string, tool: string): string {
     config_write: 'changes configuration (package.json scripts, .env, shell start-up files)',
     network: 'uses the network',
     deletion: 'deletes files outside scratch/',
-    long_runtime: 'asks for a long runtime'
+    long_runtime: 'asks for a long runtime',
+    plants_command: 'writes a command that runs later (a package script, a hook, a CI step) which would be stopped or asked about if typed'
   }
   return `${tool} ${what[flag] ?? `is flagged ${flag}`}: this agent asks on risk`
 }

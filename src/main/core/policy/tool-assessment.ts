@@ -8,6 +8,7 @@ import { decideCommandLine } from './command-rules'
 import { fileWriteRisks, isPackageManifest, packageScriptsChange, readSmallFile } from './file-risks'
 import { localBinIn } from './local-bins'
 import { pathSpellings } from './path-spellings'
+import { plantedCommands, type PlantedCommand } from './planted-commands'
 import type { CommandAnalyzer } from './shell'
 
 /**
@@ -40,6 +41,8 @@ export type ToolAssessment = {
   sinkPerConnection?: true
   /** The command decision of a `run_command` (ask mode applied). */
   command?: CommandDecision
+  /** For a file write: the command lines it plants where they run later (package.json scripts, hooks, CI steps…), analysed. */
+  planted?: PlantedCommand[]
 }
 
 const executing = new Set(['run_command', 'run_code', 'run_skill'])
@@ -91,9 +94,19 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
     case 'edit_file': {
       // Flags and labels go by every spelling of the path: a link `g -> .git` makes `g/hooks/x` a VCS write.
       const spellings = pathSpellings(text('path') ?? '', agent.workspace)
+      const planted = new Map<string, PlantedCommand>()
       for (const path of spellings) {
         out.riskFlags.push(...fileWriteRisks(path))
         if (isPackageManifest(path) && scriptsChange(tool, fields, agent.workspace, path)) out.riskFlags.push('config_write')
+        const before = readSmallFile(agent.workspace, path)
+        const after = contentAfter(tool, fields, before)
+        for (const entry of after === undefined ? [] : plantedCommands(path, before, after, analyzer, { network: profile.network })) planted.set(`${entry.where}\u0000${entry.line}`, entry)
+      }
+      if (planted.size > 0) {
+        out.planted = [...planted.values()]
+        // What the write plants is flagged as typing it would be; a line the rules would stop or ask about flags the write too.
+        out.riskFlags.push(...out.planted.flatMap((entry) => entry.riskFlags))
+        if (out.planted.some((entry) => entry.verdict !== 'run')) out.riskFlags.push('plants_command')
       }
       out.reads = highest(spellings.map((path) => labels.ofPath(path)))
       break
@@ -142,12 +155,20 @@ export function readsOfResult(tool: string, data: unknown, assessed: Classificat
  */
 function scriptsChange(tool: string, fields: Record<string, unknown>, workspace: string, path: string): boolean {
   if (tool === 'write_file') return packageScriptsChange(workspace, path, typeof fields.content === 'string' ? fields.content : '')
-  const current = readSmallFile(workspace, path)
-  if (current === undefined) return true
+  const next = contentAfter(tool, fields, readSmallFile(workspace, path))
+  return next === undefined ? true : packageScriptsChange(workspace, path, next)
+}
+
+/**
+ * A file's text after a write or an edit of `current` (an edit applied literally, as edit_file
+ * does); undefined for an edit of a file that cannot be read (unknown).
+ */
+function contentAfter(tool: string, fields: Record<string, unknown>, current: string | undefined): string | undefined {
+  if (tool === 'write_file') return typeof fields.content === 'string' ? fields.content : ''
+  if (current === undefined) return undefined
   const oldText = typeof fields.oldText === 'string' ? fields.oldText : ''
   const newText = typeof fields.newText === 'string' ? fields.newText : ''
-  const next = fields.replaceAll === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText)
-  return packageScriptsChange(workspace, path, next)
+  return fields.replaceAll === true ? current.split(oldText).join(newText) : current.replace(oldText, () => newText)
 }
 
 /**

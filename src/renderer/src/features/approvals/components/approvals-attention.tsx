@@ -1,18 +1,28 @@
-import { useEffect } from 'react'
+import { useEffect, useRef } from 'react'
 import { CountBadge } from '../../../ui'
 import { badgeLabel, titleFor } from '../lib/attention'
+import { newRequests, notifyNew } from '../../../lib/web-notify'
 import { useApprovalsStore } from '../store/approvals-store'
 
 /**
  * Draws no UI: keeps the window title (`(3) Airlock`) and the favicon badge in step with the
- * pending count, wherever the operator is in the console. Mount it once, in the shell.
+ * pending count, wherever the operator is in the console, and in the web console shows a browser
+ * notification per new request (`web-notify.ts`). Mount it once, in the shell.
  */
 export function ApprovalsAttention() {
   const pending = usePendingCount()
+  const items = useApprovalsStore((state) => state.items)
+  const ready = useApprovalsStore((state) => state.queueStatus === 'ready')
+  const known = useRef<Set<string> | undefined>(undefined)
   useEffect(() => {
     document.title = titleFor(pending)
     setFavicon(pending)
   }, [pending])
+  useEffect(() => {
+    if (!ready) return
+    notifyNew(newRequests(known.current, items))
+    known.current = new Set([...(known.current ?? []), ...items.map((item) => item.id)])
+  }, [items, ready])
   return null
 }
 

@@ -3,20 +3,27 @@ import { useEffect, useState } from 'react'
 import { Button, Dialog, Field, TextAgent } from '../../../ui'
 import { summaryText } from '../lib/queue'
 
+/** How many of the requests a bulk denial names in the dialog (the rest are counted). */
+const namedTargets = 5
+
 /**
- * Deny with a reason (SPEC §7): the reason is required and is what the agent's call receives.
- * Enter denies, Shift+Enter starts a new line; the host's refusal (already decided) shows here.
+ * Deny with a reason (SPEC §7): the reason is required and is what the agent's call receives —
+ * each of them, when several requests are denied at once. Enter denies, Shift+Enter starts a new
+ * line; the host's refusal (already decided) shows here.
  */
-export function DialogDeny(props: { open: boolean; item?: ApprovalView; onOpenChange(open: boolean): void; onDeny(reason: string): Promise<string | undefined> }) {
+export function DialogDeny(props: { open: boolean; items: ApprovalView[]; onOpenChange(open: boolean): void; onDeny(reason: string): Promise<string | undefined> }) {
+  const count = props.items.length
+  const agents = new Set(props.items.map((item) => item.agentId ?? 'no agent'))
   const [reason, setReason] = useState('')
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
+  const firstId = props.items[0]?.id
   useEffect(() => {
     if (props.open) {
       setReason('')
       setError(undefined)
     }
-  }, [props.open, props.item?.id])
+  }, [props.open, firstId])
   const submit = async () => {
     if (reason.trim() === '') return setError('Say why: the agent receives this reason.')
     setBusy(true)
@@ -28,8 +35,8 @@ export function DialogDeny(props: { open: boolean; item?: ApprovalView; onOpenCh
     <Dialog
       open={props.open}
       onOpenChange={props.onOpenChange}
-      title="Deny this request"
-      description="The agent’s call fails with your reason; nothing runs."
+      title={count > 1 ? `Deny ${count} requests` : 'Deny this request'}
+      description={count > 1 ? `From ${agents.size === 1 ? [...agents][0] : `${agents.size} agents`}: each call fails with your reason; nothing runs.` : 'The agent’s call fails with your reason; nothing runs.'}
       testId="dialog-approval-deny"
     >
       <form
@@ -39,11 +46,14 @@ export function DialogDeny(props: { open: boolean; item?: ApprovalView; onOpenCh
           void submit()
         }}
       >
-        {props.item && (
-          <div className="appr-target" aria-label="The request">
-            {props.item.agentId ?? 'no agent'} · <TextAgent text={props.item.tool} /> · <TextAgent text={summaryText(props.item)} />
-          </div>
-        )}
+        <ul className="appr-targets" aria-label={count > 1 ? 'The requests' : 'The request'} data-testid="approval-deny-targets">
+          {props.items.slice(0, namedTargets).map((item) => (
+            <li key={item.id} className="appr-target">
+              {item.agentId ?? 'no agent'} · <TextAgent text={item.tool} /> · <TextAgent text={summaryText(item)} />
+            </li>
+          ))}
+          {count > namedTargets && <li className="appr-muted">and {count - namedTargets} more</li>}
+        </ul>
         <Field label="Reason (sent to the agent)" hint="Enter denies · Shift+Enter for a new line" error={error}>
           {(control) => (
             <textarea
@@ -70,7 +80,7 @@ export function DialogDeny(props: { open: boolean; item?: ApprovalView; onOpenCh
         <div className="dialog-footer">
           <Button onClick={() => props.onOpenChange(false)}>Cancel</Button>
           <Button type="submit" variant="danger" busy={busy} data-testid="approval-deny-confirm">
-            Deny request
+            {count > 1 ? `Deny ${count} requests` : 'Deny request'}
           </Button>
         </div>
       </form>

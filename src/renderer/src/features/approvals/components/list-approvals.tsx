@@ -1,16 +1,25 @@
 import type { ApprovalView } from '@shared/approvals'
 import { useEffect, useRef } from 'react'
 import { visibleText } from '@shared/visible-text'
-import { Badge, Kbd, TextAgent, ageOf, useNow } from '../../../ui'
+import { Badge, Button, Kbd, TextAgent, ageOf, useNow } from '../../../ui'
+import { useApprovalsStore } from '../store/approvals-store'
+import type { DetailActions } from './pane-approval-detail'
 import { classificationLine, summaryText, writeDownOf } from '../lib/queue'
 import { BadgesRisk } from './badges-risk'
+import { BadgeVerdict, riskiestPlanted } from './list-planted'
 
 /**
  * The pending requests across agents, newest first: who asks, which tool, what, since when, its
- * risk flags, a write-down, and how many identical requests it stands for. One tab stop (the
- * selected row); the selection follows j/k and the focus follows the selection inside the list.
+ * risk flags, a write-down, what a file write would run later, and how many identical requests it
+ * stands for. One tab stop (the selected row); the selection follows j/k and the focus follows the
+ * selection inside the list. Requests are picked for a bulk decision with `x` (`X`: all of one
+ * agent), a ctrl/cmd-click or a shift-click (a range), or their checkbox; a bar then decides them all.
  */
-export function ListApprovals(props: { items: ApprovalView[]; selectedId?: string; onSelect(id: string): void }) {
+export function ListApprovals(props: { items: ApprovalView[]; selectedId?: string; onSelect(id: string): void; actions: DetailActions }) {
+  const checked = useApprovalsStore((state) => state.checked)
+  const toggle = useApprovalsStore((state) => state.toggleChecked)
+  const clear = useApprovalsStore((state) => state.clearChecked)
+  const deciding = useApprovalsStore((state) => state.decidingId !== undefined)
   const now = useNow(1000)
   const listRef = useRef<HTMLOListElement>(null)
   const tabStop = props.items.some((item) => item.id === props.selectedId) ? props.selectedId : props.items[0]?.id
@@ -32,6 +41,22 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
         </span>
         <span title="Agent calls blocked on these requests right now">{waiting} {waiting === 1 ? 'call' : 'calls'} waiting</span>
       </div>
+      {checked.length > 0 && (
+        <div className="appr-bulk" role="group" aria-label="Bulk decision" data-testid="approval-bulk">
+          <span>
+            <strong data-testid="approval-bulk-count">{checked.length}</strong> picked
+          </span>
+          <Button size="sm" variant="primary" onClick={props.actions.approvePicked} busy={deciding} data-testid="approval-bulk-approve" aria-keyshortcuts="a">
+            Approve {checked.length} <Kbd>a</Kbd>
+          </Button>
+          <Button size="sm" variant="danger" onClick={props.actions.denyPicked} disabled={deciding} data-testid="approval-bulk-deny" aria-keyshortcuts="d">
+            Deny {checked.length}… <Kbd>d</Kbd>
+          </Button>
+          <Button size="sm" variant="ghost" onClick={clear} data-testid="approval-bulk-clear" aria-keyshortcuts="Escape">
+            Clear
+          </Button>
+        </div>
+      )}
       {props.items.length === 0 ? (
         <p className="appr-list-empty" data-testid="approvals-empty">
           Nothing is waiting. New requests appear here the moment an agent’s policy asks.
@@ -39,8 +64,17 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
       ) : (
         <ol className="appr-list" ref={listRef} aria-label="Pending requests">
           {props.items.map((item) => (
-            <li key={item.id}>
-              <RowApproval item={item} now={now} selected={item.id === props.selectedId} tabbable={item.id === tabStop} onSelect={props.onSelect} />
+            <li key={item.id} className={`appr-list-entry${checked.includes(item.id) ? ' is-picked' : ''}`}>
+              <input
+                type="checkbox"
+                className="appr-pick"
+                tabIndex={-1}
+                checked={checked.includes(item.id)}
+                aria-label={`Pick the request from ${item.agentId ?? 'no agent'} for a bulk decision`}
+                data-testid={`approval-pick-${item.id}`}
+                onChange={(event) => toggle(item.id, (event.nativeEvent as MouseEvent).shiftKey)}
+              />
+              <RowApproval item={item} now={now} selected={item.id === props.selectedId} tabbable={item.id === tabStop} onSelect={props.onSelect} onPick={(range) => toggle(item.id, range)} />
             </li>
           ))}
         </ol>
@@ -63,6 +97,9 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
           <Kbd>d</Kbd> deny…
         </span>
         <span>
+          <Kbd>x</Kbd> pick
+        </span>
+        <span>
           <Kbd>?</Kbd> keys
         </span>
       </div>
@@ -70,9 +107,10 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
   )
 }
 
-function RowApproval(props: { item: ApprovalView; now: number; selected: boolean; tabbable: boolean; onSelect(id: string): void }) {
+function RowApproval(props: { item: ApprovalView; now: number; selected: boolean; tabbable: boolean; onSelect(id: string): void; onPick(range: boolean): void }) {
   const { item } = props
   const flow = writeDownOf(item.classification)
+  const planted = riskiestPlanted(item.planted)
   return (
     <button
       type="button"
@@ -81,7 +119,11 @@ function RowApproval(props: { item: ApprovalView; now: number; selected: boolean
       data-testid={`approval-item-${item.id}`}
       aria-current={props.selected ? 'true' : undefined}
       tabIndex={props.tabbable ? 0 : -1}
-      onClick={() => props.onSelect(item.id)}
+      onClick={(event) => {
+        // Ctrl/Cmd-click picks one request for a bulk decision, shift-click a range; a plain click selects.
+        if (event.shiftKey || event.ctrlKey || event.metaKey) return props.onPick(event.shiftKey)
+        props.onSelect(item.id)
+      }}
     >
       <span className="appr-item-top">
         <span className="appr-item-agent">{item.agentId ?? 'no agent'}</span>
@@ -95,6 +137,17 @@ function RowApproval(props: { item: ApprovalView; now: number; selected: boolean
       <span className="appr-item-summary" title={visibleText(item.summary)}>
         <TextAgent text={summaryText(item)} />
       </span>
+      {planted && (
+        <span className="appr-item-planted" data-testid={`approval-planted-${item.id}`} title={`${planted.where}: ${visibleText(planted.line)}`}>
+          <span className="appr-item-planted-key">runs later</span>
+          <code>
+            <TextAgent text={planted.line} />
+          </code>
+          <BadgeVerdict entry={planted} />
+          <BadgesRisk flags={planted.riskFlags} />
+          {item.planted.length > 1 && <span className="appr-muted">+{item.planted.length - 1} more</span>}
+        </span>
+      )}
       {(item.riskFlags.length > 0 || item.count > 1 || flow || item.waiting === 0 || item.kind !== 'action') && (
         <span className="appr-item-meta">
           {item.count > 1 && (

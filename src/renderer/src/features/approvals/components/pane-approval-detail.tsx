@@ -5,12 +5,24 @@ import { useMemo, type ReactNode } from 'react'
 import { Badge, Button, CopyButton, ErrorBanner, Kbd, NoteHiddenCharacters, TextAgent, TimeAgo, useNow } from '../../../ui'
 import { classificationLine, outcomeTitle, rememberBlocker, secondsLeft, sessionBlocker, statusTone, summaryText, taintOf, timeLeft, writeDownOf } from '../lib/queue'
 import { shortId } from '../lib/rules'
+import { useApprovalsStore } from '../store/approvals-store'
 import { ListCommands } from './list-commands'
+import { ListPlanted } from './list-planted'
+import { PaneReveal } from './pane-reveal'
 import { PanePreview } from './pane-preview'
 import { BadgesRisk } from './badges-risk'
 
 /** What the detail pane's buttons do; the view also binds them to a, s, r and d. */
-export type DetailActions = { approve(): void; session(): void; rule(): void; deny(): void }
+export type DetailActions = {
+  approve(): void
+  session(): void
+  rule(): void
+  deny(): void
+  denyAgent(agentId: string | null): void
+  /** The bulk decisions of the requests picked in the list (`x`, shift/ctrl-click). */
+  approvePicked(): void
+  denyPicked(): void
+}
 
 /**
  * The selected request in full: who asks and what (the parsed commands as tokens, the file diff),
@@ -112,9 +124,15 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
             </dd>
           </dl>
         </Section>
+        <PaneReveal item={item} />
         {item.commands.length > 0 && (
           <Section title={`Commands · ${item.commands.length}`}>
             <ListCommands commands={item.commands} testId="approval-commands" />
+          </Section>
+        )}
+        {item.planted.length > 0 && (
+          <Section title={`Would run later · ${item.planted.length}`}>
+            <ListPlanted planted={item.planted} />
           </Section>
         )}
         {item.preview !== null && (
@@ -150,6 +168,7 @@ function Section(props: { title: string; children: ReactNode }) {
 function BarActions(props: { item: ApprovalView; deciding: boolean; actions: DetailActions }) {
   const noSession = sessionBlocker(props.item)
   const noRule = rememberBlocker(props.item)
+  const fromAgent = useApprovalsStore((state) => state.items.filter((item) => item.agentId === props.item.agentId).length)
   return (
     <div className="appr-actions" role="group" aria-label="Decide">
       <Button variant="primary" icon={<Check size={15} />} onClick={props.actions.approve} busy={props.deciding} data-testid="approval-approve" aria-keyshortcuts="a">
@@ -162,6 +181,17 @@ function BarActions(props: { item: ApprovalView; deciding: boolean; actions: Det
         Approve as rule… <KeyHint k="r" />
       </Button>
       <span className="appr-actions-spacer" />
+      {fromAgent > 1 && (
+        <Button
+          variant="ghost"
+          onClick={() => props.actions.denyAgent(props.item.agentId)}
+          disabled={props.deciding}
+          title={`Deny every pending request of ${props.item.agentId ?? 'no agent'} with one reason (X picks them for a bulk decision instead)`}
+          data-testid="approval-deny-agent"
+        >
+          Deny all {fromAgent} from {props.item.agentId ?? 'no agent'}…
+        </Button>
+      )}
       <Button variant="danger" icon={<X size={15} />} onClick={props.actions.deny} disabled={props.deciding} data-testid="approval-deny" aria-keyshortcuts="d">
         Deny… <KeyHint k="d" />
       </Button>

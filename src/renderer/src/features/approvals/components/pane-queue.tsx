@@ -54,7 +54,7 @@ export function PaneQueue(props: { actions: DetailActions; notice?: string }) {
       {error && <ErrorBanner message={error} onRetry={() => void refresh()} />}
       <StatusLastDecision />
       <div className="appr-queue">
-        <ListApprovals items={items} selectedId={selectedId} onSelect={(id) => void select(id)} />
+        <ListApprovals items={items} selectedId={selectedId} onSelect={(id) => void select(id)} actions={props.actions} />
         {selected ? (
           <PaneApprovalDetail
             item={selected}

@@ -12,6 +12,7 @@ import '../approvals.css'
 import { DialogApproveRule } from './dialog-approve-rule'
 import { DialogDeny } from './dialog-deny'
 import { DialogKeyboardHelp } from './dialog-keyboard-help'
+import { NoteNotifications } from './note-notifications'
 import type { DetailActions } from './pane-approval-detail'
 import { PaneQueue } from './pane-queue'
 import { PanelRules } from './panel-rules'
@@ -19,7 +20,7 @@ import { PanelRules } from './panel-rules'
 /** How long after a request appears in the detail pane its buttons ignore clicks. */
 const clickGuardMs = 400
 
-type OpenDialog = { kind: 'rule' | 'deny'; item: ApprovalView } | { kind: 'help' }
+type OpenDialog = { kind: 'rule'; item: ApprovalView } | { kind: 'deny'; items: ApprovalView[] } | { kind: 'help' }
 
 /**
  * The Approvals view (SPEC §7, §11): the live queue across agents with keyboard triage, and the
@@ -34,6 +35,7 @@ export function ApprovalsView() {
   const selectedId = useApprovalsStore((state) => state.selectedId)
   const shownSince = useRef(0)
   const decide = useApprovalsStore((state) => state.decide)
+  const decideMany = useApprovalsStore((state) => state.decideMany)
   const step = useApprovalsStore((state) => state.step)
   const [tab, setTab] = useApprovalsQuery()
   const [dialog, setDialog] = useState<OpenDialog>()
@@ -53,12 +55,32 @@ export function ApprovalsView() {
     if (state.decidingId !== undefined) return undefined
     return state.items.find((item) => item.id === state.selectedId)
   }
+  /** The requests picked for a bulk decision that are still pending. */
+  const picked = (): ApprovalView[] => {
+    const state = useApprovalsStore.getState()
+    return state.items.filter((item) => state.checked.includes(item.id))
+  }
   const act = (action: TriageAction) => {
     if (action === 'help') return setDialog({ kind: 'help' })
     if (tab !== 'queue') return
     if (action === 'next' || action === 'previous') {
       setNotice(undefined)
       return step(action === 'next' ? 1 : -1)
+    }
+    const state = useApprovalsStore.getState()
+    if (action === 'clear') return state.clearChecked()
+    if (action === 'check' || action === 'checkAgent') {
+      const item = target()
+      if (!item) return
+      return action === 'check' ? state.toggleChecked(item.id) : state.checkAgent(item.agentId)
+    }
+    const bulk = picked()
+    if (bulk.length > 0) {
+      if (state.decidingId !== undefined) return
+      setNotice(undefined)
+      if (action === 'approve') return void approveMany(bulk)
+      if (action === 'deny') return setDialog({ kind: 'deny', items: bulk })
+      return setNotice(`With ${bulk.length} picked, a approves and d denies them all; ${action === 'session' ? 's' : 'r'} decides one request at a time — press Esc to clear the picks first.`)
     }
     const item = target()
     if (!item) {
@@ -78,7 +100,16 @@ export function ApprovalsView() {
       if (blocker) return setNotice(`Cannot approve as a rule: ${blocker}`)
       return setDialog({ kind: 'rule', item })
     }
-    if (action === 'deny') setDialog({ kind: 'deny', item })
+    if (action === 'deny') setDialog({ kind: 'deny', items: [item] })
+  }
+  const approveMany = async (items: ApprovalView[]) => {
+    const { refused } = await decideMany(items.map((item) => ({ id: item.id, decision: 'approve' as const, scope: 'once' as const })))
+    if (refused.length > 0) setNotice(`${refused.length} of ${items.length} could not be approved: ${refused[0]}`)
+  }
+  /** Opens the deny dialog for every pending request of one agent. */
+  const denyAgent = (agentId: string | null) => {
+    const items = useApprovalsStore.getState().items.filter((item) => item.agentId === agentId)
+    if (items.length > 0) setDialog({ kind: 'deny', items })
   }
   useTriageKeys(true, dialog !== undefined, act)
   // A button click right after the selection changed (the second click of a double-click that
@@ -86,7 +117,7 @@ export function ApprovalsView() {
   const click = (action: TriageAction) => () => {
     if (Date.now() - shownSince.current >= clickGuardMs) act(action)
   }
-  const actions: DetailActions = { approve: click('approve'), session: click('session'), rule: click('rule'), deny: click('deny') }
+  const actions: DetailActions = { approve: click('approve'), session: click('session'), rule: click('rule'), deny: click('deny'), denyAgent, approvePicked: () => act('approve'), denyPicked: () => act('deny') }
   const close = (open: boolean) => !open && setDialog(undefined)
 
   /** Decides from a dialog: closes it when the host recorded the decision, else returns its message. */
@@ -110,6 +141,7 @@ export function ApprovalsView() {
           </Button>
         }
       />
+      <NoteNotifications />
       <Tabs
         value={tab}
         onValueChange={(value) => setTab(value === 'rules' ? 'rules' : 'queue')}
@@ -164,9 +196,17 @@ export function ApprovalsView() {
       />
       <DialogDeny
         open={dialog?.kind === 'deny'}
-        item={dialog?.kind === 'deny' ? dialog.item : undefined}
+        items={dialog?.kind === 'deny' ? dialog.items : []}
         onOpenChange={close}
-        onDeny={(reason) => decideFromDialog({ id: (dialog as { item: ApprovalView }).item.id, decision: 'deny', reason })}
+        onDeny={async (reason) => {
+          const items = (dialog as { items: ApprovalView[] }).items
+          if (items.length === 1) return decideFromDialog({ id: items[0]!.id, decision: 'deny', reason })
+          const { refused } = await decideMany(items.map((item) => ({ id: item.id, decision: 'deny' as const, reason })))
+          if (refused.length === items.length) return refused[0]
+          setDialog(undefined)
+          if (refused.length > 0) setNotice(`${refused.length} of ${items.length} could not be denied (decided elsewhere meanwhile): ${refused[0]}`)
+          return undefined
+        }}
       />
       <DialogKeyboardHelp open={dialog?.kind === 'help'} onOpenChange={close} />
     </>

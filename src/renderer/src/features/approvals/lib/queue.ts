@@ -34,7 +34,8 @@ const riskFacts: Record<string, { tone: BadgeTone; hint: string }> = {
   package_install: { tone: 'warn', hint: 'installs packages (their scripts run)' },
   vcs_write: { tone: 'warn', hint: 'changes version control (commit, push, reset…)' },
   config_write: { tone: 'warn', hint: 'changes configuration or package scripts' },
-  long_runtime: { tone: 'info', hint: 'asks for a long run time' }
+  long_runtime: { tone: 'info', hint: 'asks for a long run time' },
+  plants_command: { tone: 'bad', hint: 'writes a command that runs later (a package script, a hook, a CI step) which Airlock would stop or ask about if it were typed' }
 }
 
 /** A risk flag's tone and a plain-words hint (a flag Airlock adds later shows neutral, named as is). */

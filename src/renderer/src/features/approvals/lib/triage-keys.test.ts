@@ -8,7 +8,10 @@ describe('triage keys', () => {
 
   it('maps the triage keys', () => {
     expect(['j', 'k', 'a', 's', 'r', 'd', '?'].map((key) => triageActionOf(press(key), free))).toEqual(['next', 'previous', 'approve', 'session', 'rule', 'deny', 'help'])
-    expect(triageActionOf(press('x'), free)).toBeUndefined()
+    expect(['x', 'X', 'Escape'].map((key) => triageActionOf(press(key), free))).toEqual(['check', 'checkAgent', 'clear'])
+    expect(triageActionOf(press('q'), free)).toBeUndefined()
+    // Escape stays a focused tab's or menu's own.
+    expect(triageActionOf(press('Escape', { target: element('BUTTON', { role: 'tab' }) }), free)).toBeUndefined()
   })
 
   it('ignores keys while typing, in a dialog, with modifiers, and held-down deciding keys', () => {

@@ -1,5 +1,5 @@
 /** What a key does on the queue. */
-export type TriageAction = 'next' | 'previous' | 'approve' | 'session' | 'rule' | 'deny' | 'help'
+export type TriageAction = 'next' | 'previous' | 'approve' | 'session' | 'rule' | 'deny' | 'check' | 'checkAgent' | 'clear' | 'help'
 
 /** The keys of the queue, in the order the help dialog lists them. */
 export const triageKeys: { keys: string[]; action: TriageAction; does: string }[] = [
@@ -9,10 +9,26 @@ export const triageKeys: { keys: string[]; action: TriageAction; does: string }[
   { keys: ['s'], action: 'session', does: 'Approve it, and identical requests, for the rest of its session' },
   { keys: ['r'], action: 'rule', does: 'Approve as a rule… (opens the rule dialog: scope and expiry)' },
   { keys: ['d'], action: 'deny', does: 'Deny… (opens the dialog; the reason is sent to the agent)' },
+  { keys: ['x'], action: 'check', does: 'Add the selected request to a bulk decision (or take it out); then a or d decides every one picked' },
+  { keys: ['X'], action: 'checkAgent', does: 'Pick every pending request of the selected request’s agent' },
+  { keys: ['Esc'], action: 'clear', does: 'Clear the requests picked for a bulk decision' },
   { keys: ['?'], action: 'help', does: 'Show these keys' }
 ]
 
-const byKey: Record<string, TriageAction> = { j: 'next', ArrowDown: 'next', k: 'previous', ArrowUp: 'previous', a: 'approve', s: 'session', r: 'rule', d: 'deny', '?': 'help' }
+const byKey: Record<string, TriageAction> = {
+  j: 'next',
+  ArrowDown: 'next',
+  k: 'previous',
+  ArrowUp: 'previous',
+  a: 'approve',
+  s: 'session',
+  r: 'rule',
+  d: 'deny',
+  x: 'check',
+  X: 'checkAgent',
+  Escape: 'clear',
+  '?': 'help'
+}
 
 /** The parts of a keyboard event the triage reads (a DOM `KeyboardEvent` has them all). */
 export type KeyPress = { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; repeat?: boolean; target: EventTarget | null; defaultPrevented?: boolean }
@@ -30,6 +46,8 @@ export function triageActionOf(press: KeyPress, context: { dialogOpen: boolean }
   const action = byKey[press.key]
   if (!action) return undefined
   if (press.repeat && action !== 'next' && action !== 'previous') return undefined
+  // Escape stays the focused control's own (a menu, a popover); it clears the picks only from the list or the page.
+  if (action === 'clear' && !arrowsAreFree(press.target)) return undefined
   if (press.key.startsWith('Arrow') && !arrowsAreFree(press.target)) return undefined
   return action
 }

@@ -23,6 +23,7 @@ function item(id: string, second: number, patch: Partial<ApprovalView> = {}): Ap
     policyRule: 'ask.always',
     commands: [['echo', id]],
     preview: null,
+    planted: [],
     classification: null,
     count: 1,
     waiting: 1,
@@ -198,5 +199,27 @@ describe('approvals store: rules', () => {
     expect(await store.getState().revokeRule('r1')).toBe('Rule r1 was already revoked.')
     expect(store.getState().rulesActionError).toBe('Rule r1 was already revoked.')
     expect(await store.getState().updateRule({ id: 'r1', ttlSeconds: 60 })).toMatch(/revoked rule does not change/)
+  })
+
+  it('picks requests for a bulk decision (one, a range, an agent\'s) and decides each, one answer per item; one decided elsewhere is refused and reported', async () => {
+    const host = fakeHost([item('a1', 1, { agentId: 'coder' }), item('a2', 2, { agentId: 'builder' }), item('a3', 3, { agentId: 'coder' }), item('a4', 4, { agentId: 'builder' }), item('a5', 5, { agentId: 'coder' })])
+    const store = createApprovalsStore(host.client)
+    await store.getState().refreshQueue()
+    const ids = () => store.getState().checked
+    store.getState().toggleChecked('a4')
+    store.getState().toggleChecked('a2', true)
+    expect(ids()).toEqual(['a4', 'a3', 'a2'])
+    store.getState().toggleChecked('a3')
+    expect(ids()).toEqual(['a4', 'a2'])
+    store.getState().clearChecked()
+    store.getState().checkAgent('coder')
+    expect(ids()).toEqual(['a5', 'a3', 'a1'])
+    host.decideElsewhere('a3')
+    const outcome = await store.getState().decideMany(ids().map((id) => ({ id, decision: 'deny' as const, reason: 'not today' })))
+    expect(outcome.decided).toBe(2)
+    expect(outcome.refused).toEqual([expect.stringMatching(/a3 was already approved/)])
+    await store.getState().refreshQueue()
+    expect(store.getState().items.map((entry) => entry.id)).toEqual(['a4', 'a2'])
+    expect(ids()).toEqual([])
   })
 })

@@ -33,6 +33,18 @@ export type QueueSlice = {
   step(delta: number): void
   /** Sends a decision on an item; true when the host recorded it. */
   decide(input: ApprovalDecisionInput): Promise<boolean>
+  /** Pending items picked for a bulk decision, in the list's order. */
+  checked: string[]
+  /** Picks an item for a bulk decision, or takes it out; `range` picks every item from the last one picked to it (shift-click). */
+  toggleChecked(id: string, range?: boolean): void
+  /** Picks every pending item of one agent. */
+  checkAgent(agentId: string | null): void
+  clearChecked(): void
+  /**
+   * Sends one decision per item, one after another (each agent gets its own answer); returns how
+   * many the host recorded and the messages of those it refused (decided elsewhere meanwhile).
+   */
+  decideMany(inputs: ApprovalDecisionInput[]): Promise<{ decided: number; refused: string[] }>
   dismissDecideError(): void
 }
 
@@ -50,6 +62,9 @@ export const createQueueSlice =
       else set({ settled: undefined, settledError: result.error.message })
     }
 
+    // The last item picked by itself: a shift-click picks the range from it.
+    let anchor: string | undefined
+
     const refreshQueue = coalescedRefresh(async () => {
       if (get().queueStatus === 'idle') set({ queueStatus: 'loading' })
       const result = await client.approvals.list({})
@@ -58,7 +73,8 @@ export const createQueueSlice =
       const { items: before, selectedId, settled } = get()
       const stillPending = selectedId !== undefined && items.some((item) => item.id === selectedId)
       const leftElsewhere = selectedId !== undefined && !stillPending && before.some((item) => item.id === selectedId)
-      set({ items, queueStatus: 'ready', queueError: undefined, selectedId: selectedId ?? items[0]?.id })
+      const pending = new Set(items.map((item) => item.id))
+      set({ items, queueStatus: 'ready', queueError: undefined, selectedId: selectedId ?? items[0]?.id, checked: get().checked.filter((id) => pending.has(id)) })
       if (selectedId !== undefined && (leftElsewhere || (!stillPending && settled?.id === selectedId))) await loadSettled(selectedId)
     })
 
@@ -100,6 +116,7 @@ export const createQueueSlice =
         const next = selectedId === input.id ? selectionAfterRemoval(items.map((item) => item.id), input.id) : selectedId
         set({
           items: items.filter((item) => item.id !== input.id),
+          checked: get().checked.filter((id) => id !== input.id),
           selectedId: next,
           settled: settled?.id === input.id ? undefined : settled,
           decidingId: undefined,
@@ -107,6 +124,40 @@ export const createQueueSlice =
         })
         return true
       },
-      dismissDecideError: () => set({ decideError: undefined })
+      dismissDecideError: () => set({ decideError: undefined }),
+      checked: [],
+      toggleChecked(id, range) {
+        const { items, checked } = get()
+        const order = items.map((item) => item.id)
+        if (!order.includes(id)) return
+        if (range && anchor !== undefined && order.includes(anchor)) {
+          const [from, to] = [order.indexOf(anchor), order.indexOf(id)].sort((a, b) => a - b) as [number, number]
+          const picked = new Set([...checked, ...order.slice(from, to + 1)])
+          return set({ checked: order.filter((item) => picked.has(item)) })
+        }
+        anchor = id
+        const picked = new Set(checked)
+        if (picked.has(id)) picked.delete(id)
+        else picked.add(id)
+        set({ checked: order.filter((item) => picked.has(item)) })
+      },
+      checkAgent(agentId) {
+        const { items, checked } = get()
+        const picked = new Set([...checked, ...items.filter((item) => item.agentId === agentId).map((item) => item.id)])
+        set({ checked: items.map((item) => item.id).filter((id) => picked.has(id)) })
+      },
+      clearChecked: () => set({ checked: [] }),
+      async decideMany(inputs) {
+        let decided = 0
+        const refused: string[] = []
+        for (const input of inputs) {
+          // One at a time: `decide` refuses while another decision is on its way.
+          while (get().decidingId !== undefined) await new Promise((resolve) => setTimeout(resolve, 20))
+          if (await get().decide(input)) decided += 1
+          else refused.push(get().decideError?.message ?? `${input.id}: the host refused the decision`)
+        }
+        if (refused.length === 0) set({ decideError: undefined })
+        return { decided, refused }
+      }
     }
   }

@@ -19,7 +19,7 @@ export function TableHandles({ handles, onRelease }: { handles: ResourceHandleVi
         <thead>
           <tr>
             <th scope="col">Kind</th>
-            <th scope="col">Scope · owner</th>
+            <th scope="col">Agent · scope</th>
             <th scope="col">Provider</th>
             <th scope="col" className="res-num">
               Refs
@@ -43,9 +43,23 @@ export function TableHandles({ handles, onRelease }: { handles: ResourceHandleVi
                 </div>
               </td>
               <td>
-                {handle.scope}
-                <div className="res-sub" title={handle.ownerId === undefined ? undefined : visibleText(handle.ownerId)}>
+                {handle.agentId ? (
+                  <a href={`#/agents?agent=${encodeURIComponent(handle.agentId)}`} className="res-agent" data-testid={`resource-agent-${handle.handleId}`}>
+                    <TextAgent text={handle.agentId} />
+                  </a>
+                ) : (
                   <TextAgent text={handle.ownerId ?? 'no owner'} />
+                )}
+                <div className="res-sub" title={handle.ownerId === undefined ? undefined : visibleText(`${handle.scope} ${handle.ownerId}`)}>
+                  {handle.scope}
+                  {handle.sessionId && handle.agentId && (
+                    <>
+                      {' · '}
+                      <a href={`#/agents?agent=${encodeURIComponent(handle.agentId)}`} title={`session ${handle.sessionId}`}>
+                        session {handle.sessionId.slice(0, 8)}
+                      </a>
+                    </>
+                  )}
                 </div>
               </td>
               <td>
@@ -85,7 +99,8 @@ export function TableHandles({ handles, onRelease }: { handles: ResourceHandleVi
                 </Button>
                 <Button
                   size="sm"
-                  variant="danger"
+                  variant="ghost"
+                  className="res-release"
                   icon={<Power size={14} />}
                   busy={releasing[handle.handleId]}
                   data-testid={`resource-release-${handle.handleId}`}

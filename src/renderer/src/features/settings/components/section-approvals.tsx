@@ -2,7 +2,8 @@ import { agentProfileDefaults } from '@shared/agents'
 import type { SettingView } from '@shared/settings'
 import { ShieldAlert } from 'lucide-react'
 import { useState } from 'react'
-import { Badge } from '../../../ui'
+import { askNotificationPermission, setNotificationsEnabled, useWebNotifications } from '../../../lib/web-notify'
+import { Badge, Button } from '../../../ui'
 import { describeSeconds } from '../lib/setting-input'
 import { useSettingsStore } from '../store/settings-store'
 import { CardSetting } from './card-setting'
@@ -36,6 +37,7 @@ export function SectionApprovals({ autoAllow }: { autoAllow: SettingView }) {
             </span>
           </div>
         </div>
+        <RowBrowserNotifications />
         <div className="set-row" data-testid="setting-approval-timeout">
           <div className="set-text">
             <h3 className="set-title">Default approval timeout</h3>
@@ -86,5 +88,47 @@ export function SectionApprovals({ autoAllow }: { autoAllow: SettingView }) {
       </div>
       <DialogAutoAllowConfirm open={confirming} onOpenChange={setConfirming} onConfirm={() => void save('access_control_policy.auto_allow', true)} />
     </section>
+  )
+}
+
+/**
+ * This browser's notifications of new requests (the web console; the desktop app notifies
+ * natively): on or off here, and what the browser allows.
+ */
+function RowBrowserNotifications() {
+  const { supported, permission, enabled } = useWebNotifications()
+  if (!supported) return null
+  const state = !enabled ? 'off' : permission === 'granted' ? 'on' : permission === 'denied' ? 'blocked by this browser' : 'waiting for the browser\u2019s permission'
+  return (
+    <div className="set-row" data-testid="setting-browser-notifications">
+      <div className="set-text">
+        <h3 className="set-title">Browser notifications</h3>
+        <p className="set-description">
+          A notification per new approval request, so a request is seen with this tab in the background. A choice of this browser only; the browser must allow it
+          too (a block is lifted in the browser&apos;s site settings).
+        </p>
+      </div>
+      <div className="set-editor">
+        <span className="set-value" data-testid="setting-browser-notifications-state">
+          {state}
+        </span>
+        <div className="set-meta">
+          {enabled ? (
+            <Button size="sm" onClick={() => setNotificationsEnabled(false)} data-testid="setting-browser-notifications-off">
+              Turn off
+            </Button>
+          ) : (
+            <Button size="sm" onClick={() => setNotificationsEnabled(true)} data-testid="setting-browser-notifications-on">
+              Turn on
+            </Button>
+          )}
+          {enabled && permission === 'default' && (
+            <Button size="sm" variant="ghost" onClick={() => void askNotificationPermission()}>
+              Ask the browser
+            </Button>
+          )}
+        </div>
+      </div>
+    </div>
   )
 }

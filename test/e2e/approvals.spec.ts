@@ -1,9 +1,7 @@
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Page } from '@playwright/test'
-import { callTool, connectAgent, startServeWithGateway, type GatewayToolResult } from '../support/mcp-gateway-client'
+import { callTool, connectAgent, type GatewayToolResult } from '../support/mcp-gateway-client'
 import { runAirlockAsync } from '../support/run-cli'
-import { makeTempDir } from '../support/temp-home'
+import { serveWithAgents } from '../support/serve-with-agents'
 import { expect, test } from './fixtures'
 import { expectNoSeriousA11yViolations, screenshotBothThemes } from './look'
 
@@ -12,32 +10,6 @@ import { expectNoSeriousA11yViolations, screenshotBothThemes } from './look'
 // command (`ask: always`), commands run in real bubblewrap sandboxes, and the operator in Chromium
 // deciding with the keyboard. Every pending item is made by an agent's call through the gateway;
 // every result is read back from the client that made the call.
-
-type Served = { consoleUrl: string; gatewayUrl: string; home: string; tokens: Record<string, string>; stop(): Promise<void> }
-
-async function serveWithAgents(agents: Record<string, Record<string, unknown>>): Promise<Served> {
-  const dir = makeTempDir('airlock-e2e-approvals-', { outsideTmp: true })
-  const home = join(dir.path, 'home')
-  const tokens: Record<string, string> = {}
-  for (const [id, profile] of Object.entries(agents)) {
-    const file = join(dir.path, `${id}.json`)
-    writeFileSync(file, JSON.stringify(profile))
-    const created = await runAirlockAsync(['agent', 'create', id, '--json', '--profile', file, '--home', home])
-    expect(created.code, created.stderr).toBe(0)
-    tokens[id] = (JSON.parse(created.stdout) as { token: string }).token
-  }
-  const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
-  return {
-    consoleUrl: served.consoleLine.replace('Airlock console: ', ''),
-    gatewayUrl: served.gatewayLine.replace('Agent gateway: ', ''),
-    home,
-    tokens,
-    async stop() {
-      await served.stop()
-      dir.remove()
-    }
-  }
-}
 
 const items = (page: Page) => page.locator('[data-testid^="approval-item-"]')
 const idOf = async (page: Page, index: number) => (await items(page).nth(index).getAttribute('data-testid'))!.replace('approval-item-', '')
@@ -51,7 +23,7 @@ const settled = <T>(call: Promise<T>): Promise<T> => {
 
 test('triage with the keyboard: requests appear live, each decision reaches the agent that asked', async ({ systemBrowser }) => {
   test.setTimeout(240_000)
-  const served = await serveWithAgents({ coder: { capabilities: ['files', 'shell'], ask: 'always' }, builder: { capabilities: ['shell'], ask: 'always' } })
+  const served = await serveWithAgents('airlock-e2e-approvals-', { coder: { capabilities: ['files', 'shell'], ask: 'always' }, builder: { capabilities: ['shell'], ask: 'always' } })
   const coder = await connectAgent(served.gatewayUrl, served.tokens.coder!)
   const builder = await connectAgent(served.gatewayUrl, served.tokens.builder!)
   const page = await (await systemBrowser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
@@ -268,7 +240,7 @@ test('triage with the keyboard: requests appear live, each decision reaches the 
 
 test('the window title, favicon and navigation count follow the queue from any view', async ({ systemBrowser }) => {
   test.setTimeout(120_000)
-  const served = await serveWithAgents({ coder: { capabilities: ['shell'], ask: 'always' } })
+  const served = await serveWithAgents('airlock-e2e-approvals-', { coder: { capabilities: ['shell'], ask: 'always' } })
   const coder = await connectAgent(served.gatewayUrl, served.tokens.coder!)
   const page = await (await systemBrowser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
   try {

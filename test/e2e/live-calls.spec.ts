@@ -1,39 +1,11 @@
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Page } from '@playwright/test'
-import { callTool, connectAgent, startServeWithGateway, type GatewayToolResult } from '../support/mcp-gateway-client'
-import { runAirlockAsync } from '../support/run-cli'
-import { makeTempDir } from '../support/temp-home'
+import { callTool, connectAgent, type GatewayToolResult } from '../support/mcp-gateway-client'
+import { serveWithAgents } from '../support/serve-with-agents'
 import { expect, test } from './fixtures'
 import { expectNoSeriousA11yViolations, screenshotBothThemes, setTheme } from './look'
 
 // Watching work as it happens (issue 27), against the real product: `airlock serve`, a real MCP
 // SDK client as the agent, commands in real bubblewrap sandboxes, the built console in Chromium.
-
-type Served = { consoleUrl: string; gatewayUrl: string; tokens: Record<string, string>; stop(): Promise<void> }
-
-async function serveWithAgents(agents: Record<string, Record<string, unknown>>): Promise<Served> {
-  const dir = makeTempDir('airlock-e2e-live-', { outsideTmp: true })
-  const home = join(dir.path, 'home')
-  const tokens: Record<string, string> = {}
-  for (const [id, profile] of Object.entries(agents)) {
-    const file = join(dir.path, `${id}.json`)
-    writeFileSync(file, JSON.stringify(profile))
-    const created = await runAirlockAsync(['agent', 'create', id, '--json', '--profile', file, '--home', home])
-    expect(created.code, created.stderr).toBe(0)
-    tokens[id] = (JSON.parse(created.stdout) as { token: string }).token
-  }
-  const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
-  return {
-    consoleUrl: served.consoleLine.replace('Airlock console: ', ''),
-    gatewayUrl: served.gatewayLine.replace('Agent gateway: ', ''),
-    tokens,
-    async stop() {
-      await served.stop()
-      dir.remove()
-    }
-  }
-}
 
 const rows = (page: Page) => page.locator('[data-testid^="history-row-"]')
 /** A call still running when a test fails is dropped by closing its client: that must not surface as an unhandled rejection. */
@@ -44,7 +16,7 @@ const settled = <T>(call: Promise<T>): Promise<T> => {
 
 test('a running command streams its lines to the History drawer, escapes and all, and Cancel ends it: the agent gets cancelled', async ({ systemBrowser }) => {
   test.setTimeout(180_000)
-  const served = await serveWithAgents({ coder: { capabilities: ['files', 'shell'], ask: 'never' } })
+  const served = await serveWithAgents('airlock-e2e-live-', { coder: { capabilities: ['files', 'shell'], ask: 'never' } })
   const coder = await connectAgent(served.gatewayUrl, served.tokens.coder!)
   const page = await (await systemBrowser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
   try {
@@ -84,7 +56,7 @@ test('a running command streams its lines to the History drawer, escapes and all
 
 test('a call waiting for approval shows as waiting with a live wait time; once approved its run time excludes the wait', async ({ systemBrowser }) => {
   test.setTimeout(180_000)
-  const served = await serveWithAgents({ careful: { capabilities: ['files', 'shell'], ask: 'always' } })
+  const served = await serveWithAgents('airlock-e2e-live-', { careful: { capabilities: ['files', 'shell'], ask: 'always' } })
   const careful = await connectAgent(served.gatewayUrl, served.tokens.careful!)
   const page = await (await systemBrowser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
   try {

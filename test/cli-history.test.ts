@@ -65,6 +65,8 @@ describe('airlock history', () => {
         providerId: 'bubblewrap',
         exitCode: 1,
         durationMs: 42,
+        waitMs: null,
+        waitingSince: null,
         startedAt: expect.any(String),
         finishedAt: expect.any(String),
         error: { code: 'command.failed', message: 'exit 2\nsee stderr' },
@@ -100,7 +102,7 @@ describe('airlock history', () => {
   }, cliTimeoutMs)
 
   const badUsage: [string, string[], RegExp][] = [
-    ['a status not in the list', ['history', '--status', 'failed'], /^airlock: --status must be one of running, success, error, blocked, approval_required, timed_out, cancelled, interrupted, got "failed"$/],
+    ['a status not in the list', ['history', '--status', 'failed'], /^airlock: --status must be one of running, waiting_approval, success, error, blocked, approval_required, timed_out, cancelled, interrupted, got "failed"$/],
     ['a zero limit', ['history', '--limit', '0'], /^airlock: --limit must be a whole number from 1 to 10000, got "0"$/],
     ['a limit over 10000', ['history', '--limit', '10001'], /--limit must be a whole number/],
     ['a limit that is not a number', ['history', '--limit', 'ten'], /--limit must be a whole number/],

@@ -52,12 +52,19 @@ export function plantedCommands(path: string, before: string | undefined, after:
   })
 }
 
+/** Whether a path is one of the places where a write plants commands (so the write is worth reading before and after). */
+export function plantsCommands(path: string): boolean {
+  return readerOf(path) !== undefined
+}
+
+function readerOf(path: string): Places | undefined {
+  const parts = posix.normalize(path.replace(/\\/g, '/')).split('/').filter((part) => part !== '' && part !== '.')
+  return placesOf((parts.at(-1) ?? '').toLowerCase(), parts.map((part) => part.toLowerCase()))
+}
+
 /** The planted lines of `after` that `before` did not have at the same place. */
 function plantedLines(path: string, before: string | undefined, after: string): { where: string; line: string }[] {
-  const parts = posix.normalize(path.replace(/\\/g, '/')).split('/').filter((part) => part !== '' && part !== '.')
-  const name = (parts.at(-1) ?? '').toLowerCase()
-  const folder = parts.map((part) => part.toLowerCase())
-  const read = placesOf(name, folder)
+  const read = readerOf(path)
   if (!read) return []
   const now = read(after)
   if (!now) return []

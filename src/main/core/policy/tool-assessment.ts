@@ -8,7 +8,7 @@ import { decideCommandLine } from './command-rules'
 import { fileWriteRisks, isPackageManifest, packageScriptsChange, readSmallFile } from './file-risks'
 import { localBinIn } from './local-bins'
 import { pathSpellings } from './path-spellings'
-import { plantedCommands, type PlantedCommand } from './planted-commands'
+import { plantedCommands, plantsCommands, type PlantedCommand } from './planted-commands'
 import type { CommandAnalyzer } from './shell'
 
 /**
@@ -98,6 +98,7 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
       for (const path of spellings) {
         out.riskFlags.push(...fileWriteRisks(path))
         if (isPackageManifest(path) && scriptsChange(tool, fields, agent.workspace, path)) out.riskFlags.push('config_write')
+        if (!plantsCommands(path)) continue
         const before = readSmallFile(agent.workspace, path)
         const after = contentAfter(tool, fields, before)
         for (const entry of after === undefined ? [] : plantedCommands(path, before, after, analyzer, { network: profile.network })) planted.set(`${entry.where}\u0000${entry.line}`, entry)

@@ -80,6 +80,8 @@ export const historyDetailSchema = historyRowSchema.extend({
       riskFlags: z.array(z.string()).optional(),
       /** The simple commands a command line would run, as the policy parsed them. */
       commands: z.array(z.array(z.string())).optional(),
+      /** For a file write: the command lines it planted where they run later, and what the rules would do with each typed. */
+      planted: z.array(z.object({ where: z.string(), line: z.string(), verdict: z.string(), rule: z.string().optional(), riskFlags: z.array(z.string()) })).optional(),
       /** The session's taint when the call was decided, and after it ran (SPEC §6.3). */
       taint: z.string().optional(),
       taintAfter: z.string().optional(),

@@ -62,6 +62,21 @@ export function PaneCallPolicy({ detail }: { detail: HistoryDetail }) {
               </span>
             </FactCall>
           )}
+          {policy.planted && policy.planted.length > 0 && (
+            <FactCall label="Runs later" wide testId="history-detail-planted">
+              <ul className="history-planted" aria-label="Commands this write planted where they run later">
+                {policy.planted.map((entry, index) => (
+                  <li key={index}>
+                    <span className="history-dim">{entry.where}</span>{' '}
+                    <code className="history-token">
+                      <TextAgent text={entry.line} />
+                    </code>{' '}
+                    {entry.verdict !== 'run' && <Badge tone={entry.verdict === 'blocked' ? 'bad' : 'warn'}>{entry.verdict === 'blocked' ? 'blocked if typed' : 'asks if typed'}</Badge>}
+                  </li>
+                ))}
+              </ul>
+            </FactCall>
+          )}
           {policy.commands && policy.commands.length > 0 && (
             <FactCall label="Commands" wide testId="history-detail-commands">
               <ol className="history-argv-list" aria-label="Commands the policy parsed from the line">

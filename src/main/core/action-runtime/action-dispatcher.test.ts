@@ -216,6 +216,19 @@ describe('ActionDispatcher', () => {
     }
   })
 
+  it('what is decided about a call in flight is told redacted, as history records it', async () => {
+    const { dispatcher } = setup()
+    const canary = 'canary-4d1e7b'
+    dispatcher.hooks.onPreToolCall(() => ({ decision: 'allow', commands: [['curl', '-H', `token: ${canary}`]], reason: `sends ${canary}` }))
+    const running = dispatcher.execute({ tool: 'waits', input: {}, agent: agent({ secrets: [canary] }) })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const decided = dispatcher.decided(dispatcher.running()[0]!)
+    expect(JSON.stringify(decided)).toContain('[redacted]')
+    expect(JSON.stringify(decided)).not.toContain(canary)
+    dispatcher.cancel(dispatcher.running()[0]!)
+    await running
+  })
+
   it('cancels through the call signal', async () => {
     const { dispatcher } = setup()
     const controller = new AbortController()

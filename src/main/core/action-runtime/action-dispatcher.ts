@@ -50,7 +50,7 @@ const summaryStringBytes = 2048
 export class ActionDispatcher {
   readonly hooks: ActionHooks
   readonly sessions: SessionHolds
-  private readonly inFlight = new Map<string, { agentId: string; controller: AbortController; trace: Trace }>()
+  private readonly inFlight = new Map<string, { agentId: string; controller: AbortController; trace: Trace; secrets: readonly string[] }>()
   /** What the calls in flight print, as it arrives (streamed to the console; the last line quoted by progress). */
   readonly liveOutput = new LiveOutput()
 
@@ -84,7 +84,7 @@ export class ActionDispatcher {
     if (call.signal?.aborted) forward()
     else call.signal?.addEventListener('abort', forward, { once: true })
     const trace: Trace = { lineage: [] }
-    this.inFlight.set(callId, { agentId: call.agent.agentId, controller, trace })
+    this.inFlight.set(callId, { agentId: call.agent.agentId, controller, trace, secrets })
     let result: ActionResult
     try {
       result = await this.run(call, callId, controller.signal, trace)
@@ -125,10 +125,16 @@ export class ActionDispatcher {
     return entry !== undefined
   }
 
-  /** What is decided so far about a call in flight: the policy decision, and the approval once answered; undefined when it is not in flight. */
+  /**
+   * What is decided so far about a call in flight, redacted as history records it (the parsed
+   * commands quote what the agent typed): the policy decision, and the approval once answered;
+   * undefined when it is not in flight.
+   */
   decided(callId: string): { policy?: PreToolCallDecision; approval?: ApprovalOutcome } | undefined {
-    const trace = this.inFlight.get(callId)?.trace
-    return trace && { ...(trace.policy ? { policy: trace.policy } : {}), ...(trace.approval ? { approval: trace.approval } : {}) }
+    const entry = this.inFlight.get(callId)
+    if (!entry) return undefined
+    const { policy, approval } = entry.trace
+    return redactValue({ ...(policy ? { policy } : {}), ...(approval ? { approval } : {}) }, { secrets: entry.secrets }) as { policy?: PreToolCallDecision; approval?: ApprovalOutcome }
   }
 
   /** Calls in flight now, by id. */

@@ -95,19 +95,21 @@ test('bulk deny with the keyboard: five requests from two agents picked with x a
     // One browser notification per new request, naming who asks.
     await expect.poll(notified).toHaveLength(6)
     expect(await notified()).toEqual(expect.arrayContaining(['coder asks: run_command', 'builder asks: run_command']))
-    // Newest first: `echo keep` is on top and selected; j moves to echo three (coder).
-    await page.keyboard.press('j')
-    await expect(page.getByTestId('approval-detail')).toContainText('echo three')
+    // The requests arrive in any order: each is found by what it asks, selected with a click, and picked with the keyboard.
+    const selectRow = async (command: string) => {
+      await items(page).filter({ hasText: command }).click()
+      await expect(page.getByTestId('approval-detail')).toContainText(command)
+    }
     // X picks every pending request of coder (4, keep among them); x on keep takes it out again.
+    await selectRow('echo three')
     await page.keyboard.press('X')
     await expect(page.getByTestId('approval-bulk-count')).toHaveText('4')
-    await page.keyboard.press('k')
-    await expect(page.getByTestId('approval-detail')).toContainText('echo keep')
+    await selectRow('echo keep')
     await page.keyboard.press('x')
     await expect(page.getByTestId('approval-bulk-count')).toHaveText('3')
     // Then both of builder's, one by one.
     for (const command of ['make deploy', 'make release']) {
-      while (!((await page.getByTestId('approval-detail').textContent()) ?? '').includes(command)) await page.keyboard.press('j')
+      await selectRow(command)
       await page.keyboard.press('x')
     }
     await expect(page.getByTestId('approval-bulk-count')).toHaveText('5')

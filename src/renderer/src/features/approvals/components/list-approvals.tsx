@@ -43,14 +43,14 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
       </div>
       {checked.length > 0 && (
         <div className="appr-bulk" role="group" aria-label="Bulk decision" data-testid="approval-bulk">
-          <span>
+          <span title="a approves them all once, d denies them all, Esc clears">
             <strong data-testid="approval-bulk-count">{checked.length}</strong> picked
           </span>
           <Button size="sm" variant="primary" onClick={props.actions.approvePicked} busy={deciding} data-testid="approval-bulk-approve" aria-keyshortcuts="a">
-            Approve {checked.length} <Kbd>a</Kbd>
+            Approve {checked.length}
           </Button>
           <Button size="sm" variant="danger" onClick={props.actions.denyPicked} disabled={deciding} data-testid="approval-bulk-deny" aria-keyshortcuts="d">
-            Deny {checked.length}… <Kbd>d</Kbd>
+            Deny {checked.length}…
           </Button>
           <Button size="sm" variant="ghost" onClick={clear} data-testid="approval-bulk-clear" aria-keyshortcuts="Escape">
             Clear

@@ -35,6 +35,12 @@ test('a running command streams its lines to the History drawer, escapes and all
     await expect(page.getByTestId('history-live-lines')).toContainText('\\u202e')
     await expect(page.getByTestId('history-live-lines').locator('a')).toHaveCount(0)
     expect(await page.title()).toBe(title)
+    // The agent's recent calls show the running call's latest line too.
+    const callId = (await rows(page).first().getAttribute('data-testid'))!.replace('history-row-', '')
+    const agentsPage = await page.context().newPage()
+    await agentsPage.goto(`${served.consoleUrl}#/agents?agent=coder`)
+    await expect(agentsPage.getByTestId(`agent-call-live-${callId}`)).toContainText(/^line \d+$/, { timeout: 15_000 })
+    await agentsPage.close()
     await expectNoSeriousA11yViolations(page, 'history drawer, live output')
     await screenshotBothThemes(page, test.info(), 'history-live-output')
     await setTheme(page, 'dark')

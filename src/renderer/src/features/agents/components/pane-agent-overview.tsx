@@ -10,6 +10,7 @@ import { formatDuration, runTime, statusLabel, statusTone } from '../../../lib/c
 import { callSubject } from '../lib/usage'
 import { useAgentsStore } from '../store/agents-store'
 import { ChartAgentUsage } from './chart-agent-usage'
+import { LineLiveCall } from './line-live-call'
 
 /** The overview tab: usage over time, the latest calls (with the way into History) and the agent's sessions. */
 export function PaneAgentOverview({ agentId }: { agentId: string }) {
@@ -58,6 +59,7 @@ function ListRecentCalls({ agentId }: { agentId: string }) {
                 <span className="ag-call-when">
                   <TimeAgo iso={row.startedAt} />
                 </span>
+                {row.status === 'running' && <LineLiveCall callId={row.id} />}
               </a>
             </li>
           ))}

@@ -290,6 +290,9 @@ describe('ActionCallRepository: waiting for approval, and search inside output (
     expect(store.history.waiting(waiting.callId, new Date().toISOString())).toBe(false)
     expect(store.history.verify()).toMatchObject({ ok: true, rows: 2 })
     expect(store.history.audit()).toMatchObject({ ok: true })
+    // A row edited by hand into something that is not JSON breaks verification, not the usage query.
+    store.db.prepare("update action_calls set approval_json = '{not json' where id = ?").run(waiting.callId)
+    expect(store.history.usage({ since: new Date(now.getTime() - 3_600_000), now: new Date() }).durations.count).toBe(2)
   })
 
   it('a word printed only on stderr (or only late in a long stdout) is found; colours are no part of a word; the row is not', () => {

@@ -328,7 +328,8 @@ function createLedger(db: Database): void {
  * Version 10: what an operator watches while calls run (issue 27).
  * - `waiting_since`: when a running call began waiting for the operator's approval (null once
  *   answered). A live state, not a recorded fact: not hashed, and the wait's length is recorded in
- *   the hashed `approval_json` (`waitedMs`), which `wait_ms` reads.
+ *   the hashed `approval_json` (`waitedMs`), which `wait_ms` reads (null for a row whose
+ *   `approval_json` is not JSON: a hand-edited row must not break the usage query).
  * - `output_text`: what history search reads of a call's output (see `outputSearchText`): derived
  *   from the hashed outputs, like `facets`, so not hashed itself. Older rows get theirs from the
  *   output they kept inline.
@@ -337,7 +338,7 @@ function createLedger(db: Database): void {
 const liveSchema = `
 alter table action_calls add column waiting_since text;
 alter table action_calls add column output_text text;
-alter table action_calls add column wait_ms integer generated always as (json_extract(approval_json, '$.waitedMs')) virtual;
+alter table action_calls add column wait_ms integer generated always as (case when json_valid(approval_json) then json_extract(approval_json, '$.waitedMs') end) virtual;
 create index action_calls_waiting on action_calls(seq) where waiting_since is not null;
 drop trigger action_calls_text_insert;
 drop trigger action_calls_text_update;

@@ -54,4 +54,17 @@ describe.skipIf(skip !== undefined)(`reveal of redacted values in a pending appr
     await approvals.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'no' })
     await asked
   })
+
+  it('two calls that differ only in what redaction hid are two requests: approving the one revealed never runs the other', async () => {
+    const other = 'sk-live-0a1b2c3d4e5f60718293'
+    const agent = approvals.agent('twins', { capabilities: ['shell'], mcpServers: [{ name: 'vault', command: ['true'], env: { A: secret, B: other } }] })
+    const first = agent.call('run_command', { command: `TOKEN=${secret} ./deploy.sh` })
+    const second = agent.call('run_command', { command: `TOKEN=${other} ./deploy.sh` })
+    const items = await approvals.waitForPending(2)
+    expect(new Set(items.map((item) => item.summary)).size).toBe(1)
+    expect(items.map((item) => item.count)).toEqual([1, 1])
+    for (const item of items) await approvals.ipc('approvals', 'decide', { id: item.id, decision: 'deny', reason: 'no' })
+    await Promise.all([first, second])
+  })
 })
+

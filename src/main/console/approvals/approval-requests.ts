@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { classificationSchema } from '@shared/agents'
 import { approvalTexts, hiddenCharactersFlag, type ApprovalView } from '@shared/approvals'
 import { hasHiddenCharacters } from '@shared/visible-text'
@@ -61,7 +61,18 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
   const batchKey = sha256(
     canonicalJson(
       request.agentId
-        ? { agentId: request.agentId, kind, tool, input: request.input ?? null, policyRule: facts.policyRule, riskFlags: [...riskFlags].sort(), commands: facts.commands, classification: classificationOf(request.classification) }
+        ? {
+            agentId: request.agentId,
+            kind,
+            tool,
+            input: request.input ?? null,
+            policyRule: facts.policyRule,
+            riskFlags: [...riskFlags].sort(),
+            commands: facts.commands,
+            classification: classificationOf(request.classification),
+            // Two calls that differ only in what redaction hid are two questions, not one batch.
+            ...(request.revealable !== undefined ? { hidden: hiddenInputKey(request.revealable) } : {})
+          }
         : { kind, tool, summary: request.summary, reason: request.reason }
     )
   )
@@ -167,3 +178,16 @@ function cut(text: string, max: number): string {
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex')
 }
+
+/** A key of this process for `hiddenInputKey` (never stored: a batch key must not let anyone test a guess of a secret). */
+const hiddenKey = randomBytes(32)
+
+/**
+ * What tells apart two requests that read the same once redacted: a keyed hash of the input as the
+ * agent sent it. Keyed per process, so the stored batch key says nothing about the secret; after a
+ * restart such a request makes a new item instead of joining its old one.
+ */
+function hiddenInputKey(input: unknown): string {
+  return createHmac('sha256', hiddenKey).update(canonicalJson(input)).digest('hex')
+}
+

@@ -74,4 +74,23 @@ describe('LiveOutput (what a running call printed last)', () => {
     expect(read.skipped).toBe(200 * 650 - 101)
     expect(told).toHaveLength(200)
   })
+
+  it('never tells a secret split by colour codes or by the cut of a line that never ends (found in review)', () => {
+    const secret = 's3cr3t-VALUE-0123456789abcdefXYZ'
+    const live = new LiveOutput()
+    const tell = live.begin('c5', [secret])
+    tell('stdout', bytes('token=s3cr3t-VAL\x1b[1m\x1b[22mUE-0123456789abcdefXYZ\n'))
+    tell('stdout', bytes('\x1b[32mok\x1b[0m and \x1b]0;title s3cr3t-VALUE-0123456789abcdefXYZ\x07\n'))
+    tell('stdout', bytes(`${'a'.repeat(4086)}${secret}${'b'.repeat(100)}\n`))
+    const told = live.linesAfter('c5', 0, Number.MAX_SAFE_INTEGER)!.lines.map((line) => line.text)
+    expect(told.join('\n')).not.toContain('s3cr3t')
+    // As the console shows them: escapes dropped.
+    // eslint-disable-next-line no-control-regex -- escape sequences are what this removes
+    expect(told.join('\n').replace(/\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][^\x07]*\x07)/g, '')).not.toContain('s3cr3t')
+    expect(told[0]).toBe('token=[redacted]')
+    // A line whose colours hide nothing keeps them.
+    expect(told[1]).toContain('\x1b[32mok\x1b[0m')
+    expect(told.slice(2).join('')).toContain('[redacted]')
+  })
 })
+

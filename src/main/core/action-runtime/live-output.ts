@@ -14,6 +14,8 @@ const keptChars = 256 * 1024
 
 // eslint-disable-next-line no-control-regex -- ESC is what this looks for
 const controlSequence = /\x1b\[[\x30-\x3f]{0,31}[\x20-\x2f]*[\x40-\x7e]/g
+// eslint-disable-next-line no-control-regex -- escape sequences are what this removes
+const escapeSequence = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x40-\x5f])/g
 
 /** One line a running call printed: its number in the call (from 1), its stream, its text (redacted; escape sequences kept for the console's ANSI view). */
 export type LiveLine = { n: number; stream: OutputStream; text: string }
@@ -68,11 +70,14 @@ export class LiveOutput {
       chars: 0
     }
     this.calls.set(callId, call)
+    // A line that never ends is cut, but never inside a known secret: the cut waits until a secret
+    // that may cross it has arrived whole, and moves before it (each part is redacted on its own).
+    const margin = secrets.reduce((longest, secret) => Math.max(longest, secret.length), 0)
     return (stream, chunk) => {
       let text = call.partial[stream] + call.decoders[stream].write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
       let told = false
-      for (let end = text.indexOf('\n'); end >= 0 || text.length >= lineChars; end = text.indexOf('\n')) {
-        const cut = end >= 0 && end < lineChars ? end : lineChars
+      for (let end = text.indexOf('\n'); (end >= 0 && end < lineChars) || text.length >= lineChars + margin; end = text.indexOf('\n')) {
+        const cut = end >= 0 && end < lineChars ? end : seamBefore(text, lineChars, secrets)
         told = this.push(call, stream, text.slice(0, cut).replace(/\r+$/, '')) || told
         text = text.slice(end === cut ? cut + 1 : cut)
       }
@@ -107,7 +112,7 @@ export class LiveOutput {
       const line = call.lines[n - call.first]!
       if (chars + line.text.length > maxChars && lines.length > 0) break
       chars += line.text.length
-      lines.push({ n, stream: line.stream, text: redactText(line.text, call.secrets) })
+      lines.push({ n, stream: line.stream, text: redactedLine(line.text, call.secrets) })
     }
     lines.reverse()
     return { lines, skipped: Math.max(0, next - Math.max(after + 1, 1) - lines.length) }
@@ -147,3 +152,29 @@ export class LiveOutput {
     return true
   }
 }
+
+/**
+ * A line redacted as the console will show it: escape sequences are dropped there, so a secret
+ * split by colour codes (`s3cr\x1b[1m\x1b[22met`, or `grep --color` around a token) must be found
+ * without them. When that finds something the raw line's redaction missed, the line is told
+ * without its escapes (its colours lost) and redacted; otherwise as it came, redacted.
+ */
+function redactedLine(text: string, secrets: readonly string[]): string {
+  const raw = redactText(text, secrets)
+  if (!text.includes('\x1b')) return raw
+  const plain = text.replace(escapeSequence, '')
+  const redacted = redactText(plain, secrets)
+  return redacted !== plain && redacted !== raw.replace(escapeSequence, '') ? redacted : raw
+}
+
+/** Where to cut a line that never ends, at `at` or before the start of a known secret that crosses it. */
+function seamBefore(text: string, at: number, secrets: readonly string[]): number {
+  let cut = at
+  for (const secret of secrets) {
+    if (secret.length < 2) continue
+    const start = text.indexOf(secret, Math.max(0, at - secret.length + 1))
+    if (start >= 0 && start < at && start + secret.length > at) cut = Math.min(cut, start)
+  }
+  return cut > 0 ? cut : at
+}
+

@@ -28,7 +28,8 @@ export function isPackageManifest(path: string): boolean {
  */
 export function packageScriptsChange(workspace: string, path: string, next: string): boolean {
   const current = readSmallFile(workspace, path)
-  if (current === undefined) return scriptsOf(next) !== undefined
+  // A new manifest (or one that cannot be read) changes scripts unless it plainly has none.
+  if (current === undefined) return scriptsOf(next) !== '{}'
   const before = scriptsOf(current)
   const after = scriptsOf(next)
   return before === undefined || after === undefined ? true : before !== after
@@ -68,7 +69,7 @@ export function readSmallFile(workspace: string, path: string, maxBytes = 1024 *
 /** `scripts` of a package.json text as canonical JSON; `'{}'` when it has none; undefined when not JSON. */
 function scriptsOf(text: string): string | undefined {
   try {
-    const parsed = JSON.parse(text) as { scripts?: unknown }
+    const parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as { scripts?: unknown }
     return JSON.stringify(parsed?.scripts ?? {})
   } catch {
     return undefined

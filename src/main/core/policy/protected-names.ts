@@ -57,8 +57,9 @@ export function protectedName(segments: readonly string[]): { kind: ProtectedKin
   }
   const last = segments[segments.length - 1]
   if (last === undefined) return undefined
-  // Python runs every `.pth` file of a site directory at start-up.
+  // Python runs every `.pth` file of a site directory at start-up; a Makefile includes `*.mk` files.
   if (/\.pth$/i.test(last)) return { kind: 'config_write', name: '*.pth' }
+  if (/\.mk$/i.test(last)) return { kind: 'config_write', name: '*.mk' }
   const vcsFile = vcsFiles.find((name) => matches(last, name))
   if (vcsFile) return { kind: 'vcs_write', name: vcsFile }
   const config = configFiles.find((name) => matches(last, name)) ?? (/^\.env\..+$/i.test(last) ? '.env.*' : undefined)

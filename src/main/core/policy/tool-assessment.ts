@@ -101,6 +101,8 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
         if (!plantsCommands(path)) continue
         const before = readSmallFile(agent.workspace, path)
         const after = contentAfter(tool, fields, before)
+        // An edit of a file that cannot be read (too big, behind a link): what it plants is unknown, so it asks.
+        if (after === undefined) out.riskFlags.push('plants_command')
         for (const entry of after === undefined ? [] : plantedCommands(path, before, after, analyzer, { network: profile.network })) planted.set(`${entry.where}\u0000${entry.line}`, entry)
       }
       if (planted.size > 0) {

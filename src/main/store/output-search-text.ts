@@ -1,8 +1,8 @@
+import { withoutEscapes } from '@shared/escape-sequences'
+
 /** How much of each end of each stream history search reads (characters). */
 const endChars = 8 * 1024
 
-// eslint-disable-next-line no-control-regex -- escape sequences are what this removes
-const escapeSequence = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x40-\x5f])/g
 
 /**
  * What history search reads of a call's output (`action_calls.output_text`, in the FTS index):
@@ -14,7 +14,7 @@ const escapeSequence = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][^\x07\x1
 export function outputSearchText(stdout: string | undefined, stderr: string | undefined): string | undefined {
   const ends = (text: string | undefined) => {
     if (!text) return ''
-    const plain = text.replace(escapeSequence, ' ')
+    const plain = withoutEscapes(text, ' ')
     return plain.length <= 2 * endChars ? plain : `${plain.slice(0, endChars)}\n…\n${plain.slice(-endChars)}`
   }
   const text = `${ends(stdout)}\n${ends(stderr)}`.trim()

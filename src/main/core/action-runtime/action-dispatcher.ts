@@ -3,10 +3,11 @@ import { describeIssues } from '@shared/agents'
 import type { ExecutionResourceManager } from '../manager'
 import type { ApprovalDecision, ApprovalRequest } from '../policy-approval'
 import type { ResourceHandle, ResourceRequirementInput } from '../types'
-import { ActionHooks, type PreToolCallDecision, type RunStop } from './action-hooks'
+import { ActionHooks, type PreToolCallDecision } from './action-hooks'
 import type { ActionCallEnd, ActionHistory } from './action-history'
 import type { ActionRegistry } from './action-registry'
 import type { ActionAgent, ActionCall, ActionContext, ActionOutcome, ActionResult, ActionStatus, AnyActionSpec, LineageEndpoint } from './action-spec'
+import { failure, finalResult, isAgentAbort, type AbortReason } from './call-outcome'
 import { LiveOutput } from './live-output'
 import { redactText, redactValue } from './redaction'
 import { SessionHolds } from './session-holds'
@@ -30,9 +31,6 @@ export type ActionDispatcherOptions = {
   autoAllow?: () => boolean
   sessions?: SessionHolds
 }
-
-/** Why the dispatcher itself aborted a call; anything else aborting it is a cancellation. */
-type AbortReason = { airlock: 'agent_disabled' | 'agent_removed' | 'operator_cancelled' } | { airlock: 'stopped'; stop: RunStop }
 
 /** A call id: a UUID from the caller or the dispatcher (execution areas are found by it, so it must not be guessable). */
 const callIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -365,39 +363,6 @@ export function toolEnabled(tools: ReadonlySet<string>, name: string): boolean {
   if (tools.has(name)) return true
   const separator = name.indexOf('__')
   return separator > 0 && tools.has(`${name.slice(0, separator)}__*`)
-}
-
-function isAgentAbort(reason: unknown): reason is AbortReason {
-  return typeof reason === 'object' && reason !== null && typeof (reason as AbortReason).airlock === 'string'
-}
-
-/** An outcome for a thrown error or an abort: the error's code kept, approvals and aborts mapped to their status. */
-function failure(error: unknown, signal: AbortSignal): ActionOutcome {
-  if (signal.aborted && isAgentAbort(signal.reason)) {
-    if (signal.reason.airlock === 'stopped') return { status: 'error', error: { ...signal.reason.stop } }
-    if (signal.reason.airlock === 'operator_cancelled') return { status: 'cancelled', error: { code: 'cancelled', message: 'The operator cancelled this call from the console.' } }
-    const why = signal.reason.airlock
-    return { status: 'blocked', error: { code: `policy.${why}`, message: `The call was stopped: its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'}.` } }
-  }
-  if (signal.aborted) return { status: 'cancelled', error: { code: 'cancelled', message: 'The call was cancelled.' } }
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'internal_error'
-  const message = error instanceof Error ? error.message : String(error)
-  if (code === 'execution_resource.approval_required') return { status: 'approval_required', error: { code, message } }
-  if (code === 'execution_resource.approval_denied') return { status: 'blocked', error: { code, message } }
-  return { status: 'error', error: { code, message } }
-}
-
-function finalResult(outcome: ActionOutcome, callId: string, elapsedMs: number): ActionResult {
-  const status = outcome.status ?? 'success'
-  return {
-    ok: status === 'success',
-    status,
-    ...(outcome.data !== undefined ? { data: outcome.data } : {}),
-    artifacts: outcome.artifacts ?? [],
-    meta: { callId, durationMs: Math.round(elapsedMs), ...outcome.meta },
-    diagnostics: outcome.diagnostics ?? [],
-    ...(outcome.error ? { error: outcome.error } : {})
-  }
 }
 
 /** Whether redaction hides something of a call's input (the operator may then reveal it while the call waits). */

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { OutputStream } from '../live-resources'
+import { withoutEscapes } from '@shared/escape-sequences'
 import { visibleText } from '@shared/visible-text'
 import { redactText } from './redaction'
 
@@ -14,8 +15,6 @@ const keptChars = 256 * 1024
 
 // eslint-disable-next-line no-control-regex -- ESC is what this looks for
 const controlSequence = /\x1b\[[\x30-\x3f]{0,31}[\x20-\x2f]*[\x40-\x7e]/g
-// eslint-disable-next-line no-control-regex -- escape sequences are what this removes
-const escapeSequence = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x40-\x5f])/g
 
 /** One line a running call printed: its number in the call (from 1), its stream, its text (redacted; escape sequences kept for the console's ANSI view). */
 export type LiveLine = { n: number; stream: OutputStream; text: string }
@@ -162,9 +161,9 @@ export class LiveOutput {
 function redactedLine(text: string, secrets: readonly string[]): string {
   const raw = redactText(text, secrets)
   if (!text.includes('\x1b')) return raw
-  const plain = text.replace(escapeSequence, '')
+  const plain = withoutEscapes(text)
   const redacted = redactText(plain, secrets)
-  return redacted !== plain && redacted !== raw.replace(escapeSequence, '') ? redacted : raw
+  return redacted !== plain && redacted !== withoutEscapes(raw) ? redacted : raw
 }
 
 /** Where to cut a line that never ends, at `at` or before the start of a known secret that crosses it. */

@@ -23,11 +23,10 @@ export function isPackageManifest(path: string): boolean {
 }
 
 /**
- * True when writing `next` over the workspace file `path` changes its `scripts` (or when the
- * current one cannot be read or either side is not JSON: unknown counts as changed).
+ * True when `next` over a package.json whose text is `current` (`readSmallFile`) changes its
+ * `scripts` (or when either side is not JSON: unknown counts as changed).
  */
-export function packageScriptsChange(workspace: string, path: string, next: string): boolean {
-  const current = readSmallFile(workspace, path)
+export function packageScriptsChange(current: string | undefined, next: string): boolean {
   // A new manifest (or one that cannot be read) changes scripts unless it plainly has none.
   if (current === undefined) return scriptsOf(next) !== '{}'
   const before = scriptsOf(current)

@@ -97,11 +97,13 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
       const planted = new Map<string, PlantedCommand>()
       for (const path of spellings) {
         out.riskFlags.push(...fileWriteRisks(path))
-        if (isPackageManifest(path) && scriptsChange(tool, fields, agent.workspace, path)) out.riskFlags.push('config_write')
-        if (!plantsCommands(path)) continue
+        const manifest = isPackageManifest(path)
+        if (!manifest && !plantsCommands(path)) continue
+        // Read once: the scripts check and the planted analysis both compare before with after.
         const before = readSmallFile(agent.workspace, path)
         const after = contentAfter(tool, fields, before)
-        // An edit of a file that cannot be read (too big, behind a link): what it plants is unknown, so it asks.
+        // An edit of a file that cannot be read (too big, behind a link, gone): unknown is not "no change".
+        if (manifest && (after === undefined || packageScriptsChange(before, after))) out.riskFlags.push('config_write')
         if (after === undefined) out.riskFlags.push('plants_command')
         for (const entry of after === undefined ? [] : plantedCommands(path, before, after, analyzer, { network: profile.network })) planted.set(`${entry.where}\u0000${entry.line}`, entry)
       }
@@ -149,17 +151,6 @@ export function readsOfResult(tool: string, data: unknown, assessed: Classificat
   if (!Array.isArray(matches)) return assessed
   const levels = matches.flatMap((match) => (typeof match.file === 'string' ? pathSpellings(match.file, workspace).map((path) => labels.ofPath(path)) : []))
   return highest(levels)
-}
-
-/**
- * Whether a write or edit changes a package.json's `scripts`. An edit is applied to the current
- * file, literally; a current file that cannot be read (too big, reached through a link, gone)
- * counts as changed: unknown is not "no change".
- */
-function scriptsChange(tool: string, fields: Record<string, unknown>, workspace: string, path: string): boolean {
-  if (tool === 'write_file') return packageScriptsChange(workspace, path, typeof fields.content === 'string' ? fields.content : '')
-  const next = contentAfter(tool, fields, readSmallFile(workspace, path))
-  return next === undefined ? true : packageScriptsChange(workspace, path, next)
 }
 
 /**

@@ -1,9 +1,8 @@
+import { withoutEscapes } from '@shared/escape-sequences'
 import { useEffect, useState } from 'react'
 import { airlock } from '../../../lib/airlock-client'
 import { TextAgent } from '../../../ui'
 
-// eslint-disable-next-line no-control-regex -- escape sequences are what this removes
-const escapeSequence = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)/g
 
 /**
  * The last line a running call printed, as it arrives (`history.output`), for the agent's recent
@@ -29,7 +28,7 @@ export function LineLiveCall({ callId }: { callId: string }) {
   if (line === undefined) return null
   return (
     <span className="ag-call-live" data-testid={`agent-call-live-${callId}`}>
-      <TextAgent text={line.replace(escapeSequence, '')} />
+      <TextAgent text={withoutEscapes(line)} />
     </span>
   )
 }

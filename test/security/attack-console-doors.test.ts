@@ -31,8 +31,10 @@ beforeAll(async () => {
   // local user can read in /proc/<pid>/cmdline while it and the browser it starts run).
   const record = join(dir.path, 'opened.txt')
   running = await serveWithOpener(dir.path, `printf '%s\\n' "$@" >> '${record}'`)
-  for (let waited = 0; !existsSync(record) && waited < 5000; waited += 50) await new Promise((done) => setTimeout(done, 50))
-  opened = existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n') : []
+  // The shell creates the file before printf writes to it: wait for a whole line, not the file.
+  const recorded = () => (existsSync(record) ? readFileSync(record, 'utf8') : '')
+  for (let waited = 0; !recorded().endsWith('\n') && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50))
+  opened = recorded().trim().split('\n').filter(Boolean)
 }, 60_000)
 
 afterAll(async () => {

@@ -32,6 +32,33 @@ export const settingDefinitions = {
     description:
       'Names of environment variables of the Airlock process whose values are secrets: they are redacted from every tool result, history row and log.'
   },
+  'checkpoints.enabled': {
+    schema: z.boolean(),
+    defaultValue: true,
+    description:
+      'Keep a checkpoint of every change an agent makes to its workspace (before and after each file), so the operator can see it as a diff and undo it. Deletions and overwrites the checkpoint can restore then no longer ask under ask: on_risk.'
+  },
+  'checkpoints.max_file_mb': {
+    schema: z.number().int().min(0).max(4096),
+    defaultValue: 20,
+    description: 'Files larger than this are recorded as changed (with their hash) but their content is not kept: a change to one cannot be undone, so deleting or overwriting it still asks.'
+  },
+  'checkpoints.keep_days': {
+    schema: z.number().int().min(1).max(3650),
+    defaultValue: 30,
+    description: 'Checkpoints older than this are pruned (oldest first); pruning is recorded.'
+  },
+  'checkpoints.keep_count': {
+    schema: z.number().int().min(1).max(1_000_000),
+    defaultValue: 1000,
+    description: 'At most this many checkpoints are kept per agent; the oldest are pruned first.'
+  },
+  'checkpoints.max_store_mb': {
+    schema: z.number().int().min(1).max(1_048_576),
+    defaultValue: 2048,
+    description:
+      "The checkpoint store's size per agent. Past it the oldest checkpoints are pruned; a workspace whose current files alone exceed it is over its checkpoint budget, so its deletions ask again."
+  },
   'console.port': {
     schema: port,
     defaultValue: 7410,

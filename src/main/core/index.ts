@@ -6,6 +6,7 @@ export { ResourceEventBus, eventPayload, resourceEventTypes, type ResourceEventL
 export { matchCapabilities, compareVersions } from './capability-match'
 export { canonicalJson, finalReuseKey } from './reuse-key'
 export { createExecution, type Execution, type ExecutionOptions } from './execution-flow'
+export { KeyedLock } from './keyed-lock'
 export type { ProbeRecord } from './provider-selection'
 export type {
   ExecutionResourceProvider,

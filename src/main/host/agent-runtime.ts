@@ -13,6 +13,8 @@ import { ActionDispatcher, ActionRegistry, installOutputRedaction, loadCommandAn
 import type { SettingsService } from '../console/settings-service'
 import type { ContractEventHub } from '../ipc'
 import type { Store } from '../store'
+import type { WorkspaceCheckpoints } from '../console/checkpoints'
+import { createCheckpoints, installCheckpoints } from './checkpoint-wiring'
 
 /** The agent side of the host: agents and roles, the action runtime, sessions and history. */
 export type AgentRuntime = {
@@ -29,6 +31,8 @@ export type AgentRuntime = {
   sessions: AgentSessions
   /** The built-in policy (SPEC §6.3), installed as the dispatcher's hooks. */
   policy: PolicyEngine
+  /** Every change agents make to their workspaces, to see as diffs and undo (issue 28). */
+  checkpoints: WorkspaceCheckpoints
   dispose(): Promise<void>
 }
 
@@ -41,6 +45,8 @@ export function createAgentRuntime(input: {
   store: Store
   resources: ExecutionResourceManager
   workspaces: string
+  /** Where workspace checkpoints keep their content (`<home>/checkpoints`). */
+  checkpoints: string
   events: ContractEventHub<AirlockContract>
   logError: (message: string, error: unknown) => void
   /** Settings the policy reads at every call (`policy.labels`, `policy.secret_env_vars`). */
@@ -61,7 +67,7 @@ export function createAgentRuntime(input: {
   })
   const unregister = registerBuiltinActions(registry, { skills, directories: { cwd: (id) => store.sessions.cwd(id), setCwd: (id, cwd) => store.sessions.setCwd(id, cwd) } })
   // The agent service tells sessions about disabled agents; sessions need the service: built after it.
-  const late: { sessions?: AgentSessions } = {}
+  const late: { sessions?: AgentSessions; checkpoints?: WorkspaceCheckpoints } = {}
   const agents = new AgentService({
     agents: store.agents,
     roles: store.roles,
@@ -71,7 +77,10 @@ export function createAgentRuntime(input: {
       store.events.append('agent.changed', { agentId, change })
       events.publish('agents', 'changed', { agentId, change })
       // Disabling or removing an agent stops its calls in flight and ends its sessions at once.
-      if (change === 'removed') skills.forgetAgent(agentId)
+      if (change === 'removed') {
+        skills.forgetAgent(agentId)
+        late.checkpoints?.forgetAgent(agentId)
+      }
       if (change === 'disabled' || change === 'removed') void late.sessions?.endAgent(agentId, change === 'disabled' ? 'agent_disabled' : 'agent_removed')
     }
   })
@@ -89,6 +98,14 @@ export function createAgentRuntime(input: {
     onChange: (change) => events.publish('history', 'changed', change),
     onDiagnostic: (message) => input.logError(`Airlock: ${message}`, undefined)
   })
+  const checkpoints = createCheckpoints({
+    store,
+    directory: input.checkpoints,
+    settings: input.settings,
+    workspaceOf: (agentId) => (agents.state(agentId) === 'removed' ? undefined : workspaces.pathOf(agentId)),
+    recorder
+  })
+  late.checkpoints = checkpoints
   recorder.recoverInterrupted()
   store.sessions.endInterrupted()
   const dispatcher = new ActionDispatcher({
@@ -106,7 +123,13 @@ export function createAgentRuntime(input: {
     globalLabels: () => input.settings?.get('policy.labels') ?? {},
     isRunning: (callId) => dispatcher.running().includes(callId)
   })
-  const unhooks = [policy.install(dispatcher.hooks), dispatcher.hooks.onPostToolResponse(quotaAfterCommands), dispatcher.hooks.onRunning(quotaWhileRunning), installOutputRedaction(dispatcher.hooks)]
+  const unhooks = [
+    policy.install(dispatcher.hooks),
+    installCheckpoints(dispatcher.hooks, checkpoints),
+    dispatcher.hooks.onPostToolResponse(quotaAfterCommands),
+    dispatcher.hooks.onRunning(quotaWhileRunning),
+    installOutputRedaction(dispatcher.hooks)
+  ]
   const secretEnv = () => (input.settings?.get('policy.secret_env_vars') ?? []).map((name) => process.env[name] ?? '').filter((value) => value !== '')
   const ledger: SessionLedger = {
     start: (agentId, transport) => {
@@ -140,6 +163,7 @@ export function createAgentRuntime(input: {
     dispatcher,
     sessions,
     policy,
+    checkpoints,
     async dispose() {
       live.dispose()
       await sessions.endAll('shutdown')

@@ -174,6 +174,7 @@ export function createHost(config: HostConfig = {}): Host {
       store,
       resources,
       workspaces: paths.workspaces,
+      checkpoints: paths.checkpoints,
       events,
       logError,
       settings,

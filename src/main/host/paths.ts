@@ -11,6 +11,8 @@ export type AirlockPaths = {
   images: string
   /** Records of process groups runs started on the host, ended at the next start after a crash. */
   runs: string
+  /** Workspace checkpoints' content store (0700: no sandbox mounts or enters it). */
+  checkpoints: string
 }
 
 /** Where Airlock keeps its data when it runs as root and no home is given (like other system services). */
@@ -38,7 +40,8 @@ export function airlockPaths(home: string): AirlockPaths {
     workspaces: join(home, 'workspaces'),
     logs: join(home, 'logs'),
     images: join(home, 'images'),
-    runs: join(home, 'runs')
+    runs: join(home, 'runs'),
+    checkpoints: join(home, 'checkpoints')
   }
 }
 
@@ -78,5 +81,5 @@ export function createHomeDirectory(home: string): void {
 /** Creates the data folders under an opened home. */
 export function createDataDirectories(paths: AirlockPaths): void {
   mkdirSync(paths.workspaces, { recursive: true, mode: searchableMode })
-  for (const dir of [paths.logs, paths.images, paths.runs]) mkdirSync(dir, { recursive: true, mode: 0o700 })
+  for (const dir of [paths.logs, paths.images, paths.runs, paths.checkpoints]) mkdirSync(dir, { recursive: true, mode: 0o700 })
 }

@@ -14,6 +14,7 @@ import { RuleRepository } from './rule-repository'
 import { DoctorRepository } from './doctor-repository'
 import { NetworkRepository } from './network-repository'
 import { AuditRecord } from './audit-record'
+import { CheckpointRepository } from './checkpoint-repository'
 import { anchorFileName } from './audit-anchor'
 
 export { openDatabase, latestSchemaVersion } from './database'
@@ -35,6 +36,7 @@ export { ApprovalRepository, watchFreshMs, type NewApproval } from './approval-r
 export { RuleRepository, type NewRule } from './rule-repository'
 export { DoctorRepository } from './doctor-repository'
 export { NetworkRepository } from './network-repository'
+export { CheckpointRepository, pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type EntryKind, type EntryState, type IndexedEntry } from './checkpoint-repository'
 export { AuditRecord, type AuditFailure, type AuditVerification } from './audit-record'
 export { anchorFileName, anchorSettingKey, type AuditAnchor } from './audit-anchor'
 export type { LedgerHead } from './audit-ledger'
@@ -60,6 +62,8 @@ export type Store = {
   readonly doctor: DoctorRepository
   /** The egress proxy's domain rules and pinned names (SPEC §6.5). */
   readonly network: NetworkRepository
+  /** Workspace checkpoints: each workspace's index, checkpoints and their changes, the content store's objects. */
+  readonly checkpoints: CheckpointRepository
   /** The tamper-evident record as a whole: history chain, audit ledger, anchored head (`<home>/audit-anchor.json`). */
   readonly audit: AuditRecord
   close(): void
@@ -84,6 +88,7 @@ export function openStore(file: string, options: OpenDatabaseOptions = {}): Stor
     rules: new RuleRepository(db),
     doctor: new DoctorRepository(db),
     network: new NetworkRepository(db),
+    checkpoints: new CheckpointRepository(db),
     audit,
     close: () => db.close()
   }

@@ -187,6 +187,7 @@ export class ActionDispatcher {
     const handles: Record<string, ResourceHandle> = {}
     const ownHandles: ResourceHandle[] = []
     let outcome: ActionOutcome
+    let afterRun: Awaited<ReturnType<ActionHooks['aroundRun']>> | undefined
     try {
       for (const [name, requirement] of Object.entries(declared)) {
         const handle = await this.ensureFor(requirement, call, callId, signal)
@@ -209,6 +210,8 @@ export class ActionDispatcher {
         output: this.liveOutput.begin(callId, call.agent.secrets ?? []),
         hideOutput: (text) => this.liveOutput.hide(callId, text)
       }
+      // Before the run: what must be in place first (the workspace's checkpoint); a throw stops the call with its code.
+      afterRun = await this.hooks.aroundRun({ callId, tool: spec.name, input, agent: call.agent, spec })
       const stopWatching = this.hooks.running({ callId, tool: spec.name, input, agent: call.agent, spec }, (stop) =>
         this.inFlight.get(callId)?.controller.abort({ airlock: 'stopped', stop } satisfies AbortReason)
       )
@@ -232,6 +235,11 @@ export class ActionDispatcher {
     }
     if (releaseErrors.length > 0 && (outcome.status ?? 'success') === 'success') {
       outcome = { ...outcome, status: 'error', error: { code: 'execution_resource.release_failed', message: `completed, but its execution resource could not be released safely: ${releaseErrors.join('; ')}` } }
+    }
+    if (afterRun) {
+      const added = await afterRun({ status: outcome.status ?? 'success' })
+      if (Object.keys(added.meta).length > 0) outcome = { ...outcome, meta: { ...outcome.meta, ...added.meta } }
+      if (added.diagnostics.length > 0) outcome = { ...outcome, diagnostics: [...(outcome.diagnostics ?? []), ...added.diagnostics] }
     }
     return outcome
   }

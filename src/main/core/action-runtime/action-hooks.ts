@@ -48,11 +48,21 @@ export type RunStop = { code: string; message: string }
  */
 export type RunningHook = (event: PreToolCallEvent & { stop(reason: RunStop): void }) => (() => void) | undefined
 
+/**
+ * AROUND_RUN: awaited just before a call's executor starts (after approval, with its resources
+ * ready); returns what to do when the executor and the release are done, which may add to the
+ * result's `meta` and `diagnostics`. A hook that throws before the run stops the call (`error`,
+ * its code and message): workspace checkpoints use it, and a call whose changes could not be kept
+ * must not run as if they were.
+ */
+export type AroundRunHook = (event: PreToolCallEvent) => Promise<((outcome: { status: string }) => Promise<{ meta?: Record<string, unknown>; diagnostics?: string[] } | undefined>) | undefined>
+
 /** The hook points of the dispatcher (SPEC §6.3). The policy engine registers itself here. */
 export class ActionHooks {
   private readonly pre: PreToolCallHook[] = []
   private readonly post: PostToolResponseHook[] = []
   private readonly whileRunning: RunningHook[] = []
+  private readonly around: AroundRunHook[] = []
 
   /** Adds a PRE_TOOL_CALL hook; returns its disposer. Hooks run in registration order. */
   onPreToolCall(hook: PreToolCallHook): () => void {
@@ -67,6 +77,43 @@ export class ActionHooks {
   /** Adds a WHILE_RUNNING hook; returns its disposer. */
   onRunning(hook: RunningHook): () => void {
     return add(this.whileRunning, hook)
+  }
+
+  /** Adds an AROUND_RUN hook; returns its disposer. */
+  onAroundRun(hook: AroundRunHook): () => void {
+    return add(this.around, hook)
+  }
+
+  /**
+   * Runs every AROUND_RUN hook's start, in order (a throw propagates: the call does not run, and
+   * the hooks already started are ended); returns the function that ends them all after the run.
+   */
+  async aroundRun(event: PreToolCallEvent): Promise<(outcome: { status: string }) => Promise<{ meta: Record<string, unknown>; diagnostics: string[] }>> {
+    const ends: NonNullable<Awaited<ReturnType<AroundRunHook>>>[] = []
+    const endAll = async (outcome: { status: string }) => {
+      const meta: Record<string, unknown> = {}
+      const diagnostics: string[] = []
+      for (const end of ends) {
+        try {
+          const added = await end(outcome)
+          Object.assign(meta, added?.meta)
+          diagnostics.push(...(added?.diagnostics ?? []))
+        } catch (error) {
+          diagnostics.push(`after the run: ${(error as Error).message}`)
+        }
+      }
+      return { meta, diagnostics }
+    }
+    for (const hook of [...this.around]) {
+      try {
+        const end = await hook(event)
+        if (end) ends.push(end)
+      } catch (error) {
+        await endAll({ status: 'error' })
+        throw error
+      }
+    }
+    return endAll
   }
 
   /** Starts every WHILE_RUNNING hook for a call about to run; returns what ends them. A hook that throws is skipped (it watches; it does not decide). */

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto'
+import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import { descriptorPath, type SandboxIdentity } from '../../core'
+import type { EntryState } from '../../store'
+import type { ContentStore } from './content-store'
+
+/** One entry to bring to a state: `to` null removes it. */
+export type ApplyStep = { path: Buffer; to: EntryState | null }
+
+/** A step that could not be done, with the reason (the path shown as text). */
+export type ApplyFailure = { path: string; reason: string }
+
+const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
+
+const split = (path: Buffer): Buffer[] => {
+  const parts: Buffer[] = []
+  let start = 0
+  for (let i = 0; i <= path.length; i++) {
+    if (i === path.length || path[i] === 0x2f) {
+      if (i > start) parts.push(path.subarray(start, i))
+      start = i + 1
+    }
+  }
+  return parts
+}
+
+const at = (dirFd: number, name: Buffer) => Buffer.concat([Buffer.from(`${descriptorPath(dirFd)}/`), name])
+
+/**
+ * Brings workspace entries to the states a checkpoint recorded (a revert or a restore), from the
+ * open root `rootFd`: removals first, deepest first; then folders, files and links, shallowest
+ * first. Every parent is opened below the root one component at a time with O_NOFOLLOW, so a
+ * folder the agent swapped for a link to outside stops the step (reported, never followed); a file
+ * is written beside its name (exclusive, no-follow) and renamed over it, so a link planted at the
+ * name is replaced, not written through. New entries are given to the sandbox identity when
+ * sandboxes run as their own uid. Nothing here runs a program. Returns what could not be done.
+ */
+export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: ContentStore, owner: SandboxIdentity): ApplyFailure[] {
+  const failures: ApplyFailure[] = []
+  const depth = (step: ApplyStep) => split(step.path).length
+  const removals = steps.filter((s) => s.to === null || s.to.kind !== 'dir').sort((a, b) => depth(b) - depth(a))
+  const creations = steps.filter((s) => s.to !== null).sort((a, b) => depth(a) - depth(b))
+  const attempt = (step: ApplyStep, work: (dirFd: number, name: Buffer) => void) => {
+    const parts = split(step.path)
+    const name = parts.pop()
+    if (!name) return
+    let dirFd: number | undefined
+    try {
+      dirFd = openParent(rootFd, parts, step.to !== null, owner)
+      if (dirFd === undefined) return
+      work(dirFd, name)
+    } catch (error) {
+      failures.push({ path: step.path.toString('utf8'), reason: reasonOf(error) })
+    } finally {
+      if (dirFd !== undefined) closeSync(dirFd)
+    }
+  }
+  for (const step of removals) {
+    attempt({ path: step.path, to: null }, (dirFd, name) => {
+      const stat = lstatIf(at(dirFd, name))
+      if (!stat) return
+      // A removal that a creation follows (a folder becoming a file) also takes the old entry away.
+      if (stat.isDirectory()) {
+        if (step.to?.kind === 'dir') return
+        rmdirSync(at(dirFd, name))
+      } else if (step.to === null || step.to.kind === 'dir') unlinkSync(at(dirFd, name))
+    })
+  }
+  for (const step of creations) {
+    const to = step.to as EntryState
+    attempt(step, (dirFd, name) => {
+      if (to.kind === 'dir') {
+        const stat = lstatIf(at(dirFd, name))
+        if (stat && !stat.isDirectory()) unlinkSync(at(dirFd, name))
+        if (!stat?.isDirectory()) makeFolder(dirFd, name, owner)
+        chmodFolder(dirFd, name, to.mode)
+        return
+      }
+      if (to.kind === 'other' || !to.kept || to.hash === null) throw new Error(`its content was not kept (${to.kind === 'other' ? 'not a file, folder or link' : 'over the size cap or changing while recorded'})`)
+      const content = store.read(to.hash)
+      const temp = Buffer.from(`.airlock-restore-${randomBytes(8).toString('hex')}`)
+      if (to.kind === 'link') {
+        symlinkSync(content, at(dirFd, temp))
+      } else {
+        const fd = openSync(at(dirFd, temp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+        try {
+          if (owner.dedicated) fchownSync(fd, owner.uid, owner.gid)
+          fchmodSync(fd, to.mode & 0o7777)
+          for (let written = 0; written < content.length; ) written += writeSync(fd, content, written)
+          fsyncSync(fd)
+        } finally {
+          closeSync(fd)
+        }
+      }
+      try {
+        const stat = lstatIf(at(dirFd, name))
+        if (stat?.isDirectory()) rmdirSync(at(dirFd, name))
+        renameSync(at(dirFd, temp), at(dirFd, name))
+      } catch (error) {
+        try {
+          unlinkSync(at(dirFd, temp))
+        } catch {
+          // Renamed already, or never made.
+        }
+        throw error
+      }
+    })
+  }
+  return failures
+}
+
+/** Opens the folder holding an entry, below the root, never through a link; creates missing folders when `create`. Undefined: nothing to do (a removal under a folder already gone). */
+function openParent(rootFd: number, parts: readonly Buffer[], create: boolean, owner: SandboxIdentity): number | undefined {
+  let fd = openSync(`${descriptorPath(rootFd)}/.`, directoryFlags)
+  try {
+    for (const part of parts) {
+      const path = at(fd, part)
+      const stat = lstatIf(path)
+      if (!stat) {
+        if (!create) {
+          closeSync(fd)
+          return undefined
+        }
+        makeFolder(fd, part, owner)
+      } else if (stat.isSymbolicLink()) {
+        throw new Error(`${part.toString('utf8')} on the way is now a symbolic link; Airlock does not follow links the workspace can plant`)
+      } else if (!stat.isDirectory()) {
+        throw new Error(`${part.toString('utf8')} on the way is no longer a folder`)
+      }
+      const next = openSync(path, directoryFlags)
+      closeSync(fd)
+      fd = next
+    }
+    return fd
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+}
+
+function makeFolder(dirFd: number, name: Buffer, owner: SandboxIdentity): void {
+  mkdirSync(at(dirFd, name), { mode: 0o755 })
+  if (!owner.dedicated) return
+  const fd = openSync(at(dirFd, name), directoryFlags)
+  try {
+    fchownSync(fd, owner.uid, owner.gid)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function chmodFolder(dirFd: number, name: Buffer, mode: number): void {
+  const fd = openSync(at(dirFd, name), directoryFlags)
+  try {
+    fchmodSync(fd, mode & 0o7777)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function lstatIf(path: Buffer): Stats | undefined {
+  try {
+    return lstatSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+function reasonOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'ENOTEMPTY') return 'the folder holds files that were not part of this change'
+  if (code === 'ELOOP') return 'a symbolic link is on the way; not followed'
+  return (error as Error).message
+}

@@ -1,0 +1,14 @@
+/** Stable codes of the checkpoint service's refusals. */
+export type CheckpointErrorCode = 'checkpoint.not_found' | 'checkpoint.pruned' | 'checkpoint.conflict' | 'checkpoint.not_kept' | 'checkpoint.partly_applied' | 'checkpoint.agent_gone' | 'checkpoint.unavailable'
+
+/** A refusal of a revert, restore or diff: the message names the files; `payload.files` lists them for machines. */
+export class CheckpointError extends Error {
+  override readonly name = 'CheckpointError'
+  constructor(
+    readonly code: CheckpointErrorCode,
+    message: string,
+    readonly payload: Record<string, unknown> = {}
+  ) {
+    super(message)
+  }
+}

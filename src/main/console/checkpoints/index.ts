@@ -1,0 +1,5 @@
+export { WorkspaceCheckpoints, type CheckpointSettings, type SyncOutcome, type UndoOutcome, type WorkspaceCheckpointsOptions } from './workspace-checkpoints'
+export { ContentStore } from './content-store'
+export { CheckpointError, type CheckpointErrorCode } from './checkpoint-error'
+export { describeChanges, shownPath, type FileDiff } from './checkpoint-diff'
+export { scanWorkspace, scanBounds } from './workspace-scan'

@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto'
+import { closeSync, constants, openSync, realpathSync } from 'node:fs'
+import { KeyedLock, sandboxIdentity, type SandboxIdentity } from '../../core'
+import { pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type CheckpointRepository, type EntryState, type IndexedEntry } from '../../store'
+import { applySteps, type ApplyStep } from './checkpoint-apply'
+import { shownPath } from './checkpoint-diff'
+import { CheckpointError } from './checkpoint-error'
+import type { ContentStore } from './content-store'
+import { scanWorkspace, type ScanResult } from './workspace-scan'
+
+/** The operator's checkpoint settings, read at every use. */
+export type CheckpointSettings = { enabled: boolean; maxFileBytes: number; keepDays: number; keepCount: number; maxStoreBytes: number }
+
+/** What a finished sync tells its caller: the checkpoint recorded (if anything changed) and the workspace's use. */
+export type SyncOutcome = { checkpoint?: CheckpointRecord; changes: CheckpointChange[]; complete: boolean; usage: ScanResult['usage']; unstable: string[] }
+
+/** What the operator's revert or restore did. */
+export type UndoOutcome = { checkpoint?: CheckpointRecord; reverted: CheckpointRecord; files: number }
+
+export type WorkspaceCheckpointsOptions = {
+  repository: CheckpointRepository
+  store: ContentStore
+  settings: () => CheckpointSettings
+  /** The agent's workspace folder, or undefined when the agent is gone. */
+  workspaceOf: (agentId: string) => string | undefined
+  /** Records the operator's revert or restore as a history row (hash-chained); returns its id. */
+  recordOperatorCall?: (input: { agentId: string; tool: 'checkpoint.revert' | 'checkpoint.restore'; target: CheckpointRecord; files: number; error?: { code: string; message: string } }) => string
+  /** Hears pruning (recorded in the event log). */
+  onPruned?: (agentId: string, pruned: CheckpointRecord[]) => void
+  /** How many writes other connections committed (SQLite `data_version`): a change drops the cached indexes. */
+  foreignWrites?: () => number
+  identity?: SandboxIdentity
+}
+
+const dayMs = 24 * 3600 * 1000
+
+/**
+ * Workspace checkpoints (issue 28): every call that can change a workspace is walked before and
+ * after (see `scanWorkspace`), and what it changed is recorded with the content before and after
+ * in the content store, so the operator can see it as a diff and undo it.
+ *
+ * Attribution: the walk before a call records what changed since the last one as an `outside`
+ * checkpoint (the operator's editor, a process that outlived its call), so a call's checkpoint
+ * holds only what happened while it ran. Calls of one agent that overlap share it: the walk
+ * before the second is skipped while the first runs, and the changes go to the first of them to end.
+ *
+ * Per agent one walk at a time (a lock); each workspace's index is cached in memory and read again
+ * when another process (the CLI) wrote the database.
+ */
+export class WorkspaceCheckpoints {
+  private readonly lock = new KeyedLock()
+  private readonly indexes = new Map<string, Map<string, IndexedEntry>>()
+  private readonly inFlight = new Map<string, number>()
+  private seenForeign: number | undefined
+  private readonly identity: SandboxIdentity
+
+  constructor(private readonly options: WorkspaceCheckpointsOptions) {
+    this.identity = options.identity ?? sandboxIdentity()
+  }
+
+  /** Whether checkpoints are being taken. */
+  enabled(): boolean {
+    return this.options.settings().enabled
+  }
+
+  /**
+   * Before a call that can change the workspace: records what changed since the last walk (an
+   * `outside` checkpoint) so the call's own checkpoint holds only its changes. Skipped while another
+   * call of the agent is in flight. Returns the function the call's end calls.
+   */
+  async beforeCall(agentId: string): Promise<(callId: string) => Promise<SyncOutcome | undefined>> {
+    const overlapping = (this.inFlight.get(agentId) ?? 0) > 0
+    this.inFlight.set(agentId, (this.inFlight.get(agentId) ?? 0) + 1)
+    try {
+      if (!overlapping || !this.hasIndex(agentId)) await this.sync(agentId, { kind: 'outside' })
+    } catch (error) {
+      this.ended(agentId)
+      throw error
+    }
+    let done = false
+    return async (callId) => {
+      if (done) return undefined
+      done = true
+      try {
+        return await this.sync(agentId, { kind: 'call', callId })
+      } finally {
+        this.ended(agentId)
+      }
+    }
+  }
+
+  /** Walks an agent's workspace now and records what changed as one checkpoint of `kind`. */
+  sync(agentId: string, what: { kind: CheckpointKind; callId?: string; note?: string }): Promise<SyncOutcome> {
+    return this.lock.run(agentId, () => this.syncLocked(agentId, what))
+  }
+
+  /** An agent's checkpoints, newest first. */
+  list(agentId: string, options: { limit?: number; beforeSeq?: number } = {}): CheckpointRecord[] {
+    return this.options.repository.list(agentId, options)
+  }
+
+  /** A checkpoint (by its id or its call's id) and its changes. */
+  get(idOrCall: string): { checkpoint: CheckpointRecord; changes: CheckpointChange[] } | undefined {
+    const checkpoint = this.options.repository.find(idOrCall)
+    if (!checkpoint) return undefined
+    return { checkpoint, changes: this.options.repository.changes(checkpoint.seq) }
+  }
+
+  /** The bytes of the content store an agent's checkpoints and current files hold. */
+  storeBytes(agentId: string): number {
+    return this.options.repository.storeBytes(agentId)
+  }
+
+  /**
+   * Whether deleting or overwriting `path` (workspace path components; [] for the whole workspace)
+   * could be undone now: checkpoints are on, the workspace has been walked, every file at or below
+   * the path has its content kept, and the agent's store is within its budget. The policy asks
+   * about anything for which this is false.
+   */
+  recoverable(agentId: string, path: readonly string[]): boolean {
+    const settings = this.options.settings()
+    if (!settings.enabled || !this.hasIndex(agentId)) return false
+    if (this.options.repository.indexBytes(agentId) > settings.maxStoreBytes) return false
+    return this.options.repository.allKept(agentId, Buffer.from(path.join('/')))
+  }
+
+  /**
+   * Reverts one checkpoint: each entry it changed goes back to how it was before, but only where
+   * the entry is still as that checkpoint left it; an entry changed again since is a conflict and
+   * the whole revert is refused, naming the files. The revert is itself a checkpoint (and a history
+   * row), so it can be reverted too.
+   */
+  async revert(idOrCall: string): Promise<UndoOutcome> {
+    const target = this.find(idOrCall)
+    return this.lock.run(target.agentId, async () => {
+      await this.syncLocked(target.agentId, { kind: 'outside' })
+      const changes = this.options.repository.changes(target.seq)
+      const index = await this.indexOf(target.agentId)
+      const conflicts = changes.filter((change) => !sameAs(index.get(pathKey(change.path)), change.after)).map((change) => shown(change.path))
+      if (conflicts.length > 0) {
+        throw new CheckpointError('checkpoint.conflict', `Not reverted: ${listed(conflicts)} changed again after this call. Restore the workspace to before a later call, or revert the later calls first.`, { files: conflicts })
+      }
+      return this.undo(target, changes.map((change) => ({ path: change.path, to: change.before })), 'revert')
+    })
+  }
+
+  /** Restores the workspace to how it was before a checkpoint: every entry changed by it or after it goes back to its state before the first of those changes. */
+  async restoreBefore(idOrCall: string): Promise<UndoOutcome> {
+    const target = this.find(idOrCall)
+    return this.lock.run(target.agentId, async () => {
+      await this.syncLocked(target.agentId, { kind: 'outside' })
+      const index = await this.indexOf(target.agentId)
+      const first = new Map<string, ApplyStep>()
+      for (const change of this.options.repository.changesFrom(target.agentId, target.seq)) {
+        const key = pathKey(change.path)
+        if (!first.has(key)) first.set(key, { path: change.path, to: change.before })
+      }
+      const steps = [...first.values()].filter((step) => !sameAs(index.get(pathKey(step.path)), step.to))
+      return this.undo(target, steps, 'restore')
+    })
+  }
+
+  /** Notes of the operator's reverts and restores after `seq`, for the agent's next result. */
+  undoneSince(agentId: string, seq: number): CheckpointRecord[] {
+    return this.options.repository.list(agentId, { limit: 20 }).filter((record) => record.seq > seq && (record.kind === 'revert' || record.kind === 'restore'))
+  }
+
+  /** The seq of the agent's own newest call checkpoint (0: none): undo notes are about what came after it. */
+  lastOwnSeq(agentId: string): number {
+    return this.options.repository.list(agentId, { limit: 50 }).find((record) => record.kind === 'call')?.seq ?? 0
+  }
+
+  /** The newest checkpoint seq of an agent (0: none). */
+  latestSeq(agentId: string): number {
+    return this.options.repository.list(agentId, { limit: 1 })[0]?.seq ?? 0
+  }
+
+  /** Forgets a removed agent's checkpoints and the content only they held. */
+  forgetAgent(agentId: string): void {
+    this.indexes.delete(agentId)
+    this.options.repository.forgetAgent(agentId)
+    this.options.store.remove(this.options.repository.collectGarbage())
+  }
+
+  private async undo(target: CheckpointRecord, steps: ApplyStep[], kind: 'revert' | 'restore'): Promise<UndoOutcome> {
+    const unkept = steps.filter((step) => step.to !== null && step.to.kind !== 'dir' && !step.to.kept).map((step) => shown(step.path))
+    if (unkept.length > 0) {
+      throw new CheckpointError('checkpoint.not_kept', `Not ${kind === 'revert' ? 'reverted' : 'restored'}: the content of ${listed(unkept)} was not kept (over checkpoints.max_file_mb, changing while recorded, or not a file, folder or link).`, { files: unkept })
+    }
+    const workspace = this.workspace(target.agentId)
+    const root = openSync(realpathSync(workspace), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+    let failures
+    try {
+      failures = applySteps(root, steps, this.options.store, this.identity)
+    } finally {
+      closeSync(root)
+    }
+    const verb = kind === 'revert' ? 'reverted' : 'restored to before'
+    const note = `The operator ${verb} ${target.callId ? `call ${target.callId}` : `checkpoint ${target.id}`}${failures.length > 0 ? `; not done: ${failures.map((f) => `${f.path} (${f.reason})`).join('; ')}` : ''}`
+    const outcome = await this.syncLocked(target.agentId, { kind, note })
+    const error = failures.length > 0 ? { code: 'checkpoint.partly_applied', message: note } : undefined
+    this.options.recordOperatorCall?.({ agentId: target.agentId, tool: kind === 'revert' ? 'checkpoint.revert' : 'checkpoint.restore', target, files: steps.length, ...(error ? { error } : {}) })
+    if (error) throw new CheckpointError('checkpoint.partly_applied', note, { files: failures.map((f) => f.path) })
+    return { ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint } : {}), reverted: target, files: steps.length }
+  }
+
+  private async syncLocked(agentId: string, what: { kind: CheckpointKind; callId?: string; note?: string }): Promise<SyncOutcome> {
+    const settings = this.options.settings()
+    const workspace = this.workspace(agentId)
+    const index = await this.indexOf(agentId)
+    const root = openSync(realpathSync(workspace), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+    let scan: ScanResult
+    try {
+      scan = await scanWorkspace(root, index, this.options.store, {
+        maxFileBytes: settings.maxFileBytes,
+        known: (hash) => this.options.repository.hasObject(hash),
+        onStored: (hash, bytes) => this.options.repository.addObject(hash, bytes, new Date().toISOString())
+      })
+    } finally {
+      closeSync(root)
+    }
+    // The first walk of a workspace is its baseline: what was there is not a change of anyone's.
+    const baseline = index.size === 0 && !this.options.repository.hasIndex(agentId)
+    const checkpoint = baseline
+      ? undefined
+      : { id: what.callId ?? randomUUID(), callId: what.callId ?? null, kind: what.kind, ...(what.note ? { note: what.note } : {}), changes: scan.changes, newBytes: scan.newBytes, createdAt: new Date().toISOString() }
+    const recorded = this.options.repository.record(agentId, { upserts: scan.upserts, removed: scan.removed }, checkpoint)
+    for (const entry of scan.upserts) index.set(pathKey(entry.path), entry)
+    for (const path of scan.removed) index.delete(pathKey(path))
+    if (recorded) this.prune(agentId, settings)
+    return { ...(recorded ? { checkpoint: recorded } : {}), changes: scan.changes, complete: scan.complete, usage: scan.usage, unstable: scan.unstable }
+  }
+
+  private prune(agentId: string, settings: CheckpointSettings): void {
+    const now = Date.now()
+    let bytes: number | undefined
+    const pruned = this.options.repository.prune(agentId, new Date(now).toISOString(), ({ count, oldest }) => {
+      if (count > settings.keepCount || now - Date.parse(oldest.createdAt) > settings.keepDays * dayMs) return true
+      bytes ??= this.options.repository.storeBytes(agentId)
+      if (bytes <= settings.maxStoreBytes) return false
+      bytes = undefined
+      return true
+    })
+    if (pruned.length === 0) return
+    this.options.store.remove(this.options.repository.collectGarbage())
+    this.options.onPruned?.(agentId, pruned)
+  }
+
+  private async indexOf(agentId: string): Promise<Map<string, IndexedEntry>> {
+    const foreign = this.options.foreignWrites?.()
+    if (foreign !== undefined && foreign !== this.seenForeign) {
+      this.indexes.clear()
+      this.seenForeign = foreign
+    }
+    let index = this.indexes.get(agentId)
+    if (!index) {
+      index = this.options.repository.index(agentId)
+      this.indexes.set(agentId, index)
+    }
+    return index
+  }
+
+  private hasIndex(agentId: string): boolean {
+    return (this.indexes.get(agentId)?.size ?? 0) > 0 || this.options.repository.hasIndex(agentId)
+  }
+
+  private ended(agentId: string): void {
+    const left = (this.inFlight.get(agentId) ?? 1) - 1
+    if (left <= 0) this.inFlight.delete(agentId)
+    else this.inFlight.set(agentId, left)
+  }
+
+  private find(idOrCall: string): CheckpointRecord {
+    const found = this.options.repository.find(idOrCall)
+    if (!found) throw new CheckpointError('checkpoint.not_found', `No checkpoint for ${JSON.stringify(idOrCall)}: the call changed no file, or its checkpoint was never taken.`)
+    if (found.prunedAt) throw new CheckpointError('checkpoint.pruned', `The checkpoint of ${found.callId ?? found.id} was pruned at ${found.prunedAt} (retention settings checkpoints.*); it cannot be undone.`)
+    return found
+  }
+
+  private workspace(agentId: string): string {
+    const workspace = this.options.workspaceOf(agentId)
+    if (!workspace) throw new CheckpointError('checkpoint.agent_gone', `Agent ${agentId} no longer exists; its workspace cannot be changed.`)
+    return workspace
+  }
+}
+
+/** Whether an indexed entry is in a recorded state (both absent counts). */
+function sameAs(entry: IndexedEntry | undefined, state: EntryState | null): boolean {
+  if (!entry || !state) return !entry && !state
+  if (entry.kind !== state.kind) return false
+  if (entry.kind === 'dir') return true
+  return entry.hash === state.hash && entry.mode === state.mode
+}
+
+const shown = shownPath
+
+const listed = (files: readonly string[]) => (files.length <= 5 ? files.join(', ') : `${files.slice(0, 5).join(', ')} and ${files.length - 5} more`)

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto'
+import { CheckpointError, ContentStore, WorkspaceCheckpoints, type CheckpointSettings } from '../console/checkpoints'
+import type { ActionHistoryRecorder } from '../console/action-history-recorder'
+import type { SettingsService } from '../console/settings-service'
+import type { ActionHooks } from '../core'
+import type { Store } from '../store'
+
+/** The tools whose calls can change a workspace: each gets a checkpoint (issue 28). */
+const changingTools = new Set(['write_file', 'edit_file', 'run_command', 'run_code', 'run_skill'])
+
+/** Tools that change the workspace only sometimes (a `sqlite_query` write): walked after the call only. */
+const sometimesChanging = new Set(['sqlite_query'])
+
+const MiB = 1024 * 1024
+
+/** The checkpoint settings as the service reads them (defaults where there is no settings service: tests, the CLI before it opened one). */
+export function checkpointSettings(settings: Pick<SettingsService, 'get'> | undefined): () => CheckpointSettings {
+  return () => ({
+    enabled: settings?.get('checkpoints.enabled') ?? true,
+    maxFileBytes: (settings?.get('checkpoints.max_file_mb') ?? 20) * MiB,
+    keepDays: settings?.get('checkpoints.keep_days') ?? 30,
+    keepCount: settings?.get('checkpoints.keep_count') ?? 1000,
+    maxStoreBytes: (settings?.get('checkpoints.max_store_mb') ?? 2048) * MiB
+  })
+}
+
+/** Builds the checkpoint service over the store; the operator's reverts and restores become history rows through `recorder`. */
+export function createCheckpoints(input: {
+  store: Store
+  directory: string
+  settings: Pick<SettingsService, 'get'> | undefined
+  workspaceOf: (agentId: string) => string | undefined
+  recorder: Pick<ActionHistoryRecorder, 'begin' | 'finish'>
+}): WorkspaceCheckpoints {
+  const content = new ContentStore(input.directory)
+  content.open()
+  return new WorkspaceCheckpoints({
+    repository: input.store.checkpoints,
+    store: content,
+    settings: checkpointSettings(input.settings),
+    workspaceOf: input.workspaceOf,
+    foreignWrites: () => input.store.db.pragma('data_version', { simple: true }) as number,
+    onPruned: (agentId, pruned) => input.store.events.append('checkpoint.pruned', { agentId, checkpoints: pruned.map((record) => record.id), oldest: pruned[0]?.createdAt }),
+    recordOperatorCall: ({ agentId, tool, target, files, error }) => {
+      const callId = randomUUID()
+      const at = new Date().toISOString()
+      input.recorder.begin({ callId, agentId, sessionId: 'operator', tool, inputSummary: { actor: 'operator', checkpoint: target.id, call: target.callId }, startedAt: at })
+      input.recorder.finish({ callId, status: error ? 'error' : 'success', finishedAt: new Date().toISOString(), durationMs: 0, artifacts: [], lineage: [], resultSummary: { files }, ...(error ? { error } : {}) })
+      return callId
+    }
+  })
+}
+
+/**
+ * Installs checkpoints as dispatcher hooks: around each call that can change the workspace (a walk
+ * before and after; a walk that fails before the run stops the call, since its changes could not be
+ * undone), and after every call a note in `meta.workspaceChanged` when the operator reverted or
+ * restored the agent's workspace since its last change. Returns the disposer.
+ */
+export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceCheckpoints): () => void {
+  const told = new Map<string, number>()
+  const around = hooks.onAroundRun(async ({ tool, agent, callId }) => {
+    const always = changingTools.has(tool)
+    if ((!always && !sometimesChanging.has(tool)) || !checkpoints.enabled()) return undefined
+    let end: Awaited<ReturnType<WorkspaceCheckpoints['beforeCall']>> | undefined
+    if (always) {
+      try {
+        end = await checkpoints.beforeCall(agent.agentId)
+      } catch (error) {
+        throw new CheckpointError(
+          'checkpoint.unavailable',
+          `The call was not run: its workspace's checkpoint could not be taken (${(error as Error).message}), so what it changed could not be undone. The operator can turn checkpoints off (setting checkpoints.enabled).`
+        )
+      }
+    }
+    return async () => {
+      const outcome = end ? await end(callId) : await checkpoints.sync(agent.agentId, { kind: 'call', callId })
+      if (!outcome?.checkpoint) return undefined
+      const { id, files } = outcome.checkpoint
+      return {
+        meta: { checkpoint: { id, files, ...(outcome.complete ? {} : { complete: false }) } },
+        ...(outcome.unstable.length > 0 ? { diagnostics: [`changed while its checkpoint was taken (content not kept): ${outcome.unstable.slice(0, 5).join(', ')}`] } : {})
+      }
+    }
+  })
+  const notes = hooks.onPostToolResponse(({ agent, result }) => {
+    const seen = told.get(agent.agentId) ?? checkpoints.lastOwnSeq(agent.agentId)
+    const undone = checkpoints.undoneSince(agent.agentId, seen)
+    told.set(agent.agentId, Math.max(seen, checkpoints.latestSeq(agent.agentId)))
+    if (undone.length === 0) return undefined
+    const workspaceChanged = undone.map((record) => ({ by: 'operator', action: record.kind, at: record.createdAt, files: record.files, note: record.note }))
+    return { ...result, meta: { ...result.meta, workspaceChanged } }
+  })
+  return () => {
+    around()
+    notes()
+  }
+}

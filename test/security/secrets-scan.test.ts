@@ -50,6 +50,8 @@ const changingCalls = new Set([
   'agents:rotateToken',
   'system:rotateConsoleToken',
   'history:cancel',
+  'checkpoints:revert',
+  'checkpoints:restore',
   // Shows the operator what redaction hid, on purpose (audited); the scan checks what is recorded and published.
   'approvals:reveal',
   'agents:saveRole',
@@ -196,6 +198,8 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
       await read('agents:sessions', { agentId })
       await read('skills:list', { agentId })
       await read('workspace:recent', { agentId, limit: 200 })
+      const { checkpoints } = await read<{ checkpoints: { id: string }[] }>('checkpoints:list', { agentId, limit: 500 })
+      for (const { id } of checkpoints) await read('checkpoints:detail', { id })
       // The whole workspace as the browser opens it: every folder listed, every file read.
       const folders = ['']
       while (folders.length > 0) {

@@ -4,6 +4,7 @@ import { globalOptions } from './command'
 import { agentCommand } from './commands/agent'
 import { approvalsCommand } from './commands/approvals'
 import { auditCommand } from './commands/audit'
+import { checkpointsCommand } from './commands/checkpoints'
 import { doctorCommand } from './commands/doctor'
 import { historyCommand } from './commands/history'
 import { homeCommand } from './commands/home'
@@ -19,7 +20,7 @@ import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [serveCommand, agentCommand, roleCommand, approvalsCommand, rulesCommand, netCommand, historyCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, homeCommand, mcpStdioCommand]
+export const commands: readonly Command[] = [serveCommand, agentCommand, roleCommand, approvalsCommand, rulesCommand, netCommand, historyCommand, checkpointsCommand, policyCommand, skillsCommand, auditCommand, doctorCommand, imagesCommand, homeCommand, mcpStdioCommand]
 
 /** The `--help` text. */
 export function helpText(): string {

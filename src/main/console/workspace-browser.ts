@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { closeSync, type Dirent, type Stats } from 'node:fs'
 import { lstat, opendir } from 'node:fs/promises'
-import { workspaceListLimit, workspaceReadLimit, type WorkspaceEntry, type WorkspaceFile } from '@shared/ipc/workspace'
+import { workspaceListLimit, workspaceReadLimit, type WorkspaceChange, type WorkspaceEntry, type WorkspaceFile } from '@shared/ipc/workspace'
 import { readAt } from '../actions/workspace-files'
 import { descriptorPath } from '../core'
 import { browserComponents, entryName, isoTime, openFolderAt, openRegularFileAt, openWorkspaceRoot, WorkspaceBrowserError } from './workspace-entries'
@@ -10,6 +10,8 @@ import { recentBounds, recentChanges, type RecentWalk } from './workspace-recent
 /** What the browser needs from the host: the real path of an agent's workspace (throws `agent.not_found` for an unknown agent). */
 export type WorkspaceBrowserOptions = {
   workspaceOf: (agentId: string) => string
+  /** The newest checkpointed change of each path (`WorkspaceCheckpoints.recentChanges`): links recent files to their calls, and lists deletions. */
+  checkpointed?: (agentId: string, limit: number) => { path: string; change: WorkspaceChange['change']; callId: string | null; at: string }[]
   /** Bounds of `recent` (tests make them small). */
   recentBounds?: { maxEntries: number; maxDepth: number; maxMs: number }
 }
@@ -64,7 +66,21 @@ export class WorkspaceBrowser {
 
   /** The files changed most recently anywhere in the workspace, newest first (a bounded walk; see `recentChanges`). */
   async recent(agentId: string, limit = 50): Promise<RecentWalk> {
-    return this.withRoot(agentId, [], (rootFd) => recentChanges(rootFd, limit, this.options.recentBounds ?? recentBounds))
+    const walk = await this.withRoot(agentId, [], (rootFd) => recentChanges(rootFd, limit, this.options.recentBounds ?? recentBounds))
+    const recorded = this.options.checkpointed?.(agentId, limit) ?? []
+    if (recorded.length === 0) return walk
+    const byPath = new Map(recorded.map((change) => [change.path, change]))
+    const listed = new Set(walk.changes.map((change) => change.path))
+    const changes: WorkspaceChange[] = [
+      ...walk.changes.map((change) => {
+        const found = byPath.get(change.path)
+        return found && found.change !== 'deleted' ? { ...change, change: found.change, callId: found.callId } : change
+      }),
+      // Deleted files are gone from the walk: their checkpoint says when and by which call.
+      ...recorded.filter((change) => change.change === 'deleted' && !listed.has(change.path)).map((change) => ({ path: change.path, bytes: 0, modifiedAt: change.at, change: change.change, callId: change.callId }))
+    ]
+    changes.sort((a, b) => Date.parse(b.modifiedAt) - Date.parse(a.modifiedAt) || a.path.localeCompare(b.path))
+    return { ...walk, changes: changes.slice(0, limit) }
   }
 
   /** Runs `use` on the workspace's root descriptor; a filesystem error (EACCES, EIO) becomes `workspace.io_error` naming the path. */

@@ -103,7 +103,17 @@ export function createAgentRuntime(input: {
     directory: input.checkpoints,
     settings: input.settings,
     workspaceOf: (agentId) => (agents.state(agentId) === 'removed' ? undefined : workspaces.pathOf(agentId)),
-    recorder
+    recorder,
+    onRecorded: (agentId) => events.publish('checkpoints', 'changed', { agentId }),
+    secretsOf: (agentId) => {
+      let own: string[] = []
+      try {
+        own = secretsOf(agents.effectiveProfile(agentId))
+      } catch {
+        // A removed agent has no profile left: only the operator's secret variables apply.
+      }
+      return [...own, ...secretEnv()]
+    }
   })
   late.checkpoints = checkpoints
   recorder.recoverInterrupted()

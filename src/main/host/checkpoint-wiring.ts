@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { CheckpointError, ContentStore, WorkspaceCheckpoints, type CheckpointSettings } from '../console/checkpoints'
 import type { ActionHistoryRecorder } from '../console/action-history-recorder'
 import type { SettingsService } from '../console/settings-service'
@@ -31,6 +30,8 @@ export function createCheckpoints(input: {
   settings: Pick<SettingsService, 'get'> | undefined
   workspaceOf: (agentId: string) => string | undefined
   recorder: Pick<ActionHistoryRecorder, 'begin' | 'finish'>
+  onRecorded?: (agentId: string) => void
+  secretsOf?: (agentId: string) => readonly string[]
 }): WorkspaceCheckpoints {
   const content = new ContentStore(input.directory)
   content.open()
@@ -39,14 +40,14 @@ export function createCheckpoints(input: {
     store: content,
     settings: checkpointSettings(input.settings),
     workspaceOf: input.workspaceOf,
+    onRecorded: (record) => input.onRecorded?.(record.agentId),
+    ...(input.secretsOf ? { secretsOf: input.secretsOf } : {}),
     foreignWrites: () => input.store.db.pragma('data_version', { simple: true }) as number,
     onPruned: (agentId, pruned) => input.store.events.append('checkpoint.pruned', { agentId, checkpoints: pruned.map((record) => record.id), oldest: pruned[0]?.createdAt }),
-    recordOperatorCall: ({ agentId, tool, target, files, error }) => {
-      const callId = randomUUID()
+    recordOperatorCall: ({ callId, agentId, tool, target, files, error }) => {
       const at = new Date().toISOString()
       input.recorder.begin({ callId, agentId, sessionId: 'operator', tool, inputSummary: { actor: 'operator', checkpoint: target.id, call: target.callId }, startedAt: at })
       input.recorder.finish({ callId, status: error ? 'error' : 'success', finishedAt: new Date().toISOString(), durationMs: 0, artifacts: [], lineage: [], resultSummary: { files }, ...(error ? { error } : {}) })
-      return callId
     }
   })
 }

@@ -194,7 +194,8 @@ export function createHost(config: HostConfig = {}): Host {
       workspaceOf: (agentId) => {
         agents.agents.get(agentId)
         return join(realpathSync(paths.workspaces), agentId)
-      }
+      },
+      checkpointed: (agentId, limit) => agents.checkpoints.recentChanges(agentId, limit)
     })
     const doctor = new DoctorService({
       manager: resources,
@@ -220,6 +221,7 @@ export function createHost(config: HostConfig = {}): Host {
         rules,
         sessionControl: new SessionService({ ledger: store.sessions, sessions: agents.sessions, resources }),
         workspaces,
+        checkpoints: agents.checkpoints,
         images,
         doctor,
         network: new NetworkService({ network: store.network, agents: store.agents, roles: store.roles, onChange: (what) => events.publish('network', 'changed', { what }) }),

@@ -42,6 +42,7 @@ function recordingDispatcher() {
     rules: unreachable(['list', 'update', 'revoke']) as unknown as ContractHandlers<AirlockContract>['rules'],
     sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions'],
     workspace: unreachable(['list', 'read', 'recent']) as unknown as ContractHandlers<AirlockContract>['workspace'],
+    checkpoints: unreachable(['list', 'detail', 'revert', 'restore']) as unknown as ContractHandlers<AirlockContract>['checkpoints'],
     doctor: unreachable(['run', 'latest']) as unknown as ContractHandlers<AirlockContract>['doctor'],
     network: unreachable(['listRules', 'addRule', 'removeRule', 'listHosts', 'addHost', 'removeHost']) as unknown as ContractHandlers<AirlockContract>['network']
   }
@@ -87,6 +88,8 @@ describe('contract dispatcher validation', () => {
     ['a workspace path with ..', 'airlock:workspace:list', { agentId: 'coder', path: 'src/../../other' }],
     ['a workspace path that is only ..', 'airlock:workspace:read', { agentId: 'coder', path: '..' }],
     ['an absolute workspace path', 'airlock:workspace:read', { agentId: 'coder', path: '/etc/passwd' }],
+    ['a checkpoint id that is a path', 'airlock:checkpoints:revert', { id: '../../etc' }],
+    ['a checkpoint id that is not a string', 'airlock:checkpoints:detail', { id: { $ne: 1 } }],
     ['a workspace path with NUL', 'airlock:workspace:read', { agentId: 'coder', path: 'a.txt\u0000.png' }],
     ['a workspace path over 4096 characters', 'airlock:workspace:list', { agentId: 'coder', path: 'a/'.repeat(2100) }],
     ['a read of the workspace itself', 'airlock:workspace:read', { agentId: 'coder', path: '' }],

@@ -13,6 +13,8 @@ import type { SessionService } from '../console/session-service'
 import type { SettingsService } from '../console/settings-service'
 import type { SkillService } from '../console/skill-service'
 import type { WorkspaceBrowser } from '../console/workspace-browser'
+import type { WorkspaceCheckpoints } from '../console/checkpoints'
+import { checkpointDetailLimit } from '@shared/ipc'
 import { connectionSnippets } from '../gateway/connection-snippets'
 import { gatewayUrl } from '../gateway/gateway-address'
 import type { EventRepository, SessionRepository } from '../store'
@@ -39,6 +41,8 @@ export type HandlerServices = {
   sessionControl: SessionService
   /** The read-only browser of agents' workspaces (hostile trees: never follows a link). */
   workspaces: WorkspaceBrowser
+  /** Every change agents made to their workspaces, as diffs, and the operator's undo. */
+  checkpoints: WorkspaceCheckpoints
   /** The Docker engine's Airlock images and their provisioning, one at a time. */
   images: ImageProvisioning
   /** Which isolation guarantees hold on this machine, by real escape attempts (SPEC §9). */
@@ -177,6 +181,12 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       list: (query) => services.sessionControl.list(query),
       end: ({ id }) => services.sessionControl.end(id)
     },
+    checkpoints: {
+      list: ({ agentId, limit }) => ({ checkpoints: services.checkpoints.list(agentId, { limit: limit ?? 100 }), storeBytes: services.checkpoints.storeBytes(agentId), enabled: services.checkpoints.enabled() }),
+      detail: ({ id }) => services.checkpoints.describe(id, checkpointDetailLimit) ?? null,
+      revert: async ({ id }) => undoView(await services.checkpoints.revert(id)),
+      restore: async ({ id }) => undoView(await services.checkpoints.restoreBefore(id))
+    },
     workspace: {
       list: ({ agentId, path }) => services.workspaces.list(agentId, path),
       read: ({ agentId, path }) => services.workspaces.read(agentId, path),
@@ -205,4 +215,9 @@ function ownerOf(handle: { scope: string; ownerId?: string; actionCallId?: strin
   const sessionId = handle.scope === 'session' ? handle.ownerId : undefined
   const agentId = (sessionId ? services.sessions.get(sessionId)?.agentId : undefined) ?? (handle.actionCallId ? services.history.agentOf(handle.actionCallId) : undefined)
   return { ...(agentId ? { agentId } : {}), ...(sessionId ? { sessionId } : {}) }
+}
+
+/** What an undo tells the console: how many entries it brought back, and the checkpoint that records it. */
+function undoView(outcome: { files: number; checkpoint?: { id: string } }): { files: number; checkpointId: string | null } {
+  return { files: outcome.files, checkpointId: outcome.checkpoint?.id ?? null }
 }

@@ -162,6 +162,26 @@ export class CheckpointRepository {
     return found
   }
 
+  /** An agent's most recent change of each path (files and links), newest first: at most `limit` paths. */
+  recentChanges(agentId: string, limit: number): { path: Buffer; change: CheckpointChange['change']; callId: string | null; at: string }[] {
+    const rows = this.db
+      .prepare(
+        `select c.path, c.change, k.call_id, k.kind, k.created_at from checkpoints k join checkpoint_changes c on c.checkpoint_seq = k.seq
+         where k.agent_id = ? and k.pruned_at is null and coalesce(c.after_kind, c.before_kind) in ('file', 'link') order by k.seq desc limit ?`
+      )
+      .all(agentId, limit * 8) as { path: Buffer; change: CheckpointChange['change']; call_id: string | null; kind: CheckpointKind; created_at: string }[]
+    const seen = new Set<string>()
+    const recent: { path: Buffer; change: CheckpointChange['change']; callId: string | null; at: string }[] = []
+    for (const row of rows) {
+      const key = pathKey(Buffer.from(row.path))
+      if (seen.has(key)) continue
+      seen.add(key)
+      recent.push({ path: Buffer.from(row.path), change: row.change, callId: row.kind === 'outside' ? null : row.call_id, at: row.created_at })
+      if (recent.length >= limit) break
+    }
+    return recent
+  }
+
   /** A checkpoint's changes, by path. */
   changes(seq: number): CheckpointChange[] {
     return (this.db.prepare('select * from checkpoint_changes where checkpoint_seq = ? order by path').all(seq) as ChangeRow[]).map(toChange)

@@ -1,5 +1,6 @@
 import { agentsContract } from './agents'
 import { approvalsContract } from './approvals'
+import { checkpointsContract } from './checkpoints'
 import { doctorContract } from './doctor'
 import { historyContract } from './history'
 import { networkContract } from './network'
@@ -17,6 +18,7 @@ export * from './contract'
 export * from './wire'
 export { agentsContract } from './agents'
 export { approvalsContract } from './approvals'
+export { checkpointsContract, checkpointDetailLimit, type CheckpointView, type FileDiffView } from './checkpoints'
 export { doctorContract } from './doctor'
 export { historyContract } from './history'
 export { networkContract } from './network'
@@ -42,6 +44,7 @@ export const airlockContract = {
   rules: rulesContract,
   sessions: sessionsContract,
   workspace: workspaceContract,
+  checkpoints: checkpointsContract,
   doctor: doctorContract,
   network: networkContract
 }

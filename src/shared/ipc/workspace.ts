@@ -49,8 +49,18 @@ export const workspaceFileSchema = z.object({
 /** A file as the viewer shows it. */
 export type WorkspaceFile = z.infer<typeof workspaceFileSchema>
 
-/** A recently changed file, newest first (by modification time). */
-export const workspaceChangeSchema = z.object({ path: z.string(), bytes: z.number().int().nonnegative(), modifiedAt: z.string() })
+/**
+ * A recently changed file, newest first (by modification time). Where a checkpoint recorded it:
+ * how it changed and the call that changed it (null: changed between calls); a deleted file is
+ * listed too (its time is the checkpoint's, `bytes` 0).
+ */
+export const workspaceChangeSchema = z.object({
+  path: z.string(),
+  bytes: z.number().int().nonnegative(),
+  modifiedAt: z.string(),
+  change: z.enum(['added', 'modified', 'deleted', 'mode', 'type']).optional(),
+  callId: z.string().nullable().optional()
+})
 
 /** A recently changed file. */
 export type WorkspaceChange = z.infer<typeof workspaceChangeSchema>

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { closeSync, constants, openSync, realpathSync } from 'node:fs'
-import { KeyedLock, sandboxIdentity, type SandboxIdentity } from '../../core'
+import { KeyedLock, redactText, sandboxIdentity, type SandboxIdentity } from '../../core'
 import { pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type CheckpointRepository, type EntryState, type IndexedEntry } from '../../store'
 import { applySteps, type ApplyStep } from './checkpoint-apply'
-import { shownPath } from './checkpoint-diff'
+import { describeChanges, shownPath, type FileDiff } from './checkpoint-diff'
 import { CheckpointError } from './checkpoint-error'
 import type { ContentStore } from './content-store'
 import { scanWorkspace, type ScanResult } from './workspace-scan'
@@ -24,7 +24,11 @@ export type WorkspaceCheckpointsOptions = {
   /** The agent's workspace folder, or undefined when the agent is gone. */
   workspaceOf: (agentId: string) => string | undefined
   /** Records the operator's revert or restore as a history row (hash-chained); returns its id. */
-  recordOperatorCall?: (input: { agentId: string; tool: 'checkpoint.revert' | 'checkpoint.restore'; target: CheckpointRecord; files: number; error?: { code: string; message: string } }) => string
+  recordOperatorCall?: (input: { callId: string; agentId: string; tool: 'checkpoint.revert' | 'checkpoint.restore'; target: CheckpointRecord; files: number; error?: { code: string; message: string } }) => void
+  /** The secrets known for an agent (its profile's, the operator's secret variables): diffs show them redacted, as history does. */
+  secretsOf?: (agentId: string) => readonly string[]
+  /** Hears every checkpoint recorded (consoles refresh). */
+  onRecorded?: (record: CheckpointRecord) => void
   /** Hears pruning (recorded in the event log). */
   onPruned?: (agentId: string, pruned: CheckpointRecord[]) => void
   /** How many writes other connections committed (SQLite `data_version`): a change drops the cached indexes. */
@@ -104,6 +108,26 @@ export class WorkspaceCheckpoints {
     const checkpoint = this.options.repository.find(idOrCall)
     if (!checkpoint) return undefined
     return { checkpoint, changes: this.options.repository.changes(checkpoint.seq) }
+  }
+
+  /** A checkpoint's changes as diffs, at most `limit` of them (`more` counts the rest); undefined when there is none. */
+  describe(idOrCall: string, limit: number): { checkpoint: CheckpointRecord; files: FileDiff[]; more: number } | undefined {
+    const found = this.get(idOrCall)
+    if (!found) return undefined
+    const secrets = this.options.secretsOf?.(found.checkpoint.agentId) ?? []
+    const files = describeChanges(found.changes.slice(0, limit), this.options.store).map((file) => ({
+      ...file,
+      path: redactText(file.path, secrets),
+      ...(file.diff !== undefined ? { diff: redactText(file.diff, secrets) } : {}),
+      ...(file.note !== undefined ? { note: redactText(file.note, secrets) } : {})
+    }))
+    return { checkpoint: found.checkpoint, files, more: Math.max(0, found.changes.length - limit) }
+  }
+
+  /** The newest change of each file an agent's checkpoints recorded, newest first (paths shown as text). */
+  recentChanges(agentId: string, limit: number): { path: string; change: CheckpointChange['change']; callId: string | null; at: string }[] {
+    if (!this.enabled()) return []
+    return this.options.repository.recentChanges(agentId, limit).map((change) => ({ ...change, path: shownPath(change.path) }))
   }
 
   /** The bytes of the content store an agent's checkpoints and current files hold. */
@@ -197,9 +221,11 @@ export class WorkspaceCheckpoints {
     }
     const verb = kind === 'revert' ? 'reverted' : 'restored to before'
     const note = `The operator ${verb} ${target.callId ? `call ${target.callId}` : `checkpoint ${target.id}`}${failures.length > 0 ? `; not done: ${failures.map((f) => `${f.path} (${f.reason})`).join('; ')}` : ''}`
-    const outcome = await this.syncLocked(target.agentId, { kind, note })
+    // The undo's history row and its checkpoint share an id: the row's drawer shows what the undo changed, and can undo it.
+    const callId = randomUUID()
+    const outcome = await this.syncLocked(target.agentId, { kind, note, callId })
     const error = failures.length > 0 ? { code: 'checkpoint.partly_applied', message: note } : undefined
-    this.options.recordOperatorCall?.({ agentId: target.agentId, tool: kind === 'revert' ? 'checkpoint.revert' : 'checkpoint.restore', target, files: steps.length, ...(error ? { error } : {}) })
+    this.options.recordOperatorCall?.({ callId, agentId: target.agentId, tool: kind === 'revert' ? 'checkpoint.revert' : 'checkpoint.restore', target, files: steps.length, ...(error ? { error } : {}) })
     if (error) throw new CheckpointError('checkpoint.partly_applied', note, { files: failures.map((f) => f.path) })
     return { ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint } : {}), reverted: target, files: steps.length }
   }
@@ -227,7 +253,10 @@ export class WorkspaceCheckpoints {
     const recorded = this.options.repository.record(agentId, { upserts: scan.upserts, removed: scan.removed }, checkpoint)
     for (const entry of scan.upserts) index.set(pathKey(entry.path), entry)
     for (const path of scan.removed) index.delete(pathKey(path))
-    if (recorded) this.prune(agentId, settings)
+    if (recorded) {
+      this.prune(agentId, settings)
+      this.options.onRecorded?.(recorded)
+    }
     return { ...(recorded ? { checkpoint: recorded } : {}), changes: scan.changes, complete: scan.complete, usage: scan.usage, unstable: scan.unstable }
   }
 

@@ -1,12 +1,17 @@
 import { useShallow } from 'zustand/react/shallow'
 import { visibleText } from '@shared/visible-text'
-import { ErrorBanner, Loading, TextAgent, TimeAgo } from '../../../ui'
+import { Badge, ErrorBanner, Loading, TextAgent, TimeAgo } from '../../../ui'
 import { formatBytes } from '../lib/workspace-tree'
 import { useAgentsStore } from '../store/agents-store'
 
-/** Files changed most recently anywhere in the workspace (newest first, from a bounded walk); each opens in the viewer. */
+/**
+ * Files changed most recently anywhere in the workspace (newest first, from a bounded walk); each
+ * opens in the viewer. Where a checkpoint recorded the change: how it changed and a link to the
+ * call that made it (its diff and undo are in the History drawer); deleted files are listed too.
+ */
 export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: string): void }) {
   const changes = useAgentsStore(useShallow((state) => state.changes))
+  const agentId = useAgentsStore((state) => state.selectedId)
   if (changes.status === 'error' && !changes.value) return <ErrorBanner message={changes.error!} />
   if (!changes.value) return <Loading label="Looking for recent changes…" />
   const { value } = changes
@@ -17,11 +22,12 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
       ) : (
         <ul>
           {value.changes.map((change) => (
-            <li key={change.path}>
+            <li key={change.path} className="ag-change-item">
               <button
                 type="button"
                 className={`ag-change${change.path === props.selected ? ' ag-tree-selected' : ''}`}
                 aria-current={change.path === props.selected ? 'true' : undefined}
+                disabled={change.change === 'deleted'}
                 onClick={() => props.onOpen(change.path)}
                 data-testid={`workspace-change-${change.path}`}
               >
@@ -29,9 +35,15 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
                   <TextAgent text={change.path} />
                 </span>
                 <span className="ag-change-meta">
-                  <TimeAgo iso={change.modifiedAt} /> · {formatBytes(change.bytes)}
+                  {change.change && <Badge tone={change.change === 'deleted' ? 'bad' : change.change === 'added' ? 'ok' : 'neutral'}>{change.change}</Badge>} <TimeAgo iso={change.modifiedAt} />
+                  {change.change !== 'deleted' && <> · {formatBytes(change.bytes)}</>}
                 </span>
               </button>
+              {change.callId && agentId && (
+                <a className="ag-change-call" href={`#/history?agent=${encodeURIComponent(agentId)}&id=${encodeURIComponent(change.callId)}`} data-testid={`workspace-change-call-${change.path}`} aria-label={`The call that changed ${visibleText(change.path)}: its diff and undo`}>
+                  call
+                </a>
+              )}
             </li>
           ))}
         </ul>

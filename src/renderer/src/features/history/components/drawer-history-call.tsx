@@ -1,4 +1,5 @@
 import { CopyButton, Drawer, ErrorBanner, Loading, TextAgent } from '../../../ui'
+import { PaneCheckpointChanges } from '../../checkpoints'
 import { formatTimestamp } from '../lib/format'
 import { useHistoryStore } from '../store/history-store'
 import { LabelHistoryStatus } from './label-history-status'
@@ -11,7 +12,7 @@ import { PaneCallSummary } from './pane-call-summary'
 
 /**
  * The open call in full, in a side drawer over the table: summary and input, stdout and stderr
- * (while it runs: its output as it arrives, and Cancel),
+ * (while it runs: its output as it arrives, and Cancel), the files it changed (diffs, revert),
  * policy and approval (with a link to it), provider and isolation, artifacts, lineage, result and
  * its place in the hash chain. Escape or the close button closes it.
  */
@@ -57,6 +58,7 @@ export function DrawerHistoryCall() {
               <PaneCallOutput name="stderr" stream={shown.stderr} />
             </>
           )}
+          <PaneCheckpointChanges callId={shown.id} running={running} />
           <PaneCallPolicy detail={shown} />
           <PaneCallProvider detail={shown} />
           <PaneCallArtifacts artifacts={shown.artifacts} />

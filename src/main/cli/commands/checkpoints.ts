@@ -1,0 +1,121 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import { agentIdSchema } from '@shared/agents'
+import { visibleJson, visibleText } from '@shared/visible-text'
+import { z } from 'zod'
+import { ActionHistoryRecorder } from '../../console/action-history-recorder'
+import { CheckpointError, type WorkspaceCheckpoints } from '../../console/checkpoints'
+import { SettingsService } from '../../console/settings-service'
+import { airlockPaths, resolveHome } from '../../host'
+import { createCheckpoints } from '../../host/checkpoint-wiring'
+import { openStore } from '../../store'
+import { defineCommand, type CommandIo } from '../command'
+import { CliError, UsageError } from '../cli-error'
+
+const idSchema = z.string().regex(/^[0-9a-f-]{8,64}$/, 'must be a call id or checkpoint id')
+const limitSchema = z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.number().int().min(1).max(100_000))
+
+/**
+ * `airlock checkpoints list --agent A [--limit N] [--json]`, `checkpoints diff <call>`,
+ * `checkpoints revert <call>`, `checkpoints restore --before <call>` (issue 28): an agent's
+ * workspace checkpoints from a terminal, on the home's database and content store. A revert or
+ * restore here is the same as the console's: refused with the files named on a conflict, recorded
+ * as a history row of the operator's and as a checkpoint, and told to the agent at its next call
+ * (a running console reads it from the database).
+ */
+export const checkpointsCommand = defineCommand({
+  name: 'checkpoints',
+  summary: "List an agent's workspace checkpoints, show a call's changes as a diff, undo them",
+  usage: 'airlock checkpoints list --agent A [--limit N] [--json] | checkpoints diff <call> [--json] | checkpoints revert <call> | checkpoints restore --before <call>  [--home DIR]',
+  options: { agent: 'text', limit: 'text', before: 'text' },
+  async run({ options, positionals }, io) {
+    const [action, id, ...rest] = positionals
+    if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
+    if (action === 'list') {
+      if (id !== undefined) throw new UsageError('checkpoints list takes --agent A, not an argument')
+      const agentId = parse(agentIdSchema, options.agent, '--agent')
+      const limit = options.limit === undefined ? 50 : parse(limitSchema, options.limit, '--limit')
+      return withCheckpoints(options.home, (checkpoints) => printList(checkpoints, agentId, limit, options.json === true, io))
+    }
+    if (action === 'diff') {
+      const target = parse(idSchema, id, 'the call id')
+      return withCheckpoints(options.home, (checkpoints) => {
+        const described = checkpoints.describe(target, Number.MAX_SAFE_INTEGER)
+        if (!described) throw new CliError('not_found', `no checkpoint for ${target}: the call changed no file, or its checkpoint was never taken`)
+        if (options.json) io.out(visibleJson(described))
+        else {
+          io.out(visibleText(`${described.checkpoint.kind} ${described.checkpoint.callId ?? described.checkpoint.id}  ${described.checkpoint.createdAt}  ${described.checkpoint.files} entries`))
+          for (const file of described.files) {
+            io.out(visibleText(`${file.change.padEnd(8)} ${file.path}${file.note ? `  (${file.note})` : ''}`))
+            if (file.diff) for (const line of file.diff.split('\n').slice(2)) io.out(visibleText(line))
+          }
+        }
+        return 0
+      })
+    }
+    if (action === 'revert' || action === 'restore') {
+      if (action === 'restore' && id !== undefined) throw new UsageError('checkpoints restore takes --before <call>, not an argument')
+      if (action === 'revert' && options.before !== undefined) throw new UsageError('--before is only for checkpoints restore')
+      const target = parse(idSchema, action === 'revert' ? id : options.before, action === 'revert' ? 'the call id' : '--before')
+      return withCheckpoints(options.home, async (checkpoints) => {
+        const done = action === 'revert' ? await checkpoints.revert(target) : await checkpoints.restoreBefore(target)
+        if (options.json) io.out(visibleJson({ files: done.files, checkpointId: done.checkpoint?.id ?? null }))
+        else io.out(`${action === 'revert' ? 'Reverted' : 'Restored to before'} ${target}: ${done.files} entries${done.checkpoint ? `; recorded as checkpoint ${done.checkpoint.id} (it can be reverted too)` : ''}.`)
+        return 0
+      })
+    }
+    throw new UsageError(`checkpoints takes list, diff, revert or restore${action ? `, not ${JSON.stringify(action)}` : ''}`)
+  }
+})
+
+function printList(checkpoints: WorkspaceCheckpoints, agentId: string, limit: number, json: boolean, io: CommandIo): number {
+  const listed = checkpoints.list(agentId, { limit })
+  const storeBytes = checkpoints.storeBytes(agentId)
+  if (json) {
+    io.out(visibleJson({ agentId, storeBytes, checkpoints: listed }))
+    return 0
+  }
+  if (listed.length === 0) io.out(`No checkpoints for ${agentId} yet.`)
+  for (const record of listed) {
+    const fields = [record.createdAt, record.kind.padEnd(7), record.callId ?? record.id, `files=${record.files}`, `new=${record.newBytes}B`]
+    if (record.prunedAt) fields.push(`pruned ${record.prunedAt}`)
+    if (record.note) fields.push(record.note)
+    io.out(visibleText(fields.join('  ')))
+  }
+  io.out(`Store: ${(storeBytes / (1024 * 1024)).toFixed(1)} MiB for ${agentId}.`)
+  return 0
+}
+
+function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: string | undefined, what: string): T {
+  if (value === undefined || value === '') throw new UsageError(`${what} is missing`)
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) throw new UsageError(`${what} ${JSON.stringify(value)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`)
+  return parsed.data
+}
+
+/** Opens the home's store and content store for one command; a checkpoint refusal becomes a CLI error with its message. */
+async function withCheckpoints<T>(home: string | undefined, use: (checkpoints: WorkspaceCheckpoints) => T | Promise<T>): Promise<T> {
+  const paths = airlockPaths(resolveHome(home))
+  if (!existsSync(paths.database)) throw new CliError('not_found', `no Airlock database at ${paths.database} (check --home or AIRLOCK_HOME)`)
+  const store = openStore(paths.database)
+  const workspaceOf = (agentId: string) => {
+    const agent = store.agents.get(agentId)
+    if (!agent) return undefined
+    return join(realpathSync(paths.workspaces), agentId)
+  }
+  try {
+    const checkpoints = createCheckpoints({
+      store,
+      directory: paths.checkpoints,
+      settings: new SettingsService(store.settings),
+      workspaceOf,
+      recorder: new ActionHistoryRecorder({ repository: store.history, workspaceOf })
+    })
+    return await use(checkpoints)
+  } catch (error) {
+    if (error instanceof CheckpointError) throw new CliError(error.code === 'checkpoint.not_found' ? 'not_found' : 'conflict', error.message)
+    throw error
+  } finally {
+    store.close()
+  }
+}

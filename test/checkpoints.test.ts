@@ -123,3 +123,28 @@ describe.skipIf(skip !== undefined)(`workspace checkpoints${skip ? ` (skipped: $
     expect(Object.keys(changesOf(created.meta.callId as string))).toContain('data.db')
   })
 })
+
+describe.skipIf(skip !== undefined)(`deletions the checkpoint can undo do not ask${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  const agent = sandboxAgent('bubblewrap', { prefix: 'airlock-checkpoints-ask-', profile: { ask: 'on_risk', approvalTimeoutSeconds: 1 } })
+
+  it('rm -rf of a kept tree and git reset --hard run without asking (recoverable_deletion); what is over the size cap still asks', async () => {
+    await agent.run('mkdir -p build/out && printf x > build/out/a.o && git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m init && printf y > tracked.txt')
+    const removed = await agent.call('run_command', { command: 'rm -rf build' })
+    expect(removed.ok, JSON.stringify(removed.error)).toBe(true)
+    expect(removed.meta.policy).toMatchObject({ decision: 'allow', riskFlags: ['recoverable_deletion'] })
+    expect(agent.host.agents.checkpoints.get(removed.meta.callId as string)!.changes.map((c) => [c.path.toString(), c.change])).toContainEqual(['build/out/a.o', 'deleted'])
+
+    const reset = await agent.call('run_command', { command: 'git add -A && git -c user.email=a@b -c user.name=a commit -q -m t && printf changed > tracked.txt && git reset --hard -q' })
+    expect(reset.ok, JSON.stringify(reset.error)).toBe(true)
+
+    agent.host.settings.set('checkpoints.max_file_mb', 1)
+    try {
+      await agent.run('head -c 2000000 /dev/zero > big.bin')
+      const big = await agent.call('run_command', { command: 'rm big.bin' })
+      expect(big).toMatchObject({ status: 'blocked', error: { code: 'approval.denied' } })
+      expect(big.meta.policy).toMatchObject({ rule: 'risk.deletion' })
+    } finally {
+      agent.host.settings.reset('checkpoints.max_file_mb')
+    }
+  }, 60_000)
+})

@@ -131,7 +131,8 @@ export function createAgentRuntime(input: {
     analyzer: loadCommandAnalyzer,
     taint: store.sessions,
     globalLabels: () => input.settings?.get('policy.labels') ?? {},
-    isRunning: (callId) => dispatcher.running().includes(callId)
+    isRunning: (callId) => dispatcher.running().includes(callId),
+    recoverable: (agentId, segments) => checkpoints.recoverable(agentId, segments)
   })
   const unhooks = [
     policy.install(dispatcher.hooks),

@@ -60,7 +60,7 @@ export function createCheckpoints(input: {
  */
 export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceCheckpoints): () => void {
   const told = new Map<string, number>()
-  const around = hooks.onAroundRun(async ({ tool, agent, callId }) => {
+  const around = hooks.onAroundRun(async ({ tool, agent, callId, decision }) => {
     const always = changingTools.has(tool)
     if ((!always && !sometimesChanging.has(tool)) || !checkpoints.enabled()) return undefined
     let end: Awaited<ReturnType<WorkspaceCheckpoints['beforeCall']>> | undefined
@@ -71,6 +71,15 @@ export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceChe
         throw new CheckpointError(
           'checkpoint.unavailable',
           `The call was not run: its workspace's checkpoint could not be taken (${(error as Error).message}), so what it changed could not be undone. The operator can turn checkpoints off (setting checkpoints.enabled).`
+        )
+      }
+      // A deletion let run because the checkpoint could undo it: still so now that the workspace was walked again?
+      const lost = (decision?.recoverablePaths ?? []).filter((segments) => !checkpoints.recoverable(agent.agentId, segments))
+      if (lost.length > 0) {
+        await end(callId)
+        throw new CheckpointError(
+          'checkpoint.not_recoverable',
+          `The call was not run: it deletes ${lost.map((segments) => segments.join('/') || 'the workspace').join(', ')}, which it was let do without asking because the checkpoint could restore it, but that is no longer so (a file there is over checkpoints.max_file_mb, a link, or not kept). Call again: it will ask the operator.`
         )
       }
     }

@@ -220,14 +220,20 @@ export class CheckpointRepository {
     return this.db.prepare('select coalesce(sum(o.bytes), 0) from checkpoint_objects o where o.hash in (select hash from checkpoint_files where agent_id = ?)').pluck().get(agentId) as number
   }
 
-  /** Whether every file and link at or below `prefix` (path bytes; empty: the whole workspace) has its content kept. */
+  /** The kind of an indexed entry, or undefined when the last walk did not see it. */
+  kindOf(agentId: string, path: Buffer): EntryKind | undefined {
+    return (this.db.prepare('select kind from checkpoint_files where agent_id = ? and path = ?').pluck().get(agentId, path) as EntryKind | undefined) ?? undefined
+  }
+
+  /** Whether every file and link at or below `prefix` (path bytes; empty: the whole workspace) has its content kept, and nothing there is a FIFO, socket or device. */
   allKept(agentId: string, prefix: Buffer): boolean {
-    if (prefix.length === 0) return this.db.prepare("select 1 from checkpoint_files where agent_id = ? and kind in ('file','link') and kept = 0 limit 1").get(agentId) === undefined
+    // A FIFO, socket or device cannot be made again: a tree holding one is not all kept.
+    if (prefix.length === 0) return this.db.prepare("select 1 from checkpoint_files where agent_id = ? and ((kind in ('file','link') and kept = 0) or kind = 'other') limit 1").get(agentId) === undefined
     const below = Buffer.concat([prefix, Buffer.from('/')])
     const upper = Buffer.concat([prefix, Buffer.from('0')])
     return (
       this.db
-        .prepare("select 1 from checkpoint_files where agent_id = ? and kind in ('file','link') and kept = 0 and (path = ? or (path >= ? and path < ?)) limit 1")
+        .prepare("select 1 from checkpoint_files where agent_id = ? and ((kind in ('file','link') and kept = 0) or kind = 'other') and (path = ? or (path >= ? and path < ?)) limit 1")
         .get(agentId, prefix, below, upper) === undefined
     )
   }

@@ -1,5 +1,5 @@
 /** Stable codes of the checkpoint service's refusals. */
-export type CheckpointErrorCode = 'checkpoint.not_found' | 'checkpoint.pruned' | 'checkpoint.conflict' | 'checkpoint.not_kept' | 'checkpoint.partly_applied' | 'checkpoint.agent_gone' | 'checkpoint.unavailable'
+export type CheckpointErrorCode = 'checkpoint.not_found' | 'checkpoint.pruned' | 'checkpoint.conflict' | 'checkpoint.not_kept' | 'checkpoint.partly_applied' | 'checkpoint.agent_gone' | 'checkpoint.unavailable' | 'checkpoint.not_recoverable'
 
 /** A refusal of a revert, restore or diff: the message names the files; `payload.files` lists them for machines. */
 export class CheckpointError extends Error {

@@ -144,7 +144,14 @@ export class WorkspaceCheckpoints {
   recoverable(agentId: string, path: readonly string[]): boolean {
     const settings = this.options.settings()
     if (!settings.enabled || !this.hasIndex(agentId)) return false
+    if (path.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) return false
     if (this.options.repository.indexBytes(agentId) > settings.maxStoreBytes) return false
+    // The path must be one the last walk saw, and no folder on the way (nor the path itself) a link:
+    // deleting through a link reaches wherever it points, which no checkpoint of this workspace holds.
+    for (let depth = 1; depth <= path.length; depth++) {
+      const kind = this.options.repository.kindOf(agentId, Buffer.from(path.slice(0, depth).join('/')))
+      if (kind === undefined || kind === 'link' || (depth < path.length && kind !== 'dir')) return false
+    }
     return this.options.repository.allKept(agentId, Buffer.from(path.join('/')))
   }
 

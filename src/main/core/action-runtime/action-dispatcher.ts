@@ -211,7 +211,7 @@ export class ActionDispatcher {
         hideOutput: (text) => this.liveOutput.hide(callId, text)
       }
       // Before the run: what must be in place first (the workspace's checkpoint); a throw stops the call with its code.
-      afterRun = await this.hooks.aroundRun({ callId, tool: spec.name, input, agent: call.agent, spec })
+      afterRun = await this.hooks.aroundRun({ callId, tool: spec.name, input, agent: call.agent, spec, ...(trace.policy ? { decision: trace.policy } : {}) })
       const stopWatching = this.hooks.running({ callId, tool: spec.name, input, agent: call.agent, spec }, (stop) =>
         this.inFlight.get(callId)?.controller.abort({ airlock: 'stopped', stop } satisfies AbortReason)
       )

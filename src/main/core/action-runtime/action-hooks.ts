@@ -22,6 +22,12 @@ export type PreToolCallDecision = {
    * itself names and was let read): its sandbox hides them. Absent: nothing to hide.
    */
   hiddenPaths?: string[]
+  /**
+   * Workspace paths (components) a deletion in this call may remove without asking because the
+   * checkpoint keeps them (flag `recoverable_deletion`); the checkpoint checks them again just
+   * before the run and stops the call if it no longer can.
+   */
+  recoverablePaths?: string[][]
 }
 
 /** What a PRE_TOOL_CALL hook sees: the validated call, never a live resource. */
@@ -55,7 +61,7 @@ export type RunningHook = (event: PreToolCallEvent & { stop(reason: RunStop): vo
  * its code and message): workspace checkpoints use it, and a call whose changes could not be kept
  * must not run as if they were.
  */
-export type AroundRunHook = (event: PreToolCallEvent) => Promise<((outcome: { status: string }) => Promise<{ meta?: Record<string, unknown>; diagnostics?: string[] } | undefined>) | undefined>
+export type AroundRunHook = (event: PreToolCallEvent & { decision?: PreToolCallDecision }) => Promise<((outcome: { status: string }) => Promise<{ meta?: Record<string, unknown>; diagnostics?: string[] } | undefined>) | undefined>
 
 /** The hook points of the dispatcher (SPEC §6.3). The policy engine registers itself here. */
 export class ActionHooks {
@@ -88,7 +94,7 @@ export class ActionHooks {
    * Runs every AROUND_RUN hook's start, in order (a throw propagates: the call does not run, and
    * the hooks already started are ended); returns the function that ends them all after the run.
    */
-  async aroundRun(event: PreToolCallEvent): Promise<(outcome: { status: string }) => Promise<{ meta: Record<string, unknown>; diagnostics: string[] }>> {
+  async aroundRun(event: PreToolCallEvent & { decision?: PreToolCallDecision }): Promise<(outcome: { status: string }) => Promise<{ meta: Record<string, unknown>; diagnostics: string[] }>> {
     const ends: NonNullable<Awaited<ReturnType<AroundRunHook>>>[] = []
     const endAll = async (outcome: { status: string }) => {
       const meta: Record<string, unknown> = {}

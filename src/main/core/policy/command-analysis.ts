@@ -106,6 +106,8 @@ export type CommandDecision = {
   riskFlags: string[]
   /** The effective argv of every simple command, as values. */
   commands: string[][]
+  /** Workspace paths (components) whose deletion did not ask because the checkpoint can restore them (flag `recoverable_deletion`). */
+  recoverable?: string[][]
 }
 
 /** What the command rules need to know about the agent and the call. */
@@ -125,4 +127,10 @@ export type CommandPolicyInput = {
    * and fetches nothing). Unset: unknown, and `npx NAME` counts as fetching a package.
    */
   localBin?: (name: string) => boolean
+  /**
+   * Whether deleting the workspace path (components; [] the whole workspace) could be undone from
+   * the agent's checkpoints (issue 28). Unset: nothing is recoverable, every deletion outside
+   * scratch/ flags `deletion`.
+   */
+  recoverable?: (segments: readonly string[]) => boolean
 }

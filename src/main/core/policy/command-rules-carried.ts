@@ -148,7 +148,7 @@ export function unresolvedHit(views: readonly CommandView[], folders: readonly (
 
 /** The carried readings' risk flags that the line's own commands do not raise (under `on_risk`). */
 export function carriedInput(input: CommandPolicyInput): CommandPolicyInput {
-  const { timeoutSeconds: _timeout, ...rest } = input
+  const { timeoutSeconds: _timeout, recoverable: _recoverable, ...rest } = input
   return rest
 }
 

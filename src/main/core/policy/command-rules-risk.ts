@@ -17,7 +17,23 @@ import { firstOperand, splitArgs, shown, type CommandView, type Folder } from '.
  */
 
 /** Risk flags in reporting order (the first one names the rule `risk.<flag>`). */
-export const riskFlagOrder = ['network', 'package_install', 'deletion', 'vcs_write', 'config_write', 'long_runtime'] as const
+export const riskFlagOrder = ['network', 'package_install', 'deletion', 'vcs_write', 'config_write', 'long_runtime', 'recoverable_deletion'] as const
+
+/**
+ * Flags recorded on the row that never ask by themselves: `recoverable_deletion` is a deletion or
+ * a discarding git command inside the workspace whose previous content the checkpoint keeps, so the
+ * operator can undo it (issue 28) instead of approving it beforehand.
+ */
+export const informationalFlags: ReadonlySet<string> = new Set(['recoverable_deletion'])
+
+/** Programs that make links: a line that runs one may point a deleted path elsewhere before it deletes through it. */
+const linkMakers = new Set(['ln', 'link', 'cp', 'install', 'rsync'])
+
+/** The part of a path before its first glob segment (what a glob can match lies below it). */
+const beforeGlob = (segments: readonly string[]) => {
+  const at = segments.findIndex((segment) => /[*?[\]]/.test(segment))
+  return at < 0 ? [...segments] : segments.slice(0, at)
+}
 
 /** A `run_command` timeout above this many seconds is a long runtime. */
 export const longRuntimeSeconds = 300
@@ -63,11 +79,23 @@ function scratchLinks(views: readonly CommandView[], folders: readonly (readonly
 
 const under = (path: readonly string[], prefix: readonly string[]) => prefix.length <= path.length && prefix.every((s, i) => path[i] === s)
 
-/** The risk flags of a line, in `riskFlagOrder`, each with the first command that raised it. */
-export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyInput, folders: readonly (readonly Folder[])[]): { flag: string; why: string }[] {
+/**
+ * The risk flags of a line, in `riskFlagOrder`, each with the first command that raised it. A
+ * deletion (or a git command that discards work, not a push) inside the workspace is
+ * `recoverable_deletion` instead of `deletion` when `input.recoverable` vouches for every path it
+ * names — never for a path only known at run time, outside the workspace, or in a line that also
+ * makes links (it could point the path elsewhere first); `recovered` collects those paths.
+ */
+export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyInput, folders: readonly (readonly Folder[])[], recovered: string[][] = []): { flag: string; why: string }[] {
   const found = new Map<string, string>()
   const raise = (flag: string, why: string) => {
     if (!found.has(flag)) found.set(flag, why)
+  }
+  const makesLinks = views.some((view) => linkMakers.has(view.program))
+  const canRecover = (paths: readonly (readonly string[])[]) => {
+    if (!input.recoverable || makesLinks || !paths.every((segments) => input.recoverable!(segments))) return false
+    recovered.push(...paths.map((segments) => [...segments]))
+    return true
   }
   const links = scratchLinks(views, folders)
   views.forEach((view, i) => {
@@ -76,10 +104,17 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
     if (installsPackages(view, input.localBin)) raise('package_install', `${shown(view)} installs packages`)
     const deleted = deletionTargets(view)
     const linked = (target: string) => links.length > 0 && resolveAll(target, here).some((p) => p.anchor === 'workspace' && links.some((link) => under(p.segments, link)))
-    const outside = deleted?.find((target) => target === unknownTarget || !insideScratch(target, here) || linked(target))
+    const outsideScratch = (deleted ?? []).filter((target) => target === unknownTarget || !insideScratch(target, here) || linked(target))
+    const inWorkspace = (target: string) => (target === unknownTarget || linked(target) ? undefined : resolveAll(target, here))
+    const readings = outsideScratch.map(inWorkspace)
+    const recoverable = readings.every((paths) => paths !== undefined && paths.length > 0 && paths.every((p) => p.anchor === 'workspace')) && canRecover(readings.flatMap((paths) => paths!.map((p) => beforeGlob(p.segments))))
     const discards = gitDiscards(view)
-    if (discards) raise('deletion', discards)
-    if (outside !== undefined) raise('deletion', outside === unknownTarget ? `${shown(view)} deletes paths only known at run time` : `${shown(view)} deletes ${outside}, outside scratch/`)
+    if (discards) raise(gitSubcommand(view)?.name !== 'push' && canRecover([[]]) ? 'recoverable_deletion' : 'deletion', discards)
+    const outside = outsideScratch[0]
+    if (outside !== undefined) {
+      const why = outside === unknownTarget ? `${shown(view)} deletes paths only known at run time` : `${shown(view)} deletes ${outside}, outside scratch/`
+      raise(recoverable ? 'recoverable_deletion' : 'deletion', recoverable ? `${why}; the checkpoint keeps it, so it can be undone` : why)
+    }
     const move = moveSources(view)
     if (move.destination !== undefined && resolveAll(move.destination, here).some((p) => p.anchor !== 'workspace')) {
       const away = move.sources.find((source) => !insideScratch(source, here))

@@ -4,7 +4,7 @@ import { defaultDenyHit, type RuleHit } from './command-rules-deny'
 import { workingFolders } from './command-rules-folders'
 import { gitCodeConfig } from './command-rules-git'
 import { canonical, listReadings } from './command-rules-readings'
-import { riskFlagOrder, riskFlagsOf } from './command-rules-risk'
+import { informationalFlags, riskFlagOrder, riskFlagsOf } from './command-rules-risk'
 import { baseName, shown, viewOf, type CommandView } from './command-rules-words'
 
 /**
@@ -163,9 +163,10 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
   const split = [...splitReadings(analysis.commands), ...linked]
   const readings = [...views, ...split, ...git.readings]
   const folders = workingFolders(readings, input.cwd)
-  const flags = riskFlagsOf(views, input, folders)
+  const recovered: string[][] = []
+  const flags = riskFlagsOf(views, input, folders, recovered)
   const riskFlags = flags.map((f) => f.flag)
-  const decided = (decision: CommandDecision['decision'], rule: string | null, reason: string): CommandDecision => ({ decision, rule, reason, riskFlags, commands })
+  const decided = (decision: CommandDecision['decision'], rule: string | null, reason: string): CommandDecision => ({ decision, rule, reason, riskFlags, commands, ...(recovered.length > 0 ? { recoverable: recovered } : {}) })
 
   const hit = defaultDenyHit(readings, folders) ?? profileListHit([...views, ...split], input)
   if (hit) return decided('blocked', hit.rule, hit.reason)
@@ -178,12 +179,13 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
     return decided('ask', concern.rule, concern.reason)
   }
   const argvCarried = carried.filter((c) => !c.text)
+  // What a program runs on the line's behalf (xargs rm, find -exec) is not vouched for by the checkpoint: it asks as before.
   const carriedFlags = argvCarried.length === 0 ? [] : riskFlagsOf(argvCarried.map((c) => c.view), carriedInput(input), argvCarried.map((c) => folders[c.carrier] ?? [null])).filter((f) => !riskFlags.includes(f.flag))
   if (carriedFlags.length > 0) {
     const all = new Set([...riskFlags, ...carriedFlags.map((f) => f.flag)])
     riskFlags.splice(0, riskFlags.length, ...riskFlagOrder.filter((f) => all.has(f)))
   }
-  const flag = flags[0]
+  const flag = flags.find((f) => !informationalFlags.has(f.flag))
   if (input.ask === 'never') return decided('run', null, flag || carriedFlags[0] ? `runs without asking (ask: never); risk flags: ${riskFlags.join(', ')}` : 'no rule applies')
   if (flag) return decided('ask', `risk.${flag.flag}`, `${flag.why}${riskFlags.length > 1 ? `; also ${riskFlags.filter((f) => f !== flag.flag).join(', ')}` : ''}`)
   const carriedFlag = carriedFlags[0]
@@ -194,5 +196,5 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
     return decided('ask', 'command.carried', `${reason} (risk flag ${carriedFlag.flag})`)
   }
   if (input.ask === 'always') return decided('ask', 'ask.always', 'the profile asks before every command (ask: always)')
-  return decided('run', null, 'no rule applies')
+  return decided('run', null, flags[0]?.why ?? 'no rule applies')
 }

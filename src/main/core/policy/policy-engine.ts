@@ -3,6 +3,7 @@ import type { ActionHooks, PostToolResponseEvent, PreToolCallDecision, PreToolCa
 import type { ActionAgent, ActionResult } from '../action-runtime/action-spec'
 import { above, ClassificationLabelSet } from './classification'
 import type { CommandDecision } from './command-analysis'
+import { informationalFlags } from './command-rules-risk'
 import type { CommandAnalyzer } from './shell'
 import { labelledEntries, LabelWalkError } from './labelled-paths'
 import { assessToolCall, readsOfResult, type ToolAssessment } from './tool-assessment'
@@ -22,6 +23,12 @@ export type PolicyEngineOptions = {
   globalLabels?: () => ClassificationLabels
   /** Whether a call is still in flight (the dispatcher's `running()`): prunes the sink calls the engine tracks. */
   isRunning?: (callId: string) => boolean
+  /**
+   * Whether deleting a workspace path (components) of the agent's could be undone from its
+   * checkpoints (issue 28): such a deletion flags `recoverable_deletion`, which does not ask.
+   * Unset: every deletion outside scratch/ asks under `on_risk`.
+   */
+  recoverable?: (agentId: string, segments: readonly string[]) => boolean
 }
 
 /**
@@ -105,7 +112,8 @@ export class PolicyEngine {
   private async decideCall(tool: string, effects: 'read' | 'write' | 'execute', input: unknown, agent: ActionAgent, callId = ''): Promise<PreToolCallDecision> {
     const profile = agent.profile
     const labels = this.labelsOf(agent)
-    const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer())
+    const recoverable = this.options.recoverable
+    const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer(), recoverable ? (segments) => recoverable(agent.agentId, segments) : undefined)
     if (typeof input === 'object' && input !== null) this.assessments.set(input, assessed)
     const taint = agent.sessionId === '' ? 'PUBLIC' : this.options.taint.taint(agent.sessionId)
     // What the call's sandbox hides: everything labelled above the session's taint and what this call itself reads.
@@ -123,6 +131,7 @@ export class PolicyEngine {
       taint,
       ...(hiddenPaths.length > 0 ? { hiddenPaths } : {}),
       ...(assessed.command ? { commands: assessed.command.commands } : {}),
+      ...(assessed.command?.recoverable ? { recoverablePaths: assessed.command.recoverable } : {}),
       ...(assessed.planted ? { planted: assessed.planted } : {}),
       ...(assessed.reads !== 'PUBLIC' || assessed.sink ? { classification: { reads: assessed.reads, ...(assessed.sink ? { sink: assessed.sink } : {}) } } : {})
     }
@@ -147,8 +156,9 @@ export class PolicyEngine {
     if (inFlight && above(carried, inFlight)) {
       return verdict('ask', 'classification.write_down', `a call of this session that can send to a ${inFlight} destination is still running; ${tool} reads ${assessed.reads} data it could reach (write-down)`)
     }
-    if (profile.ask === 'on_risk' && assessed.riskFlags.length > 0) {
-      const flag = assessed.riskFlags[0]!
+    const asking = assessed.riskFlags.filter((flag) => !informationalFlags.has(flag))
+    if (profile.ask === 'on_risk' && asking.length > 0) {
+      const flag = asking[0]!
       return { ...facts, decision: 'ask', rule: command?.decision === 'ask' && command.rule ? command.rule : `risk.${flag}`, reason: command?.decision === 'ask' ? command.reason : riskReason(flag, tool) }
     }
     if (profile.ask === 'always' && effects !== 'read') return { ...facts, decision: 'ask', rule: 'ask.always', reason: `this agent asks before every call that writes or executes (${tool})` }

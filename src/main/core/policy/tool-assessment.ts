@@ -48,7 +48,7 @@ export type ToolAssessment = {
 const executing = new Set(['run_command', 'run_code', 'run_skill'])
 
 /** Assesses one call. `input` is the spec's validated input. */
-export function assessToolCall(tool: string, input: unknown, agent: ActionAgent, labels: ClassificationLabelSet, analyzer: CommandAnalyzer): ToolAssessment {
+export function assessToolCall(tool: string, input: unknown, agent: ActionAgent, labels: ClassificationLabelSet, analyzer: CommandAnalyzer, recoverable?: (segments: readonly string[]) => boolean): ToolAssessment {
   const fields = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>
   const text = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined)
   const profile = agent.profile
@@ -72,7 +72,8 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
         allowlist: profile.allowlist,
         ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
         ...(text('cwd') !== undefined ? { cwd: text('cwd') } : {}),
-        localBin: localBinIn(agent.workspace, text('cwd'))
+        localBin: localBinIn(agent.workspace, text('cwd')),
+        ...(recoverable ? { recoverable } : {})
       })
       out.riskFlags.push(...out.command.riskFlags)
       if (!labels.empty) out.reads = highest(commandPaths(analysis).map((word) => levelOf(word, text('cwd'))))

@@ -39,11 +39,12 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     expect(filled.error!.message).toMatch(/quota/i)
     const refused = await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })
     expect(refused).toMatchObject({ ok: false, status: 'blocked' })
-    // Deleting outside scratch/ asks the operator (risk flag `deletion`); nobody decides here, so
-    // the item expires (this agent waits 1 s) and the call is denied: nothing is deleted. Moved
-    // into scratch/, it is deleted without asking.
-    expect(await call('run_command', { command: 'rm big.bin' })).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/expired/) } })
-    expect((await call('run_command', { command: 'mv big.bin scratch/ && rm scratch/big.bin' })).ok).toBe(true)
+    // Deleting a path only known at run time asks the operator (risk flag `deletion`); nobody
+    // decides here, so the item expires (this agent waits 1 s) and the call is denied: nothing is
+    // deleted. Deleting it by name runs without asking: its checkpoint keeps it (recoverable_deletion).
+    expect(await call('run_command', { command: 'rm "$(printf big.bin)"' })).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/expired/) } })
+    const freed = await call('run_command', { command: 'rm big.bin' })
+    expect(freed).toMatchObject({ ok: true, meta: { policy: { riskFlags: ['recoverable_deletion'] } } })
     expect(await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })).toMatchObject({ ok: true })
   }, 60_000)
 

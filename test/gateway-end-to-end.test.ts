@@ -115,7 +115,8 @@ describe.skipIf(skip !== undefined)(`agents through a running airlock serve, the
     const coder = await connectAgent(url, tokens.coder!)
     try {
       await callTool(coder.client, 'write_file', { path: 'keep.txt', content: 'keep me' })
-      const call = callTool(coder.client, 'run_command', { command: 'rm keep.txt' }, { timeout: 120_000 })
+      // A deletion of a path known only at run time asks (one the checkpoint keeps would not: it can be undone).
+      const call = callTool(coder.client, 'run_command', { command: 'rm "$(printf keep.txt)"' }, { timeout: 120_000 })
       const [item] = await pending(1)
       const denied = await cli('approvals', 'deny', String(item!.id), '--reason', 'keep.txt stays')
       expect(denied.code, denied.stderr).toBe(0)

@@ -95,13 +95,13 @@ export class CheckpointRepository {
   }
 
   /**
-   * Records what a walk found, in one transaction: the index's changed entries (`upserts`) and
-   * removed ones (`removed`), and — when `checkpoint` is given and it changed anything — a checkpoint
+   * Records what a walk found, in one transaction: the objects it stored, the index's changed
+   * entries (`upserts`) and removed ones (`removed`), and — when `checkpoint` is given and it changed anything — a checkpoint
    * with its changes. Returns the checkpoint recorded, if any.
    */
   record(
     agentId: string,
-    update: { upserts: readonly IndexedEntry[]; removed: readonly Buffer[] },
+    update: { upserts: readonly IndexedEntry[]; removed: readonly Buffer[]; objects?: ReadonlyMap<string, number>; at?: string },
     checkpoint?: { id: string; callId: string | null; kind: CheckpointKind; note?: string; changes: readonly CheckpointChange[]; newBytes: number; createdAt: string }
   ): CheckpointRecord | undefined {
     const upsert = this.db.prepare(
@@ -110,7 +110,9 @@ export class CheckpointRepository {
          ctime_ms = excluded.ctime_ms, ino = excluded.ino, blocks = excluded.blocks, hash = excluded.hash, kept = excluded.kept`
     )
     const remove = this.db.prepare('delete from checkpoint_files where agent_id = ? and path = ?')
+    const addObject = this.db.prepare('insert into checkpoint_objects (hash, bytes, created_at) values (?, ?, ?) on conflict (hash) do nothing')
     return this.db.transaction(() => {
+      for (const [hash, bytes] of update.objects ?? []) addObject.run(hash, bytes, update.at ?? new Date().toISOString())
       for (const e of update.upserts) upsert.run(agentId, e.path, e.kind, e.mode, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.blocks, e.hash, e.kept ? 1 : 0)
       for (const path of update.removed) remove.run(agentId, path)
       if (!checkpoint || checkpoint.changes.length === 0) return undefined
@@ -125,11 +127,6 @@ export class CheckpointRepository {
       for (const change of checkpoint.changes) insert.run(row.seq, change.path, change.change, ...cols(change.before), ...cols(change.after))
       return toRecord(row)
     })()
-  }
-
-  /** Records a stored object (idempotent). */
-  addObject(hash: string, bytes: number, at: string): void {
-    this.db.prepare('insert into checkpoint_objects (hash, bytes, created_at) values (?, ?, ?) on conflict (hash) do nothing').run(hash, bytes, at)
   }
 
   /** Whether the store holds an object. */

@@ -38,7 +38,8 @@ const at = (dirFd: number, name: Buffer) => Buffer.concat([Buffer.from(`${descri
 export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: ContentStore, owner: SandboxIdentity): ApplyFailure[] {
   const failures: ApplyFailure[] = []
   const depth = (step: ApplyStep) => split(step.path).length
-  const removals = steps.filter((s) => s.to === null || s.to.kind !== 'dir').sort((a, b) => depth(b) - depth(a))
+  // An entry in the way of a creation (a folder where a file goes, a link where a folder goes) is taken away by the creation itself.
+  const removals = steps.filter((s) => s.to === null).sort((a, b) => depth(b) - depth(a))
   const creations = steps.filter((s) => s.to !== null).sort((a, b) => depth(a) - depth(b))
   const attempt = (step: ApplyStep, work: (dirFd: number, name: Buffer) => void) => {
     const parts = split(step.path)
@@ -56,14 +57,11 @@ export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: C
     }
   }
   for (const step of removals) {
-    attempt({ path: step.path, to: null }, (dirFd, name) => {
+    attempt(step, (dirFd, name) => {
       const stat = lstatIf(at(dirFd, name))
       if (!stat) return
-      // A removal that a creation follows (a folder becoming a file) also takes the old entry away.
-      if (stat.isDirectory()) {
-        if (step.to?.kind === 'dir') return
-        rmdirSync(at(dirFd, name))
-      } else if (step.to === null || step.to.kind === 'dir') unlinkSync(at(dirFd, name))
+      if (stat.isDirectory()) rmdirSync(at(dirFd, name))
+      else unlinkSync(at(dirFd, name))
     })
   }
   for (const step of creations) {

@@ -243,11 +243,13 @@ export class WorkspaceCheckpoints {
     const index = await this.indexOf(agentId)
     const root = openSync(realpathSync(workspace), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
     let scan: ScanResult
+    // What this walk stored is recorded with its checkpoint, in one transaction.
+    const stored = new Map<string, number>()
     try {
       scan = await scanWorkspace(root, index, this.options.store, {
         maxFileBytes: settings.maxFileBytes,
-        known: (hash) => this.options.repository.hasObject(hash),
-        onStored: (hash, bytes) => this.options.repository.addObject(hash, bytes, new Date().toISOString())
+        known: (hash) => stored.has(hash) || this.options.repository.hasObject(hash),
+        onStored: (hash, bytes) => stored.set(hash, bytes)
       })
     } finally {
       closeSync(root)
@@ -257,7 +259,7 @@ export class WorkspaceCheckpoints {
     const checkpoint = baseline
       ? undefined
       : { id: what.callId ?? randomUUID(), callId: what.callId ?? null, kind: what.kind, ...(what.note ? { note: what.note } : {}), changes: scan.changes, newBytes: scan.newBytes, createdAt: new Date().toISOString() }
-    const recorded = this.options.repository.record(agentId, { upserts: scan.upserts, removed: scan.removed }, checkpoint)
+    const recorded = this.options.repository.record(agentId, { upserts: scan.upserts, removed: scan.removed, objects: stored }, checkpoint)
     for (const entry of scan.upserts) index.set(pathKey(entry.path), entry)
     for (const path of scan.removed) index.delete(pathKey(path))
     if (recorded) {

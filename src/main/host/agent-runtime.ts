@@ -104,6 +104,7 @@ export function createAgentRuntime(input: {
     settings: input.settings,
     workspaceOf: (agentId) => (agents.state(agentId) === 'removed' ? undefined : workspaces.pathOf(agentId)),
     recorder,
+    watch: true,
     onRecorded: (agentId) => events.publish('checkpoints', 'changed', { agentId }),
     secretsOf: (agentId) => {
       let own: string[] = []
@@ -179,6 +180,7 @@ export function createAgentRuntime(input: {
       live.dispose()
       await sessions.endAll('shutdown')
       for (const unhook of unhooks) unhook()
+      checkpoints.dispose()
       unregister()
     }
   }

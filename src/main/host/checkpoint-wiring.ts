@@ -32,6 +32,8 @@ export function createCheckpoints(input: {
   recorder: Pick<ActionHistoryRecorder, 'begin' | 'finish'>
   onRecorded?: (agentId: string) => void
   secretsOf?: (agentId: string) => readonly string[]
+  /** Watch workspaces so checkpoints walk only what changed (a long-running host; not a one-shot CLI command). */
+  watch?: boolean
 }): WorkspaceCheckpoints {
   const content = new ContentStore(input.directory)
   content.open()
@@ -40,6 +42,7 @@ export function createCheckpoints(input: {
     store: content,
     settings: checkpointSettings(input.settings),
     workspaceOf: input.workspaceOf,
+    watch: input.watch === true,
     onRecorded: (record) => input.onRecorded?.(record.agentId),
     ...(input.secretsOf ? { secretsOf: input.secretsOf } : {}),
     foreignWrites: () => input.store.db.pragma('data_version', { simple: true }) as number,

@@ -6,7 +6,8 @@ import { applySteps, type ApplyStep } from './checkpoint-apply'
 import { describeChanges, shownPath, type FileDiff } from './checkpoint-diff'
 import { CheckpointError } from './checkpoint-error'
 import type { ContentStore } from './content-store'
-import { scanWorkspace, type ScanResult } from './workspace-scan'
+import { scanWorkspace, WholeWalkNeeded, type ScanResult } from './workspace-scan'
+import { drainEvents, WorkspaceWatch } from './workspace-watch'
 
 /** The operator's checkpoint settings, read at every use. */
 export type CheckpointSettings = { enabled: boolean; maxFileBytes: number; keepDays: number; keepCount: number; maxStoreBytes: number }
@@ -34,6 +35,11 @@ export type WorkspaceCheckpointsOptions = {
   /** How many writes other connections committed (SQLite `data_version`): a change drops the cached indexes. */
   foreignWrites?: () => number
   identity?: SandboxIdentity
+  /**
+   * Watch workspaces (inotify) so a checkpoint walks only the folders that changed, and none before
+   * a call when nothing did. Off (the CLI's one-shot undo): every walk is whole.
+   */
+  watch?: boolean
 }
 
 const dayMs = 24 * 3600 * 1000
@@ -55,6 +61,8 @@ export class WorkspaceCheckpoints {
   private readonly lock = new KeyedLock()
   private readonly indexes = new Map<string, Map<string, IndexedEntry>>()
   private readonly inFlight = new Map<string, number>()
+  private readonly watches = new Map<string, WorkspaceWatch>()
+  private readonly storedSinceSizeCheck = new Map<string, number>()
   private seenForeign: number | undefined
   private readonly identity: SandboxIdentity
 
@@ -76,7 +84,9 @@ export class WorkspaceCheckpoints {
     const overlapping = (this.inFlight.get(agentId) ?? 0) > 0
     this.inFlight.set(agentId, (this.inFlight.get(agentId) ?? 0) + 1)
     try {
-      if (!overlapping || !this.hasIndex(agentId)) await this.sync(agentId, { kind: 'outside' })
+      // Nothing changed since the last walk (the workspace watch says so, once what the kernel queued arrived): no walk before the call.
+      await drainEvents()
+      if ((!overlapping || !this.hasIndex(agentId)) && this.mayHaveChanged(agentId)) await this.sync(agentId, { kind: 'outside' })
     } catch (error) {
       this.ended(agentId)
       throw error
@@ -209,6 +219,8 @@ export class WorkspaceCheckpoints {
   /** Forgets a removed agent's checkpoints and the content only they held. */
   forgetAgent(agentId: string): void {
     this.indexes.delete(agentId)
+    this.watches.get(agentId)?.close()
+    this.watches.delete(agentId)
     this.options.repository.forgetAgent(agentId)
     this.options.store.remove(this.options.repository.collectGarbage())
   }
@@ -239,21 +251,36 @@ export class WorkspaceCheckpoints {
 
   private async syncLocked(agentId: string, what: { kind: CheckpointKind; callId?: string; note?: string }): Promise<SyncOutcome> {
     const settings = this.options.settings()
-    const workspace = this.workspace(agentId)
+    const workspace = realpathSync(this.workspace(agentId))
     const index = await this.indexOf(agentId)
-    const root = openSync(realpathSync(workspace), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
-    let scan: ScanResult
+    const watch = this.watchOf(agentId, workspace)
+    await drainEvents()
+    // The watch's dirty folders when it can vouch for them and the index is this process's own; else everything.
+    const taken = index.size > 0 ? watch?.take() : undefined
+    const only = taken && !taken.whole ? taken.folders : undefined
+    if (only && only.size === 0) return { changes: [], complete: true, usage: { bytes: 0, entries: 0 }, unstable: [] }
     // What this walk stored is recorded with its checkpoint, in one transaction.
     const stored = new Map<string, number>()
-    try {
-      scan = await scanWorkspace(root, index, this.options.store, {
+    const walk = (folders: ReadonlySet<string> | undefined) => {
+      const root = openSync(workspace, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+      return scanWorkspace(root, index, this.options.store, {
         maxFileBytes: settings.maxFileBytes,
         known: (hash) => stored.has(hash) || this.options.repository.hasObject(hash),
-        onStored: (hash, bytes) => stored.set(hash, bytes)
-      })
-    } finally {
-      closeSync(root)
+        onStored: (hash, bytes) => stored.set(hash, bytes),
+        ...(folders ? { only: folders } : {}),
+        // Watched before it is listed: a change right after the listing is still seen.
+        ...(watch ? { onFolder: (key: string, path: Buffer, fresh: boolean) => watch.add(key, path, fresh) } : {})
+      }).finally(() => closeSync(root))
     }
+    let scan: ScanResult
+    try {
+      scan = await walk(only)
+    } catch (error) {
+      if (!(error instanceof WholeWalkNeeded)) throw error
+      scan = await walk(undefined)
+    }
+    if (watch && !scan.partial) watch.trusted()
+    for (const change of scan.changes) if (change.before?.kind === 'dir' && change.after?.kind !== 'dir') watch?.remove(pathKey(change.path))
     // The first walk of a workspace is its baseline: what was there is not a change of anyone's.
     const baseline = index.size === 0 && !this.options.repository.hasIndex(agentId)
     const checkpoint = baseline
@@ -263,17 +290,26 @@ export class WorkspaceCheckpoints {
     for (const entry of scan.upserts) index.set(pathKey(entry.path), entry)
     for (const path of scan.removed) index.delete(pathKey(path))
     if (recorded) {
-      this.prune(agentId, settings)
+      this.prune(agentId, settings, scan.newBytes)
       this.options.onRecorded?.(recorded)
     }
     return { ...(recorded ? { checkpoint: recorded } : {}), changes: scan.changes, complete: scan.complete, usage: scan.usage, unstable: scan.unstable }
   }
 
-  private prune(agentId: string, settings: CheckpointSettings): void {
+  /**
+   * Prunes an agent's oldest checkpoints past the retention settings: count and age at every
+   * checkpoint (two indexed reads), the store's size (a query over all the agent's changes) once
+   * what was stored since the last size check could have crossed the budget — every 1/64 of it.
+   */
+  private prune(agentId: string, settings: CheckpointSettings, added: number): void {
     const now = Date.now()
+    const since = (this.storedSinceSizeCheck.get(agentId) ?? Number.POSITIVE_INFINITY) + added
+    const checkSize = since >= settings.maxStoreBytes / 64
+    this.storedSinceSizeCheck.set(agentId, checkSize ? 0 : since)
     let bytes: number | undefined
     const pruned = this.options.repository.prune(agentId, new Date(now).toISOString(), ({ count, oldest }) => {
       if (count > settings.keepCount || now - Date.parse(oldest.createdAt) > settings.keepDays * dayMs) return true
+      if (!checkSize) return false
       bytes ??= this.options.repository.storeBytes(agentId)
       if (bytes <= settings.maxStoreBytes) return false
       bytes = undefined
@@ -296,6 +332,29 @@ export class WorkspaceCheckpoints {
       this.indexes.set(agentId, index)
     }
     return index
+  }
+
+  /** Whether the workspace may have changed since the last walk (no watch, or the watch saw something). */
+  private mayHaveChanged(agentId: string): boolean {
+    return this.watches.get(agentId)?.changedSinceTake() ?? true
+  }
+
+  /** The agent's workspace watch (made at its first walk in this process), or undefined where watching is off. */
+  private watchOf(agentId: string, workspace: string): WorkspaceWatch | undefined {
+    if (!this.options.watch) return undefined
+    let watch = this.watches.get(agentId)
+    if (!watch) {
+      watch = new WorkspaceWatch(workspace)
+      watch.add('', workspace, false)
+      this.watches.set(agentId, watch)
+    }
+    return watch
+  }
+
+  /** Stops watching every workspace (the host is stopping). */
+  dispose(): void {
+    for (const watch of this.watches.values()) watch.close()
+    this.watches.clear()
   }
 
   private hasIndex(agentId: string): boolean {

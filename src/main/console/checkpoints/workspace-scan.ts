@@ -24,6 +24,8 @@ export type ScanResult = {
   usage: { bytes: number; entries: number }
   /** Paths that changed while being read (recorded changed, without content). */
   unstable: string[]
+  /** Only some folders were walked (`usage` then covers only them). */
+  partial?: boolean
 }
 
 const kindOf = (stat: Stats): EntryKind => (stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : stat.isSymbolicLink() ? 'link' : 'other')
@@ -31,7 +33,7 @@ const kindOf = (stat: Stats): EntryKind => (stat.isFile() ? 'file' : stat.isDire
 /** True when the stat facts say the entry is as indexed (content unread). */
 function unchanged(entry: IndexedEntry, stat: Stats): boolean {
   const kind = kindOf(stat)
-  if (kind !== entry.kind || (stat.mode & 0o7777) !== entry.mode) return false
+  if (kind !== entry.kind || (stat.mode & 0o7777) !== entry.mode || stat.ino !== entry.ino) return false
   if (kind === 'dir') return true
   return stat.ino === entry.ino && stat.size === entry.size && stat.mtimeMs === entry.mtimeMs && stat.ctimeMs === entry.ctimeMs
 }
@@ -52,7 +54,23 @@ const sameState = (a: EntryState, b: EntryState) => a.kind === b.kind && a.mode 
  * The system calls are synchronous (a few microseconds each); the walk gives the event loop back
  * every `scanBounds.yieldEvery` entries and between chunks of a large file.
  */
-export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, IndexedEntry>, store: ContentStore, options: { maxFileBytes: number; known: (hash: string) => boolean; onStored: (hash: string, bytes: number) => void }): Promise<ScanResult> {
+export type ScanOptions = {
+  maxFileBytes: number
+  known: (hash: string) => boolean
+  onStored: (hash: string, bytes: number) => void
+  /**
+   * Walk only these folders (path keys; '' the root), each one level deep, and whole any folder
+   * that is new since the index (a workspace watch's dirty set). Absent: walk everything.
+   */
+  only?: ReadonlySet<string>
+  /** Told about each folder before it is listed (`fresh`: not in the index as this very folder), so it can be watched first. */
+  onFolder?: (key: string, path: Buffer, fresh: boolean) => void
+}
+
+/** A partial walk that could not be done as asked (a changed folder can no longer be opened): walk everything instead. */
+export class WholeWalkNeeded extends Error {}
+
+export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, IndexedEntry>, store: ContentStore, options: ScanOptions): Promise<ScanResult> {
   const result: ScanResult = { changes: [], upserts: [], removed: [], newBytes: 0, complete: true, usage: { bytes: 0, entries: 0 }, unstable: [] }
   const seen = new Set<string>()
   // Folders whose listing failed: what the index holds below them is kept, not taken for deleted.
@@ -94,7 +112,12 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
     return { hash: null, kept: false }
   }
 
-  const visit = async (dirFd: number, prefix: Buffer | undefined, depth: number): Promise<void> => {
+  // Folders whose every entry was listed in this walk: their index children not seen are deleted.
+  const listed = new Set<string>()
+  const visit = async (dirFd: number, prefix: Buffer | undefined, depth: number, deep: boolean): Promise<void> => {
+    const folderKey = prefix ? pathKey(prefix) : ''
+    if (listed.has(folderKey)) return
+    listed.add(folderKey)
     let names: Buffer[]
     try {
       names = readdirSync(descriptorPath(dirFd), { encoding: 'buffer' })
@@ -128,7 +151,8 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
       const key = pathKey(path)
       seen.add(key)
       const was = index.get(key)
-      if (!was || !unchanged(was, stat)) {
+      const fresh = !was || !unchanged(was, stat)
+      if (fresh) {
         const kind = kindOf(stat)
         const content = kind === 'dir' ? { hash: null, kept: false } : await capture(dirFd, name, stat)
         const now: IndexedEntry = { path, kind, mode: stat.mode & 0o7777, size: kind === 'dir' ? 0 : stat.size, hash: content.hash, kept: content.kept, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, blocks: stat.blocks }
@@ -140,7 +164,8 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
           result.changes.push({ path, change, before: stateOf(was), after: stateOf(now) })
         }
       }
-      if (stat.isDirectory()) {
+      // A partial walk goes down only into folders that are new (or replaced) since the index.
+      if (stat.isDirectory() && (deep || fresh)) {
         if (depth + 1 > scanBounds.maxDepth) {
           result.complete = false
           unread.push(path)
@@ -156,7 +181,8 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
           continue
         }
         try {
-          await visit(child, path, depth + 1)
+          options.onFolder?.(key, path, fresh)
+          await visit(child, path, depth + 1, true)
         } finally {
           closeSync(child)
         }
@@ -165,14 +191,64 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
   }
 
   result.usage.bytes += fstatSync(rootFd).blocks * 512
-  await visit(rootFd, undefined, 0)
+  if (!options.only) {
+    options.onFolder?.('', Buffer.alloc(0), false)
+    await visit(rootFd, undefined, 0, true)
+  } else {
+    result.partial = true
+    const folders = [...options.only].sort((a, b) => a.length - b.length)
+    for (const key of folders) {
+      const fd = openBelow(rootFd, key)
+      if (fd === undefined) throw new WholeWalkNeeded(`${key} can no longer be opened`)
+      try {
+        await visit(fd, key === '' ? undefined : Buffer.from(key, 'latin1'), key === '' ? 0 : key.split('/').length, false)
+      } finally {
+        closeSync(fd)
+      }
+    }
+  }
   // A walk cut by its entry bound did not see what came after: nothing is taken for deleted.
   if (result.usage.entries >= scanBounds.maxEntries) return result
   const isUnread = (path: Buffer) => unread.some((folder) => path.length > folder.length && path[folder.length] === 0x2f && path.subarray(0, folder.length).equals(folder))
-  for (const [key, was] of index) {
-    if (seen.has(key) || isUnread(was.path)) continue
+  // An entry is gone when the folder holding it was listed without it, or a folder above it is gone.
+  const gone = new Set<string>()
+  const parentOf = (key: string) => key.slice(0, Math.max(0, key.lastIndexOf('/')))
+  const remove = (key: string, was: IndexedEntry) => {
+    gone.add(key)
     result.removed.push(was.path)
     result.changes.push({ path: was.path, change: 'deleted', before: stateOf(was), after: null })
   }
+  for (const [key, was] of index) {
+    if (seen.has(key) || isUnread(was.path)) continue
+    if (!options.only || listed.has(parentOf(key))) remove(key, was)
+  }
+  // A partial walk saw a folder gone: what the index holds below it is gone too.
+  const goneFolders = new Set([...gone].filter((key) => index.get(key)?.kind === 'dir'))
+  if (options.only && goneFolders.size > 0) {
+    const below = (key: string) => {
+      for (let folder = parentOf(key); folder !== ''; folder = parentOf(folder)) if (goneFolders.has(folder)) return true
+      return false
+    }
+    for (const [key, was] of index) if (!seen.has(key) && !gone.has(key) && below(key)) remove(key, was)
+  }
+  result.changes.sort((a, b) => Buffer.compare(a.path, b.path))
   return result
+}
+
+/** Opens a folder below the root by its path key, one no-follow step at a time; undefined when it is no longer a folder there. */
+function openBelow(rootFd: number, key: string): number | undefined {
+  let fd = openSync(`${descriptorPath(rootFd)}/.`, directoryFlags)
+  if (key === '') return fd
+  for (const part of Buffer.from(key, 'latin1').toString('latin1').split('/')) {
+    let next: number
+    try {
+      next = openSync(Buffer.concat([Buffer.from(`${descriptorPath(fd)}/`), Buffer.from(part, 'latin1')]), directoryFlags)
+    } catch {
+      closeSync(fd)
+      return undefined
+    }
+    closeSync(fd)
+    fd = next
+  }
+  return fd
 }

@@ -1,0 +1,108 @@
+import { watch, type FSWatcher } from 'node:fs'
+
+/** Folders one workspace may have watched; past it, every checkpoint walks the whole workspace. */
+export const maxWatchedFolders = 8192
+
+/** Events between two walks past which the queue may have overflowed: the next walk is a whole one. */
+const maxEventsBetweenWalks = 8000
+
+/**
+ * Which folders of a workspace changed since the last walk, from the kernel's inotify (one watch
+ * per folder, through `fs.watch`): a checkpoint then walks only those folders instead of the whole
+ * tree, and skips the walk before a call when nothing changed since the last one. Any change to an
+ * entry (write, create, delete, rename, chmod) is reported on the folder that holds it, from
+ * whatever process and mount namespace made it (a sandbox's bind mount is the same inode).
+ *
+ * It is a dirty-folder set, never the record itself: when it cannot vouch (a watch failed, too many
+ * folders or events, a watch that ended) it says `whole`, and the next walk looks at everything.
+ * What inotify does not see — a write through a hard link from outside the workspace, a write
+ * through a shared memory mapping, a network file system — is found by the next whole walk: one
+ * runs at every console start and whenever the watch is not sure.
+ */
+export class WorkspaceWatch {
+  private readonly watchers = new Map<string, FSWatcher>()
+  private dirty = new Set<string>()
+  private events = 0
+  private whole = true
+
+  constructor(private readonly root: string) {}
+
+  /**
+   * Watches a folder (path key relative to the root, '' for the root) before it is listed; `fresh`:
+   * a new folder at that name (a watch left from a folder deleted there watches nothing now).
+   */
+  add(key: string, path: Buffer | string, fresh: boolean): void {
+    if (fresh) this.remove(key)
+    if (this.watchers.has(key)) return
+    if (this.watchers.size >= maxWatchedFolders) {
+      this.whole = true
+      return
+    }
+    try {
+      const watcher = watch(typeof path === 'string' ? path : Buffer.concat([Buffer.from(`${this.root}/`), path]), { persistent: false, encoding: 'buffer' }, () => this.changed(key))
+      watcher.on('error', () => this.lost(key))
+      watcher.on('close', () => {
+        if (this.watchers.get(key) === watcher) this.lost(key)
+      })
+      this.watchers.set(key, watcher)
+    } catch {
+      // ENOSPC (max_user_watches), EACCES: this folder cannot be watched, so no walk may trust the set.
+      this.whole = true
+    }
+  }
+
+  /** Stops watching a folder that is gone (and everything below it). */
+  remove(key: string): void {
+    for (const [watched, watcher] of this.watchers) {
+      if (watched === key || key === '' || watched.startsWith(`${key}/`)) {
+        this.watchers.delete(watched)
+        watcher.close()
+      }
+    }
+  }
+
+  /**
+   * The folders changed since the last `take` (and forgets them), or `whole` when the set cannot be
+   * trusted; the caller then walks everything and calls `trusted()` once every folder it saw is watched.
+   */
+  take(): { whole: true } | { whole: false; folders: Set<string> } {
+    if (this.whole || this.events > maxEventsBetweenWalks) return { whole: true }
+    const folders = this.dirty
+    this.dirty = new Set()
+    this.events = 0
+    return { whole: false, folders }
+  }
+
+  /** A whole walk watched every folder it saw: from now on the set is trusted. */
+  trusted(): void {
+    this.dirty = new Set()
+    this.events = 0
+    this.whole = this.watchers.size >= maxWatchedFolders
+  }
+
+  /** Whether anything changed since the last `take` (or the set cannot be trusted). */
+  changedSinceTake(): boolean {
+    return this.whole || this.dirty.size > 0 || this.events > maxEventsBetweenWalks
+  }
+
+  close(): void {
+    for (const watcher of this.watchers.values()) watcher.close()
+    this.watchers.clear()
+    this.whole = true
+  }
+
+  private changed(key: string): void {
+    this.events += 1
+    this.dirty.add(key)
+  }
+
+  private lost(key: string): void {
+    this.watchers.delete(key)
+    this.whole = true
+  }
+}
+
+/** Lets inotify events already queued by the kernel reach their watchers (a loop turn or two) before a walk takes the set. */
+export async function drainEvents(): Promise<void> {
+  for (let turn = 0; turn < 2; turn++) await new Promise((resume) => setImmediate(resume))
+}

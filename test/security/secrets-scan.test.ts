@@ -200,6 +200,7 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
       await read('workspace:recent', { agentId, limit: 200 })
       const { checkpoints } = await read<{ checkpoints: { id: string }[] }>('checkpoints:list', { agentId, limit: 500 })
       for (const { id } of checkpoints) await read('checkpoints:detail', { id })
+      await read('timeline:list', { agentId, limit: 200 })
       // The whole workspace as the browser opens it: every folder listed, every file read.
       const folders = ['']
       while (folders.length > 0) {

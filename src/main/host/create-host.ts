@@ -10,6 +10,7 @@ import { ProviderCatalog } from '../console/provider-catalog'
 import { SessionService } from '../console/session-service'
 import { SettingsService } from '../console/settings-service'
 import { WorkspaceBrowser } from '../console/workspace-browser'
+import { AgentTimeline } from '../console/agent-timeline'
 import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, sandboxIdentity, sandboxReachProblem, type HandleStore } from '../core'
 import {
   ContractEventHub,
@@ -222,6 +223,7 @@ export function createHost(config: HostConfig = {}): Host {
         sessionControl: new SessionService({ ledger: store.sessions, sessions: agents.sessions, resources }),
         workspaces,
         checkpoints: agents.checkpoints,
+        timeline: new AgentTimeline({ sessions: store.sessions, history: agents.history, checkpoints: store.checkpoints }),
         images,
         doctor,
         network: new NetworkService({ network: store.network, agents: store.agents, roles: store.roles, onChange: (what) => events.publish('network', 'changed', { what }) }),

@@ -43,6 +43,7 @@ function recordingDispatcher() {
     sessions: unreachable(['list', 'end']) as unknown as ContractHandlers<AirlockContract>['sessions'],
     workspace: unreachable(['list', 'read', 'recent']) as unknown as ContractHandlers<AirlockContract>['workspace'],
     checkpoints: unreachable(['list', 'detail', 'revert', 'restore']) as unknown as ContractHandlers<AirlockContract>['checkpoints'],
+    timeline: unreachable(['list']) as unknown as ContractHandlers<AirlockContract>['timeline'],
     doctor: unreachable(['run', 'latest']) as unknown as ContractHandlers<AirlockContract>['doctor'],
     network: unreachable(['listRules', 'addRule', 'removeRule', 'listHosts', 'addHost', 'removeHost']) as unknown as ContractHandlers<AirlockContract>['network']
   }
@@ -88,6 +89,7 @@ describe('contract dispatcher validation', () => {
     ['a workspace path with ..', 'airlock:workspace:list', { agentId: 'coder', path: 'src/../../other' }],
     ['a workspace path that is only ..', 'airlock:workspace:read', { agentId: 'coder', path: '..' }],
     ['an absolute workspace path', 'airlock:workspace:read', { agentId: 'coder', path: '/etc/passwd' }],
+    ['a timeline page before a date that is not one', 'airlock:timeline:list', { agentId: 'coder', before: 'yesterday' }],
     ['a checkpoint id that is a path', 'airlock:checkpoints:revert', { id: '../../etc' }],
     ['a checkpoint id that is not a string', 'airlock:checkpoints:detail', { id: { $ne: 1 } }],
     ['a workspace path with NUL', 'airlock:workspace:read', { agentId: 'coder', path: 'a.txt\u0000.png' }],

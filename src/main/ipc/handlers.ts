@@ -14,6 +14,7 @@ import type { SettingsService } from '../console/settings-service'
 import type { SkillService } from '../console/skill-service'
 import type { WorkspaceBrowser } from '../console/workspace-browser'
 import type { WorkspaceCheckpoints } from '../console/checkpoints'
+import type { AgentTimeline } from '../console/agent-timeline'
 import { checkpointDetailLimit } from '@shared/ipc'
 import { connectionSnippets } from '../gateway/connection-snippets'
 import { gatewayUrl } from '../gateway/gateway-address'
@@ -43,6 +44,8 @@ export type HandlerServices = {
   workspaces: WorkspaceBrowser
   /** Every change agents made to their workspaces, as diffs, and the operator's undo. */
   checkpoints: WorkspaceCheckpoints
+  /** One agent's sessions, calls and changes in one chronological view. */
+  timeline: AgentTimeline
   /** The Docker engine's Airlock images and their provisioning, one at a time. */
   images: ImageProvisioning
   /** Which isolation guarantees hold on this machine, by real escape attempts (SPEC §9). */
@@ -186,6 +189,12 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       detail: ({ id }) => services.checkpoints.describe(id, checkpointDetailLimit) ?? null,
       revert: async ({ id }) => undoView(await services.checkpoints.revert(id)),
       restore: async ({ id }) => undoView(await services.checkpoints.restoreBefore(id))
+    },
+    timeline: {
+      list: ({ agentId, before, limit }) => {
+        services.agents.get(agentId)
+        return services.timeline.list(agentId, before, limit ?? 100)
+      }
     },
     workspace: {
       list: ({ agentId, path }) => services.workspaces.list(agentId, path),

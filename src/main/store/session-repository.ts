@@ -132,6 +132,15 @@ export class SessionRepository {
     return rows.map(viewOf)
   }
 
+  /**
+   * An agent's sessions started before `before` (ISO), newest first, with the client each named in
+   * its MCP `initialize` (`clientInfo.name` and version; null for other transports): the timeline's.
+   */
+  startedBefore(agentId: string, before: string, limit: number): (SessionView & { client: string | null })[] {
+    const rows = this.db.prepare('select * from sessions where agent_id = ? and started_at < ? order by started_at desc, rowid desc limit ?').all(agentId, before, limit) as (Row & { mcp_initialize?: string | null })[]
+    return rows.map((row) => ({ ...viewOf(row), client: clientOf(row.mcp_initialize ?? null) }))
+  }
+
   /** Sessions newest first, of one agent or all, only open or only ended ones when `open` says (at most `limit`, default 200, up to 1000). */
   list(options: { agentId?: string; open?: boolean; limit?: number } = {}): SessionListView[] {
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 200), 1), 1000)
@@ -153,5 +162,17 @@ function viewOf(row: Row): SessionView {
     lastSeenAt: row.last_seen_at,
     endedAt: row.ended_at,
     endReason: row.end_reason
+  }
+}
+
+/** The client an MCP `initialize` named (`clientInfo.name version`), or null; whatever the client sent is only text. */
+function clientOf(initialize: string | null): string | null {
+  if (!initialize) return null
+  try {
+    const info = (JSON.parse(initialize) as { params?: { clientInfo?: { name?: unknown; version?: unknown } } }).params?.clientInfo
+    if (typeof info?.name !== 'string') return null
+    return `${info.name}${typeof info.version === 'string' ? ` ${info.version}` : ''}`.slice(0, 200)
+  } catch {
+    return null
   }
 }

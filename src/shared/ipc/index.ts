@@ -11,6 +11,7 @@ import { sessionsContract } from './sessions'
 import { settingsContract } from './settings'
 import { skillsContract } from './skills'
 import { systemContract } from './system'
+import { timelineContract } from './timeline'
 import { workspaceContract } from './workspace'
 import type { ContractApi } from './contract'
 
@@ -29,6 +30,7 @@ export { sessionsContract } from './sessions'
 export { settingsContract } from './settings'
 export { skillsContract } from './skills'
 export { systemContract, transportSchema, type SystemInfo } from './system'
+export { timelineContract, timelinePageLimit, type TimelineEntry } from './timeline'
 export { workspaceContract } from './workspace'
 
 /** The whole typed contract between main and every console, one entry per namespace. */
@@ -45,6 +47,7 @@ export const airlockContract = {
   sessions: sessionsContract,
   workspace: workspaceContract,
   checkpoints: checkpointsContract,
+  timeline: timelineContract,
   doctor: doctorContract,
   network: networkContract
 }

@@ -43,7 +43,9 @@ export function describeChanges(changes: readonly CheckpointChange[], store: Con
     if (!isUtf8(old) || !isUtf8(now) || old.includes(0) || now.includes(0)) return { ...base, note: `binary changed (${old.length} → ${now.length} bytes)` }
     const label = kinds.includes('link') ? `${path} (link target)` : path
     const diff = createTwoFilesPatch(change.before ? `a/${label}` : '/dev/null', change.after ? `b/${label}` : '/dev/null', old.toString('utf8'), now.toString('utf8'), undefined, undefined, { context: 3, timeout: diffTimeoutMs })
-    return diff === undefined ? { ...base, note: `too many differences to show (${old.length} → ${now.length} bytes)` } : { ...base, diff }
+    if (diff === undefined) return { ...base, note: `too many differences to show (${old.length} → ${now.length} bytes)` }
+    // jsdiff opens with a line of `=`: the diff proper starts at `---`.
+    return { ...base, diff: diff.slice(Math.max(0, diff.indexOf('--- '))) }
   })
 }
 

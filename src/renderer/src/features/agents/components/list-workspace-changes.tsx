@@ -12,6 +12,7 @@ import { useAgentsStore } from '../store/agents-store'
 export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: string): void }) {
   const changes = useAgentsStore(useShallow((state) => state.changes))
   const agentId = useAgentsStore((state) => state.selectedId)
+  const store = useAgentsStore((state) => state.checkpointStore)
   if (changes.status === 'error' && !changes.value) return <ErrorBanner message={changes.error!} />
   if (!changes.value) return <Loading label="Looking for recent changes…" />
   const { value } = changes
@@ -51,6 +52,11 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
       <p className="ag-changes-foot ag-muted">
         {value.complete ? `Looked at all ${value.scanned.toLocaleString()} entries.` : `Looked at the first ${value.scanned.toLocaleString()} entries (the walk is bounded); older changes may be missing.`}
       </p>
+      {store && store.agentId === agentId && (
+        <p className="ag-changes-foot ag-muted" data-testid="workspace-checkpoint-store">
+          {store.enabled ? `Checkpoints keep ${formatBytes(store.storeBytes)} for this agent (every change can be seen and undone from its call).` : 'Checkpoints are off (setting checkpoints.enabled): changes cannot be undone.'}
+        </p>
+      )}
     </div>
   )
 }

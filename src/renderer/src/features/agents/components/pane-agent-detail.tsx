@@ -9,10 +9,11 @@ import { DialogAgentProfile } from './dialog-agent-profile'
 import { PaneAgentConnect } from './pane-agent-connect'
 import { PaneAgentOverview } from './pane-agent-overview'
 import { PaneAgentProfile } from './pane-agent-profile'
+import { PaneAgentTimeline } from './pane-agent-timeline'
 import { PaneWorkspace } from './pane-workspace'
 import { StripAgentFacts } from './strip-agent-facts'
 
-/** The selected agent: who it is, its switch and actions, key facts, and tabs for overview, workspace, connection and profile. */
+/** The selected agent: who it is, its switch and actions, key facts, and tabs for overview, timeline, workspace, connection and profile. */
 export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: string; onQuery(change: Partial<AgentsQuery>): void }) {
   const agent = useAgentsStore((state) => state.agents.find((a) => a.id === props.agentId))
   const state = useAgentsStore(useShallow((s) => (agent ? activityOf(agent, s.sessions, s.pending, s.lastCalls[agent.id]).state : 'idle')))
@@ -76,6 +77,7 @@ export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: 
         onValueChange={(tab) => props.onQuery({ tab: tab as AgentTab })}
         items={[
           { value: 'overview', label: 'Overview', testId: 'agent-tab-overview', content: <PaneAgentOverview agentId={id} /> },
+          { value: 'timeline', label: 'Timeline', testId: 'agent-tab-timeline', content: <PaneAgentTimeline agentId={id} /> },
           { value: 'workspace', label: 'Workspace', testId: 'agent-tab-workspace', content: <PaneWorkspace agentId={id} file={props.file} onOpenFile={(file) => props.onQuery({ file })} /> },
           { value: 'connect', label: 'Connect', testId: 'agent-tab-connect', content: <PaneAgentConnect /> },
           { value: 'profile', label: 'Profile', testId: 'agent-tab-profile', content: <PaneAgentProfile agentId={id} /> }

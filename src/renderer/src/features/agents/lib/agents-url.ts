@@ -1,5 +1,5 @@
 /** The detail tabs of an agent, in order. */
-export const agentTabs = ['overview', 'workspace', 'connect', 'profile'] as const
+export const agentTabs = ['overview', 'timeline', 'workspace', 'connect', 'profile'] as const
 
 /** A detail tab. */
 export type AgentTab = (typeof agentTabs)[number]

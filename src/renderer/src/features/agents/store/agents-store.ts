@@ -3,21 +3,29 @@ import { airlock, onStale } from '../../../lib/airlock-client'
 import { createDetailSlice, type DetailSlice } from './detail-slice'
 import { createListSlice, type ListSlice } from './list-slice'
 import { createProfileSlice, type ProfileSlice } from './profile-slice'
+import { createTimelineSlice, type TimelineSlice } from './timeline-slice'
 import { createWorkspaceSlice, type WorkspaceSlice } from './workspace-slice'
 
 export type { IssuedToken } from './profile-slice'
 export type { Loadable } from './detail-slice'
 
 /** The Agents feature's state: the list, the profile editor and token, the selected agent's pane and its workspace. */
-export type AgentsState = ListSlice & ProfileSlice & DetailSlice & WorkspaceSlice
+export type AgentsState = ListSlice & ProfileSlice & DetailSlice & WorkspaceSlice & TimelineSlice
 
 /** The agents store; main owns every fact in it and says when one changed (events below). */
 export const useAgentsStore = create<AgentsState>()((...a) => ({
   ...createListSlice(...a),
   ...createProfileSlice(...a),
   ...createDetailSlice(...a),
-  ...createWorkspaceSlice(...a)
+  ...createWorkspaceSlice(...a),
+  ...createTimelineSlice(...a)
 }))
+
+/** The timeline is read again when it is the open tab's (a call, a session or a checkpoint of the selected agent changed). */
+const timelineShown = () => {
+  const { timeline, selectedId } = useAgentsStore.getState()
+  return timeline.status !== 'idle' && timeline.agentId === selectedId
+}
 
 const active = () => useAgentsStore.getState().status !== 'idle'
 
@@ -40,6 +48,11 @@ airlock.sessions.onChanged((event) => {
   const state = useAgentsStore.getState()
   void state.refreshSessions()
   if (event.agentId === state.selectedId) void state.refreshSessionsOfSelected()
+  if (event.agentId === state.selectedId && timelineShown()) void state.refreshTimeline()
+})
+
+airlock.checkpoints.onChanged((event) => {
+  if (active() && timelineShown() && event.agentId === useAgentsStore.getState().selectedId) void useAgentsStore.getState().refreshTimeline()
 })
 
 airlock.approvals.onChanged(() => {
@@ -53,6 +66,7 @@ airlock.history.onChanged((event) => {
   const state = useAgentsStore.getState()
   void state.refreshLastCalls()
   if (!state.selectedId) return
+  if (timelineShown()) void state.refreshTimeline()
   void state.refreshCalls().then(() => {
     const now = useAgentsStore.getState()
     if (event.status !== 'running' && now.recentCalls.value?.rows.some((row) => row.id === event.id)) void now.refreshWorkspace()

@@ -16,6 +16,8 @@ export type WorkspaceSlice = {
   expanded: Record<string, boolean>
   file: Loadable<WorkspaceFile> & { path?: string }
   changes: Loadable<{ changes: WorkspaceChange[]; scanned: number; complete: boolean }>
+  /** The agent's checkpoint store: whether checkpoints are on and how many bytes its checkpoints hold. */
+  checkpointStore?: { enabled: boolean; storeBytes: number; agentId: string }
   /** Lists the root and the recent changes of the selected agent's workspace (once per selection). */
   openWorkspace(): void
   toggleDirectory(path: string): void
@@ -41,8 +43,9 @@ export const createWorkspaceSlice: StateCreator<AgentsState, [], [], WorkspaceSl
     const agentId = get().selectedId
     if (!agentId) return
     if (!get().changes.value) set({ changes: { status: 'loading' } })
-    const result = await airlock.workspace.recent({ agentId, limit: recentChangesLimit })
+    const [result, store] = await Promise.all([airlock.workspace.recent({ agentId, limit: recentChangesLimit }), airlock.checkpoints.list({ agentId, limit: 1 })])
     if (get().selectedId !== agentId) return
+    if (store.ok) set({ checkpointStore: { enabled: store.value.enabled, storeBytes: store.value.storeBytes, agentId } })
     set({ changes: result.ok ? { status: 'ready', value: result.value } : { status: 'error', error: result.error.message, value: get().changes.value } })
   }
   const readFile = async (path: string, quiet: boolean) => {

@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { agentIdSchema } from '@shared/agents'
 import { AgentService, defaultsFromSettings } from '../../console/agent-service'
 import { AgentWorkspaces } from '../../console/agent-workspaces'
+import { ContentStore, WorkspaceCheckpoints } from '../../console/checkpoints'
+import { checkpointSettings } from '../../host/checkpoint-wiring'
 import { SettingsService } from '../../console/settings-service'
 import { loadCommandAnalyzer, PolicyEngine, type CommandDecision } from '../../core'
 import { airlockPaths, resolveHome } from '../../host'
@@ -77,7 +80,9 @@ async function decide(store: Store, workspaces: string, agentId: string, line: s
   if (agents.state(agentId) === 'disabled') return blocked('policy.agent_disabled', `agent ${agentId} is disabled: every call is refused until it is enabled`)
   const agent = actionAgent({ agentId, sessionId: '', workspace: agentWorkspaces.pathOf(agentId), profile })
   if (!agent.tools.has('run_command')) return blocked('capability.not_enabled', `agent ${agentId} has no shell: its capabilities do not include run_command`)
-  const engine = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels') })
+  // What the workspace's checkpoints keep decides, as in a real call, whether a deletion asks (`recoverable_deletion`).
+  const checkpoints = new WorkspaceCheckpoints({ repository: store.checkpoints, store: new ContentStore(join(dirname(workspaces), 'checkpoints')), settings: checkpointSettings(settings), workspaceOf: () => undefined })
+  const engine = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels'), recoverable: (id, segments) => checkpoints.recoverable(id, segments) })
   const decision = await engine.checkCommand(line, agent)
   if (decision.decision !== 'ask' || settings.get('access_control_policy.auto_allow') !== true) return decision
   return { ...decision, decision: 'run', reason: `${decision.reason}; approved automatically because access_control_policy.auto_allow is on` }

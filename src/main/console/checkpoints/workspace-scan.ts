@@ -3,8 +3,12 @@ import { descriptorPath } from '../../core'
 import { pathKey, type CheckpointChange, type EntryKind, type EntryState, type IndexedEntry } from '../../store'
 import { ChangedWhileReading, type ContentStore } from './content-store'
 
-/** Bounds of one walk: a workspace is written by sandboxed code and can hold anything. */
-export const scanBounds = { maxEntries: 1_000_000, maxDepth: 256, yieldEvery: 2000 } as const
+/**
+ * Bounds of one walk: a workspace is written by sandboxed code and can hold anything. A file larger
+ * than `maxHashBytes` (a sparse file costs the quota nothing but would take minutes to read) is
+ * recorded as changed by its stat facts alone, without a hash.
+ */
+export const scanBounds = { maxEntries: 1_000_000, maxDepth: 256, yieldEvery: 2000, maxHashBytes: 4 * 1024 ** 3 } as const
 
 /** Names the walk leaves alone at the workspace root: the host's own (execution areas, the agent's history file). */
 const hostNames = new Set(['.airlock', '.exec_history'])
@@ -40,7 +44,9 @@ function unchanged(entry: IndexedEntry, stat: Stats): boolean {
 
 const stateOf = (entry: EntryState): EntryState => ({ kind: entry.kind, mode: entry.mode, size: entry.size, hash: entry.hash, kept: entry.kept })
 
-const sameState = (a: EntryState, b: EntryState) => a.kind === b.kind && a.mode === b.mode && a.hash === b.hash && (a.kind !== 'other' || a.size === b.size)
+/** Whether two states are the same content and mode; a file without a hash (too large, changing) is never the same as another. */
+const sameState = (a: EntryState, b: EntryState) =>
+  a.kind === b.kind && a.mode === b.mode && (a.kind === 'dir' || (a.kind === 'other' ? a.size === b.size : a.hash !== null && a.hash === b.hash))
 
 /**
  * Walks a workspace from its open root `rootFd` and compares what it finds with `index` (what the
@@ -87,7 +93,7 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
       result.newBytes += stored.newBytes
       return { hash: stored.hash, kept: true }
     }
-    if (!stat.isFile()) return { hash: null, kept: false }
+    if (!stat.isFile() || stat.size > scanBounds.maxHashBytes) return { hash: null, kept: false }
     for (let attempt = 0; attempt < 3; attempt++) {
       let fd: number
       try {
@@ -156,7 +162,7 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
         const kind = kindOf(stat)
         const content = kind === 'dir' ? { hash: null, kept: false } : await capture(dirFd, name, stat)
         const now: IndexedEntry = { path, kind, mode: stat.mode & 0o7777, size: kind === 'dir' ? 0 : stat.size, hash: content.hash, kept: content.kept, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, blocks: stat.blocks }
-        if (kind === 'file' && content.hash === null) result.unstable.push(path.toString('utf8'))
+        if (kind === 'file' && content.hash === null && stat.size <= scanBounds.maxHashBytes) result.unstable.push(path.toString('utf8'))
         result.upserts.push(now)
         if (!was) result.changes.push({ path, change: 'added', before: null, after: stateOf(now) })
         else if (!sameState(was, now)) {

@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { ApprovalView } from '@shared/approvals'
 import type { ActionResult } from '../../src/main/core'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
@@ -268,6 +268,9 @@ describe.skipIf(skip !== undefined)(`red team: the approval queue and remembered
 
   it("identical lines from sessions in different working directories are not one item (`rm -rf hooks` at the root and in .git)", async () => {
     const { call } = h.agent('cdbatch', { ask: 'on_risk' })
+    // Without checkpoints `rm -rf hooks` asks (with them it would be a recoverable deletion and run): the batching is what is attacked.
+    h.host.settings.set('checkpoints.enabled', false)
+    onTestFinished(() => void h.host.settings.reset('checkpoints.enabled'))
     plant('cdbatch', 'hooks/readme.txt', 'decoy\n')
     plant('cdbatch', '.git/hooks/pre-commit', '#!/bin/sh\nexit 0\n', 0o755)
     const inGit = h.session('cdbatch')

@@ -244,6 +244,8 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
     } while (cursor !== undefined)
     for (const id of historyIds) await read('history:detail', { id })
     for (const id of historyIds) await read('history:live', { id })
+    // What each call changed in its workspace, as diffs (null for a call that changed nothing).
+    for (const id of historyIds) await read('checkpoints:detail', { id })
     await read('history:verify', {})
     await read('history:count', {})
     await read('history:usage', {})

@@ -82,4 +82,43 @@ describe('checkpoints with a workspace watch', () => {
     expect(service.list('a', { limit: 1 })[0]).toMatchObject({ kind: 'outside', files: 1 })
     service.dispose()
   })
+
+  it('prunes the oldest checkpoints past keep_count, says so, and drops content nothing refers to any more', async () => {
+    const store = openStore(join(dir.path, 'prune.db'))
+    opened.push(store)
+    const content = new ContentStore(join(dir.path, 'prune-store'))
+    content.open()
+    const pruned: string[] = []
+    const service = new WorkspaceCheckpoints({
+      repository: store.checkpoints,
+      store: content,
+      settings: () => ({ ...settings(), keepCount: 2 }),
+      workspaceOf: () => join(dir.path, 'ws'),
+      onPruned: (_agent, records) => pruned.push(...records.map((record) => record.id)),
+      identity: { uid: 0, gid: 0, dedicated: false }
+    })
+    await service.sync('a', { kind: 'outside' })
+    const ids: string[] = []
+    for (let version = 1; version <= 4; version++) {
+      const end = await service.beforeCall('a')
+      writeFileSync(join(dir.path, 'ws', 'f.txt'), `version ${version}`)
+      const id = `0000000${version}-0000-4000-8000-000000000000`
+      await end(id)
+      ids.push(id)
+    }
+    expect(pruned).toEqual([ids[0], ids[1]])
+    expect(service.list('a').map((record) => [record.id, record.prunedAt !== null])).toEqual([
+      [ids[3], false],
+      [ids[2], false],
+      [ids[1], true],
+      [ids[0], true]
+    ])
+    // "version 1" was only held by the first (pruned) checkpoint: gone from the store; "version 2" is still the before of the third.
+    const objects = store.db.prepare('select hash from checkpoint_objects').pluck().all() as string[]
+    const held = objects.map((hash) => content.read(hash).toString())
+    expect(held).not.toContain('version 1')
+    expect(held).toEqual(expect.arrayContaining(['version 2', 'version 3', 'version 4']))
+    await expect(service.revert(ids[0]!)).rejects.toMatchObject({ code: 'checkpoint.pruned' })
+    await expect(service.revert(ids[3]!)).resolves.toMatchObject({ files: 1 })
+  })
 })

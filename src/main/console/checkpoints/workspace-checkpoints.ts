@@ -281,8 +281,10 @@ export class WorkspaceCheckpoints {
     }
     if (watch && !scan.partial) watch.trusted()
     for (const change of scan.changes) if (change.before?.kind === 'dir' && change.after?.kind !== 'dir') watch?.remove(pathKey(change.path))
-    // The first walk of a workspace is its baseline: what was there is not a change of anyone's.
+    // The first walk of a workspace is its baseline: what was there is not a change of anyone's. The
+    // root's own entry (path '') marks a workspace as walked, empty or not.
     const baseline = index.size === 0 && !this.options.repository.hasIndex(agentId)
+    if (baseline) scan.upserts.push({ path: Buffer.alloc(0), kind: 'dir', mode: 0, size: 0, hash: null, kept: false, mtimeMs: 0, ctimeMs: 0, ino: 0, blocks: 0 })
     const checkpoint = baseline
       ? undefined
       : { id: what.callId ?? randomUUID(), callId: what.callId ?? null, kind: what.kind, ...(what.note ? { note: what.note } : {}), changes: scan.changes, newBytes: scan.newBytes, createdAt: new Date().toISOString() }

@@ -225,7 +225,8 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
     result.changes.push({ path: was.path, change: 'deleted', before: stateOf(was), after: null })
   }
   for (const [key, was] of index) {
-    if (seen.has(key) || isUnread(was.path)) continue
+    // '' is the root's own entry (the mark of a walked workspace), never a listed name.
+    if (key === '' || seen.has(key) || isUnread(was.path)) continue
     if (!options.only || listed.has(parentOf(key))) remove(key, was)
   }
   // A partial walk saw a folder gone: what the index holds below it is gone too.
@@ -235,7 +236,7 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
       for (let folder = parentOf(key); folder !== ''; folder = parentOf(folder)) if (goneFolders.has(folder)) return true
       return false
     }
-    for (const [key, was] of index) if (!seen.has(key) && !gone.has(key) && below(key)) remove(key, was)
+    for (const [key, was] of index) if (key !== '' && !seen.has(key) && !gone.has(key) && below(key)) remove(key, was)
   }
   result.changes.sort((a, b) => Buffer.compare(a.path, b.path))
   return result

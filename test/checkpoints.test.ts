@@ -134,8 +134,12 @@ describe.skipIf(skip !== undefined)(`deletions the checkpoint can undo do not as
     expect(removed.meta.policy).toMatchObject({ decision: 'allow', riskFlags: ['recoverable_deletion'] })
     expect(agent.host.agents.checkpoints.get(removed.meta.callId as string)!.changes.map((c) => [c.path.toString(), c.change])).toContainEqual(['build/out/a.o', 'deleted'])
 
-    const reset = await agent.call('run_command', { command: 'git add -A && git -c user.email=a@b -c user.name=a commit -q -m t && printf changed > tracked.txt && git reset --hard -q' })
+    await agent.run('git add -A && git -c user.email=a@b -c user.name=a commit -q -m t && printf changed > tracked.txt')
+    const reset = await agent.call('run_command', { command: 'git reset --hard -q' })
     expect(reset.ok, JSON.stringify(reset.error)).toBe(true)
+    expect(reset.meta.policy).toMatchObject({ riskFlags: ['recoverable_deletion'] })
+    // What the reset threw away is in its checkpoint.
+    expect(agent.host.agents.checkpoints.describe(reset.meta.callId as string, 50)!.files.find((f) => f.path === 'tracked.txt')!.diff).toContain('-changed')
 
     agent.host.settings.set('checkpoints.max_file_mb', 1)
     try {

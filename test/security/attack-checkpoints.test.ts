@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sandboxAgent } from '../support/sandbox-agent'
@@ -41,6 +41,19 @@ describe.each(await workspaceSandboxes())('checkpoints against $provider', ({ pr
       expect(looked.stdout).toContain('end')
       expect(existsSync(join(store(), 'objects', 'planted'))).toBe(false)
     }, 180_000)
+
+    it.runIf(process.getuid?.() === 0)('a restored file keeps its owner: the operator’s root-only file the agent deleted does not come back readable by the agent', async () => {
+      await agent.run('mkdir -p conf')
+      writeFileSync(join(agent.workspace, 'conf', 'secrets.env'), `TOKEN=${canary}\n`, { mode: 0o600 })
+      const removed = await agent.call('run_command', { command: 'rm -f conf/secrets.env' })
+      expect(removed.ok, JSON.stringify(removed.error)).toBe(true)
+      expect(existsSync(join(agent.workspace, 'conf', 'secrets.env'))).toBe(false)
+      await agent.host.agents.checkpoints.revert(removed.meta.callId as string)
+      const stat = statSync(join(agent.workspace, 'conf', 'secrets.env'))
+      expect([stat.uid, stat.mode & 0o7777]).toEqual([0, 0o600])
+      const read = await agent.call('run_command', { command: 'cat conf/secrets.env 2>&1; true' })
+      expect((read.data as { stdout: string }).stdout).not.toContain(canary)
+    }, 120_000)
 
     it('a hostile workspace is walked, stored and restored without following links, running anything or losing odd names', async () => {
       const outside = join(agent.host.paths.home, '..', `outside-${provider}`)

@@ -133,7 +133,7 @@ export function createAgentRuntime(input: {
     taint: store.sessions,
     globalLabels: () => input.settings?.get('policy.labels') ?? {},
     isRunning: (callId) => dispatcher.running().includes(callId),
-    recoverable: (agentId, segments) => checkpoints.recoverable(agentId, segments)
+    recoverable: (agentId, segments, options) => checkpoints.recoverable(agentId, segments, options)
   })
   const unhooks = [
     policy.install(dispatcher.hooks),

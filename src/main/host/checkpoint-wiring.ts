@@ -5,7 +5,7 @@ import type { ActionHooks } from '../core'
 import type { Store } from '../store'
 
 /** The tools whose calls can change a workspace: each gets a checkpoint (issue 28). */
-const changingTools = new Set(['write_file', 'edit_file', 'run_command', 'run_code', 'run_skill'])
+const changingTools = new Set(['write_file', 'edit_file', 'run_command', 'run_code', 'run_skill', 'persist_skill'])
 
 /** Tools that change the workspace only sometimes (a `sqlite_query` write): walked after the call only. */
 const sometimesChanging = new Set(['sqlite_query'])
@@ -65,7 +65,13 @@ export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceChe
   const told = new Map<string, number>()
   const around = hooks.onAroundRun(async ({ tool, agent, callId, decision }) => {
     const always = changingTools.has(tool)
-    if ((!always && !sometimesChanging.has(tool)) || !checkpoints.enabled()) return undefined
+    const vouched = decision?.recoverablePaths ?? []
+    if (!checkpoints.enabled()) {
+      // Decided as recoverable, then checkpoints were turned off: nothing would keep what it deletes.
+      if (vouched.length > 0) throw notRecoverable(vouched, 'checkpoints were turned off since it was decided')
+      return undefined
+    }
+    if (!always && !sometimesChanging.has(tool)) return undefined
     let end: Awaited<ReturnType<WorkspaceCheckpoints['beforeCall']>> | undefined
     if (always) {
       try {
@@ -76,14 +82,12 @@ export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceChe
           `The call was not run: its workspace's checkpoint could not be taken (${(error as Error).message}), so what it changed could not be undone. The operator can turn checkpoints off (setting checkpoints.enabled).`
         )
       }
-      // A deletion let run because the checkpoint could undo it: still so now that the workspace was walked again?
-      const lost = (decision?.recoverablePaths ?? []).filter((segments) => !checkpoints.recoverable(agent.agentId, segments))
-      if (lost.length > 0) {
+      // A deletion let run because the checkpoint could undo it: still so now that the workspace was
+      // walked again, and with no other call of the agent changing it meanwhile?
+      const lost = vouched.filter((segments) => !checkpoints.recoverable(agent.agentId, segments))
+      if (lost.length > 0 || (vouched.length > 0 && checkpoints.othersInFlight(agent.agentId))) {
         await end(callId)
-        throw new CheckpointError(
-          'checkpoint.not_recoverable',
-          `The call was not run: it deletes ${lost.map((segments) => segments.join('/') || 'the workspace').join(', ')}, which it was let do without asking because the checkpoint could restore it, but that is no longer so (a file there is over checkpoints.max_file_mb, a link, or not kept). Call again: it will ask the operator.`
-        )
+        throw notRecoverable(lost.length > 0 ? lost : vouched, lost.length > 0 ? 'a file there is over checkpoints.max_file_mb, a link, or not kept' : 'another call of this agent is changing the workspace')
       }
     }
     return async () => {
@@ -108,4 +112,12 @@ export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceChe
     around()
     notes()
   }
+}
+
+/** The refusal of a call decided as a recoverable deletion that no longer is. */
+function notRecoverable(paths: readonly (readonly string[])[], why: string): CheckpointError {
+  return new CheckpointError(
+    'checkpoint.not_recoverable',
+    `The call was not run: it deletes ${paths.map((segments) => segments.join('/') || 'the workspace').join(', ')}, which it was let do without asking because the checkpoint could restore it, but that is no longer so (${why}). Call again: it will ask the operator.`
+  )
 }

@@ -3,8 +3,11 @@ import type { Database } from 'better-sqlite3'
 /** What a workspace entry is: its content is a file's bytes or a link's target; a folder or `other` (FIFO, socket, device) has none. */
 export type EntryKind = 'file' | 'dir' | 'link' | 'other'
 
-/** An entry's state as a checkpoint keeps it: `hash` names its content; `kept` when the store holds that content. */
-export type EntryState = { kind: EntryKind; mode: number; size: number; hash: string | null; kept: boolean }
+/**
+ * An entry's state as a checkpoint keeps it: `hash` names its content; `kept` when the store holds
+ * that content; its owner (uid, gid; -1 unknown), which a restore gives back.
+ */
+export type EntryState = { kind: EntryKind; mode: number; size: number; hash: string | null; kept: boolean; uid: number; gid: number }
 
 /** An entry as the last walk saw it: its state and the stat facts that tell, next time, whether it changed. */
 export type IndexedEntry = EntryState & { path: Buffer; mtimeMs: number; ctimeMs: number; ino: number; blocks: number }
@@ -39,13 +42,17 @@ type ChangeRow = {
   before_size: number | null
   before_hash: string | null
   before_kept: number | null
+  before_uid: number | null
+  before_gid: number | null
   after_kind: EntryKind | null
   after_mode: number | null
   after_size: number | null
   after_hash: string | null
   after_kept: number | null
+  after_uid: number | null
+  after_gid: number | null
 }
-type FileRow = { path: Buffer; kind: EntryKind; mode: number; size: number; mtime_ms: number; ctime_ms: number; ino: number; blocks: number; hash: string | null; kept: number }
+type FileRow = { path: Buffer; kind: EntryKind; mode: number; size: number; mtime_ms: number; ctime_ms: number; ino: number; blocks: number; uid: number; gid: number; hash: string | null; kept: number }
 
 /** The lossless text key of a path's bytes (each byte one char), for maps. */
 export const pathKey = (path: Buffer): string => path.toString('latin1')
@@ -66,7 +73,7 @@ const toRecord = (row: CheckpointRow): CheckpointRecord => ({
 const side = (row: ChangeRow, prefix: 'before' | 'after'): EntryState | null => {
   const kind = row[`${prefix}_kind`]
   if (kind === null) return null
-  return { kind, mode: row[`${prefix}_mode`] ?? 0, size: row[`${prefix}_size`] ?? 0, hash: row[`${prefix}_hash`], kept: row[`${prefix}_kept`] === 1 }
+  return { kind, mode: row[`${prefix}_mode`] ?? 0, size: row[`${prefix}_size`] ?? 0, hash: row[`${prefix}_hash`], kept: row[`${prefix}_kept`] === 1, uid: row[`${prefix}_uid`] ?? -1, gid: row[`${prefix}_gid`] ?? -1 }
 }
 
 const toChange = (row: ChangeRow): CheckpointChange & { seq: number } => ({ seq: row.checkpoint_seq, path: Buffer.from(row.path), change: row.change, before: side(row, 'before'), after: side(row, 'after') })
@@ -80,11 +87,11 @@ export class CheckpointRepository {
 
   /** What the last walk saw of an agent's workspace, by `pathKey`. */
   index(agentId: string): Map<string, IndexedEntry> {
-    const rows = this.db.prepare('select path, kind, mode, size, mtime_ms, ctime_ms, ino, blocks, hash, kept from checkpoint_files where agent_id = ?').all(agentId) as FileRow[]
+    const rows = this.db.prepare('select path, kind, mode, size, mtime_ms, ctime_ms, ino, blocks, uid, gid, hash, kept from checkpoint_files where agent_id = ?').all(agentId) as FileRow[]
     const index = new Map<string, IndexedEntry>()
     for (const row of rows) {
       const path = Buffer.from(row.path)
-      index.set(pathKey(path), { path, kind: row.kind, mode: row.mode, size: row.size, mtimeMs: row.mtime_ms, ctimeMs: row.ctime_ms, ino: row.ino, blocks: row.blocks, hash: row.hash, kept: row.kept === 1 })
+      index.set(pathKey(path), { path, kind: row.kind, mode: row.mode, size: row.size, mtimeMs: row.mtime_ms, ctimeMs: row.ctime_ms, ino: row.ino, blocks: row.blocks, uid: row.uid, gid: row.gid, hash: row.hash, kept: row.kept === 1 })
     }
     return index
   }
@@ -105,25 +112,25 @@ export class CheckpointRepository {
     checkpoint?: { id: string; callId: string | null; kind: CheckpointKind; note?: string; changes: readonly CheckpointChange[]; newBytes: number; createdAt: string }
   ): CheckpointRecord | undefined {
     const upsert = this.db.prepare(
-      `insert into checkpoint_files (agent_id, path, kind, mode, size, mtime_ms, ctime_ms, ino, blocks, hash, kept) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `insert into checkpoint_files (agent_id, path, kind, mode, size, mtime_ms, ctime_ms, ino, blocks, uid, gid, hash, kept) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (agent_id, path) do update set kind = excluded.kind, mode = excluded.mode, size = excluded.size, mtime_ms = excluded.mtime_ms,
-         ctime_ms = excluded.ctime_ms, ino = excluded.ino, blocks = excluded.blocks, hash = excluded.hash, kept = excluded.kept`
+         ctime_ms = excluded.ctime_ms, ino = excluded.ino, blocks = excluded.blocks, uid = excluded.uid, gid = excluded.gid, hash = excluded.hash, kept = excluded.kept`
     )
     const remove = this.db.prepare('delete from checkpoint_files where agent_id = ? and path = ?')
     const addObject = this.db.prepare('insert into checkpoint_objects (hash, bytes, created_at) values (?, ?, ?) on conflict (hash) do nothing')
     return this.db.transaction(() => {
       for (const [hash, bytes] of update.objects ?? []) addObject.run(hash, bytes, update.at ?? new Date().toISOString())
-      for (const e of update.upserts) upsert.run(agentId, e.path, e.kind, e.mode, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.blocks, e.hash, e.kept ? 1 : 0)
+      for (const e of update.upserts) upsert.run(agentId, e.path, e.kind, e.mode, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.blocks, e.uid, e.gid, e.hash, e.kept ? 1 : 0)
       for (const path of update.removed) remove.run(agentId, path)
       if (!checkpoint || checkpoint.changes.length === 0) return undefined
       const row = this.db
         .prepare('insert into checkpoints (id, agent_id, call_id, kind, created_at, files, new_bytes, note) values (?, ?, ?, ?, ?, ?, ?, ?) returning *')
         .get(checkpoint.id, agentId, checkpoint.callId, checkpoint.kind, checkpoint.createdAt, checkpoint.changes.length, checkpoint.newBytes, checkpoint.note ?? null) as CheckpointRow
       const insert = this.db.prepare(
-        `insert into checkpoint_changes (checkpoint_seq, path, change, before_kind, before_mode, before_size, before_hash, before_kept, after_kind, after_mode, after_size, after_hash, after_kept)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+        `insert into checkpoint_changes (checkpoint_seq, path, change, before_kind, before_mode, before_size, before_hash, before_kept, before_uid, before_gid, after_kind, after_mode, after_size, after_hash, after_kept, after_uid, after_gid)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
       )
-      const cols = (state: EntryState | null) => (state ? [state.kind, state.mode, state.size, state.hash, state.kept ? 1 : 0] : [null, null, null, null, null])
+      const cols = (state: EntryState | null) => (state ? [state.kind, state.mode, state.size, state.hash, state.kept ? 1 : 0, state.uid, state.gid] : [null, null, null, null, null, null, null])
       for (const change of checkpoint.changes) insert.run(row.seq, change.path, change.change, ...cols(change.before), ...cols(change.after))
       return toRecord(row)
     })()
@@ -192,11 +199,6 @@ export class CheckpointRepository {
     return rows.map(toChange)
   }
 
-  /** Whether a pruned checkpoint lies at or after `seq` (a restore across it cannot be whole). */
-  prunedFrom(agentId: string, seq: number): boolean {
-    return this.db.prepare('select 1 from checkpoints where agent_id = ? and seq >= ? and pruned_at is not null limit 1').get(agentId, seq) !== undefined
-  }
-
   /** The bytes of the store's objects an agent's checkpoints and workspace index refer to. */
   storeBytes(agentId: string): number {
     return (
@@ -220,6 +222,14 @@ export class CheckpointRepository {
   /** The kind of an indexed entry, or undefined when the last walk did not see it. */
   kindOf(agentId: string, path: Buffer): EntryKind | undefined {
     return (this.db.prepare('select kind from checkpoint_files where agent_id = ? and path = ?').pluck().get(agentId, path) as EntryKind | undefined) ?? undefined
+  }
+
+  /** Whether a link lies at or below `prefix` (path bytes; empty: anywhere in the workspace). */
+  linkBelow(agentId: string, prefix: Buffer): boolean {
+    if (prefix.length === 0) return this.db.prepare("select 1 from checkpoint_files where agent_id = ? and kind = 'link' limit 1").get(agentId) !== undefined
+    const below = Buffer.concat([prefix, Buffer.from('/')])
+    const upper = Buffer.concat([prefix, Buffer.from('0')])
+    return this.db.prepare("select 1 from checkpoint_files where agent_id = ? and kind = 'link' and (path = ? or (path >= ? and path < ?)) limit 1").get(agentId, prefix, below, upper) !== undefined
   }
 
   /** Whether every file and link at or below `prefix` (path bytes; empty: the whole workspace) has its content kept, and nothing there is a FIFO, socket or device. */

@@ -391,6 +391,8 @@ create table checkpoint_files (
   ctime_ms real not null,
   ino integer not null,
   blocks integer not null,
+  uid integer not null default -1,
+  gid integer not null default -1,
   hash text,
   kept integer not null,
   primary key (agent_id, path)
@@ -413,8 +415,8 @@ create table checkpoint_changes (
   checkpoint_seq integer not null,
   path blob not null,
   change text not null,
-  before_kind text, before_mode integer, before_size integer, before_hash text, before_kept integer,
-  after_kind text, after_mode integer, after_size integer, after_hash text, after_kept integer,
+  before_kind text, before_mode integer, before_size integer, before_hash text, before_kept integer, before_uid integer, before_gid integer,
+  after_kind text, after_mode integer, after_size integer, after_hash text, after_kept integer, after_uid integer, after_gid integer,
   primary key (checkpoint_seq, path)
 ) without rowid;
 create index checkpoint_changes_before on checkpoint_changes(before_hash);

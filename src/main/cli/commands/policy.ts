@@ -82,7 +82,7 @@ async function decide(store: Store, workspaces: string, agentId: string, line: s
   if (!agent.tools.has('run_command')) return blocked('capability.not_enabled', `agent ${agentId} has no shell: its capabilities do not include run_command`)
   // What the workspace's checkpoints keep decides, as in a real call, whether a deletion asks (`recoverable_deletion`).
   const checkpoints = new WorkspaceCheckpoints({ repository: store.checkpoints, store: new ContentStore(join(dirname(workspaces), 'checkpoints')), settings: checkpointSettings(settings), workspaceOf: () => undefined })
-  const engine = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels'), recoverable: (id, segments) => checkpoints.recoverable(id, segments) })
+  const engine = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels'), recoverable: (id, segments, options) => checkpoints.recoverable(id, segments, options) })
   const decision = await engine.checkCommand(line, agent)
   if (decision.decision !== 'ask' || settings.get('access_control_policy.auto_allow') !== true) return decision
   return { ...decision, decision: 'run', reason: `${decision.reason}; approved automatically because access_control_policy.auto_allow is on` }

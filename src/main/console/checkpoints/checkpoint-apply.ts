@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, lchownSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync, type Stats } from 'node:fs'
 import { descriptorPath, type SandboxIdentity } from '../../core'
 import type { EntryState } from '../../store'
 import type { ContentStore } from './content-store'
@@ -71,7 +71,7 @@ export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: C
         const stat = lstatIf(at(dirFd, name))
         if (stat && !stat.isDirectory()) unlinkSync(at(dirFd, name))
         if (!stat?.isDirectory()) makeFolder(dirFd, name, owner)
-        chmodFolder(dirFd, name, to.mode)
+        settleFolder(dirFd, name, to)
         return
       }
       if (to.kind === 'other' || !to.kept || to.hash === null) throw new Error(`its content was not kept (${to.kind === 'other' ? 'not a file, folder or link' : 'over the size cap or changing while recorded'})`)
@@ -79,11 +79,14 @@ export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: C
       const temp = Buffer.from(`.airlock-restore-${randomBytes(8).toString('hex')}`)
       if (to.kind === 'link') {
         symlinkSync(content, at(dirFd, temp))
+        const who = ownerOf(to, owner)
+        if (who) lchownSync(at(dirFd, temp), who.uid, who.gid)
       } else {
         const fd = openSync(at(dirFd, temp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
         try {
-          if (owner.dedicated) fchownSync(fd, owner.uid, owner.gid)
-          fchmodSync(fd, to.mode & 0o7777)
+          const who = ownerOf(to, owner)
+          if (who) fchownSync(fd, who.uid, who.gid)
+          fchmodSync(fd, restoredMode(to.mode))
           for (let written = 0; written < content.length; ) written += writeSync(fd, content, written)
           fsyncSync(fd)
         } finally {
@@ -147,14 +150,30 @@ function makeFolder(dirFd: number, name: Buffer, owner: SandboxIdentity): void {
   }
 }
 
-function chmodFolder(dirFd: number, name: Buffer, mode: number): void {
+/** Gives a restored folder its recorded owner and mode. */
+function settleFolder(dirFd: number, name: Buffer, to: EntryState): void {
   const fd = openSync(at(dirFd, name), directoryFlags)
   try {
-    fchmodSync(fd, mode & 0o7777)
+    const who = ownerOf(to, undefined)
+    if (who) fchownSync(fd, who.uid, who.gid)
+    fchmodSync(fd, restoredMode(to.mode))
   } finally {
     closeSync(fd)
   }
 }
+
+/**
+ * Who a restored entry belongs to: the owner recorded with it (a root-owned 0600 file the operator
+ * kept in the workspace comes back root's, not the sandbox's) when Airlock runs as root and can
+ * give it; else the sandbox identity for a new entry (`fallback`), or nobody to change to.
+ */
+function ownerOf(state: EntryState, fallback: SandboxIdentity | undefined): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() === 0 && state.uid >= 0 && state.gid >= 0) return { uid: state.uid, gid: state.gid }
+  return fallback?.dedicated ? { uid: fallback.uid, gid: fallback.gid } : undefined
+}
+
+/** A restored entry's mode, without set-user-ID and set-group-ID: content from a workspace never comes back privileged. */
+const restoredMode = (mode: number) => mode & 0o1777
 
 function lstatIf(path: Buffer): Stats | undefined {
   try {

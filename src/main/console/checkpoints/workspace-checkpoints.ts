@@ -63,6 +63,11 @@ export class WorkspaceCheckpoints {
   private readonly inFlight = new Map<string, number>()
   private readonly watches = new Map<string, WorkspaceWatch>()
   private readonly storedSinceSizeCheck = new Map<string, number>()
+  /** Walks in flight (any agent), and whether pruning left content to collect once none is. */
+  private walking = 0
+  private garbage = false
+  /** Agents whose last walk could not read everything (until a whole walk does): nothing of theirs is vouched for as recoverable. */
+  private readonly incomplete = new Set<string>()
   private seenForeign: number | undefined
   private readonly identity: SandboxIdentity
 
@@ -151,9 +156,13 @@ export class WorkspaceCheckpoints {
    * the path has its content kept, and the agent's store is within its budget. The policy asks
    * about anything for which this is false.
    */
-  recoverable(agentId: string, path: readonly string[]): boolean {
+  recoverable(agentId: string, path: readonly string[], options: { glob?: boolean } = {}): boolean {
     const settings = this.options.settings()
     if (!settings.enabled || !this.hasIndex(agentId)) return false
+    // A walk that could not read a folder (unlistable, too deep, too many entries) knows nothing below it.
+    if (this.incomplete.has(agentId)) return false
+    // A glob's expansion goes through links: none may lie below where it matches.
+    if (options.glob && this.options.repository.linkBelow(agentId, Buffer.from(path.join('/')))) return false
     if (path.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) return false
     if (this.options.repository.indexBytes(agentId) > settings.maxStoreBytes) return false
     // The path must be one the last walk saw, and no folder on the way (nor the path itself) a link:
@@ -222,13 +231,25 @@ export class WorkspaceCheckpoints {
     this.watches.get(agentId)?.close()
     this.watches.delete(agentId)
     this.options.repository.forgetAgent(agentId)
-    this.options.store.remove(this.options.repository.collectGarbage())
+    this.garbage = true
+    this.collect()
   }
 
   private async undo(target: CheckpointRecord, steps: ApplyStep[], kind: 'revert' | 'restore'): Promise<UndoOutcome> {
+    const verbed = kind === 'revert' ? 'reverted' : 'restored'
     const unkept = steps.filter((step) => step.to !== null && step.to.kind !== 'dir' && !step.to.kept).map((step) => shown(step.path))
     if (unkept.length > 0) {
-      throw new CheckpointError('checkpoint.not_kept', `Not ${kind === 'revert' ? 'reverted' : 'restored'}: the content of ${listed(unkept)} was not kept (over checkpoints.max_file_mb, changing while recorded, or not a file, folder or link).`, { files: unkept })
+      throw new CheckpointError('checkpoint.not_kept', `Not ${verbed}: the content of ${listed(unkept)} was not kept (over checkpoints.max_file_mb, changing while recorded, or not a file, folder or link).`, { files: unkept })
+    }
+    // What the undo would replace must be kept too, or the undo itself could not be undone.
+    const index = await this.indexOf(target.agentId)
+    const lost = steps.filter((step) => {
+      const now = index.get(pathKey(step.path))
+      return now !== undefined && now.kind !== 'dir' && !now.kept
+    })
+    if (lost.length > 0) {
+      const files = lost.map((step) => shown(step.path))
+      throw new CheckpointError('checkpoint.not_kept', `Not ${verbed}: ${listed(files)} would be replaced or removed, and its current content is not kept (over checkpoints.max_file_mb, changing, or not a file, folder or link), so that could not be undone.`, { files })
     }
     const workspace = this.workspace(target.agentId)
     const root = openSync(realpathSync(workspace), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
@@ -250,6 +271,16 @@ export class WorkspaceCheckpoints {
   }
 
   private async syncLocked(agentId: string, what: { kind: CheckpointKind; callId?: string; note?: string }): Promise<SyncOutcome> {
+    this.walking += 1
+    try {
+      return await this.walkAndRecord(agentId, what)
+    } finally {
+      this.walking -= 1
+      this.collect()
+    }
+  }
+
+  private async walkAndRecord(agentId: string, what: { kind: CheckpointKind; callId?: string; note?: string }): Promise<SyncOutcome> {
     const settings = this.options.settings()
     const workspace = realpathSync(this.workspace(agentId))
     const index = await this.indexOf(agentId)
@@ -269,7 +300,7 @@ export class WorkspaceCheckpoints {
         onStored: (hash, bytes) => stored.set(hash, bytes),
         ...(folders ? { only: folders } : {}),
         // Watched before it is listed: a change right after the listing is still seen.
-        ...(watch ? { onFolder: (key: string, path: Buffer, fresh: boolean) => watch.add(key, path, fresh) } : {})
+        ...(watch ? { onFolder: (key: string, opened: string, fresh: boolean) => watch.add(key, opened, fresh), watched: (key: string) => watch.watching(key) } : {})
       }).finally(() => closeSync(root))
     }
     let scan: ScanResult
@@ -279,12 +310,15 @@ export class WorkspaceCheckpoints {
       if (!(error instanceof WholeWalkNeeded)) throw error
       scan = await walk(undefined)
     }
-    if (watch && !scan.partial) watch.trusted()
+    if (!scan.complete) this.incomplete.add(agentId)
+    else if (!scan.partial) this.incomplete.delete(agentId)
+    // Only a whole walk that saw (and so watched) every folder makes the watch's set trustworthy.
+    if (watch && !scan.partial && scan.complete) watch.trusted()
     for (const change of scan.changes) if (change.before?.kind === 'dir' && change.after?.kind !== 'dir') watch?.remove(pathKey(change.path))
     // The first walk of a workspace is its baseline: what was there is not a change of anyone's. The
     // root's own entry (path '') marks a workspace as walked, empty or not.
     const baseline = index.size === 0 && !this.options.repository.hasIndex(agentId)
-    if (baseline) scan.upserts.push({ path: Buffer.alloc(0), kind: 'dir', mode: 0, size: 0, hash: null, kept: false, mtimeMs: 0, ctimeMs: 0, ino: 0, blocks: 0 })
+    if (baseline) scan.upserts.push({ path: Buffer.alloc(0), kind: 'dir', mode: 0, size: 0, hash: null, kept: false, uid: -1, gid: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, blocks: 0 })
     const checkpoint = baseline
       ? undefined
       : { id: what.callId ?? randomUUID(), callId: what.callId ?? null, kind: what.kind, ...(what.note ? { note: what.note } : {}), changes: scan.changes, newBytes: scan.newBytes, createdAt: new Date().toISOString() }
@@ -292,7 +326,7 @@ export class WorkspaceCheckpoints {
     for (const entry of scan.upserts) index.set(pathKey(entry.path), entry)
     for (const path of scan.removed) index.delete(pathKey(path))
     if (recorded) {
-      this.prune(agentId, settings, scan.newBytes)
+      this.prune(agentId, settings, scan.newBytes, recorded.seq)
       this.options.onRecorded?.(recorded)
     }
     return { ...(recorded ? { checkpoint: recorded } : {}), changes: scan.changes, complete: scan.complete, usage: scan.usage, unstable: scan.unstable }
@@ -303,13 +337,15 @@ export class WorkspaceCheckpoints {
    * checkpoint (two indexed reads), the store's size (a query over all the agent's changes) once
    * what was stored since the last size check could have crossed the budget — every 1/64 of it.
    */
-  private prune(agentId: string, settings: CheckpointSettings, added: number): void {
+  private prune(agentId: string, settings: CheckpointSettings, added: number, newest: number): void {
     const now = Date.now()
     const since = (this.storedSinceSizeCheck.get(agentId) ?? Number.POSITIVE_INFINITY) + added
     const checkSize = since >= settings.maxStoreBytes / 64
     this.storedSinceSizeCheck.set(agentId, checkSize ? 0 : since)
     let bytes: number | undefined
     const pruned = this.options.repository.prune(agentId, new Date(now).toISOString(), ({ count, oldest }) => {
+      // The checkpoint just recorded is never pruned: it may hold a deletion let run because it could be undone.
+      if (oldest.seq >= newest) return false
       if (count > settings.keepCount || now - Date.parse(oldest.createdAt) > settings.keepDays * dayMs) return true
       if (!checkSize) return false
       bytes ??= this.options.repository.storeBytes(agentId)
@@ -318,8 +354,19 @@ export class WorkspaceCheckpoints {
       return true
     })
     if (pruned.length === 0) return
-    this.options.store.remove(this.options.repository.collectGarbage())
+    this.garbage = true
     this.options.onPruned?.(agentId, pruned)
+  }
+
+  /**
+   * Removes the content nothing refers to any more, only while no walk is in flight: a walk that found
+   * a version already stored does not store it again, and must not see it collected before its own
+   * checkpoint refers to it.
+   */
+  private collect(): void {
+    if (!this.garbage || this.walking > 0) return
+    this.garbage = false
+    this.options.store.remove(this.options.repository.collectGarbage())
   }
 
   private async indexOf(agentId: string): Promise<Map<string, IndexedEntry>> {
@@ -336,6 +383,11 @@ export class WorkspaceCheckpoints {
     return index
   }
 
+  /** Whether another call of the agent that can change its workspace is in flight (besides the asking one). */
+  othersInFlight(agentId: string): boolean {
+    return (this.inFlight.get(agentId) ?? 0) > 1
+  }
+
   /** Whether the workspace may have changed since the last walk (no watch, or the watch saw something). */
   private mayHaveChanged(agentId: string): boolean {
     return this.watches.get(agentId)?.changedSinceTake() ?? true
@@ -346,8 +398,7 @@ export class WorkspaceCheckpoints {
     if (!this.options.watch) return undefined
     let watch = this.watches.get(agentId)
     if (!watch) {
-      watch = new WorkspaceWatch(workspace)
-      watch.add('', workspace, false)
+      watch = new WorkspaceWatch()
       this.watches.set(agentId, watch)
     }
     return watch

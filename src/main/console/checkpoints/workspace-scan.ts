@@ -37,16 +37,16 @@ const kindOf = (stat: Stats): EntryKind => (stat.isFile() ? 'file' : stat.isDire
 /** True when the stat facts say the entry is as indexed (content unread). */
 function unchanged(entry: IndexedEntry, stat: Stats): boolean {
   const kind = kindOf(stat)
-  if (kind !== entry.kind || (stat.mode & 0o7777) !== entry.mode || stat.ino !== entry.ino) return false
+  if (kind !== entry.kind || (stat.mode & 0o7777) !== entry.mode || stat.ino !== entry.ino || stat.uid !== entry.uid || stat.gid !== entry.gid) return false
   if (kind === 'dir') return true
   return stat.ino === entry.ino && stat.size === entry.size && stat.mtimeMs === entry.mtimeMs && stat.ctimeMs === entry.ctimeMs
 }
 
-const stateOf = (entry: EntryState): EntryState => ({ kind: entry.kind, mode: entry.mode, size: entry.size, hash: entry.hash, kept: entry.kept })
+const stateOf = (entry: EntryState): EntryState => ({ kind: entry.kind, mode: entry.mode, size: entry.size, hash: entry.hash, kept: entry.kept, uid: entry.uid, gid: entry.gid })
 
 /** Whether two states are the same content and mode; a file without a hash (too large, changing) is never the same as another. */
 const sameState = (a: EntryState, b: EntryState) =>
-  a.kind === b.kind && a.mode === b.mode && (a.kind === 'dir' || (a.kind === 'other' ? a.size === b.size : a.hash !== null && a.hash === b.hash))
+  a.kind === b.kind && a.mode === b.mode && a.uid === b.uid && a.gid === b.gid && (a.kind === 'dir' || (a.kind === 'other' ? a.size === b.size : a.hash !== null && a.hash === b.hash))
 
 /**
  * Walks a workspace from its open root `rootFd` and compares what it finds with `index` (what the
@@ -69,8 +69,13 @@ export type ScanOptions = {
    * that is new since the index (a workspace watch's dirty set). Absent: walk everything.
    */
   only?: ReadonlySet<string>
-  /** Told about each folder before it is listed (`fresh`: not in the index as this very folder), so it can be watched first. */
-  onFolder?: (key: string, path: Buffer, fresh: boolean) => void
+  /**
+   * Told about each folder before it is listed (`fresh`: not in the index as this very folder;
+   * `opened`: the descriptor path of the folder as opened, no link followed), so it can be watched first.
+   */
+  onFolder?: (key: string, opened: string, fresh: boolean) => void
+  /** Whether a folder is watched already: a partial walk also goes down into one that is not (made by another process, say). */
+  watched?: (key: string) => boolean
 }
 
 /** A partial walk that could not be done as asked (a changed folder can no longer be opened): walk everything instead. */
@@ -87,7 +92,13 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
   const capture = async (dirFd: number, name: Buffer, stat: Stats): Promise<{ hash: string | null; kept: boolean }> => {
     const at = Buffer.concat([Buffer.from(`${descriptorPath(dirFd)}/`), name])
     if (stat.isSymbolicLink()) {
-      const target = readlinkSync(at, { encoding: 'buffer' })
+      let target: Buffer
+      try {
+        target = readlinkSync(at, { encoding: 'buffer' })
+      } catch {
+        // Swapped for something else since the lstat: recorded without content.
+        return { hash: null, kept: false }
+      }
       const stored = store.putBytes(target, options.known)
       if (stored.newBytes > 0) options.onStored(stored.hash, stored.newBytes)
       result.newBytes += stored.newBytes
@@ -161,17 +172,17 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
       if (fresh) {
         const kind = kindOf(stat)
         const content = kind === 'dir' ? { hash: null, kept: false } : await capture(dirFd, name, stat)
-        const now: IndexedEntry = { path, kind, mode: stat.mode & 0o7777, size: kind === 'dir' ? 0 : stat.size, hash: content.hash, kept: content.kept, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, blocks: stat.blocks }
+        const now: IndexedEntry = { path, kind, mode: stat.mode & 0o7777, size: kind === 'dir' ? 0 : stat.size, hash: content.hash, kept: content.kept, uid: stat.uid, gid: stat.gid, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, blocks: stat.blocks }
         if (kind === 'file' && content.hash === null && stat.size <= scanBounds.maxHashBytes) result.unstable.push(path.toString('utf8'))
         result.upserts.push(now)
         if (!was) result.changes.push({ path, change: 'added', before: null, after: stateOf(now) })
         else if (!sameState(was, now)) {
-          const change = was.kind !== now.kind ? 'type' : was.hash === now.hash && was.size === now.size ? 'mode' : 'modified'
+          const change = was.kind !== now.kind ? 'type' : was.hash !== null && was.hash === now.hash ? 'mode' : 'modified'
           result.changes.push({ path, change, before: stateOf(was), after: stateOf(now) })
         }
       }
       // A partial walk goes down only into folders that are new (or replaced) since the index.
-      if (stat.isDirectory() && (deep || fresh)) {
+      if (stat.isDirectory() && (deep || fresh || (options.watched !== undefined && !options.watched(key)))) {
         if (depth + 1 > scanBounds.maxDepth) {
           result.complete = false
           unread.push(path)
@@ -187,7 +198,7 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
           continue
         }
         try {
-          options.onFolder?.(key, path, fresh)
+          options.onFolder?.(key, descriptorPath(child), fresh)
           await visit(child, path, depth + 1, true)
         } finally {
           closeSync(child)
@@ -198,7 +209,7 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
 
   result.usage.bytes += fstatSync(rootFd).blocks * 512
   if (!options.only) {
-    options.onFolder?.('', Buffer.alloc(0), false)
+    options.onFolder?.('', descriptorPath(rootFd), false)
     await visit(rootFd, undefined, 0, true)
   } else {
     result.partial = true

@@ -3,7 +3,7 @@ import { watch, type FSWatcher } from 'node:fs'
 /** Folders one workspace may have watched; past it, every checkpoint walks the whole workspace. */
 export const maxWatchedFolders = 8192
 
-/** Events between two walks past which the queue may have overflowed: the next walk is a whole one. */
+/** Events (of all workspaces) between two walks past which the queue may have overflowed: the next walk is a whole one. */
 const maxEventsBetweenWalks = 8000
 
 /**
@@ -19,19 +19,25 @@ const maxEventsBetweenWalks = 8000
  * through a shared memory mapping, a network file system — is found by the next whole walk: one
  * runs at every console start and whenever the watch is not sure.
  */
+/**
+ * Every watch shares the event loop's one inotify queue (16 384 events by default): a flood in one
+ * workspace can overflow it and drop another's events, which libuv does not report. So each
+ * workspace's set is trusted only while the events of all workspaces since its last walk stay
+ * below `maxEventsBetweenWalks`.
+ */
+let eventsOfAll = 0
+
 export class WorkspaceWatch {
   private readonly watchers = new Map<string, FSWatcher>()
   private dirty = new Set<string>()
-  private events = 0
+  private allAtTake = eventsOfAll
   private whole = true
-
-  constructor(private readonly root: string) {}
 
   /**
    * Watches a folder (path key relative to the root, '' for the root) before it is listed; `fresh`:
    * a new folder at that name (a watch left from a folder deleted there watches nothing now).
    */
-  add(key: string, path: Buffer | string, fresh: boolean): void {
+  add(key: string, folder: string, fresh: boolean): void {
     if (fresh) this.remove(key)
     if (this.watchers.has(key)) return
     if (this.watchers.size >= maxWatchedFolders) {
@@ -39,7 +45,9 @@ export class WorkspaceWatch {
       return
     }
     try {
-      const watcher = watch(typeof path === 'string' ? path : Buffer.concat([Buffer.from(`${this.root}/`), path]), { persistent: false, encoding: 'buffer' }, () => this.changed(key))
+      // `folder` is the open folder's descriptor path (/proc/self/fd/N): the watch lands on the very
+      // folder the walk opened without following a link, whatever its name points to by now.
+      const watcher = watch(folder, { persistent: false, encoding: 'buffer' }, () => this.changed(key))
       watcher.on('error', () => this.lost(key))
       watcher.on('close', () => {
         if (this.watchers.get(key) === watcher) this.lost(key)
@@ -66,23 +74,31 @@ export class WorkspaceWatch {
    * trusted; the caller then walks everything and calls `trusted()` once every folder it saw is watched.
    */
   take(): { whole: true } | { whole: false; folders: Set<string> } {
-    if (this.whole || this.events > maxEventsBetweenWalks) return { whole: true }
+    const flooded = eventsOfAll - this.allAtTake > maxEventsBetweenWalks
     const folders = this.dirty
+    // From here on, what changes is the next walk's: taken before this walk, never dropped after it.
     this.dirty = new Set()
-    this.events = 0
+    this.allAtTake = eventsOfAll
+    if (this.whole || flooded) {
+      this.whole = true
+      return { whole: true }
+    }
     return { whole: false, folders }
   }
 
-  /** A whole walk watched every folder it saw: from now on the set is trusted. */
+  /** A whole walk read and watched every folder it saw: from now on the set is trusted. */
   trusted(): void {
-    this.dirty = new Set()
-    this.events = 0
     this.whole = this.watchers.size >= maxWatchedFolders
+  }
+
+  /** Whether this folder has a watch (a walk goes down into folders that have none yet). */
+  watching(key: string): boolean {
+    return this.watchers.has(key)
   }
 
   /** Whether anything changed since the last `take` (or the set cannot be trusted). */
   changedSinceTake(): boolean {
-    return this.whole || this.dirty.size > 0 || this.events > maxEventsBetweenWalks
+    return this.whole || this.dirty.size > 0 || eventsOfAll - this.allAtTake > maxEventsBetweenWalks
   }
 
   close(): void {
@@ -92,7 +108,7 @@ export class WorkspaceWatch {
   }
 
   private changed(key: string): void {
-    this.events += 1
+    eventsOfAll += 1
     this.dirty.add(key)
   }
 

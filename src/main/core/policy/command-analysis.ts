@@ -129,8 +129,9 @@ export type CommandPolicyInput = {
   localBin?: (name: string) => boolean
   /**
    * Whether deleting the workspace path (components; [] the whole workspace) could be undone from
-   * the agent's checkpoints (issue 28). Unset: nothing is recoverable, every deletion outside
+   * the agent's checkpoints (issue 28); `glob`: a glob below it may match, so no link may lie below it
+   * either (a glob's expansion goes through links). Unset: nothing is recoverable, every deletion outside
    * scratch/ flags `deletion`.
    */
-  recoverable?: (segments: readonly string[]) => boolean
+  recoverable?: (segments: readonly string[], options?: { glob?: boolean }) => boolean
 }

@@ -36,4 +36,25 @@ describe('recoverable deletions', () => {
     expect(decide(line(command(['git', 'push', '--force'])), { recoverable })).toMatchObject({ decision: 'ask', rule: 'risk.deletion' })
     expect(decide(line(command(['git', 'reset', '--hard'])), { recoverable: () => false })).toMatchObject({ decision: 'ask', rule: 'risk.deletion' })
   })
+
+  it('does not vouch for what could reach past the checkpoint (an attack review of this rule)', () => {
+    const ask = { decision: 'ask', rule: 'risk.deletion' }
+    // A word that climbs through a link: `lnk/../victim` is `victim` on paper, elsewhere at run time.
+    expect(decide(line(command(['rm', '-rf', 'build/../src'])), { recoverable })).toMatchObject(ask)
+    // A folder only known at run time.
+    expect(decide(line(command(['cd', '$X']), command(['rm', '-rf', 'build'])), { recoverable })).toMatchObject({ decision: 'ask' })
+    // A glob's expansion goes through links: the checkpoint is asked with `glob` and says no when one lies below.
+    const noLinks = (segments: readonly string[], options?: { glob?: boolean }) => !options?.glob && recoverable(segments)
+    expect(decide(line(command(['rm', '-rf', 'src/*'])), { recoverable: noLinks })).toMatchObject(ask)
+    // Deleters that follow links or read from elsewhere are judged as before.
+    expect(decide(line(command(['shred', '-u', 'build'])), { recoverable })).toMatchObject(ask)
+    // Anything else on the line could put a link where the deletion goes.
+    expect(decide(line(command(['mv', 'src', 'build']), command(['rm', '-rf', 'build'])), { recoverable })).toMatchObject({ decision: 'ask' })
+    expect(decide(line(command(['git', 'reset', '--hard']), command(['rm', '-rf', 'build'])), { recoverable })).toMatchObject(ask)
+    // Git sent elsewhere.
+    expect(decide(line(command(['git', '-C', '/srv/repo', 'reset', '--hard'])), { recoverable })).toMatchObject(ask)
+    expect(decide(line(command(['git', 'reset', '--hard'], { assignments: [{ name: 'GIT_WORK_TREE', value: { value: '/srv', static: true } }] })), { recoverable })).toMatchObject(ask)
+    // Harmless company keeps it recoverable.
+    expect(decide(line(command(['ls']), command(['rm', '-rf', 'build']), command(['echo', 'done'])), { recoverable })).toMatchObject({ decision: 'run', riskFlags: ['recoverable_deletion'] })
+  })
 })

@@ -26,13 +26,31 @@ export const riskFlagOrder = ['network', 'package_install', 'deletion', 'vcs_wri
  */
 export const informationalFlags: ReadonlySet<string> = new Set(['recoverable_deletion'])
 
-/** Programs that make links: a line that runs one may point a deleted path elsewhere before it deletes through it. */
-const linkMakers = new Set(['ln', 'link', 'cp', 'install', 'rsync'])
+/**
+ * The only deleting programs a checkpoint vouches for: they remove what they name and never follow
+ * a link inside it (`shred`, `find -delete`, `rsync --delete`, `tar --remove-files`… are judged as
+ * before: they ask).
+ */
+const recoverableDeleters = new Set(['rm', 'rmdir', 'unlink'])
 
-/** The part of a path before its first glob segment (what a glob can match lies below it). */
-const beforeGlob = (segments: readonly string[]) => {
-  const at = segments.findIndex((segment) => /[*?[\]]/.test(segment))
-  return at < 0 ? [...segments] : segments.slice(0, at)
+/**
+ * What else a line may run for its deletion to stay recoverable: programs that cannot make a link,
+ * swap a folder or run code. Anything else on the line (`ln`, `mv`, `tar`, `git checkout`, a script,
+ * an interpreter) could point a deleted path elsewhere before the deletion: the line asks.
+ */
+const harmlessBeside = new Set(['echo', 'printf', 'true', 'false', ':', 'cd', 'pwd', 'ls', 'test', '[', 'cat', 'wc', 'grep', 'sleep', 'date', 'whoami', 'id', 'head', 'tail', 'sort', 'uniq', 'du', 'df', 'stat'])
+
+/** Git options and variables that send a git command somewhere other than the folder it runs in. */
+const gitElsewhere = /^(?:-C|--work-tree|--git-dir|--namespace)(?:=|$)/
+
+/** A path made only of plain names (no `..`, no glob): what the checkpoint can vouch for is exactly that path. */
+const plainPath = (segments: readonly string[]) => segments.every((segment) => segment !== '..' && segment !== '.' && !/[*?[\]{}]/.test(segment))
+
+/** The part of a path before its first glob segment (what a glob can match lies below it); undefined when the path climbs (`..`). */
+const beforeGlob = (segments: readonly string[]): { prefix: string[]; glob: boolean } | undefined => {
+  if (segments.some((segment) => segment === '..')) return undefined
+  const at = segments.findIndex((segment) => /[*?[\]{}]/.test(segment))
+  return at < 0 ? { prefix: [...segments], glob: false } : { prefix: segments.slice(0, at), glob: true }
 }
 
 /** A `run_command` timeout above this many seconds is a long runtime. */
@@ -91,10 +109,14 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
   const raise = (flag: string, why: string) => {
     if (!found.has(flag)) found.set(flag, why)
   }
-  const makesLinks = views.some((view) => linkMakers.has(view.program))
-  const canRecover = (paths: readonly (readonly string[])[]) => {
-    if (!input.recoverable || makesLinks || !paths.every((segments) => input.recoverable!(segments))) return false
-    recovered.push(...paths.map((segments) => [...segments]))
+  // A deletion is vouched for only on a line of deleters and harmless programs, with at most one git discard and nothing else deleting beside it.
+  const gitDiscarding = views.filter((view) => gitDiscards(view) !== undefined)
+  const plainLine =
+    views.every((view) => recoverableDeleters.has(view.program) || harmlessBeside.has(view.program) || gitDiscards(view) !== undefined) &&
+    (gitDiscarding.length === 0 || (gitDiscarding.length === 1 && views.every((view) => !recoverableDeleters.has(view.program))))
+  const canRecover = (paths: readonly { prefix: string[]; glob: boolean }[]) => {
+    if (!input.recoverable || !plainLine || !paths.every((path) => input.recoverable!(path.prefix, { glob: path.glob }))) return false
+    recovered.push(...paths.map((path) => path.prefix))
     return true
   }
   const links = scratchLinks(views, folders)
@@ -105,11 +127,19 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
     const deleted = deletionTargets(view)
     const linked = (target: string) => links.length > 0 && resolveAll(target, here).some((p) => p.anchor === 'workspace' && links.some((link) => under(p.segments, link)))
     const outsideScratch = (deleted ?? []).filter((target) => target === unknownTarget || !insideScratch(target, here) || linked(target))
-    const inWorkspace = (target: string) => (target === unknownTarget || linked(target) ? undefined : resolveAll(target, here))
+    // A folder only known at run time (`cd "$X"`) is no place the checkpoint can vouch for; nor a word that climbs (`lnk/../x`).
+    const knownFolders = here.every((folder) => folder !== null && folder.anchor === 'workspace')
+    const inWorkspace = (target: string) => (target === unknownTarget || linked(target) || target.split('/').includes('..') ? undefined : resolveAll(target, here))
     const readings = outsideScratch.map(inWorkspace)
-    const recoverable = readings.every((paths) => paths !== undefined && paths.length > 0 && paths.every((p) => p.anchor === 'workspace')) && canRecover(readings.flatMap((paths) => paths!.map((p) => beforeGlob(p.segments))))
+    const paths = readings.flatMap((found) => (found ?? []).map((p) => (p.anchor === 'workspace' ? beforeGlob(p.segments) : undefined)))
+    const recoverable =
+      recoverableDeleters.has(view.program) &&
+      knownFolders &&
+      readings.every((found) => found !== undefined && found.length > 0) &&
+      paths.every((path) => path !== undefined) &&
+      canRecover(paths as { prefix: string[]; glob: boolean }[])
     const discards = gitDiscards(view)
-    if (discards) raise(gitSubcommand(view)?.name !== 'push' && canRecover([[]]) ? 'recoverable_deletion' : 'deletion', discards)
+    if (discards) raise(gitRecoverable(view, here) && canRecover(here.map((folder) => ({ prefix: [...(folder?.segments ?? [])], glob: true }))) ? 'recoverable_deletion' : 'deletion', discards)
     const outside = outsideScratch[0]
     if (outside !== undefined) {
       const why = outside === unknownTarget ? `${shown(view)} deletes paths only known at run time` : `${shown(view)} deletes ${outside}, outside scratch/`
@@ -132,3 +162,18 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
   if (input.timeoutSeconds !== undefined && input.timeoutSeconds > longRuntimeSeconds) raise('long_runtime', `timeout of ${input.timeoutSeconds} s is above ${longRuntimeSeconds} s`)
   return riskFlagOrder.filter((flag) => found.has(flag)).map((flag) => ({ flag, why: found.get(flag)! }))
 }
+
+/**
+ * Whether a git command that discards work stays in the workspace folder it runs in: not a push,
+ * no `-C`/`--work-tree`/`--git-dir`, no `GIT_*` variables on the line, run in a folder known at
+ * analysis time. (Its folder's whole tree must then be kept, links included: see `canRecover`.)
+ */
+function gitRecoverable(view: CommandView, here: readonly Folder[]): boolean {
+  const git = gitSubcommand(view)
+  if (!git || git.name === 'push') return false
+  if (!here.every((folder) => folder !== null && folder.anchor === 'workspace')) return false
+  if (view.command.assignments.some((a) => a.name.startsWith('GIT_'))) return false
+  const before = view.args.slice(0, Math.max(0, view.args.length - git.args.length - 1))
+  return !before.some((arg) => gitElsewhere.test(arg)) && !git.args.some((arg) => /^--(?:work-tree|git-dir)(?:=|$)/.test(arg))
+}
+

@@ -1,4 +1,4 @@
-import { higherClassification, type Classification, type ClassificationLabels } from '@shared/agents'
+import { allowsUnsafeFallback, higherClassification, type Classification, type ClassificationLabels } from '@shared/agents'
 import type { ActionHooks, PostToolResponseEvent, PreToolCallDecision, PreToolCallEvent } from '../action-runtime/action-hooks'
 import type { ActionAgent, ActionResult } from '../action-runtime/action-spec'
 import { above, ClassificationLabelSet } from './classification'
@@ -28,7 +28,7 @@ export type PolicyEngineOptions = {
    * checkpoints (issue 28): such a deletion flags `recoverable_deletion`, which does not ask.
    * Unset: every deletion outside scratch/ asks under `on_risk`.
    */
-  recoverable?: (agentId: string, segments: readonly string[]) => boolean
+  recoverable?: (agentId: string, segments: readonly string[], options?: { glob?: boolean }) => boolean
 }
 
 /**
@@ -113,7 +113,7 @@ export class PolicyEngine {
     const profile = agent.profile
     const labels = this.labelsOf(agent)
     const recoverable = this.options.recoverable
-    const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer(), recoverable ? (segments) => recoverable(agent.agentId, segments) : undefined)
+    const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer(), recoverable && !unisolated(agent.profile) ? (segments, options) => recoverable(agent.agentId, segments, options) : undefined)
     if (typeof input === 'object' && input !== null) this.assessments.set(input, assessed)
     const taint = agent.sessionId === '' ? 'PUBLIC' : this.options.taint.taint(agent.sessionId)
     // What the call's sandbox hides: everything labelled above the session's taint and what this call itself reads.
@@ -200,4 +200,13 @@ function riskReason(flag: string, tool: string): string {
     plants_command: 'writes a command that runs later (a package script, a hook, a CI step) which would be stopped or asked about if typed'
   }
   return `${tool} ${what[flag] ?? `is flagged ${flag}`}: this agent asks on risk`
+}
+
+/**
+ * Whether this agent's code may run without a sandbox (trusted_local, or an unsafe fallback to it):
+ * a deletion through a link could then reach the operator's own files, which no checkpoint of the
+ * workspace holds, so no deletion of such an agent is vouched for as recoverable.
+ */
+function unisolated(profile: ActionAgent['profile']): boolean {
+  return allowsUnsafeFallback(profile) || profile.providers.includes('trusted_local') || profile.allowUnsafeLocal
 }

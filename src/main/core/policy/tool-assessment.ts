@@ -48,7 +48,7 @@ export type ToolAssessment = {
 const executing = new Set(['run_command', 'run_code', 'run_skill'])
 
 /** Assesses one call. `input` is the spec's validated input. */
-export function assessToolCall(tool: string, input: unknown, agent: ActionAgent, labels: ClassificationLabelSet, analyzer: CommandAnalyzer, recoverable?: (segments: readonly string[]) => boolean): ToolAssessment {
+export function assessToolCall(tool: string, input: unknown, agent: ActionAgent, labels: ClassificationLabelSet, analyzer: CommandAnalyzer, recoverable?: (segments: readonly string[], options?: { glob?: boolean }) => boolean): ToolAssessment {
   const fields = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>
   const text = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined)
   const profile = agent.profile

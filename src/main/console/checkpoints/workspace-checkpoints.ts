@@ -284,7 +284,7 @@ export class WorkspaceCheckpoints {
     const settings = this.options.settings()
     const workspace = realpathSync(this.workspace(agentId))
     const index = await this.indexOf(agentId)
-    const watch = this.watchOf(agentId, workspace)
+    const watch = this.watchOf(agentId)
     await drainEvents()
     // The watch's dirty folders when it can vouch for them and the index is this process's own; else everything.
     const taken = index.size > 0 ? watch?.take() : undefined
@@ -394,7 +394,7 @@ export class WorkspaceCheckpoints {
   }
 
   /** The agent's workspace watch (made at its first walk in this process), or undefined where watching is off. */
-  private watchOf(agentId: string, workspace: string): WorkspaceWatch | undefined {
+  private watchOf(agentId: string): WorkspaceWatch | undefined {
     if (!this.options.watch) return undefined
     let watch = this.watches.get(agentId)
     if (!watch) {

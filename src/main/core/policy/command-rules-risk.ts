@@ -43,9 +43,6 @@ const harmlessBeside = new Set(['echo', 'printf', 'true', 'false', ':', 'cd', 'p
 /** Git options and variables that send a git command somewhere other than the folder it runs in. */
 const gitElsewhere = /^(?:-C|--work-tree|--git-dir|--namespace)(?:=|$)/
 
-/** A path made only of plain names (no `..`, no glob): what the checkpoint can vouch for is exactly that path. */
-const plainPath = (segments: readonly string[]) => segments.every((segment) => segment !== '..' && segment !== '.' && !/[*?[\]{}]/.test(segment))
-
 /** The part of a path before its first glob segment (what a glob can match lies below it); undefined when the path climbs (`..`). */
 const beforeGlob = (segments: readonly string[]): { prefix: string[]; glob: boolean } | undefined => {
   if (segments.some((segment) => segment === '..')) return undefined

@@ -1,12 +1,11 @@
 import type { HistoryRow } from '@shared/ipc/history'
 import type { TimelineEntry } from '@shared/ipc/timeline'
-import type { CheckpointRepository, SessionRepository } from '../store'
-import type { HistoryService } from './history-service'
+import type { ActionCallRepository, CheckpointRepository, SessionRepository } from '../store'
 
-/** What the timeline reads: sessions, history (rows and their recorded decisions), checkpoints. */
+/** What the timeline reads: sessions, history (rows and their recorded decisions, never their log files), checkpoints. */
 export type AgentTimelineOptions = {
   sessions: Pick<SessionRepository, 'startedBefore'>
-  history: Pick<HistoryService, 'list' | 'detail'>
+  history: Pick<ActionCallRepository, 'list' | 'get'>
   checkpoints: Pick<CheckpointRepository, 'list' | 'forCalls'>
 }
 
@@ -47,15 +46,9 @@ export class AgentTimeline {
   }
 
   private callEntry(row: HistoryRow, changed: number | null): TimelineEntry {
-    let rule: string | null = null
-    let riskFlags: string[] = []
-    try {
-      const policy = this.options.history.detail(row.id).policy
-      rule = policy?.rule ?? null
-      riskFlags = policy?.riskFlags ?? []
-    } catch {
-      // A row that cannot be read in full is still listed with what the page had.
-    }
+    const policy = this.options.history.get(row.id)?.policy
+    const rule = policy?.rule ?? null
+    const riskFlags = policy?.riskFlags ?? []
     return {
       kind: 'call',
       at: row.startedAt,

@@ -223,7 +223,7 @@ export function createHost(config: HostConfig = {}): Host {
         sessionControl: new SessionService({ ledger: store.sessions, sessions: agents.sessions, resources }),
         workspaces,
         checkpoints: agents.checkpoints,
-        timeline: new AgentTimeline({ sessions: store.sessions, history: agents.history, checkpoints: store.checkpoints }),
+        timeline: new AgentTimeline({ sessions: store.sessions, history: store.history, checkpoints: store.checkpoints }),
         images,
         doctor,
         network: new NetworkService({ network: store.network, agents: store.agents, roles: store.roles, onChange: (what) => events.publish('network', 'changed', { what }) }),

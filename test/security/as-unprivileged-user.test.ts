@@ -3,8 +3,8 @@
 // host runner's corpus, the trusted_local and run-ledger tests and the doctor's bubblewrap half
 // under setpriv as uid 65534, where sandboxes hold that uid instead of the dedicated one and no
 // cgroup is writable; the egress suites (bubblewrap), where no socket is chowned; and issue 24's
-// attacks (protected and labelled paths, MCP server state, console doors, policy) and git in the
-// workspace (issue 26). As any
+// attacks (protected and labelled paths, MCP server state, console doors, policy), git in the
+// workspace (issue 26) and workspace checkpoints (issue 28). As any
 // other user the whole suite already runs that way.
 import { spawnSync } from 'node:child_process'
 import { chownSync, mkdirSync, rmSync } from 'node:fs'
@@ -62,6 +62,13 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
       'test/security/attack-git-workspace.test.ts'
     ]
     expect(vitestAsNobody(trust, env)).toMatch(/Tests\s.*\d+ passed/)
+  }, 320_000)
+
+  it('workspace checkpoints hold as uid 65534: taken, undone, the store out of reach, a hostile workspace handled (issue 28)', () => {
+    // The docker halves skip (no socket for that user): AIRLOCK_REQUIRE_ALL is left out here.
+    const { AIRLOCK_REQUIRE_ALL: _, ...env } = process.env
+    const checkpoints = ['test/checkpoints.test.ts', 'test/cli-checkpoints.test.ts', 'test/security/attack-checkpoints.test.ts', 'src/main/console/checkpoints']
+    expect(vitestAsNobody(checkpoints, env)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)
 
   it('the doctor verifies every axis bubblewrap claims as uid 65534 (the sandbox then holds the same uid as Airlock)', () => {

@@ -118,7 +118,8 @@ function EntryTimeline(props: { agentId: string; entry: TimelineEntry }) {
         {entry.rule && <span className="ag-muted">rule {entry.rule}</span>}
         {entry.approval && <ApprovalOfCall approval={entry.approval} waitMs={entry.waitMs} />}
         {ran !== null && <span className="ag-muted">ran {formatDuration(ran)}</span>}
-        {entry.error && (
+        {/* A denial's reason is on the approval line already. */}
+        {entry.error && entry.error.code !== 'approval.denied' && (
           <span className="ag-tl-error" title={entry.error.message}>
             <TextAgent text={`${entry.error.code}: ${entry.error.message}`} />
           </span>
@@ -150,7 +151,7 @@ function ApprovalOfCall(props: { approval: NonNullable<Extract<TimelineEntry, { 
       {approval.status !== 'approved' && approval.reason && (
         <span className="ag-muted">
           {' '}
-          · <TextAgent text={approval.reason} />
+          · <TextAgent text={approval.reason.replace(/^denied by the operator: /, '')} />
         </span>
       )}
     </span>

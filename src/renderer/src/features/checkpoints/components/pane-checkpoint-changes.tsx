@@ -104,7 +104,8 @@ function ItemFileChange(props: { file: FileDiffView }) {
         </code>
         <Badge tone={changeTone[file.change]}>{file.change}</Badge>
       </div>
-      {file.diff ? <DiffView text={file.diff} /> : file.note && <p className="cp-file-note">{file.note}</p>}
+      {/* A folder's badge says it all, unless its mode changed. */}
+      {file.diff ? <DiffView text={file.diff} /> : file.note && (kind !== 'dir' || file.change === 'mode') && <p className="cp-file-note">{file.note}</p>}
     </div>
   )
 }

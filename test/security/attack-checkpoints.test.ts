@@ -55,6 +55,39 @@ describe.each(await workspaceSandboxes())('checkpoints against $provider', ({ pr
       expect((read.data as { stdout: string }).stdout).not.toContain(canary)
     }, 120_000)
 
+    it('checkpoints taken while a sandboxed process swaps a folder with a link to outside read nothing there and write nothing there', async () => {
+      const outside = join(agent.host.paths.home, '..', `race-outside-${provider}`)
+      mkdirSync(outside, { recursive: true })
+      const secret = `outside-secret-${canary}`
+      writeFileSync(join(outside, 'secret.txt'), secret)
+      try {
+        const loop = [
+          'import ctypes, time',
+          'libc = ctypes.CDLL(None, use_errno=True)',
+          "open('race-ready', 'w').close()",
+          'end = time.time() + 3',
+          'while time.time() < end:',
+          "    libc.renameat2(-100, b'race/d', -100, b'race/l', 2)"
+        ].join('\n')
+        const racing = agent.call('run_command', { command: `mkdir -p race/d && printf decoy > race/d/secret.txt && ln -sfn ${outside} race/l && python3 -c "${loop}"` })
+        while (!existsSync(join(agent.workspace, 'race-ready'))) await new Promise((resolve) => setTimeout(resolve, 20))
+        const writes: string[] = []
+        for (let i = 0; i < 30; i++) {
+          const written = await agent.call('write_file', { path: `race/d/w-${i}.txt`, content: 'x' })
+          if (written.ok) writes.push(written.meta.callId as string)
+        }
+        expect((await racing).status).toBe('success')
+        // Every checkpoint's undo stays inside the workspace too.
+        for (const callId of writes) await agent.host.agents.checkpoints.revert(callId).catch(() => undefined)
+        expect(readdirSync(outside)).toEqual(['secret.txt'])
+        expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe(secret)
+        const objects = readdirSync(join(store(), 'objects'), { recursive: true }) as string[]
+        expect(objects.filter((name) => name.length > 60).some((name) => readFileSync(join(store(), 'objects', name)).toString() === secret)).toBe(false)
+      } finally {
+        rmSync(outside, { recursive: true, force: true })
+      }
+    }, 180_000)
+
     it('a hostile workspace is walked, stored and restored without following links, running anything or losing odd names', async () => {
       const outside = join(agent.host.paths.home, '..', `outside-${provider}`)
       mkdirSync(outside, { recursive: true })

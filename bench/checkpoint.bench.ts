@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { it } from 'vitest'
 import { ContentStore, WorkspaceCheckpoints } from '../src/main/console/checkpoints'
-import { openStore } from '../src/main/store'
+import { openStore, type Store } from '../src/main/store'
 import { makeTempDir } from '../test/support/temp-home'
 import { record, summarise, type BenchResult } from './support/measure'
 
@@ -16,6 +16,19 @@ import { record, summarise, type BenchResult } from './support/measure'
  */
 const samples = 200
 
+/** The checkpoint service over a bench folder's store, with retention out of the way. */
+function checkpointsIn(dir: string, store: Store, workspace: string, watch: boolean): WorkspaceCheckpoints {
+  const content = new ContentStore(join(dir, 'checkpoints'))
+  content.open()
+  return new WorkspaceCheckpoints({
+    repository: store.checkpoints,
+    store: content,
+    settings: () => ({ enabled: true, maxFileBytes: 20 * 1024 * 1024, keepDays: 30, keepCount: 100_000, maxStoreBytes: 1024 ** 4 }),
+    workspaceOf: () => workspace,
+    watch
+  })
+}
+
 async function overhead(files: number, watch: boolean): Promise<BenchResult> {
   const dir = makeTempDir('airlock-bench-checkpoint-', { outsideTmp: true })
   const store = openStore(join(dir.path, 'airlock.db'))
@@ -25,15 +38,7 @@ async function overhead(files: number, watch: boolean): Promise<BenchResult> {
       mkdirSync(join(workspace, `d${folder}`), { recursive: true })
       for (let file = 0; file < 100; file++) writeFileSync(join(workspace, `d${folder}`, `f${file}.txt`), `file ${folder}/${file}\n`)
     }
-    const content = new ContentStore(join(dir.path, 'checkpoints'))
-    content.open()
-    const checkpoints = new WorkspaceCheckpoints({
-      repository: store.checkpoints,
-      store: content,
-      settings: () => ({ enabled: true, maxFileBytes: 20 * 1024 * 1024, keepDays: 30, keepCount: 100_000, maxStoreBytes: 1024 ** 4 }),
-      workspaceOf: () => workspace,
-      watch
-    })
+    const checkpoints = checkpointsIn(dir.path, store, workspace, watch)
     // The baseline walk (every file stored once) is the workspace's first checkpoint, not a call's.
     await checkpoints.sync('bench', { kind: 'outside' })
     let n = 0
@@ -76,15 +81,7 @@ async function storeBytes(): Promise<BenchResult> {
   try {
     const workspace = join(dir.path, 'ws')
     mkdirSync(workspace)
-    const content = new ContentStore(join(dir.path, 'checkpoints'))
-    content.open()
-    const checkpoints = new WorkspaceCheckpoints({
-      repository: store.checkpoints,
-      store: content,
-      settings: () => ({ enabled: true, maxFileBytes: 20 * 1024 * 1024, keepDays: 30, keepCount: 100_000, maxStoreBytes: 1024 ** 4 }),
-      workspaceOf: () => workspace,
-      watch: true
-    })
+    const checkpoints = checkpointsIn(dir.path, store, workspace, true)
     const lines = Array.from({ length: 16_384 }, (_, i) => `line ${String(i).padStart(6, '0')} ${'x'.repeat(50)}\n`)
     writeFileSync(join(workspace, 'big.txt'), lines.join(''))
     await checkpoints.sync('bench', { kind: 'outside' })

@@ -101,9 +101,8 @@ export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceChe
     }
   })
   const notes = hooks.onPostToolResponse(({ agent, result }) => {
-    const seen = told.get(agent.agentId) ?? checkpoints.lastOwnSeq(agent.agentId)
-    const undone = checkpoints.undoneSince(agent.agentId, seen)
-    told.set(agent.agentId, Math.max(seen, checkpoints.latestSeq(agent.agentId)))
+    const { undone, latest } = checkpoints.undoneSince(agent.agentId, told.get(agent.agentId))
+    told.set(agent.agentId, latest)
     if (undone.length === 0) return undefined
     const workspaceChanged = undone.map((record) => ({ by: 'operator', action: record.kind, at: record.createdAt, files: record.files, note: record.note }))
     return { ...result, meta: { ...result.meta, workspaceChanged } }

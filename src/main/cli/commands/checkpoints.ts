@@ -11,6 +11,7 @@ import { createCheckpoints } from '../../host/checkpoint-wiring'
 import { openStore } from '../../store'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
+import { parseValue } from '../parse-args'
 
 const idSchema = z.string().regex(/^[0-9a-f-]{8,64}$/, 'must be a call id or checkpoint id')
 const limitSchema = z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.number().int().min(1).max(100_000))
@@ -33,12 +34,12 @@ export const checkpointsCommand = defineCommand({
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
     if (action === 'list') {
       if (id !== undefined) throw new UsageError('checkpoints list takes --agent A, not an argument')
-      const agentId = parse(agentIdSchema, options.agent, '--agent')
-      const limit = options.limit === undefined ? 50 : parse(limitSchema, options.limit, '--limit')
+      const agentId = parseValue(agentIdSchema, options.agent, '--agent')
+      const limit = options.limit === undefined ? 50 : parseValue(limitSchema, options.limit, '--limit')
       return withCheckpoints(options.home, (checkpoints) => printList(checkpoints, agentId, limit, options.json === true, io))
     }
     if (action === 'diff') {
-      const target = parse(idSchema, id, 'the call id')
+      const target = parseValue(idSchema, id, 'the call id')
       return withCheckpoints(options.home, (checkpoints) => {
         const described = checkpoints.describe(target, Number.MAX_SAFE_INTEGER)
         if (!described) throw new CliError('not_found', `no checkpoint for ${target}: the call changed no file, or its checkpoint was never taken`)
@@ -56,7 +57,7 @@ export const checkpointsCommand = defineCommand({
     if (action === 'revert' || action === 'restore') {
       if (action === 'restore' && id !== undefined) throw new UsageError('checkpoints restore takes --before <call>, not an argument')
       if (action === 'revert' && options.before !== undefined) throw new UsageError('--before is only for checkpoints restore')
-      const target = parse(idSchema, action === 'revert' ? id : options.before, action === 'revert' ? 'the call id' : '--before')
+      const target = parseValue(idSchema, action === 'revert' ? id : options.before, action === 'revert' ? 'the call id' : '--before')
       return withCheckpoints(options.home, async (checkpoints) => {
         const done = action === 'revert' ? await checkpoints.revert(target) : await checkpoints.restoreBefore(target)
         if (options.json) io.out(visibleJson({ files: done.files, checkpointId: done.checkpoint?.id ?? null }))
@@ -84,13 +85,6 @@ function printList(checkpoints: WorkspaceCheckpoints, agentId: string, limit: nu
   }
   io.out(`Store: ${(storeBytes / (1024 * 1024)).toFixed(1)} MiB for ${agentId}.`)
   return 0
-}
-
-function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: string | undefined, what: string): T {
-  if (value === undefined || value === '') throw new UsageError(`${what} is missing`)
-  const parsed = schema.safeParse(value)
-  if (!parsed.success) throw new UsageError(`${what} ${JSON.stringify(value)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`)
-  return parsed.data
 }
 
 /** Opens the home's store and content store for one command; a checkpoint refusal becomes a CLI error with its message. */

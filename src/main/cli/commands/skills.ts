@@ -7,6 +7,7 @@ import { airlockPaths, resolveHome } from '../../host'
 import { openStore } from '../../store'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
+import { parseValue } from '../parse-args'
 
 /**
  * `airlock skills list --agent A [--json]`, `airlock skills approve <agent>/<name> <revision>`,
@@ -24,13 +25,13 @@ export const skillsCommand = defineCommand({
     if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`)
     if (action === 'list') {
       if (skill !== undefined) throw new UsageError('skills list takes --agent A, not an argument')
-      const agentId = parse(agentIdSchema, options.agent, '--agent')
+      const agentId = parseValue(agentIdSchema, options.agent, '--agent')
       return withSkills(options.home, (skills) => printList(skills.list(agentId), options.json === true, io))
     }
     if (action !== 'approve' && action !== 'reject') throw new UsageError(`skills takes list, approve or reject${action ? `, not ${JSON.stringify(action)}` : ''}`)
     const [agentText, name] = (skill ?? '').split('/')
-    const agentId = parse(agentIdSchema, agentText, 'the skill id (<agent>/<name>)')
-    const skillName = parse(skillNameSchema, name, 'the skill id (<agent>/<name>)')
+    const agentId = parseValue(agentIdSchema, agentText, 'the skill id (<agent>/<name>)')
+    const skillName = parseValue(skillNameSchema, name, 'the skill id (<agent>/<name>)')
     if (!revisionText || !/^[1-9]\d{0,8}$/.test(revisionText)) throw new UsageError(`skills ${action} needs a revision number after the skill id`)
     if (action === 'reject' && !options.reason?.trim()) throw new UsageError('skills reject needs --reason TEXT (the agent is told it)')
     if (action === 'approve' && options.reason !== undefined) throw new UsageError('--reason is only for skills reject')
@@ -40,13 +41,6 @@ export const skillsCommand = defineCommand({
     return 0
   }
 })
-
-function parse<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: string | undefined, what: string): T {
-  if (value === undefined || value === '') throw new UsageError(`${what} is missing`)
-  const parsed = schema.safeParse(value)
-  if (!parsed.success) throw new UsageError(`${what} ${JSON.stringify(value)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`)
-  return parsed.data
-}
 
 function withSkills<T>(home: string | undefined, use: (skills: SkillService) => T): T {
   const { database } = airlockPaths(resolveHome(home))

@@ -12,7 +12,8 @@ export type ApplyFailure = { path: string; reason: string }
 
 const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
 
-const split = (path: Buffer): Buffer[] => {
+/** A path's components (bytes between `/`). */
+export const split = (path: Buffer): Buffer[] => {
   const parts: Buffer[] = []
   let start = 0
   for (let i = 0; i <= path.length; i++) {
@@ -110,8 +111,11 @@ export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: C
   return failures
 }
 
-/** Opens the folder holding an entry, below the root, never through a link; creates missing folders when `create`. Undefined: nothing to do (a removal under a folder already gone). */
-function openParent(rootFd: number, parts: readonly Buffer[], create: boolean, owner: SandboxIdentity): number | undefined {
+/**
+ * Opens a folder below the root by its components, never through a link (a link on the way throws);
+ * creates missing folders when `create` (given to `owner`), else undefined when one is missing.
+ */
+export function openParent(rootFd: number, parts: readonly Buffer[], create: boolean, owner: SandboxIdentity): number | undefined {
   let fd = openSync(`${descriptorPath(rootFd)}/.`, directoryFlags)
   try {
     for (const part of parts) {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { closeSync, constants, openSync, realpathSync } from 'node:fs'
 import { KeyedLock, redactText, sandboxIdentity, type SandboxIdentity } from '../../core'
-import { pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type CheckpointRepository, type EntryState, type IndexedEntry } from '../../store'
+import { pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type CheckpointRepository, type IndexedEntry } from '../../store'
 import { applySteps, type ApplyStep } from './checkpoint-apply'
+import { CheckpointRetention } from './checkpoint-retention'
+import { assertUndoable, restoreSteps, revertSteps } from './undo-plan'
 import { describeChanges, shownPath, type FileDiff } from './checkpoint-diff'
 import { CheckpointError } from './checkpoint-error'
 import type { ContentStore } from './content-store'
@@ -42,7 +44,6 @@ export type WorkspaceCheckpointsOptions = {
   watch?: boolean
 }
 
-const dayMs = 24 * 3600 * 1000
 
 /**
  * Workspace checkpoints (issue 28): every call that can change a workspace is walked before and
@@ -62,10 +63,7 @@ export class WorkspaceCheckpoints {
   private readonly indexes = new Map<string, Map<string, IndexedEntry>>()
   private readonly inFlight = new Map<string, number>()
   private readonly watches = new Map<string, WorkspaceWatch>()
-  private readonly storedSinceSizeCheck = new Map<string, number>()
-  /** Walks in flight (any agent), and whether pruning left content to collect once none is. */
-  private walking = 0
-  private garbage = false
+  private readonly retention: CheckpointRetention
   /** Agents whose last walk could not read everything (until a whole walk does): nothing of theirs is vouched for as recoverable. */
   private readonly incomplete = new Set<string>()
   private seenForeign: number | undefined
@@ -73,6 +71,7 @@ export class WorkspaceCheckpoints {
 
   constructor(private readonly options: WorkspaceCheckpointsOptions) {
     this.identity = options.identity ?? sandboxIdentity()
+    this.retention = new CheckpointRetention(options.repository, options.store, options.onPruned)
   }
 
   /** Whether checkpoints are being taken. */
@@ -184,13 +183,8 @@ export class WorkspaceCheckpoints {
     const target = this.find(idOrCall)
     return this.lock.run(target.agentId, async () => {
       await this.syncLocked(target.agentId, { kind: 'outside' })
-      const changes = this.options.repository.changes(target.seq)
       const index = await this.indexOf(target.agentId)
-      const conflicts = changes.filter((change) => !sameAs(index.get(pathKey(change.path)), change.after)).map((change) => shown(change.path))
-      if (conflicts.length > 0) {
-        throw new CheckpointError('checkpoint.conflict', `Not reverted: ${listed(conflicts)} changed again after this call. Restore the workspace to before a later call, or revert the later calls first.`, { files: conflicts })
-      }
-      return this.undo(target, changes.map((change) => ({ path: change.path, to: change.before })), 'revert')
+      return this.undo(target, revertSteps(this.options.repository.changes(target.seq), index), index, 'revert')
     })
   }
 
@@ -200,29 +194,19 @@ export class WorkspaceCheckpoints {
     return this.lock.run(target.agentId, async () => {
       await this.syncLocked(target.agentId, { kind: 'outside' })
       const index = await this.indexOf(target.agentId)
-      const first = new Map<string, ApplyStep>()
-      for (const change of this.options.repository.changesFrom(target.agentId, target.seq)) {
-        const key = pathKey(change.path)
-        if (!first.has(key)) first.set(key, { path: change.path, to: change.before })
-      }
-      const steps = [...first.values()].filter((step) => !sameAs(index.get(pathKey(step.path)), step.to))
-      return this.undo(target, steps, 'restore')
+      return this.undo(target, restoreSteps(this.options.repository.changesFrom(target.agentId, target.seq), index), index, 'restore')
     })
   }
 
-  /** Notes of the operator's reverts and restores after `seq`, for the agent's next result. */
-  undoneSince(agentId: string, seq: number): CheckpointRecord[] {
-    return this.options.repository.list(agentId, { limit: 20 }).filter((record) => record.seq > seq && (record.kind === 'revert' || record.kind === 'restore'))
-  }
-
-  /** The seq of the agent's own newest call checkpoint (0: none): undo notes are about what came after it. */
-  lastOwnSeq(agentId: string): number {
-    return this.options.repository.list(agentId, { limit: 50 }).find((record) => record.kind === 'call')?.seq ?? 0
-  }
-
-  /** The newest checkpoint seq of an agent (0: none). */
-  latestSeq(agentId: string): number {
-    return this.options.repository.list(agentId, { limit: 1 })[0]?.seq ?? 0
+  /**
+   * The operator's reverts and restores an agent has not been told of (after `seen`; by default,
+   * after its own newest call's checkpoint), and the newest seq to remember as seen: one read.
+   */
+  undoneSince(agentId: string, seen: number | undefined): { undone: CheckpointRecord[]; latest: number } {
+    const recent = this.options.repository.list(agentId, { limit: 50 })
+    const since = seen ?? recent.find((record) => record.kind === 'call')?.seq ?? 0
+    const undone = recent.filter((record) => record.seq > since && (record.kind === 'revert' || record.kind === 'restore'))
+    return { undone, latest: Math.max(since, recent[0]?.seq ?? 0) }
   }
 
   /** Forgets a removed agent's checkpoints and the content only they held. */
@@ -231,26 +215,11 @@ export class WorkspaceCheckpoints {
     this.watches.get(agentId)?.close()
     this.watches.delete(agentId)
     this.options.repository.forgetAgent(agentId)
-    this.garbage = true
-    this.collect()
+    this.retention.dropped()
   }
 
-  private async undo(target: CheckpointRecord, steps: ApplyStep[], kind: 'revert' | 'restore'): Promise<UndoOutcome> {
-    const verbed = kind === 'revert' ? 'reverted' : 'restored'
-    const unkept = steps.filter((step) => step.to !== null && step.to.kind !== 'dir' && !step.to.kept).map((step) => shown(step.path))
-    if (unkept.length > 0) {
-      throw new CheckpointError('checkpoint.not_kept', `Not ${verbed}: the content of ${listed(unkept)} was not kept (over checkpoints.max_file_mb, changing while recorded, or not a file, folder or link).`, { files: unkept })
-    }
-    // What the undo would replace must be kept too, or the undo itself could not be undone.
-    const index = await this.indexOf(target.agentId)
-    const lost = steps.filter((step) => {
-      const now = index.get(pathKey(step.path))
-      return now !== undefined && now.kind !== 'dir' && !now.kept
-    })
-    if (lost.length > 0) {
-      const files = lost.map((step) => shown(step.path))
-      throw new CheckpointError('checkpoint.not_kept', `Not ${verbed}: ${listed(files)} would be replaced or removed, and its current content is not kept (over checkpoints.max_file_mb, changing, or not a file, folder or link), so that could not be undone.`, { files })
-    }
+  private async undo(target: CheckpointRecord, steps: ApplyStep[], index: ReadonlyMap<string, IndexedEntry>, kind: 'revert' | 'restore'): Promise<UndoOutcome> {
+    assertUndoable(steps, index, kind)
     const workspace = this.workspace(target.agentId)
     const root = openSync(realpathSync(workspace), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
     let failures
@@ -271,13 +240,7 @@ export class WorkspaceCheckpoints {
   }
 
   private async syncLocked(agentId: string, what: { kind: CheckpointKind; callId?: string; note?: string }): Promise<SyncOutcome> {
-    this.walking += 1
-    try {
-      return await this.walkAndRecord(agentId, what)
-    } finally {
-      this.walking -= 1
-      this.collect()
-    }
+    return this.retention.walk(() => this.walkAndRecord(agentId, what))
   }
 
   private async walkAndRecord(agentId: string, what: { kind: CheckpointKind; callId?: string; note?: string }): Promise<SyncOutcome> {
@@ -326,47 +289,10 @@ export class WorkspaceCheckpoints {
     for (const entry of scan.upserts) index.set(pathKey(entry.path), entry)
     for (const path of scan.removed) index.delete(pathKey(path))
     if (recorded) {
-      this.prune(agentId, settings, scan.newBytes, recorded.seq)
+      this.retention.prune(agentId, settings, scan.newBytes, recorded.seq)
       this.options.onRecorded?.(recorded)
     }
     return { ...(recorded ? { checkpoint: recorded } : {}), changes: scan.changes, complete: scan.complete, usage: scan.usage, unstable: scan.unstable }
-  }
-
-  /**
-   * Prunes an agent's oldest checkpoints past the retention settings: count and age at every
-   * checkpoint (two indexed reads), the store's size (a query over all the agent's changes) once
-   * what was stored since the last size check could have crossed the budget — every 1/64 of it.
-   */
-  private prune(agentId: string, settings: CheckpointSettings, added: number, newest: number): void {
-    const now = Date.now()
-    const since = (this.storedSinceSizeCheck.get(agentId) ?? Number.POSITIVE_INFINITY) + added
-    const checkSize = since >= settings.maxStoreBytes / 64
-    this.storedSinceSizeCheck.set(agentId, checkSize ? 0 : since)
-    let bytes: number | undefined
-    const pruned = this.options.repository.prune(agentId, new Date(now).toISOString(), ({ count, oldest }) => {
-      // The checkpoint just recorded is never pruned: it may hold a deletion let run because it could be undone.
-      if (oldest.seq >= newest) return false
-      if (count > settings.keepCount || now - Date.parse(oldest.createdAt) > settings.keepDays * dayMs) return true
-      if (!checkSize) return false
-      bytes ??= this.options.repository.storeBytes(agentId)
-      if (bytes <= settings.maxStoreBytes) return false
-      bytes = undefined
-      return true
-    })
-    if (pruned.length === 0) return
-    this.garbage = true
-    this.options.onPruned?.(agentId, pruned)
-  }
-
-  /**
-   * Removes the content nothing refers to any more, only while no walk is in flight: a walk that found
-   * a version already stored does not store it again, and must not see it collected before its own
-   * checkpoint refers to it.
-   */
-  private collect(): void {
-    if (!this.garbage || this.walking > 0) return
-    this.garbage = false
-    this.options.store.remove(this.options.repository.collectGarbage())
   }
 
   private async indexOf(agentId: string): Promise<Map<string, IndexedEntry>> {
@@ -434,14 +360,3 @@ export class WorkspaceCheckpoints {
   }
 }
 
-/** Whether an indexed entry is in a recorded state (both absent counts). */
-function sameAs(entry: IndexedEntry | undefined, state: EntryState | null): boolean {
-  if (!entry || !state) return !entry && !state
-  if (entry.kind !== state.kind) return false
-  if (entry.kind === 'dir') return true
-  return entry.hash === state.hash && entry.mode === state.mode
-}
-
-const shown = shownPath
-
-const listed = (files: readonly string[]) => (files.length <= 5 ? files.join(', ') : `${files.slice(0, 5).join(', ')} and ${files.length - 5} more`)

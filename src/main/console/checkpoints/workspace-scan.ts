@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, type Stats } from 'node:fs'
 import { descriptorPath } from '../../core'
 import { pathKey, type CheckpointChange, type EntryKind, type EntryState, type IndexedEntry } from '../../store'
+import { openParent, split } from './checkpoint-apply'
 import { ChangedWhileReading, type ContentStore } from './content-store'
 
 /**
@@ -253,20 +254,11 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
   return result
 }
 
-/** Opens a folder below the root by its path key, one no-follow step at a time; undefined when it is no longer a folder there. */
+/** Opens a folder below the root by its path key, no link followed; undefined when it is no longer a folder there. */
 function openBelow(rootFd: number, key: string): number | undefined {
-  let fd = openSync(`${descriptorPath(rootFd)}/.`, directoryFlags)
-  if (key === '') return fd
-  for (const part of Buffer.from(key, 'latin1').toString('latin1').split('/')) {
-    let next: number
-    try {
-      next = openSync(Buffer.concat([Buffer.from(`${descriptorPath(fd)}/`), Buffer.from(part, 'latin1')]), directoryFlags)
-    } catch {
-      closeSync(fd)
-      return undefined
-    }
-    closeSync(fd)
-    fd = next
+  try {
+    return openParent(rootFd, split(Buffer.from(key, 'latin1')), false, { uid: -1, gid: -1, dedicated: false })
+  } catch {
+    return undefined
   }
-  return fd
 }

@@ -79,4 +79,5 @@ onStale(() => {
   const state = useAgentsStore.getState()
   void Promise.all([state.refreshAgents(), state.refreshSessions(), state.refreshPending(), state.refreshOperatorOrder(), state.refreshLastCalls()])
   if (state.selectedId) void state.refreshDetail()
+  if (timelineShown()) void state.refreshTimeline()
 })

@@ -59,7 +59,8 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
       'test/security/policy-carried.test.ts',
       'test/security/attack-audit-chain.test.ts',
       'test/security/attack-hidden-text.test.ts',
-      'test/security/attack-git-workspace.test.ts'
+      'test/security/attack-git-workspace.test.ts',
+      'test/security/attack-home.test.ts'
     ]
     expect(vitestAsNobody(trust, env)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)

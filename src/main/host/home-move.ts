@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, rmdirSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { addressIsLive, readGatewayAddress } from '../gateway/gateway-address'
+import { homeSafetyProblem } from './home-safety'
 import { airlockPaths, HomeUnavailableError } from './paths'
 
 /**
@@ -11,7 +12,8 @@ import { airlockPaths, HomeUnavailableError } from './paths'
  *
  * Refused, with why: a home with no database; a home a running console or `airlock serve` uses
  * (its gateway address names a live process); a destination that is a symbolic link, that exists
- * and is not an empty folder, or that lies inside the home (or the home inside it). The move is a
+ * and is not an empty folder, that lies inside the home (or the home inside it), or that another
+ * user could replace (`homeSafetyProblem`). The move is a
  * rename when both are on one filesystem; otherwise `cp -a` (owners, modes and links kept as they
  * are, never followed) into the destination, then the old home is removed. `cp` is `/bin/cp`, not
  * whatever `PATH` names. Returns the destination's real path.
@@ -29,6 +31,8 @@ export function moveHome(from: string, to: string): string {
   const existing = lstatOrUndefined(target)
   if (existing?.isSymbolicLink()) throw new HomeUnavailableError(`Refused ${target}: it is a symbolic link; name the folder itself.`)
   if (existing && (!existing.isDirectory() || readdirSync(target).length > 0)) throw new HomeUnavailableError(`Refused ${target}: it exists and is not an empty folder.`)
+  const unsafe = homeSafetyProblem(target)
+  if (unsafe) throw new HomeUnavailableError(`Refused ${target}: ${unsafe}`)
   mkdirSync(dirname(target), { recursive: true })
   try {
     if (existing) rmdirSync(target)

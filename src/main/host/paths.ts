@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { homeSafetyProblem } from './home-safety'
 
 /** Every path Airlock uses, derived from one home directory (SPEC §2). */
 export type AirlockPaths = {
@@ -62,14 +63,22 @@ const searchableMode = 0o711
  * opened. A home that already exists as this user's own folder but is not searchable by others
  * (`mkdir` under a 0077 umask, `mktemp -d`) is made searchable (0711: never listable) when
  * sandboxes run as their own uid — the home only, never a folder above it, which stays the
- * operator's to fix (`airlock home move`).
+ * operator's to fix (`airlock home move`). A home another user could replace, one not this user's,
+ * or one on a read-only filesystem is refused with why (`homeSafetyProblem`), nothing made or changed.
  */
 export function createHomeDirectory(home: string): void {
+  const refuse = (problem: string | undefined) => {
+    if (problem) throw new HomeUnavailableError(`Refused the Airlock home: ${problem}`)
+  }
   try {
+    // Checked before anything is made (a folder on the way another user controls) and after (the home itself).
+    refuse(homeSafetyProblem(home))
     mkdirSync(home, { recursive: true, mode: searchableMode })
     const stat = lstatSync(home)
     if (process.getuid?.() === 0 && stat.isDirectory() && stat.uid === 0 && (stat.mode & 0o001) === 0) chmodSync(home, (stat.mode & 0o700) | 0o011)
+    refuse(homeSafetyProblem(home))
   } catch (error) {
+    if (error instanceof HomeUnavailableError) throw error
     const reason = (error as NodeJS.ErrnoException).code ?? String(error)
     throw new HomeUnavailableError(
       `Cannot create the Airlock home ${home} (${reason}). Choose a writable directory with --home or AIRLOCK_HOME.`,

@@ -11,11 +11,20 @@ export default defineConfig({
   main: {
     resolve: { alias: shared },
     build: {
+      // zod is bundled, not required from node_modules: its CommonJS entry loads every locale
+      // (~80 ms of each CLI command's start); bundled, only what the schemas use is kept.
+      externalizeDeps: { exclude: ['zod'] },
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           cli: resolve(__dirname, 'src/main/cli/index.ts')
-        }
+        },
+        // A module nothing is imported from is left out, though it has top-level calls (zod
+        // schemas, tables): the folders' index files re-export whole layers, and without this
+        // every CLI command loaded the host, its providers and the browser driver (issue 29).
+        // Safe because no module here is imported for its side effects alone (no `import './x'`;
+        // lint forbids it: see eslint.config.mjs).
+        treeshake: { moduleSideEffects: false }
       }
     }
   },

@@ -37,5 +37,18 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' }
   },
+  {
+    // The main build leaves out modules nothing is imported from (electron.vite.config.ts,
+    // treeshake.moduleSideEffects: false), so no module may be imported for its side effects alone.
+    files: ['src/main/**/*.ts', 'src/shared/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[property.name='sendSync']", message: 'No sendSync: async IPC only.' },
+        { selector: 'ImportDeclaration[specifiers.length=0][importKind!="type"]', message: 'No import for side effects alone: the main build drops modules nothing is imported from.' }
+      ]
+    }
+  },
   ...layerBlocks
 )

@@ -14,10 +14,9 @@ export const globalOptions = { home: 'text', json: 'flag', help: 'flag' } as con
 /** The options a command's `run` sees: its own, typed, plus the global ones. */
 export type CommandArgs<O extends OptionKinds> = ParsedArgs<O & typeof globalOptions>
 
-/** One `airlock` subcommand: its words for `--help`, its options, and what it does. */
+/** One `airlock` subcommand: its usage line, its options, and what it does (its summary is in the CLI's command list). */
 export type Command<O extends OptionKinds = OptionKinds> = {
   name: string
-  summary: string
   usage: string
   options: O
   /** Resolves to the exit code; a command that keeps running (serve) resolves when it stops. */

@@ -23,7 +23,6 @@ type Action = (typeof actions)[number]
  */
 export const agentCommand = defineCommand({
   name: 'agent',
-  summary: 'Create (prints its token once), update, list, disable, enable and remove agents',
   usage:
     'airlock agent create <id> [--role R] [--profile FILE.json] [--name N] [--json] | agent update <id> [--role R] [--profile FILE.json] [--name N] [--json] | agent list [--json] | agent rm <id> | agent disable <id> | agent enable <id>  [--home DIR]',
   options: { role: 'text', profile: 'text', name: 'text' },

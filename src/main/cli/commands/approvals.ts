@@ -27,7 +27,6 @@ const maxReasonLength = 2000
  */
 export const approvalsCommand = defineCommand({
   name: 'approvals',
-  summary: 'List the approval queue, show an item whole; approve or deny a waiting request',
   usage:
     'airlock approvals list [--all] [--json] | approvals show <id> [--json] | approvals approve <id> [--scope once|session|rule] [--rule-scope session|agent|global] [--ttl SECONDS] | approvals deny <id> --reason TEXT  [--home DIR]',
   options: { all: 'flag', scope: 'text', 'rule-scope': 'text', ttl: 'text', reason: 'text' },

@@ -17,7 +17,6 @@ import { withHistory } from './history'
  */
 export const auditCommand = defineCommand({
   name: 'audit',
-  summary: 'Verify the history chain, the audit ledger and its anchored head (audit verify)',
   usage: 'airlock audit verify [--head SEQ:HASH] [--json] [--home DIR]',
   options: { head: 'text' },
   async run({ options, positionals }, io) {

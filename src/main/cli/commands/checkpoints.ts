@@ -26,7 +26,6 @@ const limitSchema = z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.numbe
  */
 export const checkpointsCommand = defineCommand({
   name: 'checkpoints',
-  summary: "List an agent's workspace checkpoints, show a call's changes as a diff, undo them",
   usage: 'airlock checkpoints list --agent A [--limit N] [--json] | checkpoints diff <call> [--json] | checkpoints revert <call> | checkpoints restore --before <call>  [--home DIR]',
   options: { agent: 'text', limit: 'text', before: 'text' },
   async run({ options, positionals }, io) {

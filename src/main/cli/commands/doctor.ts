@@ -20,7 +20,6 @@ import { CliError, UsageError } from '../cli-error'
  */
 export const doctorCommand = defineCommand({
   name: 'doctor',
-  summary: 'Check which isolation guarantees hold on this machine, with real escape attempts',
   usage: 'airlock doctor [--json] [--home DIR]',
   options: {},
   async run({ options, positionals }, io) {

@@ -16,7 +16,6 @@ const limitSchema = z.string().regex(/^\d{1,9}$/).transform(Number).pipe(z.numbe
 /** `airlock history`: the newest calls, filtered (SPEC §8.1); one line each, or `--json` rows (with their lineage). */
 export const historyCommand = defineCommand({
   name: 'history',
-  summary: 'Show the execution history, newest first',
   usage: `airlock history [--agent A] [--tool T] [--status S] [--limit N (1-${historyQueryMaxLimit}, default ${defaultHistoryLimit})] [--json] [--home DIR]`,
   options: { agent: 'text', tool: 'text', status: 'text', limit: 'text' },
   async run({ options, positionals }, io) {

@@ -11,7 +11,6 @@ import { UsageError } from '../cli-error'
  */
 export const homeCommand = defineCommand({
   name: 'home',
-  summary: 'Show the Airlock home, or move it with `home move DIR` (agents, tokens and history kept)',
   usage: 'airlock home [--home DIR] | airlock home move DIR [--home DIR]',
   options: {},
   async run({ options, positionals }, io) {

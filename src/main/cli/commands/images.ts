@@ -7,7 +7,6 @@ import { CliError, UsageError } from '../cli-error'
 /** `airlock images list|provision`: prepare images before agents need them (SPEC §8.1). */
 export const imagesCommand = defineCommand({
   name: 'images',
-  summary: 'List Airlock images, or provision one for a language (--offline builds it without a registry)',
   usage: 'airlock images list [--json] | airlock images provision <language> [--offline] [--rootfs FILE.tar] [--home DIR]',
   options: { offline: 'flag', rootfs: 'text' },
   async run({ options, positionals }, io) {

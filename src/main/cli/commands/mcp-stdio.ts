@@ -20,7 +20,6 @@ import { CliError, UsageError } from '../cli-error'
  */
 export const mcpStdioCommand = defineCommand({
   name: 'mcp-stdio',
-  summary: 'Serve MCP over stdio for one agent, relayed to the running agent gateway',
   usage: 'airlock mcp-stdio --agent <id> [--token-file FILE] [--home DIR]   (the token from AIRLOCK_TOKEN or the file, never the command line)',
   // `token` is declared only to refuse it with the reason (parseArgs would just call it unknown).
   options: { agent: 'text', 'token-file': 'text', token: 'text' },

@@ -15,7 +15,6 @@ import { defineCommand, type CommandIo } from '../command'
  */
 export const netCommand = defineCommand({
   name: 'net',
-  summary: 'Egress proxy rules (allow/deny/ask per domain) and pinned names',
   usage: 'airlock net rules list | rules add (--agent A | --role R | --global) allow|deny|ask <host>[:port] | rules rm <id> | hosts list | hosts add <name> <ip> | hosts rm <name>  [--json] [--home DIR]',
   options: { agent: 'text', role: 'text', global: 'flag' },
   async run({ options, positionals }, io) {

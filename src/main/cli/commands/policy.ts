@@ -23,7 +23,6 @@ import { CliError, UsageError } from '../cli-error'
  */
 export const policyCommand = defineCommand({
   name: 'policy',
-  summary: 'Explain what the policy decides for a command line by an agent',
   usage: "airlock policy check --agent A [--json] [--home DIR] -- <command line>   (one quoted word is taken verbatim)",
   options: { agent: 'text' },
   async run({ options, positionals }, io) {

@@ -15,7 +15,6 @@ import { CliError, UsageError } from '../cli-error'
  */
 export const roleCommand = defineCommand({
   name: 'role',
-  summary: 'List, save or remove roles (defaults agents inherit and cannot exceed)',
   usage: 'airlock role list [--json] | role save <id> --defaults FILE.json [--name N] [--json] | role rm <id>  [--home DIR]',
   options: { defaults: 'text', name: 'text' },
   async run({ options, positionals }, io) {

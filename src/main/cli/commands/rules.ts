@@ -12,7 +12,6 @@ import { withQueue } from './approvals'
  */
 export const rulesCommand = defineCommand({
   name: 'rules',
-  summary: 'List remembered approval rules, or revoke one',
   usage: 'airlock rules list [--all] [--json] | rules rm <id>  [--home DIR]',
   options: { all: 'flag' },
   async run({ options, positionals }, io) {

@@ -7,7 +7,6 @@ import { UsageError } from '../cli-error'
 /** `airlock serve`: the headless web console and the agent gateway (SPEC §8.1). */
 export const serveCommand = defineCommand({
   name: 'serve',
-  summary: 'Run the web console and the agent gateway on 127.0.0.1 (prints the console URL, then the gateway URL)',
   usage: 'airlock serve [--home DIR] [--port 7410] [--gateway-port 7411] [--no-open] [--rotate-token]',
   options: { port: 'port', 'gateway-port': 'port', 'no-open': 'flag', 'rotate-token': 'flag' },
   async run({ options, positionals }, io) {

@@ -17,7 +17,6 @@ import { parseValue } from '../parse-args'
  */
 export const skillsCommand = defineCommand({
   name: 'skills',
-  summary: "List an agent's skills and approve or reject a revision that waits",
   usage: 'airlock skills list --agent A [--json] | skills approve <agent>/<name> <revision> | skills reject <agent>/<name> <revision> --reason TEXT  [--home DIR]',
   options: { agent: 'text', reason: 'text' },
   async run({ options, positionals }, io) {

@@ -1,5 +1,6 @@
 import { posix } from 'node:path'
-import { parse as parseYaml } from 'yaml'
+import { createRequire } from 'node:module'
+import type * as Yaml from 'yaml'
 import type { CommandPolicyInput } from './command-analysis'
 import { decideCommandLine } from './command-rules'
 import type { CommandAnalyzer } from './shell'
@@ -218,6 +219,16 @@ function jsonOf(text: string): unknown {
 }
 
 /**
+ * The YAML parser, loaded the first time a CI file is written: ~40 ms of every process start
+ * otherwise (the CLI's `policy check`, an idle console), for files few calls touch.
+ */
+let yaml: typeof Yaml | undefined
+function loadYaml(): typeof Yaml {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml
+  return yaml
+}
+
+/**
  * YAML as plain data: one document, no custom tags, aliases bounded (a billion-laughs document is
  * refused, not expanded), so what the agent wrote cannot make this read expensive.
  */
@@ -226,7 +237,7 @@ function yamlOf(text: string): unknown {
   if (text.length > 256 * 1024) return undefined
   try {
     // Merge keys on and duplicate keys allowed, as CI runners read them (the last one wins).
-    const value = parseYaml(withoutBom(text), { maxAliasCount: 100, customTags: [], prettyErrors: false, merge: true, uniqueKeys: false }) as unknown
+    const value = loadYaml().parse(withoutBom(text), { maxAliasCount: 100, customTags: [], prettyErrors: false, merge: true, uniqueKeys: false }) as unknown
     return typeof value === 'object' && value !== null ? value : undefined
   } catch {
     return undefined

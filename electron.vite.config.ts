@@ -11,9 +11,10 @@ export default defineConfig({
   main: {
     resolve: { alias: shared },
     build: {
-      // zod is bundled, not required from node_modules: its CommonJS entry loads every locale
-      // (~80 ms of each CLI command's start); bundled, only what the schemas use is kept.
-      externalizeDeps: { exclude: ['zod'] },
+      // zod and the MCP SDK are bundled, not required from node_modules: zod's CommonJS entry
+      // loads every locale (~80 ms of each CLI command's start), and the SDK would load a second
+      // zod of its own (~4 MB of an idle console); bundled, one zod, only what is used kept.
+      externalizeDeps: { exclude: ['zod', '@modelcontextprotocol/sdk'] },
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),

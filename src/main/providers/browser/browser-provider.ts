@@ -1,4 +1,3 @@
-import { chromium } from 'playwright'
 import { z } from 'zod'
 import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourceStatus } from '../../core'
 import { runBounded } from '../process/bounded-process'
@@ -48,6 +47,8 @@ export class BrowserProvider implements ExecutionResourceProvider {
     const executablePath = findChromium(config.executablePath)
     if (!executablePath) throw new ProviderError('host_tool_missing', 'Chromium not found')
     const loopbackOnly = policy.networkMode !== 'full'
+    // The browser driver is loaded with the first browser, not at start (~1 s of CPU and ~30 MB an idle console does not need).
+    const { chromium } = await import('playwright')
     const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs({ loopbackOnly }) })
     try {
       const context = await browser.newContext({ viewport: config.viewport ?? { width: 1280, height: 800 }, acceptDownloads: false, serviceWorkers: 'block' })

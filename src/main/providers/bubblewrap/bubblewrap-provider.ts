@@ -166,9 +166,11 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
           prepared: launcher.prepared({ readOnly: runReadOnly, cwd, network, env: programEnv, areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest })) }, program),
           ...(egress ? { egress: egress.track(token!) } : {}),
           cgroupDirs: launcher.cgroup?.procsFiles.map((file) => dirname(file)),
+          // Spawning is synchronous work (~5 ms): done while this run's program runs, never between its end and its result.
+          started: () => launchers.replenish(),
           finish: async (exitCode) => {
             const verdict = await limitVerdict(launcher, exitCode)
-            // Spawning is synchronous work: do it after the result is handed back.
+            // Usually a no-op (done while it ran); a run too short for that still leaves spares.
             setImmediate(() => launchers.replenish())
             return verdict
           },

@@ -20,6 +20,12 @@ export type Launch = {
   egress?: () => EgressRecord[]
   /** Host-side work once the run is over (after `finish`); each line it returns ends the run's stderr as `airlock: …`. */
   settle?: () => string[]
+  /**
+   * Runs just after the process began, on the next turn of the event loop: the host only waits
+   * while the program runs, so a provider prepares what the next run needs here, off the path from
+   * the run's end to its result (bubblewrap spawns its spare launchers).
+   */
+  started?: () => void
 }
 
 /** Where a runner records its process groups for crash recovery, and under which provider. */
@@ -72,7 +78,10 @@ export class LocalProgramRunner implements ProgramRunner {
       signal: eitherSignal(input.signal, this.released.signal),
       stdin: input.stdin,
       onOutput: input.onOutput,
-      onStart: this.recording ? (pid) => this.recording!.ledger.record(this.recording!.providerId, pid, launch.cgroupDirs) : undefined
+      onStart: (pid) => {
+        if (launch.started) setImmediate(launch.started)
+        return this.recording ? this.recording.ledger.record(this.recording.providerId, pid, launch.cgroupDirs) : () => undefined
+      }
     })
     const limitHit = await launch.finish?.(result.exitCode)
     const egress = launch.egress?.()

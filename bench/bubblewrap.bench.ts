@@ -55,7 +55,15 @@ it('bubblewrap: run_code print(1) through the dispatcher, and python3 -c print(1
     baseline: () => bareSpawn(workspace),
     note: 'reference: what bwrap itself costs on this machine'
   })
+  // The provider's share of the gateway's `run_command true` (issue 29): a ready handle's run of `bash -c true` against bwrap running `true` directly.
+  const providerTrue = await compare({
+    name: 'bubblewrap.provider_run_true.ratio_vs_bare_bwrap',
+    samples: 120,
+    pipeline: () => runner.run({ command: 'true' }),
+    baseline: () => bareSpawn(workspace, ['bwrap', '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true']),
+    note: 'reference: the provider alone, run_command\'s bash -c true on a ready handle (warm launcher, seccomp, per-run cgroup, binds) vs bwrap --unshare-all --ro-bind / / --proc --dev true'
+  })
   await manager.releaseAll()
   dir.remove()
-  record('bubblewrap', [runCode, result, bwrapAlone])
+  record('bubblewrap', [runCode, result, bwrapAlone, providerTrue])
 })

@@ -60,7 +60,8 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
       'test/security/attack-audit-chain.test.ts',
       'test/security/attack-hidden-text.test.ts',
       'test/security/attack-git-workspace.test.ts',
-      'test/security/attack-home.test.ts'
+      'test/security/attack-home.test.ts',
+      'test/security/attack-quota-index.test.ts'
     ]
     expect(vitestAsNobody(trust, env)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)

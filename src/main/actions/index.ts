@@ -17,7 +17,7 @@ import { vectorUpsertAction } from './vector_upsert'
 import { writeFileAction } from './write_file'
 
 export { listMcpTools, secretsOf, type ProxiedTool } from './mcp_tools'
-export { assertWithinQuota, rememberUsage, watchQuota, workspaceUsage } from './workspace-files'
+export { assertWithinQuota, quotaRefusal, rememberUsage, watchQuota, workspaceUsage, type WorkspaceUsage } from './workspace-files'
 export { shellRequirement } from './run_command'
 export { codeTarget } from './run_code'
 export type { SkillLedger, SkillProposal, SkillRevisionRecord } from './skill-files'

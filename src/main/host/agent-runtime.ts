@@ -1,6 +1,6 @@
 import type { SessionChangedEvent } from '@shared/approvals'
 import type { AirlockContract } from '@shared/ipc'
-import { assertWithinQuota, registerBuiltinActions, rememberUsage, secretsOf, watchQuota } from '../actions'
+import { quotaRefusal, registerBuiltinActions, rememberUsage, secretsOf, watchQuota } from '../actions'
 import { ActionHistoryRecorder } from '../console/action-history-recorder'
 import { AgentService, defaultsFromSettings } from '../console/agent-service'
 import { AgentSessions, type SessionLedger } from '../console/agent-sessions'
@@ -9,6 +9,7 @@ import { HistoryService } from '../console/history-service'
 import { LiveCalls } from '../console/live-calls'
 import { RoleService } from '../console/role-service'
 import { SkillService } from '../console/skill-service'
+import { WorkspaceUsageIndex } from '../console/workspace-usage'
 import { ActionDispatcher, ActionRegistry, installOutputRedaction, loadCommandAnalyzer, PolicyEngine, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent, type RunningHook } from '../core'
 import type { SettingsService } from '../console/settings-service'
 import type { ContractEventHub } from '../ipc'
@@ -68,6 +69,8 @@ export function createAgentRuntime(input: {
   const unregister = registerBuiltinActions(registry, { skills, directories: { cwd: (id) => store.sessions.cwd(id), setCwd: (id, cwd) => store.sessions.setCwd(id, cwd) } })
   // The agent service tells sessions about disabled agents; sessions need the service: built after it.
   const late: { sessions?: AgentSessions; checkpoints?: WorkspaceCheckpoints } = {}
+  // Each workspace's disk use, kept from what changed (the after-run quota check reads it).
+  const usage = new WorkspaceUsageIndex()
   const agents = new AgentService({
     agents: store.agents,
     roles: store.roles,
@@ -80,6 +83,7 @@ export function createAgentRuntime(input: {
       if (change === 'removed') {
         skills.forgetAgent(agentId)
         late.checkpoints?.forgetAgent(agentId)
+        usage.forget(workspaces.pathOf(agentId))
       }
       if (change === 'disabled' || change === 'removed') void late.sessions?.endAgent(agentId, change === 'disabled' ? 'agent_disabled' : 'agent_removed')
     }
@@ -138,7 +142,7 @@ export function createAgentRuntime(input: {
   const unhooks = [
     policy.install(dispatcher.hooks),
     installCheckpoints(dispatcher.hooks, checkpoints),
-    dispatcher.hooks.onPostToolResponse(quotaAfterCommands),
+    dispatcher.hooks.onPostToolResponse((event) => quotaAfterCommands(event, usage)),
     dispatcher.hooks.onRunning(quotaWhileRunning),
     installOutputRedaction(dispatcher.hooks)
   ]
@@ -181,6 +185,7 @@ export function createAgentRuntime(input: {
       await sessions.endAll('shutdown')
       for (const unhook of unhooks) unhook()
       checkpoints.dispose()
+      usage.dispose()
       unregister()
     }
   }
@@ -201,12 +206,16 @@ function quotaWhileRunning({ tool, agent, stop }: Parameters<RunningHook>[0]): (
 
 /**
  * After a command or code run, the workspace must still be within its disk quota (SPEC §6.2):
- * a run that left it over ends `error` (its output kept), and writes are refused until space is freed.
+ * a run that left it over ends `error` (its output kept), and writes are refused until space is
+ * freed. The use is read from the workspace's usage index (what changed, not a walk of everything).
  */
-async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent): Promise<ActionResult | undefined> {
+async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent, usage: WorkspaceUsageIndex): Promise<ActionResult | undefined> {
   if (!runsInWorkspace(tool) || result.status !== 'success') return undefined
   try {
-    rememberUsage(agent.workspace, await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, 0))
+    const measured = await usage.measure(agent.workspace)
+    rememberUsage(agent.workspace, measured)
+    const refusal = quotaRefusal(measured, agent.profile.limits.diskMb, 0)
+    if (refusal) throw refusal
     return undefined
   } catch (error) {
     return { ...result, ok: false, status: 'error', error: { code: (error as { code?: string }).code ?? 'workspace_file.quota', message: (error as Error).message } }

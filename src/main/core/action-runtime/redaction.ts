@@ -106,7 +106,55 @@ export function replaceKnownSecrets(text: string, secrets: readonly string[], on
     onReplaced?.(parts.length - 1)
     out = parts.join(redacted)
   }
-  return out
+  return out.includes('\u001b') || out.includes('\u009b') ? replaceAcrossEscapes(out, secrets, onReplaced) : out
+}
+
+/**
+ * Terminal escape sequences: CSI (colours, cursor moves: `ESC [` or the one-byte CSI, parameters,
+ * one final byte), OSC (`ESC ]` to BEL or `ESC \`, e.g. hyperlinks and titles), and two-byte `ESC x`.
+ */
+const escapeSequence = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[\u0020-\u007e]/g
+
+/**
+ * A known secret printed with terminal escapes between its characters (`grep --color`, a
+ * word-diff, or on purpose) is the secret again once a terminal or the console's output view
+ * renders it: the same search on the text as it shows, each match replaced with the escapes inside it.
+ */
+function replaceAcrossEscapes(text: string, secrets: readonly string[], onReplaced?: (count: number) => void): string {
+  // The visible characters, each with its index in `text`.
+  let visible = ''
+  const origin: number[] = []
+  let last = 0
+  const keep = (from: number, to: number) => {
+    for (let index = from; index < to; index++) origin.push(index)
+    visible += text.slice(from, to)
+  }
+  for (const match of text.matchAll(escapeSequence)) {
+    keep(last, match.index)
+    last = match.index + match[0].length
+  }
+  keep(last, text.length)
+  const ranges: [number, number][] = []
+  for (const secret of secrets) {
+    if (secret.length < shortestKnownSecret) continue
+    let count = 0
+    for (let at = visible.indexOf(secret); at >= 0; at = visible.indexOf(secret, at + secret.length)) {
+      ranges.push([origin[at]!, origin[at + secret.length - 1]! + 1])
+      count += 1
+    }
+    if (count > 0) onReplaced?.(count)
+  }
+  if (ranges.length === 0) return text
+  // Overlapping matches (two secrets sharing characters) become one replacement.
+  ranges.sort((a, b) => a[0] - b[0])
+  let out = ''
+  let from = 0
+  for (const [start, end] of ranges) {
+    if (end <= from) continue
+    out += `${text.slice(from, Math.max(from, start))}${start >= from ? redacted : ''}`
+    from = end
+  }
+  return out + text.slice(from)
 }
 
 /** Replaces known secrets and credential shapes inside one string. */

@@ -10,3 +10,23 @@ const escapeSequence = /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][^\x07\x1
 export function withoutEscapes(text: string, replacement = ''): string {
   return text.replace(escapeSequence, replacement)
 }
+
+/**
+ * The text as it shows (escape sequences dropped, as `withoutEscapes`) with, for each character
+ * left, its index in `text`: what a search over shown text needs to act on the original.
+ */
+export function shownWithOrigin(text: string): { shown: string; origin: number[] } {
+  let shown = ''
+  const origin: number[] = []
+  let last = 0
+  const keep = (from: number, to: number) => {
+    for (let index = from; index < to; index++) origin.push(index)
+    shown += text.slice(from, to)
+  }
+  for (const match of text.matchAll(escapeSequence)) {
+    keep(last, match.index)
+    last = match.index + match[0].length
+  }
+  keep(last, text.length)
+  return { shown, origin }
+}

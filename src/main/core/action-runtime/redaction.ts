@@ -1,3 +1,5 @@
+import { shownWithOrigin } from '@shared/escape-sequences'
+
 /**
  * Redaction of what Airlock records about a call (history rows, events, logs, `.exec_history`).
  * What the agent gets back is never redacted (SPEC §5.3: output is not hidden from the agent);
@@ -106,14 +108,8 @@ export function replaceKnownSecrets(text: string, secrets: readonly string[], on
     onReplaced?.(parts.length - 1)
     out = parts.join(redacted)
   }
-  return out.includes('\u001b') || out.includes('\u009b') ? replaceAcrossEscapes(out, secrets, onReplaced) : out
+  return out.includes('\u001b') ? replaceAcrossEscapes(out, secrets, onReplaced) : out
 }
-
-/**
- * Terminal escape sequences: CSI (colours, cursor moves: `ESC [` or the one-byte CSI, parameters,
- * one final byte), OSC (`ESC ]` to BEL or `ESC \`, e.g. hyperlinks and titles), and two-byte `ESC x`.
- */
-const escapeSequence = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[\u0020-\u007e]/g
 
 /**
  * A known secret printed with terminal escapes between its characters (`grep --color`, a
@@ -121,19 +117,7 @@ const escapeSequence = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u00
  * renders it: the same search on the text as it shows, each match replaced with the escapes inside it.
  */
 function replaceAcrossEscapes(text: string, secrets: readonly string[], onReplaced?: (count: number) => void): string {
-  // The visible characters, each with its index in `text`.
-  let visible = ''
-  const origin: number[] = []
-  let last = 0
-  const keep = (from: number, to: number) => {
-    for (let index = from; index < to; index++) origin.push(index)
-    visible += text.slice(from, to)
-  }
-  for (const match of text.matchAll(escapeSequence)) {
-    keep(last, match.index)
-    last = match.index + match[0].length
-  }
-  keep(last, text.length)
+  const { shown: visible, origin } = shownWithOrigin(text)
   const ranges: [number, number][] = []
   for (const secret of secrets) {
     if (secret.length < shortestKnownSecret) continue

@@ -15,7 +15,11 @@ const MiB = 1024 * 1024
 const quotaMb = 24
 const perCallMb = 5
 
-/** Python that maps hide/sparse (1 GiB, sparse) and fills `perCallMb` MiB at `offset` through the mapping: no write(2), no inotify event. */
+/**
+ * Python that maps `perCallMb` MiB of hide/sparse (64 MiB, sparse) at `offset` and fills it through
+ * the mapping: no write(2), no inotify event. Only the window is mapped: without a memory cgroup
+ * (an unprivileged Airlock) the sandbox's address space is capped by an rlimit.
+ */
 function fillThroughMapping(offset: number): string {
   const script = [
     'import mmap, os',
@@ -23,9 +27,9 @@ function fillThroughMapping(offset: number): string {
     "p = 'hide/sparse'",
     'new = not os.path.exists(p)',
     "f = open(p, 'a+b' if new else 'r+b')",
-    'if new: f.truncate(1 << 30)',
-    'm = mmap.mmap(f.fileno(), 1 << 30)',
-    `m[${offset}:${offset + perCallMb * MiB}] = b'x' * ${perCallMb * MiB}`,
+    'if new: f.truncate(64 << 20)',
+    `m = mmap.mmap(f.fileno(), ${perCallMb * MiB}, offset=${offset})`,
+    `m[:] = b'x' * ${perCallMb * MiB}`,
     'm.flush()',
     "print('filled')"
   ].join('\n')
@@ -56,6 +60,7 @@ describe.skipIf(skip !== undefined)(`the quota index against writes inotify neve
       outcomes.push(`${result.status}:${result.error?.code ?? (result.data as { stdout?: string } | undefined)?.stdout?.trim()}`)
       if (result.error?.code === 'workspace_file.quota_exceeded') break
       expect(result.status, JSON.stringify(result.error)).toBe('success')
+      expect((result.data as { stdout: string; stderr: string }).stdout, (result.data as { stderr: string }).stderr).toContain('filled')
       // Never more than the quota plus the slack written before it is noticed.
       expect((call + 1) * perCallMb, outcomes.join(' ')).toBeLessThanOrEqual(quotaMb + 8)
     }

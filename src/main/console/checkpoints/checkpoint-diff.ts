@@ -1,7 +1,15 @@
 import { isUtf8 } from 'node:buffer'
-import { createTwoFilesPatch } from 'diff'
+import { createRequire } from 'node:module'
+import type * as Diff from 'diff'
 import type { CheckpointChange, EntryState } from '../../store'
 import type { ContentStore } from './content-store'
+
+/** jsdiff, loaded the first time a diff is shown: every CLI command that checks a call would load it otherwise (~17 ms). */
+let diffModule: typeof Diff | undefined
+function loadDiff(): typeof Diff {
+  diffModule ??= createRequire(import.meta.url)('diff') as typeof Diff
+  return diffModule
+}
 
 /** The largest side of a change shown as a text diff; larger ones say their sizes. */
 export const diffableBytes = 512 * 1024
@@ -42,7 +50,7 @@ export function describeChanges(changes: readonly CheckpointChange[], store: Con
     const now = (after as Buffer | undefined) ?? Buffer.alloc(0)
     if (!isUtf8(old) || !isUtf8(now) || old.includes(0) || now.includes(0)) return { ...base, note: `binary changed (${old.length} → ${now.length} bytes)` }
     const label = kinds.includes('link') ? `${path} (link target)` : path
-    const diff = createTwoFilesPatch(change.before ? `a/${label}` : '/dev/null', change.after ? `b/${label}` : '/dev/null', old.toString('utf8'), now.toString('utf8'), undefined, undefined, { context: 3, timeout: diffTimeoutMs })
+    const diff = loadDiff().createTwoFilesPatch(change.before ? `a/${label}` : '/dev/null', change.after ? `b/${label}` : '/dev/null', old.toString('utf8'), now.toString('utf8'), undefined, undefined, { context: 3, timeout: diffTimeoutMs })
     if (diff === undefined) return { ...base, note: `too many differences to show (${old.length} → ${now.length} bytes)` }
     // jsdiff opens with a line of `=`: the diff proper starts at `---`.
     return { ...base, diff: diff.slice(Math.max(0, diff.indexOf('--- '))) }

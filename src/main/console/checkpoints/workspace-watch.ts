@@ -32,6 +32,8 @@ export class WorkspaceWatch {
   private dirty = new Set<string>()
   private allAtTake = eventsOfAll
   private whole = true
+  /** This workspace's own events since the last `take`. */
+  private own = 0
 
   /**
    * Watches a folder (path key relative to the root, '' for the root) before it is listed; `fresh`:
@@ -79,6 +81,7 @@ export class WorkspaceWatch {
     // From here on, what changes is the next walk's: taken before this walk, never dropped after it.
     this.dirty = new Set()
     this.allAtTake = eventsOfAll
+    this.own = 0
     if (this.whole || flooded) {
       this.whole = true
       return { whole: true }
@@ -110,6 +113,10 @@ export class WorkspaceWatch {
   private changed(key: string): void {
     eventsOfAll += 1
     this.dirty.add(key)
+    // A flood (a sandboxed loop renaming folders 100 000 times a second) would keep the console's
+    // event loop busy reading events nobody needs: past the bound the watches are closed, and the
+    // next walk is a whole one that arms them again. What a flood costs is then bounded per walk.
+    if (++this.own > maxEventsBetweenWalks) this.close()
   }
 
   private lost(key: string): void {

@@ -8,6 +8,7 @@ import type { EgressAdmission, EgressGate } from './egress-gate'
 import { EgressLedger } from './egress-ledger'
 import { entryOf } from './egress-records'
 import { serveSocks } from './egress-socks'
+import { joinTunnel } from './tunnel'
 
 /** What the proxy is built with. */
 export type EgressProxyOptions = {
@@ -247,17 +248,18 @@ async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, connec
     upstream.setTimeout(limits.idleMs, () => upstream.destroy())
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
     if (head.length > 0) upstream.write(head)
-    client.pipe(upstream)
-    upstream.pipe(client)
+    joinTunnel(client, upstream, { lingerMs: limits.idleMs, closed: () => entry?.closed() })
   })
   upstream.on('error', (error) => {
     if (!entry) refuse(client, 502, `${admission.host}:${target.port} (${admission.address}) could not be reached: ${error.message}`)
     else client.destroy()
   })
-  client.on('close', () => upstream.destroy())
+  // Closed before it connected: the other side goes too (once connected, joinTunnel decides).
+  client.on('close', () => {
+    if (!entry) upstream.destroy()
+  })
   upstream.on('close', () => {
-    client.destroy()
-    entry?.closed()
+    if (!entry) client.destroy()
   })
 }
 

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import type { Connection } from './egress-proxy'
 import { entryOf } from './egress-records'
+import { joinTunnel } from './tunnel'
 
 /** SOCKS5 reply codes (RFC 1928 §6) the proxy answers with. */
 const reply = { ok: 0x00, failure: 0x01, notAllowed: 0x02, hostUnreachable: 0x04, refused: 0x05, commandUnsupported: 0x07, addressUnsupported: 0x08 }
@@ -70,18 +71,19 @@ export function serveSocks(client: Socket, first: Buffer, connection: Connection
       upstream.setTimeout(bounds.idleMs, () => upstream.destroy())
       client.write(Buffer.from([0x05, reply.ok, 0x00, 0x01, 0, 0, 0, 0, 0, 0]))
       if (rest.length > 0) upstream.write(rest)
-      client.pipe(upstream)
-      upstream.pipe(client)
+      joinTunnel(client, upstream, { lingerMs: bounds.idleMs, closed: () => entry?.closed() })
       client.resume()
     })
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (!connected) end(error.code === 'ECONNREFUSED' ? reply.refused : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH' ? reply.hostUnreachable : reply.failure)
       else client.destroy()
     })
-    client.on('close', () => upstream.destroy())
+    // Closed before it connected: the other side goes too (once connected, joinTunnel decides).
+    client.on('close', () => {
+      if (!connected) upstream.destroy()
+    })
     upstream.on('close', () => {
-      client.destroy()
-      entry?.closed()
+      if (!connected) client.destroy()
     })
   }
   client.on('error', () => client.destroy())

@@ -70,7 +70,12 @@ describe.skipIf(skip !== undefined)(`red team: docker egress bridge, roles and w
   /** Summaries of the network questions the operator (this test) refused. */
   const asked: string[] = []
   const py = (agent: string, source: string) => stage.run(agent, `python3 - 2>&1 <<'PY'\n${helpers}\n${source}\nPY\necho "rc=$?"`)
-  const owned = async (sessionId: string) => Promise.all((await docker.listContainers({ all: true, filters: { label: [`${labels.owner}=${sessionId}`] } })).map((c) => docker.getContainer(c.Id).inspect()))
+  // A container removed between the list and its inspect (404) is gone, as the cleanup tests want.
+  const owned = async (sessionId: string) => {
+    const listed = await docker.listContainers({ all: true, filters: { label: [`${labels.owner}=${sessionId}`] } })
+    const inspected = await Promise.all(listed.map((c) => docker.getContainer(c.Id).inspect().catch((error: { statusCode?: number }) => (error.statusCode === 404 ? undefined : Promise.reject(error)))))
+    return inspected.filter((container) => container !== undefined)
+  }
   const socketDirs = () => {
     const { runDir, prefix } = egressPlace(stage.host.paths.home)
     return existsSync(runDir) ? readdirSync(runDir).filter((name) => name.startsWith(prefix)) : []

@@ -4,10 +4,10 @@ import type * as Diff from 'diff'
 import type { CheckpointChange, EntryState } from '../../store'
 import type { ContentStore } from './content-store'
 
-/** jsdiff, loaded the first time a diff is shown: every CLI command that checks a call would load it otherwise (~17 ms). */
+/** jsdiff, loaded the first time a diff is shown: every CLI command that checks a call would load it otherwise (~17 ms). `__filename`, not `import.meta`: see shell/analyzer.ts. */
 let diffModule: typeof Diff | undefined
 function loadDiff(): typeof Diff {
-  diffModule ??= createRequire(import.meta.url)('diff') as typeof Diff
+  diffModule ??= createRequire(__filename)('diff') as typeof Diff
   return diffModule
 }
 

@@ -220,11 +220,12 @@ function jsonOf(text: string): unknown {
 
 /**
  * The YAML parser, loaded the first time a CI file is written: ~40 ms of every process start
- * otherwise (the CLI's `policy check`, an idle console), for files few calls touch.
+ * otherwise (the CLI's `policy check`, an idle console), for files few calls touch. Resolved from
+ * `__filename`, not `import.meta`: see shell/analyzer.ts.
  */
 let yaml: typeof Yaml | undefined
 function loadYaml(): typeof Yaml {
-  yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml
+  yaml ??= createRequire(__filename)('yaml') as typeof Yaml
   return yaml
 }
 

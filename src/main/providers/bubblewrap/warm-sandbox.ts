@@ -217,13 +217,22 @@ export class WarmLaunchers {
     return `${this.protect?.key() ?? ''}\n--\n${entriesKey(hidden)}`
   }
 
-  /** Spawns with the protected binds and hidden entries as they are now, and closes the binds once the launcher holds its copies (spawning is synchronous). */
+  /**
+   * Spawns with the protected binds and hidden entries as they are now, and closes the binds once
+   * the launcher holds its copies (spawning is synchronous). Spares are made while a run goes, so
+   * the sandbox may be changing its protected paths meanwhile: the key is read again after the
+   * binds are opened, and a launcher whose binds may not match its key gets a key no run has
+   * (it is never taken; `take` discards it). Whatever a spare binds is read-only over the path and
+   * hides the real entry from the sandbox, so even a swap back and forth between the two reads
+   * shows it only what it made, never lets it write what the host reads.
+   */
   private withProtected<T>(spawn: (binds: OpenBind[], hidden: HiddenEntry[]) => T): { value: T; key: string } {
     const hidden = this.hide()
     const key = this.key(hidden)
     const binds = this.protect?.open() ?? []
     try {
-      return { value: spawn(binds, hidden), key }
+      const value = spawn(binds, hidden)
+      return { value, key: this.key(hidden) === key ? key : `changed while opened: ${key}` }
     } finally {
       for (const bind of binds) closeSync(bind.fd)
     }

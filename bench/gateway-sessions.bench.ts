@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { it } from 'vitest'
 import { startAgentGateway } from '../src/main/gateway'
-import { createHost } from '../src/main/host'
+import { createHost, gatewayDeps } from '../src/main/host'
 import { mcpHeaders, rawRequest } from '../test/support/mcp-gateway-client'
 import { makeTempDir } from '../test/support/temp-home'
 import { record, summarise, type BenchResult } from './support/measure'
@@ -27,7 +27,7 @@ it('gateway sessions: resume after a drop, and the memory of idle sessions', asy
   host.settings.set('gateway.rate_per_minute', 100_000)
   host.settings.set('gateway.max_sessions_per_agent', 256)
   const { token } = host.agents.agents.create('bench', { profile: { capabilities: ['files'], ask: 'never' } })
-  const gateway = await startAgentGateway({ host, port: 0, logError: () => undefined })
+  const gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   const results: BenchResult[] = []
   try {
     const open = async () => {

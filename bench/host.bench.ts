@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { it } from 'vitest'
-import { startHostGateway } from '../src/main/gateway'
+import { startHostGateway } from '../src/main/host'
 import { createHost } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { callTool, connectAgent } from '../test/support/mcp-gateway-client'

@@ -67,7 +67,7 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
     const manager = managerWith(createDockerClient({ socketPath: '/nonexistent/docker.sock' }))
     const error = (await run(manager, { providers: [noBwrap, 'docker'] }).catch((e: unknown) => e)) as ExecutionResourceError
     expect(error.code).toBe('execution_resource.provider_unavailable')
-    const probes = error.payload.probes as { providerId: string; reason: string }[]
+    const probes = error.data.probes as { providerId: string; reason: string }[]
     expect(probes.map((p) => p.providerId)).toEqual(['bubblewrap', 'docker'])
     expect(probes[1]!.reason).toMatch(/not reachable/)
   })

@@ -74,7 +74,7 @@ describe('history count and usage contract', () => {
     expect(usage.durations.count).toBe(4)
     expect(usage.durations.p50).toEqual(expect.any(Number))
     expect(valueOf(await call('history:usage', { agentId: 'idle' }))).toMatchObject({ durations: { count: 0, p50: null, p90: null, p99: null } })
-    expect(await call('history:usage', { since: '2000-01-01T00:00:00Z' })).toMatchObject({ ok: false, error: { code: 'history_invalid_query', message: expect.stringContaining('31 days') } })
+    expect(await call('history:usage', { since: '2000-01-01T00:00:00Z' })).toMatchObject({ ok: false, error: { code: 'history.invalid_query', message: expect.stringContaining('31 days') } })
   })
 })
 

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startHostGateway, type AgentGateway } from '../src/main/gateway'
+import type { AgentGateway } from '../src/main/gateway'
+import { startHostGateway } from '../src/main/host'
 import { createHost, type Host } from '../src/main/host'
 import { makeTempDir } from './support/temp-home'
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HistoryRow } from '@shared/ipc/history'
 import { startAgentGateway, type AgentGateway } from '../src/main/gateway'
-import { createHost, type Host } from '../src/main/host'
+import { createHost, gatewayDeps, type Host } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
 import type { Socket } from 'node:net'
@@ -97,7 +97,7 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     token = host.agents.agents.create('worker', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' } }).token
-    gateway = await startAgentGateway({ host, port: 0, logError: () => undefined })
+    gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   })
   afterAll(async () => {
     await gateway?.close()
@@ -121,7 +121,7 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
 
   it('an idle session gives back its warm sandbox after gateway.idle_release_seconds and keeps its working directory', async () => {
     host.settings.set('gateway.idle_release_seconds', 10)
-    const sweeping = await startAgentGateway({ host, port: 0, logError: () => undefined, sweepMs: 250 })
+    const sweeping = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined, sweepMs: 250 })
     const worker = await connectAgent(sweeping.url, token)
     try {
       const sessionId = worker.transport.sessionId!
@@ -270,7 +270,7 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
     const start = async () => {
       const host = createHost({ home: dir.path, logError: () => undefined })
       await host.recovered
-      return { host, gateway: await startAgentGateway({ host, port: 0, logError: () => undefined }) }
+      return { host, gateway: await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined }) }
     }
     const first = await start()
     const { token } = first.host.agents.agents.create('durable', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'notes/**': 'CONFIDENTIAL' } } } })

@@ -4,7 +4,7 @@ import { LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HistoryRow } from '@shared/ipc/history'
 import { startAgentGateway, type AgentGateway, type ApprovalWaits } from '../src/main/gateway'
-import { createHost, type Host } from '../src/main/host'
+import { createHost, gatewayDeps, type Host } from '../src/main/host'
 import { callTool, connectAgent, initializeBody, mcpHeaders, rawRequest, rpcError } from './support/mcp-gateway-client'
 import { startUpstream } from './support/mcp-upstream'
 import { makeTempDir } from './support/temp-home'
@@ -57,7 +57,7 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
         return () => waits.splice(waits.indexOf(entry), 1)
       }
     }
-    gateway = await startAgentGateway({ host, port: 0, approvalWaits, logError: () => undefined, sweepMs: 200 })
+    gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, approvalWaits, logError: () => undefined, sweepMs: 200 })
   })
   afterAll(async () => {
     await gateway?.close()

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAgentGateway, type AgentGateway } from '../src/main/gateway'
-import { createHost, type Host } from '../src/main/host'
+import { createHost, gatewayDeps, type Host } from '../src/main/host'
 import { makeTempDir } from './support/temp-home'
 
 // The official MCP conformance suite (`@modelcontextprotocol/conformance`, server scenarios)
@@ -87,7 +87,7 @@ describe('the official MCP conformance suite (server scenarios) against the gate
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     const { token } = host.agents.agents.create('conformance', { profile: { capabilities: ['files'], ask: 'never' } })
-    gateway = await startAgentGateway({ host, port: 0, logError: () => undefined })
+    gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
     proxy = await bearerProxy(gateway.url, token)
   })
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { request } from 'node:http'
 import { resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { serve, type RunningConsole } from '../src/main/serve'
+import { serve, type RunningConsole } from '../src/main/app/serve'
 import { makeTempDir } from './support/temp-home'
 
 let dir: ReturnType<typeof makeTempDir>

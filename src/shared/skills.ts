@@ -50,7 +50,7 @@ export const skillManifestSchema = z
 /** A revision's manifest. */
 export type SkillManifest = z.infer<typeof skillManifestSchema>
 
-/** A skill's content hash: `sha256:` and 64 hex digits (see actions/skill-files/skill-content.ts for the encoding). */
+/** A skill's content hash: `sha256:` and 64 hex digits (see src/main/files/skills/skill-content.ts for the encoding). */
 export const skillContentHashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/)
 
 /** One revision as the console shows it. */
@@ -103,3 +103,21 @@ export type SkillChangedEvent = z.infer<typeof skillChangedEventSchema>
 export function skillIdOf(agentId: string, name: string): string {
   return `${agentId}/${name}`
 }
+
+/** One recorded revision of a skill, as the skill actions read it from their port. */
+export type SkillRevisionRecord = {
+  /** `<agentId>/<name>`: the skill, whatever the revision. */
+  skillId: string
+  agentId: string
+  name: string
+  revision: number
+  contentHash: string
+  state: SkillState
+  manifest: SkillManifest
+  createdAt: string
+  decidedAt: string | null
+  reason: string | null
+}
+
+/** What a revision is made of when it is proposed: its content hash and its manifest (description, entry, language, files). */
+export type SkillProposal = { contentHash: string; manifest: SkillManifest }

@@ -128,7 +128,7 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
 
   it('a connection the upstream refuses is an error that does not carry the header', async () => {
     const result = await call('badauth__whoami', {})
-    expect(result).toMatchObject({ ok: false, status: 'error', error: { code: 'upstream_unavailable', message: expect.stringMatching(/could not connect to the upstream MCP server/) } })
+    expect(result).toMatchObject({ ok: false, status: 'error', error: { code: 'provider.upstream_unavailable', message: expect.stringMatching(/could not connect to the upstream MCP server/) } })
   })
 
   it('a stdio server not marked unsafe is refused where bubblewrap cannot run (fail closed); unknown servers and tools not enabled are refused', async () => {
@@ -149,7 +149,7 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
     expect(tools.map((t) => t.name)).toContain('everything__get-env')
     expect(tools.filter((t) => t.server === 'auth').map((t) => t.name)).toEqual(['auth__whoami'])
     expect(failures.map((f) => [f.server, f.code])).toEqual([
-      ['badauth', 'upstream_unavailable'],
+      ['badauth', 'provider.upstream_unavailable'],
       ['sandboxed', 'policy.blocked']
     ])
     expect(JSON.stringify(failures)).not.toMatch(new RegExp(canaries.join('|')))

@@ -141,7 +141,7 @@ describe('run_command isolation and input', () => {
     hostWrite('host-runner/notes.txt', 'read on the host\n')
     expect(await call('run_command', { command: 'cat notes.txt', cwd: 'host-runner' }, session)).toMatchObject({ status: 'success', data: { stdout: 'read on the host\n', exitCode: 0, cwd: 'host-runner' }, meta: { provider: { providerId: 'bash' } } })
     expect(await call('run_command', { command: 'pwd' }, session)).toMatchObject({ status: 'success', data: { stdout: `${workspace}/host-runner\n` } })
-    expect(await call('run_command', { command: 'cd .. && rm -rf notes.txt' }, session)).toMatchObject({ status: 'error', error: { code: 'command_refused' } })
+    expect(await call('run_command', { command: 'cd .. && rm -rf notes.txt' }, session)).toMatchObject({ status: 'error', error: { code: 'shell.command_refused' } })
   })
 
   it('invalid input names the field', async () => {

@@ -1,7 +1,7 @@
 import { symlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
-import { serve, type RunningConsole } from '../../src/main/serve'
+import { serve, type RunningConsole } from '../../src/main/app/serve'
 import { callTool, connectAgent } from '../support/mcp-gateway-client'
 import { makeTempDir } from '../support/temp-home'
 import { expect, test } from './fixtures'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Page } from '@playwright/test'
-import { serve, type RunningConsole } from '../../src/main/serve'
+import { serve, type RunningConsole } from '../../src/main/app/serve'
 import { makeTempDir } from '../support/temp-home'
 import { expect, test } from './fixtures'
 import { expectNoSeriousA11yViolations, screenshotBothThemes } from './look'

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { serve, type RunningConsole } from '../../src/main/serve'
+import { serve, type RunningConsole } from '../../src/main/app/serve'
 import { configCanary, runSecretsScenario, secretsIn, secretValues, type SecretsScenario } from '../security/secrets-scenario'
 import { makeTempDir } from '../support/temp-home'
 import { expect, test } from './fixtures'

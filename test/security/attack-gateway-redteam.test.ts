@@ -8,7 +8,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAgentGateway, type AgentGateway } from '../../src/main/gateway'
-import { createHost, type Host } from '../../src/main/host'
+import { createHost, gatewayDeps, type Host } from '../../src/main/host'
 import { callTool, connectAgent, initializeBody, mcpHeaders, rawRequest, startServeWithGateway } from '../support/mcp-gateway-client'
 import { startUpstream } from '../support/mcp-upstream'
 import { airlockBin, runAirlock } from '../support/run-cli'
@@ -120,7 +120,7 @@ describe('red team: the agent gateway in one process', () => {
     for (const id of ['victim', 'attacker', 'batcher', 'flooder', 'shrinking', 'reborn']) tokens[id] = host.agents.agents.create(id, { profile: filesOnly }).token
     tokens.mcpagent = host.agents.agents.create('mcpagent', { profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] } }).token
     for (const id of ['slowa', 'slowb']) tokens[id] = host.agents.agents.create(id, { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 60 } }).token
-    gateway = await startAgentGateway({ host, port: 0, logError: (...args: unknown[]) => void logged.push(args.map(String).join(' ')) })
+    gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: (...args: unknown[]) => void logged.push(args.map(String).join(' ')) })
   })
   afterAll(async () => {
     await gateway?.close()
@@ -960,7 +960,7 @@ describe.skipIf(!haveBwrap)('red team: a shell agent and the host\'s processes (
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     for (const id of ['hoarder', 'sleeper', 'closer']) tokens[id] = host.agents.agents.create(id, { profile: shell }).token
-    gateway = await startAgentGateway({ host, port: 0, logError: () => undefined })
+    gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   })
   afterAll(async () => {
     await gateway?.close()

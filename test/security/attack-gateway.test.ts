@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAgentGateway, type AgentGateway } from '../../src/main/gateway'
-import { createHost, type Host } from '../../src/main/host'
+import { createHost, gatewayDeps, type Host } from '../../src/main/host'
 import { callTool, connectAgent, initializeBody, mcpHeaders, rawRequest, rpcError } from '../support/mcp-gateway-client'
 import { makeTempDir } from '../support/temp-home'
 
@@ -24,7 +24,7 @@ describe('attacks on the agent gateway', () => {
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     for (const id of ['victim', 'attacker']) tokens[id] = host.agents.agents.create(id, { profile: filesOnly }).token
-    gateway = await startAgentGateway({ host, port: 0, logError: () => undefined })
+    gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   })
   afterAll(async () => {
     await gateway?.close()

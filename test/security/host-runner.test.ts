@@ -45,7 +45,7 @@ describe('security corpus: host runner (bash provider)', () => {
 
       if ('refused' in c.expect) {
         expect(outcome.result, `ran instead of being refused: ${JSON.stringify(outcome.result)}`).toBeUndefined()
-        expect(outcome.error).toMatchObject({ name: 'CommandRefusedError', code: 'command_refused' })
+        expect(outcome.error).toMatchObject({ name: 'CommandRefusedError', code: 'shell.command_refused' })
         expect(outcome.error!.message).toMatch(c.expect.refused)
       } else {
         expect(outcome.error, String(outcome.error)).toBeUndefined()

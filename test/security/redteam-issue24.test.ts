@@ -13,7 +13,7 @@ import { decideCommandLine, loadCommandAnalyzer, type CommandAnalyzer } from '..
 import { createHost, type Host } from '../../src/main/host'
 import { ipLiteral, refusedRange } from '../../src/main/network/address-ranges'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
-import type { RunningConsole } from '../../src/main/serve'
+import type { RunningConsole } from '../../src/main/app/serve'
 import { skipReasonFor } from '../support/components'
 import { consoleGet, openConsoleSocket, type ConsoleSocket } from '../support/console-socket'
 import { callTool, connectAgent } from '../support/mcp-gateway-client'

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import type { RunningConsole } from '../../src/main/serve'
+import type { RunningConsole } from '../../src/main/app/serve'
 import { callTool, connectAgent, type GatewayToolResult } from '../support/mcp-gateway-client'
 
 // One scenario, two scans: secrets-scan.test.ts reads every record and IPC answer of it, and

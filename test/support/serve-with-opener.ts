@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { serve, type RunningConsole } from '../../src/main/serve'
+import { serve, type RunningConsole } from '../../src/main/app/serve'
 
 /**
  * `airlock serve` with a desktop to open a browser on (DISPLAY set) and `opener` as the

@@ -10,17 +10,15 @@ import { runCodeAction } from './run_code'
 import { createRunCommandAction, type SessionDirectoryStore } from './run_command'
 import { createRunSkillAction } from './run_skill'
 import { searchFilesAction } from './search_files'
-import type { SkillLedger } from './skill-files'
+import type { SkillLedger } from '../files/skills'
 import { sqliteQueryAction } from './sqlite_query'
 import { vectorSearchAction } from './vector_search'
 import { vectorUpsertAction } from './vector_upsert'
 import { writeFileAction } from './write_file'
 
 export { listMcpTools, secretsOf, type ProxiedTool } from './mcp_tools'
-export { assertWithinQuota, quotaRefusal, rememberUsage, watchQuota, workspaceUsage, type WorkspaceUsage } from './workspace-files'
 export { shellRequirement } from './run_command'
 export { codeTarget } from './run_code'
-export type { SkillLedger, SkillProposal, SkillRevisionRecord } from './skill-files'
 
 /**
  * The built-in action specs by tool name, and the resolver of proxied MCP tools. `run_command`

@@ -4,6 +4,7 @@ import type { Host } from '../host'
 import { createConsoleToken, createRequestGuard } from './request-guard'
 import { readRendererFile } from './static-files'
 import { attachWebSocketTransport } from './websocket-transport'
+import { PortInUseError } from '../core'
 
 /** Content-Security-Policy of the web console (the Electron build carries the same as a meta tag). */
 export const consoleCsp =
@@ -32,12 +33,6 @@ export type WebConsoleOptions = {
   /** 0 picks a free port. */
   port: number
   token?: string
-}
-
-/** A port that is already taken, reported with what to do. */
-export class PortInUseError extends Error {
-  override readonly name = 'PortInUseError'
-  readonly code = 'port_in_use'
 }
 
 /**

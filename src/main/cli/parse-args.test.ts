@@ -55,7 +55,7 @@ describe('parseCommandLine', () => {
         thrown = error
       }
       expect(thrown).toBeInstanceOf(UsageError)
-      expect((thrown as UsageError).code).toBe('usage')
+      expect((thrown as UsageError).code).toBe('cli.usage')
       expect((thrown as UsageError).message).toBe(message)
     })
   }

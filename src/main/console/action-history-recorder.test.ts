@@ -99,7 +99,7 @@ describe('ActionHistoryRecorder through the real dispatcher', () => {
     appendFileSync(logFile, 'forged line\n')
     expect(history.detail(id).stdout).toMatchObject({ text: null, problem: expect.stringMatching(/does not match the sha256/) })
     expect(history.verify()).toMatchObject({ ok: false, brokenAt: { id }, reason: expect.stringMatching(/stdout log file/) })
-    expect(() => history.detail('no-such-call')).toThrow(expect.objectContaining({ code: 'history_not_found' }))
+    expect(() => history.detail('no-such-call')).toThrow(expect.objectContaining({ code: 'history.not_found' }))
   })
 
   it('marks calls left running by a stopped process interrupted, with their workspace line', () => {

@@ -1,3 +1,5 @@
+import { AirlockError } from '@shared/errors'
+
 /** Stable codes of the agent and role services' refusals. */
 export type AgentErrorCode =
   | 'agent.invalid_id'
@@ -16,13 +18,4 @@ export type AgentErrorCode =
  * A refusal of the agent or role service: `code` is stable (the IPC result and the CLI use it),
  * the message names the bad field, `payload` holds the details for machines (never a secret).
  */
-export class AgentError extends Error {
-  override readonly name = 'AgentError'
-  constructor(
-    readonly code: AgentErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class AgentError extends AirlockError<AgentErrorCode> {}

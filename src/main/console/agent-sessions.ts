@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import type { EffectiveAgentProfile } from '@shared/agents'
 import { actionAgent } from '../capabilities/agent-toolset'
 import type { ActionAgent, ActionDispatcher, ActionResult } from '../core'
@@ -25,9 +26,10 @@ export type SessionLedger = {
 type OpenSession = { agentId: string; agent: ActionAgent; profile: string; inFlight: number; stale: boolean; resetting?: Promise<void> }
 
 /** A session that is not open (never was, ended, or its agent went away). */
-export class SessionClosedError extends Error {
-  override readonly name = 'SessionClosedError'
-  readonly code = 'session.closed'
+export class SessionClosedError extends AirlockError<'session.closed'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('session.closed', message, {}, options)
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { HistoryDetail, HistoryOutput, HistoryPage, HistoryUsage, HistoryVerification } from '@shared/ipc/history'
+export { historyQueryMaxLimit, type AuditVerification } from '../store'
 import { HistoryError, usageMaxWindowMs, type ActionCallRepository, type AuditVerification, type HistoryFilters, type LedgerHead, type HistoryQuery } from '../store'
 
 /**
@@ -25,16 +26,16 @@ export class HistoryService {
 
   /**
    * Calls per hour by status and duration percentiles of one agent (or all) since `since`
-   * (default: the last 24 hours); a window longer than 31 days is refused with `history_invalid_query`.
+   * (default: the last 24 hours); a window longer than 31 days is refused with `history.invalid_query`.
    */
   usage(query: { agentId?: string; since?: string } = {}): HistoryUsage {
     const now = this.now()
     const since = query.since === undefined ? new Date(now.getTime() - 24 * 3_600_000) : new Date(query.since)
-    if (Number.isNaN(since.getTime())) throw new HistoryError('history_invalid_query', `since: ${query.since ?? ''} is not a date.`, { since: query.since })
+    if (Number.isNaN(since.getTime())) throw new HistoryError('history.invalid_query', `since: ${query.since ?? ''} is not a date.`, { since: query.since })
     if (now.getTime() - since.getTime() > usageMaxWindowMs) {
-      throw new HistoryError('history_invalid_query', `since: the usage window is at most 31 days; ${query.since ?? ''} is further back.`, { since: query.since })
+      throw new HistoryError('history.invalid_query', `since: the usage window is at most 31 days; ${query.since ?? ''} is further back.`, { since: query.since })
     }
-    if (since.getTime() > now.getTime()) throw new HistoryError('history_invalid_query', `since: ${query.since ?? ''} is in the future.`, { since: query.since })
+    if (since.getTime() > now.getTime()) throw new HistoryError('history.invalid_query', `since: ${query.since ?? ''} is in the future.`, { since: query.since })
     return this.repository.usage({ agentId: query.agentId, since, now })
   }
 
@@ -43,10 +44,10 @@ export class HistoryService {
     return this.repository.get(id)?.agentId ?? undefined
   }
 
-  /** Everything recorded of one call; `history_not_found` when there is no such call. */
+  /** Everything recorded of one call; `history.not_found` when there is no such call. */
   detail(id: string): HistoryDetail {
     const detail = this.repository.get(id)
-    if (!detail) throw new HistoryError('history_not_found', `There is no call ${id} in history.`, { id })
+    if (!detail) throw new HistoryError('history.not_found', `There is no call ${id} in history.`, { id })
     return { ...detail, stdout: this.output(detail.stdout), stderr: this.output(detail.stderr) }
   }
 

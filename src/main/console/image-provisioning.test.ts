@@ -5,8 +5,9 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../../../test/support/components'
 import { makeTempDir } from '../../../test/support/temp-home'
-import { checkEngine, createDockerClient, type ImageProgress } from '../providers'
-import { ImageProvisioning } from './image-provisioning'
+import { checkEngine, createDockerClient } from '../providers'
+import { dockerImageEngine } from '../host/image-engine'
+import { ImageProvisioning, type ImageProgress } from './image-provisioning'
 
 // The Providers view's images against the real Docker engine: what `providers.images` lists, one
 // provisioning at a time, progress that ends at 100 only when the image is there and checked, and a
@@ -61,7 +62,7 @@ describe.skipIf(skip !== undefined)(`image provisioning from the console${skip ?
 
   it('provisions one image at a time, reports progress below 100 until it is checked, then lists it', async () => {
     const events: ImageProgress[] = []
-    const images = new ImageProvisioning({ docker, workDir: join(dir.path, 'images'), onProgress: (p) => events.push(p), provision: { rootfsTarball: bashRootfs(dir.path), tag } })
+    const images = new ImageProvisioning({ engine: dockerImageEngine(docker), workDir: join(dir.path, 'images'), onProgress: (p) => events.push(p), provision: { rootfsTarball: bashRootfs(dir.path), tag } })
     await expect(images.provision('bash', { offline: true })).resolves.toEqual({ started: true })
     // While it runs: the view sees which language, and a second provisioning is refused by name.
     expect((await images.images()).provisioning).toBe('bash')
@@ -80,7 +81,7 @@ describe.skipIf(skip !== undefined)(`image provisioning from the console${skip ?
   it('ends a provisioning that fails with a `failed:` stage saying why, and then takes the next one', async () => {
     const events: ImageProgress[] = []
     // Nothing listens on port 9 here: debootstrap cannot fetch the release file.
-    const images = new ImageProvisioning({ docker, workDir: join(dir.path, 'images'), onProgress: (p) => events.push(p), provision: { mirror: 'http://127.0.0.1:9/debian', tag: `${tag}-fail` } })
+    const images = new ImageProvisioning({ engine: dockerImageEngine(docker), workDir: join(dir.path, 'images'), onProgress: (p) => events.push(p), provision: { mirror: 'http://127.0.0.1:9/debian', tag: `${tag}-fail` } })
     await images.provision('bash', { offline: true })
     const last = await ended(events)
     expect(last.stage).toMatch(/^failed: debootstrap (failed|could not start)/)
@@ -97,7 +98,7 @@ describe.skipIf(skip !== undefined)(`image provisioning from the console${skip ?
   }, 180_000)
 
   it('refuses a language it has no image for, naming the known ones', async () => {
-    const images = new ImageProvisioning({ docker, workDir: join(dir.path, 'images'), onProgress: () => undefined })
+    const images = new ImageProvisioning({ engine: dockerImageEngine(docker), workDir: join(dir.path, 'images'), onProgress: () => undefined })
     await expect(images.provision('cobol')).rejects.toMatchObject({ code: 'providers.unknown_language', message: expect.stringContaining('python, nodejs, bash, go, cpp') })
     await expect(images.provision('constructor')).rejects.toMatchObject({ code: 'providers.unknown_language' })
   })
@@ -108,7 +109,7 @@ describe('image provisioning without an engine', () => {
     const dir = makeTempDir('airlock-images-')
     try {
       const events: ImageProgress[] = []
-      const images = new ImageProvisioning({ docker: createDockerClient({ socketPath: join(dir.path, 'no-engine.sock') }), workDir: dir.path, onProgress: (p) => events.push(p) })
+      const images = new ImageProvisioning({ engine: dockerImageEngine(createDockerClient({ socketPath: join(dir.path, 'no-engine.sock') })), workDir: dir.path, onProgress: (p) => events.push(p) })
       expect(await images.images()).toMatchObject({ engine: { ok: false, reason: expect.stringContaining('not reachable') }, images: [], languages: expect.arrayContaining(['python']) })
       await expect(images.provision('python', { offline: true })).rejects.toMatchObject({ code: 'providers.engine_unavailable' })
       await expect(images.provision('python', { offline: true })).rejects.toMatchObject({ code: 'providers.engine_unavailable' })

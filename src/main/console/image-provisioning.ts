@@ -1,7 +1,23 @@
-import type Docker from 'dockerode'
+import { AirlockError } from '@shared/errors'
 import type { z } from 'zod'
 import type { providerImagesSchema } from '@shared/ipc/providers'
-import { airlockImage, checkEngine, languagePackages, listAirlockImages, provisionImages, type ImageProgress } from '../providers'
+
+/** One step of a provisioning, as `providers.imageProgress` carries it. */
+export type ImageProgress = { image: string; stage: string; percent?: number }
+
+/**
+ * The container engine as image provisioning needs it (a port: the host adapts the docker
+ * provider's engine to it, so the console never reaches provider internals).
+ */
+export interface ImageEngine {
+  /** The languages an image can be provisioned for. */
+  readonly languages: readonly string[]
+  /** The image name of a language at a tag. */
+  imageOf(language: string, tag: string): string
+  check(): Promise<{ ok: true } | { ok: false; reason: string }>
+  list(): Promise<{ id: string; tags: string[]; languages: string[]; sizeBytes: number; created: string }[]>
+  provision(options: { language: string; workDir: string; fromRegistry: boolean; mirror?: string; suite?: string; rootfsTarball?: string; tag?: string; onProgress: (progress: ImageProgress) => void }): Promise<string[]>
+}
 
 /** What `providers.images` returns. */
 export type ProviderImagesView = z.input<typeof providerImagesSchema>
@@ -10,20 +26,11 @@ export type ProviderImagesView = z.input<typeof providerImagesSchema>
 export type ImageProvisioningErrorCode = 'providers.unknown_language' | 'providers.provisioning_busy' | 'providers.engine_unavailable'
 
 /** A provisioning that cannot start (a failure after it started arrives as a `failed:` progress event). */
-export class ImageProvisioningError extends Error {
-  override readonly name = 'ImageProvisioningError'
-  constructor(
-    readonly code: ImageProvisioningErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class ImageProvisioningError extends AirlockError<ImageProvisioningErrorCode> {}
 
 /** What the service is built from. */
 export type ImageProvisioningOptions = {
-  docker: Docker
+  engine: ImageEngine
   /** Scratch space for root filesystems (`<home>/images`). */
   workDir: string
   /** Where progress goes (the host publishes `providers.imageProgress`). */
@@ -49,11 +56,11 @@ export class ImageProvisioning {
 
   /** The engine, Airlock's images in it, the provisionable languages, and the language being provisioned. */
   async images(): Promise<ProviderImagesView> {
-    const languages = Object.keys(languagePackages)
+    const languages = [...this.options.engine.languages]
     const provisioning = this.current?.language
-    const engine = await checkEngine(this.options.docker)
+    const engine = await this.options.engine.check()
     if (!engine.ok) return { engine: { ok: false, reason: engine.reason }, images: [], languages, ...(provisioning ? { provisioning } : {}) }
-    const images = await listAirlockImages(this.options.docker)
+    const images = await this.options.engine.list()
     return {
       engine: { ok: true },
       images: images.map(({ id, tags, languages: served, sizeBytes, created }) => ({ id, tags, languages: served, sizeBytes, created })),
@@ -68,8 +75,8 @@ export class ImageProvisioning {
    * engine that does not answer; everything after that is reported through progress.
    */
   async provision(language: string, options: { offline?: boolean } = {}): Promise<{ started: true }> {
-    if (!Object.hasOwn(languagePackages, language)) {
-      throw new ImageProvisioningError('providers.unknown_language', `No image is known for ${JSON.stringify(language)}; known languages: ${Object.keys(languagePackages).join(', ')}.`, { language })
+    if (!this.options.engine.languages.includes(language)) {
+      throw new ImageProvisioningError('providers.unknown_language', `No image is known for ${JSON.stringify(language)}; known languages: ${this.options.engine.languages.join(', ')}.`, { language })
     }
     if (this.current) {
       throw new ImageProvisioningError('providers.provisioning_busy', `The ${this.current.language} image is being provisioned now; one provisioning runs at a time. Wait until it is done.`, {
@@ -80,7 +87,7 @@ export class ImageProvisioning {
     let finish = () => undefined as void
     this.current = { language, finished: new Promise<void>((resolve) => (finish = resolve)) }
     try {
-      const engine = await checkEngine(this.options.docker)
+      const engine = await this.options.engine.check()
       if (!engine.ok) throw new ImageProvisioningError('providers.engine_unavailable', `Cannot provision: ${engine.reason}.`, { language })
     } catch (error) {
       this.current = undefined
@@ -104,7 +111,7 @@ export class ImageProvisioning {
   /** Provisions; resolves with the last event to publish (`done` at 100, or `failed: <message>`), never rejects. */
   private async run(language: string, offline: boolean): Promise<ImageProgress> {
     const fixed = this.options.provision ?? {}
-    const image = airlockImage(language).replace(/:latest$/, `:${fixed.tag ?? 'latest'}`)
+    const image = this.options.engine.imageOf(language, fixed.tag ?? 'latest')
     // Only this service says 100: a layer pulled in full or the provisioner's own `done` is not the
     // end yet. The bar never goes back (debootstrap names some steps out of order; layers restart at 0).
     let reached = 0
@@ -115,9 +122,8 @@ export class ImageProvisioning {
     }
     this.publish({ image, stage: offline ? 'starting (offline: building from Debian packages)' : 'starting (from the registry)', percent: 0 })
     try {
-      await provisionImages({
-        docker: this.options.docker,
-        languages: [language],
+      await this.options.engine.provision({
+        language,
         workDir: this.options.workDir,
         fromRegistry: !offline,
         mirror: fixed.mirror,

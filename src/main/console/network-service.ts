@@ -1,16 +1,9 @@
+import { AirlockError } from '@shared/errors'
 import type { NetHost, NetRule, NetRuleInput } from '@shared/network'
 import type { AgentRepository, NetworkRepository, RoleRepository } from '../store'
 
 /** Why a network rule or pinned name change was refused. */
-export class NetworkError extends Error {
-  override readonly name = 'NetworkError'
-  constructor(
-    readonly code: 'network.not_found',
-    message: string
-  ) {
-    super(message)
-  }
-}
+export class NetworkError extends AirlockError<'network.not_found'> {}
 
 /**
  * The egress proxy's rules and pinned names for consoles (SPEC §6.5): the repository's data, an

@@ -1,6 +1,8 @@
+import { AirlockError } from '@shared/errors'
 import { skillIdOf, type SkillChangedEvent, type SkillRevisionView, type SkillView } from '@shared/skills'
-import type { SkillLedger, SkillProposal, SkillRevisionRecord } from '../actions'
-import { skillApprovalFacts } from '../actions/skill-files'
+import type { SkillProposal, SkillRevisionRecord } from '@shared/skills'
+import type { SkillLedger } from '../files/skills'
+import { skillApprovalFacts } from '../files/skills'
 import type { ApprovalDecision } from '../core'
 import type { ApprovalRepository, EventRepository, SkillRepository } from '../store'
 import { prepareRequest } from './approvals'
@@ -9,16 +11,7 @@ import { prepareRequest } from './approvals'
 export type SkillDecisionErrorCode = 'skill.not_found' | 'skill.already_decided'
 
 /** A refusal of an operator's decision on a skill revision: `code` is stable, the message names the revision. */
-export class SkillDecisionError extends Error {
-  override readonly name = 'SkillDecisionError'
-  constructor(
-    readonly code: SkillDecisionErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class SkillDecisionError extends AirlockError<SkillDecisionErrorCode> {}
 
 /**
  * The approval queue's items as the skill service reads and withdraws them (the store's

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { AgentError } from './agent-errors'
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -26,7 +27,7 @@ beforeEach(() => {
   mkdirSync(ws, { recursive: true })
   browser = new WorkspaceBrowser({
     workspaceOf: (agentId) => {
-      if (agentId !== 'coder') throw Object.assign(new Error(`There is no agent ${agentId}.`), { code: 'agent.not_found' })
+      if (agentId !== 'coder') throw new AgentError('agent.not_found', `There is no agent ${agentId}.`)
       return ws
     }
   })

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { isUtf8 } from 'node:buffer'
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs'
 import { descriptorPath, openDirectoryNoFollow } from '../core'
@@ -16,16 +17,7 @@ export type WorkspaceBrowserErrorCode =
   | 'workspace.io_error'
 
 /** What the workspace browser refused or could not read; `code` is stable, the message is for the operator. */
-export class WorkspaceBrowserError extends Error {
-  override readonly name = 'WorkspaceBrowserError'
-  constructor(
-    readonly code: WorkspaceBrowserErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class WorkspaceBrowserError extends AirlockError<WorkspaceBrowserErrorCode> {}
 
 /** O_PATH (Linux; Node does not export it): names a file or folder without opening it, so nothing on open can block or act. */
 export const O_PATH = 0o10000000

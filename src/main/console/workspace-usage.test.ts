@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { appendFileSync, chmodSync, linkSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { workspaceUsage } from '../actions'
+import { workspaceUsage } from '../files/workspace'
 import { makeTempDir } from '../../../test/support/temp-home'
 import { WorkspaceUsageIndex } from './workspace-usage'
 

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, statfsSync, type Stats } from 'node:fs'
-import type { WorkspaceUsage } from '../actions'
+import type { WorkspaceUsage } from '../files/workspace'
 import { descriptorPath, openDirectoryNoFollow } from '../core/sandbox'
 import { drainEvents, WorkspaceWatch } from './checkpoints/workspace-watch'
 

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 /** The error codes of the execution-resource core (SPEC §3.1), without their prefix. */
 export const executionResourceErrorCodes = [
   'provider_missing',
@@ -28,21 +29,18 @@ export const executionResourceErrorCodes = [
 export type ExecutionResourceErrorCode = (typeof executionResourceErrorCodes)[number]
 
 /**
- * The error of the execution-resource layer: `code` is `execution_resource.<name>`, `payload` is
+ * The error of the execution-resource layer: `code` is `execution_resource.<name>`, `data` is
  * JSON for machines (probe records, failures), the message is for people.
  */
-export class ExecutionResourceError extends Error {
-  override readonly name = 'ExecutionResourceError'
-  readonly code: `execution_resource.${ExecutionResourceErrorCode}`
-
-  constructor(
-    code: ExecutionResourceErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {},
-    options?: { cause?: unknown }
-  ) {
-    super(message, options)
-    this.code = `execution_resource.${code}`
+export class ExecutionResourceError extends AirlockError<`execution_resource.${ExecutionResourceErrorCode}`> {
+  constructor(code: ExecutionResourceErrorCode, message: string, payload: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(`execution_resource.${code}`, message, payload, options)
   }
+}
 
+/** A TCP port on 127.0.0.1 that is already taken (the web console's or the gateway's), reported with what to do. */
+export class PortInUseError extends AirlockError<'host.port_in_use'> {
+  constructor(message: string) {
+    super('host.port_in_use', message)
+  }
 }

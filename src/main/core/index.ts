@@ -1,7 +1,7 @@
 // The public API of the execution-resource core (SPEC §3.7). Tests and integrators import from here.
 export { ExecutionResourceManager, type EnsureOptions, type ExecutionResourceManagerOptions } from './manager'
 export { PolicyApproval, createInputTimeoutHandler, type ApprovalDecision, type ApprovalHandler, type ApprovalRequest, type PromptIo } from './policy-approval'
-export { ExecutionResourceError, executionResourceErrorCodes, type ExecutionResourceErrorCode } from './errors'
+export { ExecutionResourceError, executionResourceErrorCodes, PortInUseError, type ExecutionResourceErrorCode } from './errors'
 export { ResourceEventBus, eventPayload, resourceEventTypes, type ResourceEventListener, type ResourceEventType } from './resource-events'
 export { matchCapabilities, compareVersions } from './capability-match'
 export { canonicalJson, finalReuseKey } from './reuse-key'

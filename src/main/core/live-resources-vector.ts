@@ -4,6 +4,7 @@
  * (`providers/vector-store/`) implements `VectorStore`; both layers validate with these schemas
  * and raise `VectorStoreError`, whose codes reach the agent unchanged.
  */
+import { AirlockError } from '@shared/errors'
 import { z } from 'zod'
 import type { ResourceRequirementInput } from './types'
 
@@ -40,18 +41,9 @@ export type VectorStoreErrorCode =
  * The error of the vector-store contract: a stable `code` (`vector_store.<name>`) for machines,
  * a message naming the field for people. Thrown by the store and by the vector actions.
  */
-export class VectorStoreError extends Error {
-  override readonly name = 'VectorStoreError'
-  readonly code: `vector_store.${VectorStoreErrorCode}`
-
-  constructor(
-    code: VectorStoreErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {},
-    options?: { cause?: unknown }
-  ) {
-    super(message, options)
-    this.code = `vector_store.${code}`
+export class VectorStoreError extends AirlockError<`vector_store.${VectorStoreErrorCode}`> {
+  constructor(code: VectorStoreErrorCode, message: string, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(`vector_store.${code}`, message, data, options)
   }
 }
 

@@ -109,7 +109,7 @@ describe('ExecutionResourceManager: reuse and release', () => {
     const handle = await manager.ensure(requirement)
     const error = await rejection(manager.release(handle))
     expect(error.code).toBe('execution_resource.release_failed')
-    expect(error.payload).toMatchObject({ handleId: handle.handleId, providerId: 'fake' })
+    expect(error.data).toMatchObject({ handleId: handle.handleId, providerId: 'fake' })
     expect(manager.list()).toHaveLength(1)
     expect(manager.list()[0]).toMatchObject({ status: 'failed', meta: { cleanupError: 'fake could not stop its resource' } })
     expect(types()).toContain('execution_resource.failed')
@@ -224,7 +224,7 @@ describe('ExecutionResourceManager: reuse and release', () => {
     await manager.ensure({ kind: 'code_execution', scope: 'session', ownerId: 's3', reuseKey: 'y' })
     const error = await rejection(manager.releaseScope('session', 's3'))
     expect(error.code).toBe('execution_resource.release_failed')
-    expect((error.payload.failures as unknown[]).length).toBe(2)
+    expect((error.data.failures as unknown[]).length).toBe(2)
     expect(manager.list({ scope: 'session', ownerId: 's3', status: 'failed' })).toHaveLength(2)
   })
 
@@ -304,7 +304,7 @@ describe('ExecutionResourceManager: provider registration and selection', () => 
     const error = await rejection(manager.ensure({ kind: 'code_execution' }))
     expect(error.code).toBe('execution_resource.provider_unavailable')
     expect(error.message).toMatch(/a: bwrap missing; b: docker not running/)
-    expect((error.payload.probes as { providerId: string }[]).map((p) => p.providerId)).toEqual(['a', 'b'])
+    expect((error.data.probes as { providerId: string }[]).map((p) => p.providerId)).toEqual(['a', 'b'])
   })
 
   it('a re-probe that flips before ensure moves on to the next candidate', async () => {

@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { isInitializeRequest, isJSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
-import { PortInUseError } from '../app/web-console-server'
-import type { Host } from '../host'
+import { PortInUseError } from '../core'
+import type { ActionHooks, ActionRegistry, LiveOutput, SessionHolds } from '../core'
+import type { AgentView } from '@shared/agents'
+import type { AgentSessions } from '../console/agent-sessions'
+import type { SettingsService } from '../console/settings-service'
 import type { ApprovalWaits } from './call-progress'
 import { CallLimits } from './call-limits'
 import { gatewayErrorCodes, GatewayRefusal } from './gateway-errors'
@@ -11,9 +14,24 @@ import { GatewaySession } from './gateway-session'
 import { jsonRpcShapeRefusal, protocolHeaderRefusal } from './json-rpc-shape'
 import { sessionEventLimits } from './session-events'
 
-/** What the gateway is built from: the host's agents and settings, a port, and the approval queue's hook when there is one. */
+/** What the gateway needs of the host (a port: the host builds it, the gateway never sees the whole host). */
+export type GatewayDeps = {
+  appVersion: string
+  settings: Pick<SettingsService, 'get'>
+  /** The enabled agent a bearer token belongs to. */
+  authenticate(token: unknown): AgentView | undefined
+  /** Airlock sessions: started, resumed and ended with the MCP sessions. */
+  sessions: AgentSessions
+  registry: ActionRegistry
+  /** The calls' runs: when each starts running, its last output line, its session's held resources. */
+  runs: { hooks: Pick<ActionHooks, 'onRunning'>; liveOutput: Pick<LiveOutput, 'lastLine'>; holds: SessionHolds }
+  /** What an MCP session's `initialize` said, kept so a client may resume it after a restart. */
+  initializations: { save(sessionId: string, initialize: string): void; resumable(sessionId: string, agentId: string, withinMs: number): { initialize: string } | undefined }
+}
+
+/** What the gateway is built from: the host's port, a TCP port, and the approval queue's hook when there is one. */
 export type AgentGatewayOptions = {
-  host: Pick<Host, 'agents' | 'settings' | 'appVersion' | 'store'>
+  deps: GatewayDeps
   /** Port on 127.0.0.1; 0 picks a free one. */
   port: number
   /** Progress while a call waits for the operator (the approval queue); without it calls just wait. */
@@ -49,33 +67,33 @@ const settleMs = 10_000
  * its calls and ends the Airlock session, which releases its session-scoped resources.
  */
 export async function startAgentGateway(options: AgentGatewayOptions): Promise<AgentGateway> {
-  const { host } = options
+  const { deps } = options
   const logError = options.logError ?? ((message, error) => console.error(message, error))
   const open = new Map<string, GatewaySession>()
   const starting = new Set<GatewaySession>()
   const endings = new Set<Promise<void>>()
   const now = () => performance.now()
   const limits = new CallLimits({
-    maxConcurrentCalls: () => host.settings.get('gateway.max_concurrent_calls'),
-    ratePerMinute: () => host.settings.get('gateway.rate_per_minute')
+    maxConcurrentCalls: () => deps.settings.get('gateway.max_concurrent_calls'),
+    ratePerMinute: () => deps.settings.get('gateway.rate_per_minute')
   })
   let port = options.port
   let closing = false
 
   // When each call's executor started (its progress says `running` from then on).
   const runningSince = new Map<string, number>()
-  const stopWatchingRuns = host.agents.dispatcher.hooks.onRunning((event) => {
+  const stopWatchingRuns = deps.runs.hooks.onRunning((event) => {
     runningSince.set(event.callId, now())
     return () => runningSince.delete(event.callId)
   })
   const sessionDeps = {
-    phases: { runningSince: (callId: string) => runningSince.get(callId), lastLine: (callId: string) => host.agents.dispatcher.liveOutput.lastLine(callId) },
-    sessions: host.agents.sessions,
-    registry: host.agents.registry,
-    holds: host.agents.dispatcher.sessions,
+    phases: { runningSince: (callId: string) => runningSince.get(callId), lastLine: (callId: string) => deps.runs.liveOutput.lastLine(callId) },
+    sessions: deps.sessions,
+    registry: deps.registry,
+    holds: deps.runs.holds,
     limits,
     approvalWaits: options.approvalWaits,
-    appVersion: host.appVersion,
+    appVersion: deps.appVersion,
     now
   }
   const handlers = {
@@ -91,7 +109,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       if (open.get(session.sessionId) === session) open.delete(session.sessionId)
       const ending = session
         .settle(settleMs)
-        .then(() => host.agents.sessions.end(session.sessionId, session.endReason ?? 'closed'))
+        .then(() => deps.sessions.end(session.sessionId, session.endReason ?? 'closed'))
         .catch((error: unknown) => logError(`Airlock: ending MCP session ${session.sessionId} failed`, error))
       endings.add(ending)
       void ending.finally(() => endings.delete(ending))
@@ -101,7 +119,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
   async function handle(request: IncomingMessage, response: ServerResponse, expectsContinue: boolean): Promise<void> {
     const refusal = checkSingleHeaders(request) ?? checkHostAndOrigin(request, port) ?? checkRoute(request)
     if (refusal) return sendRefusal(response, refusal)
-    const agent = host.agents.agents.authenticate(bearerToken(request))
+    const agent = deps.authenticate(bearerToken(request))
     if (!agent) return sendRefusal(response, unauthorized())
     let parsed: unknown
     if (request.method === 'POST') {
@@ -129,7 +147,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     const session = typeof sessionId === 'string' ? (open.get(sessionId) ?? (await resumeSession(agent.id, sessionId))) : undefined
     // Another agent's session is answered as unknown: a token never learns of other sessions.
     if (!session || session.agentId !== agent.id) return sendRefusal(response, sessionNotFound())
-    if (!host.agents.sessions.agentOf(session.sessionId)) {
+    if (!deps.sessions.agentOf(session.sessionId)) {
       void session.close('ended')
       return sendRefusal(response, sessionNotFound())
     }
@@ -151,7 +169,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       if (error instanceof GatewayRefusal) return sendRefusal(response, refusalOf(error, 429))
       throw error
     }
-    const max = host.settings.get('gateway.max_sessions_per_agent')
+    const max = deps.settings.get('gateway.max_sessions_per_agent')
     const held = [...open.values(), ...starting].filter((s) => s.agentId === agentId)
     // At the cap, the agent's longest-quiet session (no call in flight) makes room: many clients
     // never DELETE their session and simply reconnect, and must not lock themselves out until the
@@ -172,7 +190,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       })
     }
     // The Airlock session starts only when the SDK has accepted the initialize (see GatewaySession).
-    const session = new GatewaySession(agentId, sessionDeps, handlers, () => host.agents.sessions.start(agentId, 'mcp-http').sessionId)
+    const session = new GatewaySession(agentId, sessionDeps, handlers, () => deps.sessions.start(agentId, 'mcp-http').sessionId)
     session.protocolVersion = negotiatedVersion(parsed)
     starting.add(session)
     try {
@@ -180,7 +198,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       await session.transport.handleRequest(request, response, parsed)
       // Kept so the session can be resumed after a restart (see `resumeSession`).
       const opened = (Array.isArray(parsed) ? parsed : [parsed]).find(isInitializeRequest)
-      if (opened && open.get(session.sessionId) === session) host.store.sessions.saveMcpInitialize(session.sessionId, JSON.stringify(opened))
+      if (opened && open.get(session.sessionId) === session) deps.initializations.save(session.sessionId, JSON.stringify(opened))
     } finally {
       // The SDK refused the initialize (bad headers, protocol), or the agent went: nothing may stay open for it.
       if (open.get(session.sessionId) !== session) await session.close('initialize_refused')
@@ -197,11 +215,11 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     if (closing) return undefined
     const pending = resuming.get(sessionId)
     if (pending) return pending
-    const stored = host.store.sessions.resumable(sessionId, agentId, host.settings.get('gateway.idle_timeout_seconds') * 1000)
+    const stored = deps.initializations.resumable(sessionId, agentId, deps.settings.get('gateway.idle_timeout_seconds') * 1000)
     if (!stored) return undefined
     const attempt = (async () => {
       const initialize = JSON.parse(stored.initialize) as unknown
-      const session = new GatewaySession(agentId, sessionDeps, handlers, () => host.agents.sessions.resume(agentId, sessionId).sessionId)
+      const session = new GatewaySession(agentId, sessionDeps, handlers, () => deps.sessions.resume(agentId, sessionId).sessionId)
       session.protocolVersion = negotiatedVersion(initialize)
       starting.add(session)
       try {
@@ -243,15 +261,15 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
   // elsewhere. The interval follows the setting as it is now (a quarter of the timeout, at most 30 s).
   let sweeper: NodeJS.Timeout | undefined
   const sweep = () => {
-    const idleMs = host.settings.get('gateway.idle_timeout_seconds') * 1000
-    const releaseMs = host.settings.get('gateway.idle_release_seconds') * 1000
+    const idleMs = deps.settings.get('gateway.idle_timeout_seconds') * 1000
+    const releaseMs = deps.settings.get('gateway.idle_release_seconds') * 1000
     for (const session of open.values()) {
-      if (!host.agents.sessions.agentOf(session.sessionId)) void session.close('ended')
+      if (!deps.sessions.agentOf(session.sessionId)) void session.close('ended')
       else if (session.idleFor(idleMs)) void session.close('idle_timeout')
       else if (!session.resourcesReleased && session.idleFor(releaseMs)) {
         // Resources are not sessions: the session stays (its directory, taint), its warm sandbox goes.
         session.resourcesReleased = true
-        void host.agents.dispatcher.sessions.end(session.sessionId).catch((error: unknown) => logError(`Airlock: releasing the resources of idle MCP session ${session.sessionId} failed`, error))
+        void deps.runs.holds.end(session.sessionId).catch((error: unknown) => logError(`Airlock: releasing the resources of idle MCP session ${session.sessionId} failed`, error))
       }
     }
     sweeper = setTimeout(sweep, options.sweepMs ?? Math.min(30_000, Math.min(idleMs, releaseMs) / 4))

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import type { Readable, Writable } from 'node:stream'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -173,10 +174,9 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
 }
 
 /** The trusted gateway now listens elsewhere (it was restarted): the session must be opened there anew. */
-class GatewayMoved extends Error {
-  override readonly name = 'GatewayMoved'
+class GatewayMoved extends AirlockError<'gateway.moved'> {
   constructor(readonly url: string) {
-    super(`the agent gateway now listens at ${url}`)
+    super('gateway.moved', `the agent gateway now listens at ${url}`)
   }
 }
 

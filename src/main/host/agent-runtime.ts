@@ -1,6 +1,8 @@
+import { AirlockError } from '@shared/errors'
 import type { SessionChangedEvent } from '@shared/approvals'
 import type { AirlockContract } from '@shared/ipc'
-import { quotaRefusal, registerBuiltinActions, rememberUsage, secretsOf, watchQuota } from '../actions'
+import { registerBuiltinActions, secretsOf } from '../actions'
+import { quotaRefusal, rememberUsage, watchQuota } from '../files/workspace'
 import { ActionHistoryRecorder } from '../console/action-history-recorder'
 import { AgentService, defaultsFromSettings } from '../console/agent-service'
 import { AgentSessions, type SessionLedger } from '../console/agent-sessions'
@@ -218,6 +220,6 @@ async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent
     if (refusal) throw refusal
     return undefined
   } catch (error) {
-    return { ...result, ok: false, status: 'error', error: { code: (error as { code?: string }).code ?? 'workspace_file.quota', message: (error as Error).message } }
+    return { ...result, ok: false, status: 'error', error: { code: error instanceof AirlockError ? error.code : 'workspace_file.quota', message: (error as Error).message } }
   }
 }

@@ -4,7 +4,7 @@ import { airlockContract, type AirlockContract } from '@shared/ipc'
 import { version as appVersion } from '../../../package.json'
 import { DoctorService } from '../console/doctor'
 import { ApprovalQueue, RuleService } from '../console/approvals'
-import { ImageProvisioning, type ImageProvisioningOptions } from '../console/image-provisioning'
+import { ImageProvisioning, type ImageProgress, type ImageProvisioningOptions } from '../console/image-provisioning'
 import { NetworkService } from '../console/network-service'
 import { ProviderCatalog } from '../console/provider-catalog'
 import { SessionService } from '../console/session-service'
@@ -19,7 +19,8 @@ import {
   type CallDispatcher,
   type HostRunConfirmation
 } from '../ipc'
-import { createBuiltinProviders, createDockerClient, type ImageProgress } from '../providers'
+import { createBuiltinProviders, createDockerClient } from '../providers'
+import { dockerImageEngine } from './image-engine'
 import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
 import { createAgentRuntime, type AgentRuntime } from './agent-runtime'
 import { createEgressProxy, egressPlace } from './egress-wiring'
@@ -204,7 +205,7 @@ export function createHost(config: HostConfig = {}): Host {
       reports: store.doctor,
       onChange: (change) => events.publish('doctor', 'changed', change)
     })
-    const images = new ImageProvisioning({ docker: createDockerClient(), workDir: paths.images, onProgress: onImageProgress, provision: config.imageProvisioning, logError })
+    const images = new ImageProvisioning({ engine: dockerImageEngine(createDockerClient()), workDir: paths.images, onProgress: onImageProgress, provision: config.imageProvisioning, logError })
     const dispatch = createCallDispatcher(
       airlockContract,
       createContractHandlers({

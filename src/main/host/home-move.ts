@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, rmdirSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
-import { addressIsLive, readGatewayAddress } from '../gateway/gateway-address'
+import { addressIsLive, readGatewayAddress } from '../console/gateway-address'
 import { homeSafetyProblem } from './home-safety'
 import { airlockPaths, HomeUnavailableError } from './paths'
 

@@ -1,4 +1,5 @@
 export { createHost, type Host, type HostConfig } from './create-host'
+export { gatewayDeps, startHostGateway } from './host-gateway'
 export {
   airlockPaths,
   resolveHome,

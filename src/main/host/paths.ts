@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { chmodSync, existsSync, lstatSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -47,9 +48,10 @@ export function airlockPaths(home: string): AirlockPaths {
 }
 
 /** A home directory that cannot be created or used. */
-export class HomeUnavailableError extends Error {
-  override readonly name = 'HomeUnavailableError'
-  readonly code = 'home_unavailable'
+export class HomeUnavailableError extends AirlockError<'host.home_unavailable'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('host.home_unavailable', message, {}, options)
+  }
 }
 
 /**

@@ -157,19 +157,19 @@ describe('contract dispatcher validation', () => {
 
   it('turns a thrown typed error into {ok:false} with its code and message, never a throw', async () => {
     const handlers = {
-      system: { info: () => { throw new StoreError('store_unavailable', 'disk gone') } },
-      resources: { checkHealth: () => { throw new IpcError('not_found', 'No live handle h-1.', { handleId: 'h-1' }) } }
+      system: { info: () => { throw new StoreError('store.unavailable', 'disk gone') } },
+      resources: { checkHealth: () => { throw new IpcError('ipc.not_found', 'No live handle h-1.', { handleId: 'h-1' }) } }
     } as unknown as ContractHandlers<AirlockContract>
     const internal: string[] = []
     const dispatch = createCallDispatcher(airlockContract, handlers, { onInternalError: (_e, channel) => internal.push(channel) })
     await expect(dispatch('airlock:system:info', {}, ctx)).resolves.toEqual({
       ok: false,
-      error: { code: 'store_unavailable', message: 'disk gone' }
+      error: { code: 'store.unavailable', message: 'disk gone' }
     })
     // The payload is for machines in main; only code and message cross the boundary.
     await expect(dispatch('airlock:resources:checkHealth', { handleId: 'h-1' }, ctx)).resolves.toEqual({
       ok: false,
-      error: { code: 'not_found', message: 'No live handle h-1.' }
+      error: { code: 'ipc.not_found', message: 'No live handle h-1.' }
     })
     expect(internal).toEqual([])
   })

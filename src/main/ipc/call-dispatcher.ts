@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import type { z } from 'zod'
 import { contractErrorCodes, fail, ok, type Result } from '@shared/result'
 import { parseChannel, type NamespaceSpec } from '@shared/ipc'
@@ -85,10 +86,7 @@ function failureOf(
   channel: string,
   onInternalError?: (error: unknown, channel: string) => void
 ): Result<never> {
-  const code = (error as { code?: unknown } | null)?.code
-  if (error instanceof Error && typeof code === 'string' && /^[a-z][a-z0-9_.]*$/.test(code)) {
-    return fail(code, error.message)
-  }
+  if (error instanceof AirlockError) return fail(error.code, error.message)
   onInternalError?.(error, channel)
   return fail(contractErrorCodes.internal, error instanceof Error ? error.message : String(error))
 }

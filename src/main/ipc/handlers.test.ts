@@ -30,7 +30,7 @@ describe('resource handlers', () => {
     const { dispatch } = dispatcherWithOneHandle()
     await expect(dispatch('airlock:resources:checkHealth', { handleId: 'h-gone' }, ctx)).resolves.toEqual({
       ok: false,
-      error: { code: 'not_found', message: 'No live handle h-gone.' }
+      error: { code: 'ipc.not_found', message: 'No live handle h-gone.' }
     })
   })
 

@@ -16,8 +16,8 @@ import type { WorkspaceBrowser } from '../console/workspace-browser'
 import type { WorkspaceCheckpoints } from '../console/checkpoints'
 import type { AgentTimeline } from '../console/agent-timeline'
 import { checkpointDetailLimit } from '@shared/ipc'
-import { connectionSnippets } from '../gateway/connection-snippets'
-import { gatewayUrl } from '../gateway/gateway-address'
+import { connectionSnippets } from '../console/connection-snippets'
+import { gatewayUrl } from '../console/gateway-address'
 import type { EventRepository, SessionRepository } from '../store'
 import type { ContractHandlers } from './call-dispatcher'
 import { IpcError } from './ipc-error'
@@ -97,7 +97,7 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       },
       checkHealth: async ({ handleId }) => {
         const status = await services.resources.checkHealth(handleId)
-        if (!status) throw new IpcError('not_found', `No live handle ${handleId}.`, { handleId })
+        if (!status) throw new IpcError('ipc.not_found', `No live handle ${handleId}.`, { handleId })
         return { status }
       },
       recentEvents: ({ limit }) =>

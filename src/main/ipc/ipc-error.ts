@@ -1,17 +1,10 @@
+import { AirlockError } from '@shared/errors'
+
 /** Stable codes the IPC handlers add to those of the contract layer and the services. */
-export type IpcErrorCode = 'not_found' | 'agent.unsafe_needs_confirmation' | 'console.no_token'
+export type IpcErrorCode = 'ipc.not_found' | 'agent.unsafe_needs_confirmation' | 'console.no_token'
 
 /**
  * A handler's own refusal (e.g. an id that names nothing). The dispatcher turns it into
  * `{ok:false, error:{code, message}}`; `payload` is JSON for machines and never crosses IPC.
  */
-export class IpcError extends Error {
-  override readonly name = 'IpcError'
-  constructor(
-    readonly code: IpcErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class IpcError extends AirlockError<IpcErrorCode> {}

@@ -97,11 +97,11 @@ describe('ActionCallRepository: recording and the hash chain', () => {
       }
       return 'no error'
     }
-    expect(codeOf(() => store.history.finish(end(id!)))).toMatch(/^history_not_running/)
-    expect(codeOf(() => store.history.finish(end(randomUUID())))).toMatch(/^history_not_found/)
-    expect(codeOf(() => store.history.begin(start({ callId: id! })))).toMatch(/^history_duplicate_call/)
-    expect(codeOf(() => store.history.begin(start({ tool: '' })))).toMatch(/^history_invalid_record: .*start\.tool/)
-    expect(codeOf(() => store.history.finish({ ...end(id!), status: 'running' as never }))).toMatch(/^history_invalid_record: .*end\.status/)
+    expect(codeOf(() => store.history.finish(end(id!)))).toMatch(/^history.not_running/)
+    expect(codeOf(() => store.history.finish(end(randomUUID())))).toMatch(/^history.not_found/)
+    expect(codeOf(() => store.history.begin(start({ callId: id! })))).toMatch(/^history.duplicate_call/)
+    expect(codeOf(() => store.history.begin(start({ tool: '' })))).toMatch(/^history.invalid_record: .*start\.tool/)
+    expect(codeOf(() => store.history.finish({ ...end(id!), status: 'running' as never }))).toMatch(/^history.invalid_record: .*end\.status/)
     expect(codeOf(() => store.history.finish(end(id!, { stdout: { logFile: '../../etc/passwd', sha256: 'a'.repeat(64) } })))).toMatch(/end\.stdout/)
     expect(store.history.verify()).toMatchObject({ ok: true, rows: 1 })
   })

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import type { Database, Statement } from 'better-sqlite3'
 import { z } from 'zod'
 import { historyStatuses, type HistoryDetail, type HistoryPage, type HistoryRow, type HistoryUsage } from '@shared/ipc/history'
@@ -9,19 +10,10 @@ import { appendLedger, callBeginDigest, callStartColumns, runningDefaults, type 
 import { AuditRecord, type AuditVerification } from './audit-record'
 
 /** Stable codes of history failures. */
-export type HistoryErrorCode = 'history_invalid_record' | 'history_duplicate_call' | 'history_not_found' | 'history_not_running' | 'history_invalid_query'
+export type HistoryErrorCode = 'history.invalid_record' | 'history.duplicate_call' | 'history.not_found' | 'history.not_running' | 'history.invalid_query'
 
 /** A history record that cannot be written or a call that cannot be found; `code` is stable. */
-export class HistoryError extends Error {
-  override readonly name = 'HistoryError'
-  constructor(
-    readonly code: HistoryErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class HistoryError extends AirlockError<HistoryErrorCode> {}
 
 /** One output stream as stored: inline text, or the log file under `<home>/logs` it went to and its sha256. */
 export type StoredOutput = { text: string } | { logFile: string; sha256: string }
@@ -90,7 +82,7 @@ export class ActionCallRepository {
         .immediate()
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        throw new HistoryError('history_duplicate_call', `A call with id ${valid.callId} is already recorded.`, { callId: valid.callId })
+        throw new HistoryError('history.duplicate_call', `A call with id ${valid.callId} is already recorded.`, { callId: valid.callId })
       }
       throw error
     }
@@ -226,8 +218,8 @@ export class ActionCallRepository {
 
   private runningRow(callId: string): ActionCallRecord {
     const row = this.statement('select * from action_calls where id = ?').get(callId) as (ActionCallRecord & { facets?: unknown }) | undefined
-    if (!row) throw new HistoryError('history_not_found', `No call ${callId} was begun in history.`, { callId })
-    if (row.status !== 'running') throw new HistoryError('history_not_running', `Call ${callId} already ended (${row.status}); its record is not rewritten.`, { callId })
+    if (!row) throw new HistoryError('history.not_found', `No call ${callId} was begun in history.`, { callId })
+    if (row.status !== 'running') throw new HistoryError('history.not_running', `Call ${callId} already ended (${row.status}); its record is not rewritten.`, { callId })
     const { facets: _derived, ...stored } = row
     return stored
   }
@@ -252,5 +244,5 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, root: string): z.
   const parsed = schema.safeParse(value)
   if (parsed.success) return parsed.data
   const issues = parsed.error.issues.map((issue) => `${[root, ...issue.path.map(String)].join('.')}: ${issue.message}`)
-  throw new HistoryError('history_invalid_record', `Invalid history record: ${issues.join('; ')}.`)
+  throw new HistoryError('history.invalid_record', `Invalid history record: ${issues.join('; ')}.`)
 }

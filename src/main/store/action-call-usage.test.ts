@@ -121,8 +121,8 @@ describe('history.usage over the real store', () => {
     const month = service().usage({ since: new Date(now.getTime() - 31 * 24 * hour).toISOString() })
     expect(month.buckets).toHaveLength(31 * 24 + 1)
     expect(month.buckets.reduce((sum, b) => sum + (b.counts.success ?? 0), 0)).toBe(1)
-    expect(() => service().usage({ since: new Date(now.getTime() - 32 * 24 * hour).toISOString() })).toThrow(expect.objectContaining({ code: 'history_invalid_query', message: expect.stringMatching(/31 days/) }))
-    expect(() => service().usage({ since: new Date(now.getTime() + hour).toISOString() })).toThrow(expect.objectContaining({ code: 'history_invalid_query' }))
+    expect(() => service().usage({ since: new Date(now.getTime() - 32 * 24 * hour).toISOString() })).toThrow(expect.objectContaining({ code: 'history.invalid_query', message: expect.stringMatching(/31 days/) }))
+    expect(() => service().usage({ since: new Date(now.getTime() + hour).toISOString() })).toThrow(expect.objectContaining({ code: 'history.invalid_query' }))
   })
 
   it('counts a call recorded after the clock went back in the hour it says it started', () => {

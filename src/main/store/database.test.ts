@@ -104,7 +104,7 @@ describe('store migrations', () => {
   it('refuses a corrupt file with a clear error and leaves it untouched', () => {
     writeFileSync(file, Buffer.from('this is not a database, just bytes '.repeat(200)))
     const before = digest(file)
-    expectStoreError(() => openDatabase(file), 'store_corrupt', /not a readable Airlock database.*not modified/)
+    expectStoreError(() => openDatabase(file), 'store.corrupt', /not a readable Airlock database.*not modified/)
     expect(digest(file)).toBe(before)
     expect(readdirSync(dir.path)).toEqual(['airlock.db'])
   })
@@ -116,7 +116,7 @@ describe('store migrations', () => {
     raw.pragma('wal_checkpoint(TRUNCATE)')
     raw.close()
     const before = digest(file)
-    expectStoreError(() => openDatabase(file), 'store_too_new', new RegExp(`schema version ${latestSchemaVersion + 5}`))
+    expectStoreError(() => openDatabase(file), 'store.too_new', new RegExp(`schema version ${latestSchemaVersion + 5}`))
     expect(digest(file)).toBe(before)
   })
 
@@ -125,7 +125,7 @@ describe('store migrations', () => {
     foreign.exec('create table photos (id integer primary key)')
     foreign.close()
     const before = digest(file)
-    expectStoreError(() => openDatabase(file), 'store_corrupt', /not an Airlock database/)
+    expectStoreError(() => openDatabase(file), 'store.corrupt', /not an Airlock database/)
     expect(digest(file)).toBe(before)
   })
 
@@ -134,7 +134,7 @@ describe('store migrations', () => {
     holder.exec("create table schema_version (version integer primary key, name text not null, applied_at text not null)")
     holder.exec('begin exclusive')
     try {
-      expectStoreError(() => openDatabase(file, { busyTimeoutMs: 50 }), 'store_locked', /locked by another process/)
+      expectStoreError(() => openDatabase(file, { busyTimeoutMs: 50 }), 'store.locked', /locked by another process/)
     } finally {
       holder.exec('rollback')
     }

@@ -28,7 +28,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
       ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {})
     })
   } catch (error) {
-    throw new StoreError('store_unavailable', `Cannot open the database ${file}: ${messageOf(error)}.`, {
+    throw new StoreError('store.unavailable', `Cannot open the database ${file}: ${messageOf(error)}.`, {
       cause: error
     })
   }
@@ -37,7 +37,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
     const current = existed ? readSchemaVersion(db, file) : 0
     if (current > known) {
       throw new StoreError(
-        'store_too_new',
+        'store.too_new',
         `The database ${file} has schema version ${current}, but this Airlock knows up to ${known}. ` +
           'Use a newer Airlock, or point --home at another directory.'
       )
@@ -68,7 +68,7 @@ function readSchemaVersion(db: Database.Database, file: string): number {
   if (tables.length === 0) return 0
   if (!tables.includes('schema_version')) {
     throw new StoreError(
-      'store_corrupt',
+      'store.corrupt',
       `${file} is a SQLite database but not an Airlock database (no schema_version table). ` +
         'Move it aside or point --home at another directory.'
     )
@@ -114,20 +114,20 @@ function translate(error: unknown, file: string): StoreError {
   const code = (error as { code?: string }).code ?? ''
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new StoreError(
-      'store_locked',
+      'store.locked',
       `The database ${file} is locked by another process. Close the other Airlock or tool using it and try again.`,
       { cause: error }
     )
   }
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
     return new StoreError(
-      'store_corrupt',
+      'store.corrupt',
       `${file} is not a readable Airlock database (${messageOf(error)}). ` +
         'Move it aside (or restore a backup) and start again; it was not modified.',
       { cause: error }
     )
   }
-  return new StoreError('store_unavailable', `Cannot use the database ${file}: ${messageOf(error)}.`, {
+  return new StoreError('store.unavailable', `Cannot use the database ${file}: ${messageOf(error)}.`, {
     cause: error
   })
 }

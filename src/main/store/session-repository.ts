@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { randomUUID } from 'node:crypto'
 import type { Database } from 'better-sqlite3'
 import { classificationRank, type Classification, type SessionView } from '@shared/agents'
@@ -15,9 +16,10 @@ type Row = {
 }
 
 /** A session could not be recorded: its agent does not exist (removed meanwhile). */
-export class SessionRecordError extends Error {
-  override readonly name = 'SessionRecordError'
-  readonly code = 'session.agent_not_found'
+export class SessionRecordError extends AirlockError<'session.agent_not_found'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('session.agent_not_found', message, {}, options)
+  }
 }
 
 /** The reason recorded for sessions a crash left open, ended at the next start. */

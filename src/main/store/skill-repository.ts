@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { skillIdOf, skillManifestSchema, type SkillState } from '@shared/skills'
-import type { SkillProposal, SkillRevisionRecord } from '../actions'
+import type { SkillProposal, SkillRevisionRecord } from '@shared/skills'
 
 type Row = {
   agent_id: string

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { z } from 'zod'
 import type { ActionArtifact, ActionContext, ActionOutcome, ActionSpec, ResourceRequirementInput } from '../../core'
 import type { BrowserPageVisit, WebBrowser } from '../../core/live-resources-data'
@@ -112,10 +113,9 @@ function blockedByNetwork(network: 'none' | 'proxy'): ActionOutcome {
 function navigationFailure(error: unknown, signal: AbortSignal): ActionOutcome {
   if (signal.aborted) throw error
   const name = (error as Error)?.name
-  const code = (error as { code?: unknown })?.code
   // Playwright's messages carry a multi-line call log; the first line says what happened.
   const message = String((error as Error)?.message ?? error).split('\n')[0]!
-  if (code === 'navigation_blocked') {
+  if (error instanceof AirlockError && error.code === 'browser.navigation_blocked') {
     const decision = { decision: 'deny', rule: 'network.policy', reason: message }
     return { status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message } }
   }

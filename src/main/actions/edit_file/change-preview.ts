@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs'
-import { closeWorkspace, joinComponents, openWorkspace, openWorkspaceFile, pathComponents, readWhole, type OpenedFile } from '../workspace-files'
+import { closeWorkspace, joinComponents, openWorkspace, openWorkspaceFile, pathComponents, readWhole, WorkspaceFileError, type OpenedFile } from '../../files/workspace'
 import { replacementDiff } from './unified-diff'
 
 /** The largest file a preview reads: a bigger one is shown to the operator without a diff. */
@@ -27,7 +27,7 @@ export async function previewFileChange(workspace: string, path: string, change:
       file = openWorkspaceFile(root, components)
     } catch (error) {
       // A file (or folder) that does not exist yet: all of it is new.
-      if ((error as { code?: string }).code !== 'workspace_file.not_found') return undefined
+      if (!(error instanceof WorkspaceFileError && error.reason === 'not_found')) return undefined
     }
     if (file) {
       try {

@@ -16,7 +16,7 @@ import {
   replaceFile,
   WorkspaceFileError,
   workspaceLimits
-} from '../workspace-files'
+} from '../../files/workspace'
 import { previewFileChange } from './change-preview'
 import { replacementDiff } from './unified-diff'
 

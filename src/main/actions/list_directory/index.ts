@@ -17,7 +17,7 @@ import {
   resolveEntry,
   type DirectoryEntry,
   type EntryType
-} from '../workspace-files'
+} from '../../files/workspace'
 
 /** The input of `list_directory`: a folder of the workspace (`.` for the workspace itself). */
 export const listDirectoryInputSchema = z

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { basename, dirname, join } from 'node:path'
 import type { EffectiveAgentProfile, McpServerConfig } from '@shared/agents'
 import { secretVariants, type ActionAgent, type ActionOutcome, type LineageEndpoint, type ResourceRequirementInput } from '../../core'
@@ -108,7 +109,7 @@ export function mcpServerRequirement(server: McpServerConfig, agent: Pick<Action
  * it a sandbox (bubblewrap missing, a read-only path or program refused at the probe), or its
  * state folder was refused (a link on its path, not where it must be).
  */
-const refusalCodes = new Set(['execution_resource.provider_unavailable', 'execution_resource.bubblewrap_unavailable', 'workspace_path_refused', 'workspace_boundary'])
+const refusalCodes = new Set(['execution_resource.provider_unavailable', 'execution_resource.bubblewrap_unavailable', 'sandbox.path_refused', 'provider.workspace_boundary'])
 
 /**
  * A stdio server that must run sandboxed and could not: blocked (fail closed, never run on the
@@ -116,8 +117,7 @@ const refusalCodes = new Set(['execution_resource.provider_unavailable', 'execut
  * that started and would not answer) is not a refusal.
  */
 export function sandboxRefusal(server: McpServerConfig, error: unknown): ActionOutcome | undefined {
-  const code = (error as { code?: unknown })?.code
-  if (!runsSandboxed(server) || typeof code !== 'string' || !refusalCodes.has(code)) return undefined
+  if (!runsSandboxed(server) || !(error instanceof AirlockError) || !refusalCodes.has(error.code)) return undefined
   const said = error instanceof Error ? error.message : String(error)
   const reason = `the MCP server ${server.name} is a stdio command and runs only inside a sandbox, which was refused or is unavailable here (${said}); fix that, or the operator can mark the server "unsafe": true to run it on the host without one`
   return { status: 'blocked', meta: { policy: { decision: 'deny', rule: 'mcp.sandbox_refused', reason } }, error: { code: 'policy.blocked', message: reason } }

@@ -1,3 +1,5 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { AirlockError } from '@shared/errors'
 import { z } from 'zod'
 import { redactText, type ActionContext, type ActionOutcome, type ActionResolver, type AnyActionSpec } from '../../core'
 import type { EgressRecord } from '@shared/network'
@@ -100,9 +102,8 @@ function providerFacts(meta: Record<string, unknown>): Record<string, unknown> {
 /** A thrown failure (connection, protocol, timeout) as an outcome whose message carries no secret. */
 function upstreamFailure(error: unknown, secrets: readonly string[]): ActionOutcome {
   const message = redactText(error instanceof Error ? error.message : String(error), secrets)
-  const code = (error as { code?: unknown })?.code
   // The SDK's McpError carries the JSON-RPC code (-32001: request timed out).
-  if (code === -32001) return { status: 'timed_out', error: { code: 'mcp.timeout', message } }
-  if (typeof code === 'string') return { status: 'error', error: { code, message } }
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { status: 'timed_out', error: { code: 'mcp.timeout', message } }
+  if (error instanceof AirlockError) return { status: 'error', error: { code: error.code, message } }
   return { status: 'error', error: { code: 'mcp.upstream_error', message } }
 }

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { redactText, toolEnabled, type ActionAgent, type ResourceHandle, type ResourceRequirementInput } from '../../core'
 import type { UpstreamMcpClient } from '../../core/live-resources-data'
 import { mcpServerRequirement, proxiedToolName, sandboxRefusal, secretsOf, splitProxiedName } from './mcp-servers'
@@ -41,9 +42,9 @@ export async function listMcpTools(input: { agent: ActionAgent; sessions: Sessio
       }
     } catch (error) {
       const refusal = sandboxRefusal(server, error)
-      const code = refusal ? refusal.error!.code : (error as { code?: unknown })?.code
+      const code = refusal ? refusal.error!.code : error instanceof AirlockError ? error.code : 'mcp.upstream_error'
       const message = refusal ? refusal.error!.message : error instanceof Error ? error.message : String(error)
-      failures.push({ server: server.name, code: typeof code === 'string' ? code : 'mcp.upstream_error', message: redactText(message, secrets) })
+      failures.push({ server: server.name, code, message: redactText(message, secrets) })
     }
   }
   return { tools, failures }

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { bundlePathSchema, codeLanguageSchema } from '@shared/code-execution'
 import { skillDescriptionSchema, skillIdOf, skillInputsSchema, skillNameSchema, type SkillState } from '@shared/skills'
 import type { ActionSpec } from '../../core/action-runtime'
-import { pathProblem } from '../workspace-files'
+import { pathProblem } from '../../files/workspace'
 import {
   renderSkillDocument,
   skillActionOutcome,
@@ -14,7 +14,7 @@ import {
   type SkillFile,
   type SkillFrontMatter,
   type SkillLedger
-} from '../skill-files'
+} from '../../files/skills'
 
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/
 

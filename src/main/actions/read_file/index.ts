@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs'
 import { z } from 'zod'
 import type { ActionSpec } from '../../core/action-runtime'
-import { closeWorkspace, fileActionOutcome, filePathSchema, joinComponents, openWorkspace, openWorkspaceFile, pathComponents } from '../workspace-files'
+import { closeWorkspace, fileActionOutcome, filePathSchema, joinComponents, openWorkspace, openWorkspaceFile, pathComponents } from '../../files/workspace'
 import { pageBytes, readLinePage } from './line-page'
 
 export { pageBytes, readLinePage, utf8Boundary, type LinePage } from './line-page'

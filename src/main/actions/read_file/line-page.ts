@@ -1,4 +1,4 @@
-import { readAt } from '../workspace-files'
+import { readAt } from '../../files/workspace'
 
 /** The most one `read_file` page returns: 256 KiB of the file (whole lines unless one line is longer). */
 export const pageBytes = 256 * 1024

@@ -2,7 +2,7 @@ import { allowsUnsafeFallback, type EffectiveAgentProfile } from '@shared/agents
 import { protectedPathsWith } from '@shared/protected-paths'
 import { codeLanguageSchema, type CodeLanguage } from '@shared/code-execution'
 import type { EgressRecord } from '@shared/network'
-import type { ActionContext, ActionOutcome, ResourceCandidate, ResourceHandle, ResourcePolicy } from '../../core'
+import { ExecutionResourceError, type ActionContext, type ActionOutcome, type ResourceCandidate, type ResourceHandle, type ResourcePolicy } from '../../core'
 
 // What `run_command` and `run_code` derive alike from an agent's profile (SPEC §6.1): the policy
 // an execution runs under, the ordered provider candidates and how a handle is shown in results.
@@ -125,12 +125,13 @@ export function providerFacts(handle: ResourceHandle): Record<string, unknown> {
  * dispatcher (approval outcomes keep their own statuses there).
  */
 export function selectionFailure(error: unknown, diagnostics: string[]): ActionOutcome {
-  const code = (error as { code?: unknown })?.code
+  if (!(error instanceof ExecutionResourceError)) throw error
+  const { code } = error
   if (code !== 'execution_resource.provider_unavailable' && code !== 'execution_resource.provider_missing') throw error
-  const payload = (error as { payload?: { probes?: unknown; candidates?: unknown } }).payload ?? {}
+  const payload = error.data as { probes?: unknown; candidates?: unknown }
   return {
     status: 'error',
-    error: { code, message: (error as Error).message },
+    error: { code, message: error.message },
     meta: { provider: { probes: summariseProbes(payload.probes), ...(payload.candidates ? { candidates: payload.candidates } : {}) } },
     diagnostics
   }

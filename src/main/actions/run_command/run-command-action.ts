@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { realpathSync } from 'node:fs'
 import { z } from 'zod'
 import type { ActionContext, ActionOutcome, ActionSpec, CommandResult, CommandRunner, ResourceHandle } from '../../core'
@@ -37,16 +38,7 @@ export type RunCommandData = Omit<CommandResult, 'timedOut' | 'cancelled' | 'lim
 }
 
 /** A `run_command` refusal before anything ran (a `cwd` outside the workspace). */
-export class RunCommandError extends Error {
-  override readonly name = 'RunCommandError'
-
-  constructor(
-    readonly code: 'run_command.cwd_refused',
-    message: string
-  ) {
-    super(message)
-  }
-}
+export class RunCommandError extends AirlockError<'run_command.cwd_refused'> {}
 
 /**
  * `run_command` (SPEC §5.3): one shell command line (`bash -c`) in the session's warm shell
@@ -122,7 +114,7 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
       onOutput: context.output
     })
   } catch (error) {
-    const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'run_command.failed'
+    const code = error instanceof AirlockError ? error.code : 'run_command.failed'
     return { status: 'error', error: { code, message: (error as Error).message }, meta: { provider }, diagnostics }
   }
   recordEgress(context, result.egress)

@@ -16,7 +16,7 @@ import {
   type SkillFile,
   type SkillLedger,
   type SkillRevisionRecord
-} from '../skill-files'
+} from '../../files/skills'
 import { askForRevision, type SkillApprovalRecord } from './skill-approval'
 
 /** The input of `run_skill`: which skill, and the arguments its entry gets. */

@@ -1,5 +1,5 @@
 import { redactText } from '../../core'
-import { skillDocument, type SkillFile, type SkillRevisionRecord } from '../skill-files'
+import { skillDocument, type SkillFile, type SkillRevisionRecord } from '../../files/skills'
 
 /**
  * Bounds of what the preview shows, in characters. Together they stay under the 64 KiB the queue

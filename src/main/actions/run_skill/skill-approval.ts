@@ -1,5 +1,5 @@
 import { redactText, type ActionContext, type ActionOutcome, type ApprovalDecision } from '../../core'
-import { skillApprovalFacts, skillApprovalRule, type SkillFile, type SkillLedger, type SkillRevisionRecord } from '../skill-files'
+import { skillApprovalFacts, skillApprovalRule, type SkillFile, type SkillLedger, type SkillRevisionRecord } from '../../files/skills'
 import { skillApprovalPreview } from './skill-approval-preview'
 
 /**

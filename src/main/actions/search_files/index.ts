@@ -16,7 +16,7 @@ import {
   WorkspaceFileError,
   type ResolvedEntry,
   type WorkspaceRoot
-} from '../workspace-files'
+} from '../../files/workspace'
 import { SearchMatcher } from './search-matcher'
 import { searchBounds, SearchWalk, type SearchBounds, type SearchMatch } from './search-walk'
 

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { searchWorkerSource } from './search-worker-source'
@@ -12,10 +13,9 @@ export type MatcherOptions = { pattern: string; regex: boolean; glob?: string; m
 export type LineMatch = { line: number; text: string }
 
 /** Why the matcher stopped before its work was done: the deadline passed, or the call was cancelled. */
-export class MatcherStopped extends Error {
-  override readonly name = 'MatcherStopped'
+export class MatcherStopped extends AirlockError<'search_files.stopped'> {
   constructor(readonly why: 'deadline' | 'cancelled') {
-    super(why === 'deadline' ? 'the search ran out of time' : 'the search was cancelled')
+    super('search_files.stopped', why === 'deadline' ? 'the search ran out of time' : 'the search was cancelled')
   }
 }
 

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
-import { childPath, openChildDirectory, readAt, readDirectory, hostFolder, type DirectoryEntry } from '../workspace-files'
+import { childPath, openChildDirectory, readAt, readDirectory, hostFolder, type DirectoryEntry } from '../../files/workspace'
 import { MatcherStopped, type SearchMatcher } from './search-matcher'
 
 /**

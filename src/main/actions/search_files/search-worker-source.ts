@@ -59,7 +59,9 @@ function ignored(dir, name, isDir) {
         const verdict = rule.test(relative)
         if (verdict.ignored) return true
         if (verdict.unignored) return false
-      } catch {}
+      } catch {
+        // A pattern the ignore rules cannot test against this path: the rules of the folder above decide.
+      }
     }
     if (at === '') return false
     const slash = at.lastIndexOf('/')

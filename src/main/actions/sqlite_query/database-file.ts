@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { closeSync, lstatSync, realpathSync, type Stats } from 'node:fs'
 import { descriptorPath, NoFollowError, openBeneath, openDirectoryNoFollow, relativeComponents } from '../../core'
 
@@ -5,14 +6,9 @@ import { descriptorPath, NoFollowError, openBeneath, openDirectoryNoFollow, rela
  * A database path that cannot be used: `path_refused` (outside the workspace, through a symbolic
  * link, not a file, changed under the call) or `folder_missing` (its folder does not exist).
  */
-export class DatabasePathError extends Error {
-  override readonly name = 'DatabasePathError'
-
-  constructor(
-    message: string,
-    readonly code: 'sqlite_query.path_refused' | 'sqlite_query.folder_missing' = 'sqlite_query.path_refused'
-  ) {
-    super(message)
+export class DatabasePathError extends AirlockError<'sqlite_query.path_refused' | 'sqlite_query.folder_missing'> {
+  constructor(message: string, code: 'sqlite_query.path_refused' | 'sqlite_query.folder_missing' = 'sqlite_query.path_refused') {
+    super(code, message)
   }
 }
 

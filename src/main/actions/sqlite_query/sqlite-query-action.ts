@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { z } from 'zod'
 import type { ActionContext, ActionOutcome, ActionSpec, ResourceHandle } from '../../core'
 import type { SqliteDatabase, SqliteStatementResult } from '../../core/live-resources-data'
@@ -33,9 +34,10 @@ export type SqliteQueryInput = z.infer<typeof sqliteQueryInputSchema>
 export type SqliteQueryData = { rows: Record<string, unknown>[]; changes: number; truncated: boolean }
 
 /** SQLite's own refusal of the statement (syntax, no such table, constraint, wrong parameters). */
-class SqliteStatementError extends Error {
-  override readonly name = 'SqliteStatementError'
-  readonly code = 'sqlite_query.sqlite_error'
+class SqliteStatementError extends AirlockError<'sqlite_query.sqlite_error'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('sqlite_query.sqlite_error', message, {}, options)
+  }
 }
 
 /**
@@ -127,7 +129,7 @@ async function openConnection(context: ActionContext<SqliteQueryInput>, database
       { scope: 'action_call', ownerId: callId, signal: context.signal }
     )
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'workspace_boundary') throw new DatabasePathError((error as Error).message)
+    if (error instanceof AirlockError && error.code === 'provider.workspace_boundary') throw new DatabasePathError(error.message)
     throw error
   }
 }

@@ -17,7 +17,7 @@ import {
   resolveEntry,
   WorkspaceFileError,
   type ResolvedEntry
-} from '../workspace-files'
+} from '../../files/workspace'
 import { previewFileChange } from '../edit_file/change-preview'
 
 /** The input of `write_file`: a workspace-relative path and the whole new text of the file. */

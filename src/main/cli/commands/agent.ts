@@ -2,12 +2,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { agentIdSchema, agentProfileSchema, describeIssues, type AgentView } from '@shared/agents'
 import { AgentError } from '../../console/agent-errors'
 import { assertReachableBySandbox } from '../../core'
-import { AgentService, defaultsFromSettings } from '../../console/agent-service'
-import { SettingsService } from '../../console/settings-service'
-import { AgentWorkspaces } from '../../console/agent-workspaces'
-import { airlockPaths, resolveHome } from '../../host'
-import { createDataDirectories, createHomeDirectory } from '../../host/paths'
-import { openStore } from '../../store'
+import type { AgentService } from '../../console/agent-service'
+import { withCliContext } from '../../host/cli-context'
+import { airlockPaths, resolveHome } from '../../host/paths'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
 
@@ -46,16 +43,13 @@ export const agentCommand = defineCommand({
       throw new CliError('not_found', `There is no agent ${id} (no Airlock database at ${paths.home}).`)
     }
     const profile = (action === 'create' || action === 'update') && options.profile ? readProfile(options.profile) : undefined
-    if (action === 'create') createHomeDirectory(paths.home)
-    const store = openStore(paths.database)
+    const missing = () => new CliError('not_found', `There is no agent ${id} (no Airlock database at ${paths.home}).`)
     try {
-      createDataDirectories(paths)
-      const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces), defaults: defaultsFromSettings(new SettingsService(store.settings)) })
-      return perform(action as Action, id!, { agents, io, json: options.json === true, role: options.role, name: options.name, profile })
+      return await withCliContext({ home: paths.home, create: action === 'create', folders: true, missing }, (cli) =>
+        perform(action as Action, id!, { agents: cli.agents, io, json: options.json === true, role: options.role, name: options.name, profile })
+      )
     } catch (error) {
       throw error instanceof AgentError && ['agent.invalid_name', 'agent.invalid_id'].includes(error.code) ? new UsageError(error.message) : error
-    } finally {
-      store.close()
     }
   }
 })

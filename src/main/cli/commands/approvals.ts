@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs'
+import { AirlockError } from '@shared/errors'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { approvalListKeys, approvalScopeSchema, ruleScopeSchema, type ApprovalDecisionInput, type ApprovalView } from '@shared/approvals'
-import { ApprovalQueue, RuleService } from '../../console/approvals'
-import { loadCommandAnalyzer } from '../../core'
-import { airlockPaths, resolveHome } from '../../host'
-import { openStore, type Store } from '../../store'
+import type { ApprovalQueue, RuleService } from '../../console/approvals'
+import { withCliContext, type CliContext } from '../../host/cli-context'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
 import { visibleJson } from '@shared/visible-text'
@@ -93,28 +91,26 @@ function denyInput(id: string, reason: string | undefined, options: { scope?: st
 
 /** Opens the home's store for one command, with the queue and rules over it (not started: no polling here). */
 export async function withQueue<T>(home: string | undefined, use: (context: { queue: ApprovalQueue; rules: RuleService; store: Store }) => T | Promise<T>): Promise<T> {
-  const { database } = airlockPaths(resolveHome(home))
-  if (!existsSync(database)) throw new CliError('not_found', `no Airlock database at ${database} (check --home or AIRLOCK_HOME)`)
-  const store = openStore(database)
   try {
-    const rules = new RuleService({ store, analyzer: loadCommandAnalyzer })
-    return await use({ queue: new ApprovalQueue({ store, rules }), rules, store })
+    return await withCliContext({ home, missing: noDatabase }, (cli) => use({ ...cli.approvals, store: cli.store }))
   } catch (error) {
     throw cliErrorOf(error)
-  } finally {
-    store.close()
   }
 }
 
 /** The queue's and the rules' refusals as the CLI's own: an unknown id or a second decision fails (exit 1), a bad decision is usage (2). */
 export function cliErrorOf(error: unknown): unknown {
-  const code = (error as { code?: unknown }).code
-  const message = (error as Error).message
+  if (!(error instanceof AirlockError)) return error
+  const { code, message } = error
   if (code === 'approval.not_found' || code === 'rule.not_found') return new CliError('not_found', message)
   if (code === 'approval.already_decided' || code === 'rule.revoked' || code === 'approval.not_rememberable') return new CliError('conflict', message)
   if (code === 'approval.invalid_decision') return new UsageError(message.replace(/^Invalid decision: /, ''))
   return error
 }
+
+type Store = CliContext['store']
+
+const noDatabase = ({ database }: { database: string }) => new CliError('not_found', `no Airlock database at ${database} (check --home or AIRLOCK_HOME)`)
 
 /** Waits a little for a running console to hand the decision to the calls waiting on it. */
 async function delivery(store: Store, item: ApprovalView): Promise<ApprovalView> {

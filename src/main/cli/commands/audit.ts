@@ -1,6 +1,6 @@
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
-import type { AuditVerification } from '../../store'
+import type { AuditVerification } from '../../console/history-service'
 import { withHistory } from './history'
 
 /**
@@ -25,7 +25,7 @@ export const auditCommand = defineCommand({
     if (rest.length > 0) throw new UsageError(`audit verify takes no arguments, got ${rest[0]}`)
     const kept = options.head === undefined ? undefined : /^(\d{1,15})[: ]([0-9a-f]{64})$/.exec(options.head)
     if (kept === null) throw new UsageError(`--head must be SEQ:HASH from a head: line (e.g. 42:<64 hex digits>), got ${JSON.stringify(options.head)}`)
-    const result = withHistory(options.home, (history) => history.audit(kept ? { kept: { seq: Number(kept[1]), hash: kept[2]! } } : {}))
+    const result = await withHistory(options.home, (history) => history.audit(kept ? { kept: { seq: Number(kept[1]), hash: kept[2]! } } : {}))
     if (options.json) io.out(JSON.stringify(jsonOf(result), null, 2))
     if (result.ok) {
       if (result.anchorError) io.err(`airlock: the head was verified but could not be anchored: ${result.anchorError}`)

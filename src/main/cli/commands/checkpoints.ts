@@ -1,14 +1,8 @@
-import { existsSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
 import { agentIdSchema } from '@shared/agents'
 import { visibleJson, visibleText } from '@shared/visible-text'
 import { z } from 'zod'
-import { ActionHistoryRecorder } from '../../console/action-history-recorder'
 import { CheckpointError, type WorkspaceCheckpoints } from '../../console/checkpoints'
-import { SettingsService } from '../../console/settings-service'
-import { airlockPaths, resolveHome } from '../../host'
-import { createCheckpoints } from '../../host/checkpoint-wiring'
-import { openStore } from '../../store'
+import { withCliContext } from '../../host/cli-context'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
 import { parseValue } from '../parse-args'
@@ -88,27 +82,11 @@ function printList(checkpoints: WorkspaceCheckpoints, agentId: string, limit: nu
 
 /** Opens the home's store and content store for one command; a checkpoint refusal becomes a CLI error with its message. */
 async function withCheckpoints<T>(home: string | undefined, use: (checkpoints: WorkspaceCheckpoints) => T | Promise<T>): Promise<T> {
-  const paths = airlockPaths(resolveHome(home))
-  if (!existsSync(paths.database)) throw new CliError('not_found', `no Airlock database at ${paths.database} (check --home or AIRLOCK_HOME)`)
-  const store = openStore(paths.database)
-  const workspaceOf = (agentId: string) => {
-    const agent = store.agents.get(agentId)
-    if (!agent) return undefined
-    return join(realpathSync(paths.workspaces), agentId)
-  }
+  const missing = ({ database }: { database: string }) => new CliError('not_found', `no Airlock database at ${database} (check --home or AIRLOCK_HOME)`)
   try {
-    const checkpoints = createCheckpoints({
-      store,
-      directory: paths.checkpoints,
-      settings: new SettingsService(store.settings),
-      workspaceOf,
-      recorder: new ActionHistoryRecorder({ repository: store.history, workspaceOf })
-    })
-    return await use(checkpoints)
+    return await withCliContext({ home, missing }, (cli) => use(cli.checkpoints))
   } catch (error) {
     if (error instanceof CheckpointError) throw new CliError(error.code === 'checkpoint.not_found' ? 'not_found' : 'conflict', error.message)
     throw error
-  } finally {
-    store.close()
   }
 }

@@ -1,11 +1,6 @@
-import { join } from 'node:path'
 import type { DoctorProviderResult, DoctorReport } from '@shared/ipc/doctor'
 import { visibleText } from '@shared/visible-text'
-import { DoctorService } from '../../console/doctor'
-import { ExecutionResourceManager } from '../../core'
-import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome } from '../../host/paths'
-import { createBuiltinProviders } from '../../providers'
-import { openStore } from '../../store'
+import { withCliContext } from '../../host/cli-context'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
 
@@ -24,23 +19,14 @@ export const doctorCommand = defineCommand({
   options: {},
   async run({ options, positionals }, io) {
     if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${positionals[0]}`)
-    const paths = airlockPaths(resolveHome(options.home))
-    createHomeDirectory(paths.home)
-    const store = openStore(paths.database)
-    const manager = new ExecutionResourceManager()
-    try {
-      createDataDirectories(paths)
-      for (const provider of createBuiltinProviders({ home: paths.home })) manager.registerProvider(provider)
-      const report = await new DoctorService({ manager, stageDir: join(paths.home, 'doctor'), reports: store.doctor }).run()
+    return withCliContext({ home: options.home, create: true }, async (cli) => {
+      const report = await (await cli.doctor()).run()
       if (options.json) io.out(JSON.stringify(report, null, 2))
       else for (const line of reportLines(report)) io.out(line)
       const failed = report.providers.flatMap((provider) => provider.axes.filter((axis) => axis.status === 'failed').map((axis) => `${provider.providerId} ${axis.axis}`))
       if (failed.length > 0) throw new CliError('isolation_failed', `claimed isolation does not hold here: ${failed.join(', ')}`)
       return 0
-    } finally {
-      await manager.releaseAll().catch(() => undefined)
-      store.close()
-    }
+    })
   }
 })
 

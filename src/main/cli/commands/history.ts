@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs'
 import { historyStatuses, historyStatusSchema, type HistoryRow } from '@shared/ipc/history'
 import { z } from 'zod'
-import { HistoryService } from '../../console/history-service'
-import { airlockPaths, resolveHome } from '../../host'
-import { historyQueryMaxLimit, openStore } from '../../store'
+import { historyQueryMaxLimit, type HistoryService } from '../../console/history-service'
+import { withCliContext } from '../../host/cli-context'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
 import { visibleJson, visibleText } from '@shared/visible-text'
@@ -24,7 +22,7 @@ export const historyCommand = defineCommand({
     if (status && !status.success) throw new UsageError(`--status must be one of ${historyStatuses.join(', ')}, got ${JSON.stringify(options.status)}`)
     const limit = options.limit === undefined ? undefined : limitSchema.safeParse(options.limit)
     if (limit && !limit.success) throw new UsageError(`--limit must be a whole number from 1 to ${historyQueryMaxLimit}, got ${JSON.stringify(options.limit)}`)
-    const page = withHistory(options.home, (history) => {
+    const page = await withHistory(options.home, (history) => {
       const listed = history.list({ agentId: options.agent, tool: options.tool, status: status?.data, limit: limit?.data ?? defaultHistoryLimit })
       // --json rows carry each call's lineage too: the endpoints it reached through the egress proxy.
       return options.json ? { rows: listed.rows.map((row) => ({ ...row, lineage: history.detail(row.id).lineage })) } : listed
@@ -57,13 +55,7 @@ export function historyLine(row: HistoryRow): string {
  * Opens the store of a home just for one read of history and closes it. A home without a database
  * is an error, not an empty history: creating one would hide a mistyped --home.
  */
-export function withHistory<T>(home: string | undefined, use: (history: HistoryService) => T): T {
-  const { database } = airlockPaths(resolveHome(home))
-  if (!existsSync(database)) throw new CliError('not_found', `no Airlock database at ${database}: nothing was recorded on this home (check --home or AIRLOCK_HOME)`)
-  const store = openStore(database)
-  try {
-    return use(new HistoryService(store.history))
-  } finally {
-    store.close()
-  }
+export function withHistory<T>(home: string | undefined, use: (history: HistoryService) => T): Promise<T> {
+  const missing = ({ database }: { database: string }) => new CliError('not_found', `no Airlock database at ${database}: nothing was recorded on this home (check --home or AIRLOCK_HOME)`)
+  return withCliContext({ home, missing }, (cli) => use(cli.history))
 }

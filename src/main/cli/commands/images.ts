@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { checkEngine, createDockerClient, listAirlockImages, provisionImages, languagePackages } from '../../providers'
-import { resolveHome } from '../../host'
+import { resolveHome } from '../../host/paths'
+import { dockerImageEngine } from '../../host/image-engine'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
 
@@ -15,27 +15,27 @@ export const imagesCommand = defineCommand({
     if (action !== 'list' && action !== 'provision') throw new UsageError('images takes list or provision <language>')
     if (action === 'list' && language) throw new UsageError('images list takes no language')
     if (action === 'provision' && !language) throw new UsageError('images provision needs a language')
-    if (language && !(language in languagePackages)) throw new UsageError(`unknown language ${language} (known: ${Object.keys(languagePackages).join(', ')})`)
-    const docker = createDockerClient()
-    const engine = await checkEngine(docker)
+    const images = dockerImageEngine()
+    if (language && !images.languages.includes(language)) throw new UsageError(`unknown language ${language} (known: ${images.languages.join(', ')})`)
+    const engine = await images.check()
     if (!engine.ok) throw new CliError('engine_unavailable', engine.reason)
     if (action === 'list') {
-      const images = await listAirlockImages(docker)
-      if (options.json) io.out(JSON.stringify(images, null, 2))
-      else if (images.length === 0) io.out('No Airlock images yet. Provision one: airlock images provision python --offline')
-      else for (const image of images) io.out(`${image.tags.join(', ') || image.id}  ${image.languages.join(',')}  ${Math.round(image.sizeBytes / 1e6)} MB  ${image.created}`)
+      const listed = await images.list()
+      if (options.json) io.out(JSON.stringify(listed, null, 2))
+      else if (listed.length === 0) io.out('No Airlock images yet. Provision one: airlock images provision python --offline')
+      else for (const image of listed) io.out(`${image.tags.join(', ') || image.id}  ${image.languages.join(',')}  ${Math.round(image.sizeBytes / 1e6)} MB  ${image.created}`)
       return 0
     }
     if (!language) throw new UsageError('images provision needs a language')
     const progress = ({ stage, percent }: { stage: string; percent?: number }) => io.err(`provisioning ${language}: ${stage}${percent === undefined ? '' : ` (${percent}%)`}`)
     if (options.offline || options.rootfs) {
       const home = resolveHome(options.home)
-      const tags = await provisionImages({ docker, languages: [language], workDir: join(home, 'images'), rootfsTarball: options.rootfs, onProgress: progress })
+      const tags = await images.provision({ language, workDir: join(home, 'images'), fromRegistry: false, rootfsTarball: options.rootfs, onProgress: progress })
       io.out(tags.join('\n'))
       return 0
     }
     try {
-      const tags = await provisionImages({ docker, languages: [language], workDir: join(resolveHome(options.home), 'images'), fromRegistry: true, onProgress: progress })
+      const tags = await images.provision({ language, workDir: join(resolveHome(options.home), 'images'), fromRegistry: true, onProgress: progress })
       io.out(tags.join('\n'))
       return 0
     } catch (error) {

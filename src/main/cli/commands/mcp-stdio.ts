@@ -1,12 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { agentIdSchema } from '@shared/agents'
-import { AgentService, defaultsFromSettings } from '../../console/agent-service'
-import { SettingsService } from '../../console/settings-service'
-import { AgentWorkspaces } from '../../console/agent-workspaces'
-import { GatewayNotTrusted, trustedGatewayAddress } from '../../gateway'
+import { GatewayNotTrusted, trustedGatewayAddress } from '../../console/gateway-address'
 import { refuseOverStdio, runStdioBridge } from '../../gateway/stdio-bridge'
 import { airlockPaths, resolveHome, type AirlockPaths } from '../../host'
-import { openStore } from '../../store'
+import { withCliContext } from '../../host/cli-context'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
 
@@ -43,7 +40,7 @@ async function serveStdio({ options, positionals }: { options: { agent?: string;
   if (!valid.success) throw new UsageError(`agent id ${JSON.stringify(options.agent)}: ${valid.error.issues.map((i) => i.message).join('; ')}`)
   const token = readToken(options['token-file'])
   const paths = airlockPaths(resolveHome(options.home))
-  checkTokenIsAgents(paths, options.agent, token)
+  await checkTokenIsAgents(paths, options.agent, token)
   // Asked now (to fail at once) and again before every request the bridge sends.
   const locate = () => trustedGatewayAddress(paths.home).url
   try {
@@ -86,17 +83,13 @@ function readToken(file: string | undefined): string {
  * (the gateway would refuse it too, but only as "unauthorized"). Reads the home's database the way
  * the other commands do; the token is compared against stored digests, never printed.
  */
-function checkTokenIsAgents(paths: AirlockPaths, agentId: string, token: string): void {
-  if (!existsSync(paths.database)) throw new CliError('not_found', `There is no Airlock database at ${paths.home}, so no agent ${agentId}.`)
-  const store = openStore(paths.database)
-  try {
-    const agents = new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(paths.workspaces), defaults: defaultsFromSettings(new SettingsService(store.settings)) })
+async function checkTokenIsAgents(paths: AirlockPaths, agentId: string, token: string): Promise<void> {
+  const missing = () => new CliError('not_found', `There is no Airlock database at ${paths.home}, so no agent ${agentId}.`)
+  await withCliContext({ home: paths.home, missing }, ({ agents }) => {
     if (agents.state(agentId) === 'removed') throw new CliError('not_found', `There is no agent ${agentId}.`)
     if (agents.state(agentId) === 'disabled') throw new CliError('invalid_input', `Agent ${agentId} is disabled; enable it with \`airlock agent enable ${agentId}\`.`)
     const owner = agents.authenticate(token)
     if (!owner) throw new CliError('invalid_input', `The token is not valid for any enabled agent (wrong, or rotated); use agent ${agentId}'s current token.`)
     if (owner.id !== agentId) throw new CliError('invalid_input', `The token belongs to another agent, not ${agentId}; use ${agentId}'s own token.`)
-  } finally {
-    store.close()
-  }
+  })
 }

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs'
 import { netHostInputSchema, netRuleInputSchema, parseRuleTarget, type NetRule } from '@shared/network'
 import { visibleJson, visibleText } from '@shared/visible-text'
-import { airlockPaths, resolveHome } from '../../host'
-import { openStore, type Store } from '../../store'
+import { withCliContext, type CliContext } from '../../host/cli-context'
 import { CliError, UsageError } from '../cli-error'
 import { defineCommand, type CommandIo } from '../command'
 
@@ -103,13 +101,7 @@ function describe(rule: NetRule): string {
   return `${rule.decision} ${rule.host}${rule.port ? `:${rule.port}` : ''} for ${rule.agentId ? `agent ${rule.agentId}` : rule.roleId ? `every agent of role ${rule.roleId}` : 'every agent'}`
 }
 
-async function withStore<T>(home: string | undefined, use: (store: Store) => T): Promise<T> {
-  const { database } = airlockPaths(resolveHome(home))
-  if (!existsSync(database)) throw new CliError('not_found', `no Airlock database at ${database} (start Airlock once, or check --home / AIRLOCK_HOME)`)
-  const store = openStore(database)
-  try {
-    return use(store)
-  } finally {
-    store.close()
-  }
+function withStore<T>(home: string | undefined, use: (store: CliContext['store']) => T): Promise<T> {
+  const missing = ({ database }: { database: string }) => new CliError('not_found', `no Airlock database at ${database} (start Airlock once, or check --home / AIRLOCK_HOME)`)
+  return withCliContext({ home, missing }, (cli) => use(cli.store))
 }

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { visibleText } from '@shared/visible-text'
 import { AgentError } from '../../console/agent-errors'
-import { RoleService } from '../../console/role-service'
-import { airlockPaths, createDataDirectories, createHomeDirectory, resolveHome } from '../../host/paths'
-import { openStore } from '../../store'
+import { withCliContext } from '../../host/cli-context'
+import { airlockPaths, resolveHome } from '../../host/paths'
 import { defineCommand } from '../command'
 import { CliError, UsageError } from '../cli-error'
 
@@ -29,11 +28,9 @@ export const roleCommand = defineCommand({
     }
     if (action === 'save' && options.defaults === undefined) throw new UsageError('role save needs --defaults FILE.json (a profile without "role")')
     const defaults = action === 'save' ? readJson(options.defaults!) : undefined
-    createHomeDirectory(paths.home)
-    const store = openStore(paths.database)
+    const missing = () => new CliError('not_found', `There is no role ${id} (no Airlock database at ${paths.home}).`)
     try {
-      createDataDirectories(paths)
-      const roles = new RoleService({ roles: store.roles, agents: store.agents })
+      return await withCliContext({ home: paths.home, create: true, missing }, ({ roles }) => {
       if (action === 'list') return print(roles.list(), options.json === true, io)
       if (action === 'rm') {
         roles.remove(id!)
@@ -44,11 +41,10 @@ export const roleCommand = defineCommand({
       if (options.json) io.out(JSON.stringify(saved, null, 2))
       else io.out(`saved role ${saved.id} (${saved.agentCount} agent${saved.agentCount === 1 ? '' : 's'})`)
       return 0
+      })
     } catch (error) {
       if (error instanceof AgentError && error.code === 'role.invalid') throw new UsageError(error.message)
       throw error
-    } finally {
-      store.close()
     }
   }
 })

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { hostDisposeTimeoutMs, settleWithin } from '../../app/shutdown'
-import { serve } from '../../serve'
+import { serve } from '../../app/serve'
 import { defineCommand } from '../command'
 import { UsageError } from '../cli-error'
 

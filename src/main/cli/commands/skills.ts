@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs'
 import { agentIdSchema } from '@shared/agents'
 import { skillNameSchema, type SkillView } from '@shared/skills'
 import { visibleJson } from '@shared/visible-text'
-import { SkillService } from '../../console/skill-service'
-import { airlockPaths, resolveHome } from '../../host'
-import { openStore } from '../../store'
+import { SkillDecisionError, type SkillService } from '../../console/skill-service'
+import { withCliContext } from '../../host/cli-context'
 import { defineCommand, type CommandIo } from '../command'
 import { CliError, UsageError } from '../cli-error'
 import { parseValue } from '../parse-args'
@@ -35,24 +33,19 @@ export const skillsCommand = defineCommand({
     if (action === 'reject' && !options.reason?.trim()) throw new UsageError('skills reject needs --reason TEXT (the agent is told it)')
     if (action === 'approve' && options.reason !== undefined) throw new UsageError('--reason is only for skills reject')
     const revision = Number(revisionText)
-    const decided = withSkills(options.home, (skills) => (action === 'approve' ? skills.approve(agentId, skillName, revision) : skills.reject(agentId, skillName, revision, options.reason!.trim())))
+    const decided = await withSkills(options.home, (skills) => (action === 'approve' ? skills.approve(agentId, skillName, revision) : skills.reject(agentId, skillName, revision, options.reason!.trim())))
     io.out(options.json ? visibleJson(decided) : `Skill ${agentId}/${skillName} revision ${revision} is ${decided.state} (${decided.contentHash}).`)
     return 0
   }
 })
 
-function withSkills<T>(home: string | undefined, use: (skills: SkillService) => T): T {
-  const { database } = airlockPaths(resolveHome(home))
-  if (!existsSync(database)) throw new CliError('not_found', `no Airlock database at ${database} (check --home or AIRLOCK_HOME)`)
-  const store = openStore(database)
+async function withSkills<T>(home: string | undefined, use: (skills: SkillService) => T): Promise<T> {
+  const missing = ({ database }: { database: string }) => new CliError('not_found', `no Airlock database at ${database} (check --home or AIRLOCK_HOME)`)
   try {
-    return use(new SkillService({ repository: store.skills, queue: store, decidedBy: 'cli', onChange: (change) => store.events.append('skill.changed', change) }))
+    return await withCliContext({ home, missing }, (cli) => use(cli.skills))
   } catch (error) {
-    const code = (error as { code?: unknown }).code
-    if (code === 'skill.not_found' || code === 'skill.already_decided') throw new CliError(code === 'skill.not_found' ? 'not_found' : 'conflict', (error as Error).message)
+    if (error instanceof SkillDecisionError) throw new CliError(error.code === 'skill.not_found' ? 'not_found' : 'conflict', error.message)
     throw error
-  } finally {
-    store.close()
   }
 }
 

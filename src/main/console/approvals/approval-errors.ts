@@ -1,3 +1,5 @@
+import { AirlockError } from '@shared/errors'
+
 /** Stable codes of the queue's and the rules' refusals (the IPC layer and the CLI pass them on). */
 export type ApprovalErrorCode =
   | 'approval.not_found'
@@ -11,13 +13,4 @@ export type ApprovalErrorCode =
   | 'session.not_here'
 
 /** A refusal of an operator's action on the queue or the rules: `code` is stable, the message names the item. */
-export class ApprovalError extends Error {
-  override readonly name = 'ApprovalError'
-  constructor(
-    readonly code: ApprovalErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class ApprovalError extends AirlockError<ApprovalErrorCode> {}

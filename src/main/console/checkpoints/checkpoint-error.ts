@@ -1,14 +1,7 @@
+import { AirlockError } from '@shared/errors'
+
 /** Stable codes of the checkpoint service's refusals. */
 export type CheckpointErrorCode = 'checkpoint.not_found' | 'checkpoint.pruned' | 'checkpoint.conflict' | 'checkpoint.not_kept' | 'checkpoint.partly_applied' | 'checkpoint.agent_gone' | 'checkpoint.unavailable' | 'checkpoint.not_recoverable'
 
 /** A refusal of a revert, restore or diff: the message names the files; `payload.files` lists them for machines. */
-export class CheckpointError extends Error {
-  override readonly name = 'CheckpointError'
-  constructor(
-    readonly code: CheckpointErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {}
-  ) {
-    super(message)
-  }
-}
+export class CheckpointError extends AirlockError<CheckpointErrorCode> {}

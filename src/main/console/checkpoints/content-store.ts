@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
@@ -132,10 +133,8 @@ export class ContentStore {
 }
 
 /** A file that changed while its content was read: it is read again, or recorded as changed without content. */
-export class ChangedWhileReading extends Error {
-  override readonly name = 'ChangedWhileReading'
-  readonly code = 'checkpoint.changed_while_reading'
+export class ChangedWhileReading extends AirlockError<'checkpoint.changed_while_reading'> {
   constructor() {
-    super('the file changed while its checkpoint was taken')
+    super('checkpoint.changed_while_reading', 'the file changed while its checkpoint was taken')
   }
 }

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, type Stats } from 'node:fs'
 import { descriptorPath } from '../../core'
 import { pathKey, type CheckpointChange, type EntryKind, type EntryState, type IndexedEntry } from '../../store'
@@ -80,7 +81,11 @@ export type ScanOptions = {
 }
 
 /** A partial walk that could not be done as asked (a changed folder can no longer be opened): walk everything instead. */
-export class WholeWalkNeeded extends Error {}
+export class WholeWalkNeeded extends AirlockError<'checkpoint.whole_walk_needed'> {
+  constructor(message = 'a whole walk of the workspace is needed') {
+    super('checkpoint.whole_walk_needed', message)
+  }
+}
 
 export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, IndexedEntry>, store: ContentStore, options: ScanOptions): Promise<ScanResult> {
   const result: ScanResult = { changes: [], upserts: [], removed: [], newBytes: 0, complete: true, usage: { bytes: 0, entries: 0 }, unstable: [] }

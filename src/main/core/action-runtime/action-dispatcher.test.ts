@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { agentProfileDefaults } from '@shared/agents'
@@ -60,7 +61,7 @@ function setup(options: { approval?: PolicyApproval; gate?: () => 'enabled' | 'd
     executor: {
       execute: async ({ resources, input }: ActionContext<{ fail?: boolean }>) => {
         seen = resources.thing
-        if (input.fail) throw Object.assign(new Error('the tool broke'), { code: 'tool.broke' })
+        if (input.fail) throw new AirlockError('tool.broke', 'the tool broke')
         return { data: { ok: true } }
       }
     }

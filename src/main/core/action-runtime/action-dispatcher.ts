@@ -5,7 +5,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../policy-approval'
 import type { ResourceHandle, ResourceRequirementInput } from '../types'
 import { ActionHooks, type PreToolCallDecision } from './action-hooks'
 import type { ActionCallEnd, ActionHistory } from './action-history'
-import type { ActionRegistry } from './action-registry'
+import { toolEnabled, type ActionRegistry } from './action-registry'
 import type { ActionAgent, ActionCall, ActionContext, ActionOutcome, ActionResult, ActionStatus, AnyActionSpec, LineageEndpoint } from './action-spec'
 import { failure, finalResult, isAgentAbort, type AbortReason } from './call-outcome'
 import { LiveOutput } from './live-output'
@@ -140,28 +140,49 @@ export class ActionDispatcher {
     return [...this.inFlight.keys()]
   }
 
-  private async run(call: ActionCall, callId: string, signal: AbortSignal, trace: Trace): Promise<ActionResult> {
-    const started = performance.now()
-    const elapsed = () => performance.now() - started
+  /**
+   * What a call meets before anything runs, in the order `execute` checks it: the agent's gate,
+   * the tool, the agent's capabilities, the input, the PRE_TOOL_CALL hooks (the policy). Runs,
+   * records and asks nothing: `airlock policy check` reads the same order a call goes through.
+   * An `ask` that `access_control_policy.auto_allow` would approve says so (`autoAllowed`).
+   */
+  async check(call: ActionCall): Promise<CallCheck> {
+    const admitted = await this.admit(call, call.callId ?? randomUUID(), { lineage: [] })
+    if ('refused' in admitted) return { refused: admitted.refused }
+    const { decision } = admitted
+    return { decision, autoAllowed: decision.decision === 'ask' && this.options.autoAllow?.() === true }
+  }
+
+  /** The checks before approval (see `check`): a refusal, or the spec, the resolved input and the policy's decision. */
+  private async admit(call: ActionCall, callId: string, trace: Trace): Promise<{ refused: ActionOutcome } | { spec: AnyActionSpec; input: unknown; decision: PreToolCallDecision }> {
     const gate = this.gate(call.agent)
-    if (gate) return finalResult(gate, callId, elapsed())
+    if (gate) return { refused: gate }
     const spec = this.options.registry.resolve(call.tool)
-    if (!spec) return finalResult({ status: 'error', error: { code: 'unknown_tool', message: `There is no tool named ${JSON.stringify(call.tool)}.` } }, callId, elapsed())
+    if (!spec) return { refused: { status: 'error', error: { code: 'unknown_tool', message: `There is no tool named ${JSON.stringify(call.tool)}.` } } }
     if (!toolEnabled(call.agent.tools, spec.name)) {
       const policy = { decision: 'deny' as const, rule: 'capability.not_enabled', reason: `the agent's capabilities do not include ${spec.name}` }
       trace.policy = policy
-      return finalResult({ status: 'blocked', meta: { policy }, error: { code: 'policy.blocked', message: `${spec.name} is not enabled for agent ${call.agent.agentId}.` } }, callId, elapsed())
+      return { refused: { status: 'blocked', meta: { policy }, error: { code: 'policy.blocked', message: `${spec.name} is not enabled for agent ${call.agent.agentId}.` } } }
     }
     const parsed = spec.inputSchema.safeParse(call.input)
-    if (!parsed.success) return finalResult({ status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name}: ${describeIssues(parsed.error)}.` } }, callId, elapsed())
+    if (!parsed.success) return { refused: { status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name}: ${describeIssues(parsed.error)}.` } } }
     const resolved = spec.resolveInput ? spec.inputSchema.safeParse(spec.resolveInput({ input: parsed.data, agent: call.agent })) : parsed
-    if (!resolved.success) return finalResult({ status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name} in this session: ${describeIssues(resolved.error)}.` } }, callId, elapsed())
+    if (!resolved.success) return { refused: { status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name} in this session: ${describeIssues(resolved.error)}.` } } }
     const input: unknown = resolved.data
     const decision = await this.hooks.decide({ callId, tool: spec.name, input, agent: call.agent, spec })
     trace.policy = decision
     if (decision.decision === 'deny') {
-      return finalResult({ status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message: decision.reason ?? `Blocked by ${decision.rule ?? 'policy'}.` } }, callId, elapsed())
+      return { refused: { status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message: decision.reason ?? `Blocked by ${decision.rule ?? 'policy'}.` } } }
     }
+    return { spec, input, decision }
+  }
+
+  private async run(call: ActionCall, callId: string, signal: AbortSignal, trace: Trace): Promise<ActionResult> {
+    const started = performance.now()
+    const elapsed = () => performance.now() - started
+    const admitted = await this.admit(call, callId, trace)
+    if ('refused' in admitted) return finalResult(admitted.refused, callId, elapsed())
+    const { spec, input, decision } = admitted
     if (decision.decision === 'ask' || spec.approval === 'always') {
       const approval = await this.approve(call, callId, spec, input, decision, signal)
       trace.approval = approval
@@ -366,12 +387,8 @@ type ApprovalOutcome = Pick<ApprovalDecision, 'status' | 'reason' | 'approvalId'
 
 type Trace = { lineage: LineageEndpoint[]; policy?: PreToolCallDecision; approval?: ApprovalOutcome }
 
-/** True when a tool is among the agent's enabled tools (`server__*` enables every tool of an upstream server). */
-export function toolEnabled(tools: ReadonlySet<string>, name: string): boolean {
-  if (tools.has(name)) return true
-  const separator = name.indexOf('__')
-  return separator > 0 && tools.has(`${name.slice(0, separator)}__*`)
-}
+/** What `check` found: the refusal a call would end with, or the policy's decision (and whether auto-allow approves an `ask`). */
+export type CallCheck = { refused: ActionOutcome } | { decision: PreToolCallDecision; autoAllowed: boolean }
 
 /** Whether redaction hides something of a call's input (the operator may then reveal it while the call waits). */
 function revealable(input: unknown, secrets: readonly string[]): boolean {

@@ -144,6 +144,8 @@ export class ActionHooks {
    */
   async decide(event: PreToolCallEvent): Promise<PreToolCallDecision> {
     let ask: PreToolCallDecision | undefined
+    // Why an allowed call runs anyway (a flag its ask mode lets through): the first hook that says so.
+    let allowedBecause: string | undefined
     const riskFlags = new Set<string>()
     // What hooks said beyond the verdict (parsed commands, taint) is kept whatever decides.
     let facts: Omit<PreToolCallDecision, 'decision' | 'rule' | 'reason' | 'riskFlags'> = {}
@@ -160,9 +162,10 @@ export class ActionHooks {
       for (const flag of flags ?? []) riskFlags.add(flag)
       if (verdict === 'deny') return { ...facts, ...decision, riskFlags: [...riskFlags] }
       if (verdict === 'ask') ask ??= decision
+      if (verdict === 'allow') allowedBecause ??= decision.reason
     }
     if (ask) return { ...facts, ...ask, riskFlags: [...riskFlags] }
-    return { ...facts, decision: 'allow', riskFlags: [...riskFlags] }
+    return { ...facts, decision: 'allow', ...(allowedBecause ? { reason: allowedBecause } : {}), riskFlags: [...riskFlags] }
   }
 
   /** Runs every POST_TOOL_RESPONSE hook in order; a throwing hook turns the result into an error. */

@@ -49,3 +49,10 @@ export class ActionRegistry {
     return [...this.specs.values()]
   }
 }
+
+/** True when a tool is among the agent's enabled tools (`server__*` enables every tool of an upstream server). */
+export function toolEnabled(tools: ReadonlySet<string>, name: string): boolean {
+  if (tools.has(name)) return true
+  const separator = name.indexOf('__')
+  return separator > 0 && tools.has(`${name.slice(0, separator)}__*`)
+}

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import type { RunStop } from './action-hooks'
 import type { ActionOutcome, ActionResult } from './action-spec'
 
@@ -24,7 +25,7 @@ export function failure(error: unknown, signal: AbortSignal): ActionOutcome {
     return { status: 'blocked', error: { code: `policy.${why}`, message: `The call was stopped: its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'}.` } }
   }
   if (signal.aborted) return { status: 'cancelled', error: { code: 'cancelled', message: 'The call was cancelled.' } }
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'internal_error'
+  const code = error instanceof AirlockError ? error.code : 'internal_error'
   const message = error instanceof Error ? error.message : String(error)
   if (code === 'execution_resource.approval_required') return { status: 'approval_required', error: { code, message } }
   if (code === 'execution_resource.approval_denied') return { status: 'blocked', error: { code, message } }

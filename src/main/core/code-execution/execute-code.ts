@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ExecutionResourceManager } from '../manager'
@@ -127,6 +128,6 @@ async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: 
   try {
     return { ...base, status: 'success', outputs: grant.collect(bundle.manifest.expectedOutputs) }
   } catch (error) {
-    return { ...base, status: 'error', error: { code: (error as { code?: string }).code ?? 'collect_failed', message: (error as Error).message } }
+    return { ...base, status: 'error', error: { code: error instanceof AirlockError ? error.code : 'collect_failed', message: (error as Error).message } }
   }
 }

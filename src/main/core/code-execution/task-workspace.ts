@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { createHash } from 'node:crypto'
 import { closeSync, fchmodSync, fchownSync, readFileSync, realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
@@ -16,11 +17,10 @@ export type ExecutionArea = { root: string; source: string; build: string; outpu
 export type CollectedOutput = { path: string; absolutePath: string; bytes: number; sha256: string }
 
 /** A declared output that was not produced (or is not a regular file inside `output/`). */
-export class ExpectedOutputMissingError extends Error {
-  override readonly name = 'ExpectedOutputMissingError'
-  readonly code = 'expected_output_missing'
+export class ExpectedOutputMissingError extends AirlockError<'expected_output_missing'> {
+  // The one code without a layer prefix: SPEC §5.3 names it to agents as it is.
   constructor(readonly missing: string[]) {
-    super(`declared outputs were not produced: ${missing.join(', ')}`)
+    super('expected_output_missing', `declared outputs were not produced: ${missing.join(', ')}`, { missing })
   }
 }
 

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Classification } from '@shared/agents'
@@ -7,8 +8,10 @@ import type { ClassificationLabelSet } from './classification'
 export const labelWalkLimit = 50_000
 
 /** The workspace has more entries under a labelled glob's base than one walk looks at. */
-export class LabelWalkError extends Error {
-  override readonly name = 'LabelWalkError'
+export class LabelWalkError extends AirlockError<'policy.label_walk_failed'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('policy.label_walk_failed', message, {}, options)
+  }
 }
 
 /**

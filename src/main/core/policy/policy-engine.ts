@@ -2,7 +2,6 @@ import { allowsUnsafeFallback, higherClassification, type Classification, type C
 import type { ActionHooks, PostToolResponseEvent, PreToolCallDecision, PreToolCallEvent } from '../action-runtime/action-hooks'
 import type { ActionAgent, ActionResult } from '../action-runtime/action-spec'
 import { above, ClassificationLabelSet } from './classification'
-import type { CommandDecision } from './command-analysis'
 import { informationalFlags } from './command-rules-risk'
 import type { CommandAnalyzer } from './shell'
 import { labelledEntries, LabelWalkError } from './labelled-paths'
@@ -66,21 +65,6 @@ export class PolicyEngine {
     return () => {
       pre()
       post()
-    }
-  }
-
-  /**
-   * What the policy decides for `run_command` of `line` by this agent, in a fresh session (taint
-   * `PUBLIC`): what `airlock policy check` prints. The same code path as a real call.
-   */
-  async checkCommand(line: string, agent: Pick<ActionAgent, 'agentId' | 'workspace' | 'profile'>): Promise<CommandDecision> {
-    const decision = await this.decideCall('run_command', 'execute', { command: line }, { ...agent, sessionId: '', tools: new Set(['run_command']) })
-    return {
-      decision: decision.decision === 'allow' ? 'run' : decision.decision === 'ask' ? 'ask' : 'blocked',
-      rule: decision.rule ?? null,
-      reason: decision.reason ?? 'nothing in the policy stops or flags this command line',
-      riskFlags: decision.riskFlags ?? [],
-      commands: decision.commands ?? []
     }
   }
 

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { closeSync, constants, fchownSync, fstatSync, lstatSync, mkdirSync, openSync, writeSync, type Stats } from 'node:fs'
 import { isAbsolute, normalize, sep } from 'node:path'
 import type { SandboxIdentity } from './sandbox-identity'
@@ -24,9 +25,10 @@ const O_PATH = 0o10000000
 const pathOnlyFlags = O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW
 
 /** A path that crossed a symlink or left its root: refused, with the component that did it. */
-export class NoFollowError extends Error {
-  override readonly name = 'NoFollowError'
-  readonly code = 'workspace_path_refused'
+export class NoFollowError extends AirlockError<'sandbox.path_refused'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('sandbox.path_refused', message, {}, options)
+  }
 }
 
 /** The path of an open descriptor, usable as the base of a next step (or as a bind source). */

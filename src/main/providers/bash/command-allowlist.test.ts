@@ -64,7 +64,7 @@ describe('admitCommand: arguments are read with each program\'s own grammar', ()
   ]
   for (const [command, reason] of refused) {
     it(`refuses ${JSON.stringify(command)}`, async () => {
-      await expect(admit(command)).rejects.toMatchObject({ code: 'command_refused', message: expect.stringMatching(reason) })
+      await expect(admit(command)).rejects.toMatchObject({ code: 'shell.command_refused', message: expect.stringMatching(reason) })
     })
   }
 

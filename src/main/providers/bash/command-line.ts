@@ -1,7 +1,10 @@
+import { AirlockError } from '@shared/errors'
+
 /** A command the host runner will not run, with the reason (an action maps this to `blocked`). */
-export class CommandRefusedError extends Error {
-  override readonly name = 'CommandRefusedError'
-  readonly code = 'command_refused'
+export class CommandRefusedError extends AirlockError<'shell.command_refused'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('shell.command_refused', message, {}, options)
+  }
 }
 
 /**

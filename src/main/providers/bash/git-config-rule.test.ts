@@ -44,7 +44,7 @@ describe('repository config rule (git parses, an allowlist decides)', () => {
   ]
   for (const [what, text, keys] of refused) {
     it(`refuses ${what}`, async () => {
-      await expect(check(text)).rejects.toMatchObject({ code: 'command_refused', message: expect.stringMatching(keys) })
+      await expect(check(text)).rejects.toMatchObject({ code: 'shell.command_refused', message: expect.stringMatching(keys) })
     })
   }
 

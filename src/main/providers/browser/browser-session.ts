@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import type { Browser, BrowserContext, Page } from 'playwright'
 import { isLoopbackUrl } from './chromium'
 
@@ -12,9 +13,10 @@ export type BrowserVisit = {
 }
 
 /** A refused navigation (outside the network policy). */
-export class NavigationBlockedError extends Error {
-  override readonly name = 'NavigationBlockedError'
-  readonly code = 'navigation_blocked'
+export class NavigationBlockedError extends AirlockError<'browser.navigation_blocked'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('browser.navigation_blocked', message, {}, options)
+  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import { AirlockError } from '@shared/errors'
+
 /** The docker provider's own error codes (the core's `ExecutionResourceError` covers engine and image availability). */
 export type DockerProviderErrorCode =
   | 'docker.extra_args_refused'
@@ -17,15 +19,4 @@ export type DockerProviderErrorCode =
  * An error of the docker provider with a stable `code` and a JSON `payload` for machines; the
  * message says what happened and what to do.
  */
-export class DockerProviderError extends Error {
-  override readonly name = 'DockerProviderError'
-
-  constructor(
-    readonly code: DockerProviderErrorCode,
-    message: string,
-    readonly payload: Record<string, unknown> = {},
-    options?: { cause?: unknown }
-  ) {
-    super(message, options)
-  }
-}
+export class DockerProviderError extends AirlockError<DockerProviderErrorCode> {}

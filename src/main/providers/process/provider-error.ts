@@ -1,3 +1,5 @@
+import { AirlockError } from '@shared/errors'
+
 /** The codes of run-level refusals and failures in the provider layer. */
 export type ProviderErrorCode =
   | 'workspace_boundary'
@@ -14,14 +16,12 @@ export type ProviderErrorCode =
  * a message for people. Provider starts that the core's contract names (docker_unavailable, ...)
  * throw the core's `ExecutionResourceError` instead.
  */
-export class ProviderError extends Error {
-  override readonly name: string = 'ProviderError'
-
+export class ProviderError extends AirlockError<`provider.${ProviderErrorCode}`> {
   constructor(
-    readonly code: ProviderErrorCode,
+    readonly reason: ProviderErrorCode,
     message: string,
     options?: { cause?: unknown }
   ) {
-    super(message, options)
+    super(`provider.${reason}`, message, {}, options)
   }
 }

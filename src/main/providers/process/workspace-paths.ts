@@ -4,8 +4,6 @@ import { isAbsolute, relative, resolve, sep } from 'node:path'
 
 /** A path outside the roots a resource is bound to, or a root that is not usable. */
 export class WorkspaceBoundaryError extends ProviderError {
-  override readonly name = 'WorkspaceBoundaryError'
-
   constructor(message: string) {
     super('workspace_boundary', message)
   }

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { descriptorPath, giveTo, NoFollowError, openBeneath, openDirectoryNoFollow, openRegularFile, relativeComponents, sandboxIdentity } from '../../core'
@@ -10,15 +11,9 @@ export const maxDatabaseBytes = 256 * 1024 * 1024
 export type SqliteFileErrorCode = 'sqlite.wal_pending' | 'sqlite.hot_journal' | 'sqlite.too_large' | 'sqlite.write_back_failed'
 
 /** A database file the provider will not load or could not write back (see `SqliteFileErrorCode`). */
-export class SqliteFileError extends Error {
-  override readonly name = 'SqliteFileError'
-
-  constructor(
-    readonly code: SqliteFileErrorCode,
-    message: string,
-    options?: { cause?: unknown }
-  ) {
-    super(message, options)
+export class SqliteFileError extends AirlockError<SqliteFileErrorCode> {
+  constructor(code: SqliteFileErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, {}, options)
   }
 }
 

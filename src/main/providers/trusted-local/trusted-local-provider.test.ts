@@ -53,12 +53,12 @@ describe('trusted_local provider', () => {
     const local = new ExecutionResourceManager().registerProvider(new TrustedLocalProvider())
     const error = (await local.ensure({ kind: 'bash', providerCandidates: ['trusted_local'], policy: { workspaceRoots: [workspace] } }).catch((e: unknown) => e)) as ExecutionResourceError
     expect(error.code).toBe('execution_resource.provider_unavailable')
-    expect(error.payload.probes).toEqual([expect.objectContaining({ providerId: 'trusted_local', available: false, reason: expect.stringMatching(/not authorised/) })])
+    expect(error.data.probes).toEqual([expect.objectContaining({ providerId: 'trusted_local', available: false, reason: expect.stringMatching(/not authorised/) })])
     const unsnapshotted = (await local
       .ensure({ kind: 'code_execution', providerCandidates: [{ providerId: 'trusted_local', config: { allowUnsafeLocal: true } }], policy: { workspaceRoots: [workspace] } })
       .catch((e: unknown) => e)) as ExecutionResourceError
     expect(unsnapshotted.code).toBe('execution_resource.provider_unavailable')
-    expect(JSON.stringify(unsnapshotted.payload.probes)).toMatch(/snapshot/)
+    expect(JSON.stringify(unsnapshotted.data.probes)).toMatch(/snapshot/)
   })
 
   it('runs code only on a snapshot grant: trusted_local_snapshot_required otherwise', async () => {

@@ -10,7 +10,8 @@ import { analysisLimits } from './budget'
 import { emitInvocations } from './emit'
 import { readRedirects } from './redirects'
 import { assignmentCode, codeLike, evaluatedNode, quotedDeclaration } from './runtime-code'
-import type { LineWalker, WalkContext } from './walk'
+import type { LineWalker } from './walk'
+import type { WalkContext } from './walk-context'
 import { literal, type EvalWord, type Sink } from './words'
 
 const declarers = new Set(['declare', 'typeset', 'local', 'export', 'readonly'])

@@ -10,7 +10,8 @@ import type { CommandFeed, CommandRedirect, CommandWord, SimpleCommand } from '.
 import { analysisLimits } from './budget'
 import type { RedirectInfo } from './redirects'
 import { assignmentCode, evaluatedArguments } from './runtime-code'
-import type { LineWalker, WalkContext } from './walk'
+import type { LineWalker } from './walk'
+import type { WalkContext } from './walk-context'
 import { peelWrappers, programName, type Invocation, type RunInvocation } from './wrappers'
 import { clip, type EvalWord, type Sink, type SourceWord } from './words'
 

@@ -3,7 +3,8 @@
  */
 import type { Node } from 'web-tree-sitter'
 import { readRedirects } from './redirects'
-import { statementTypes, type LineWalker, type WalkContext } from './walk'
+import type { LineWalker } from './walk'
+import { statementTypes, type WalkContext } from './walk-context'
 import { clip, type Sink } from './words'
 
 /**

@@ -18,7 +18,8 @@
  * Not seen: variables set by `read`/`mapfile` (their values come from stdin) used in arithmetic.
  */
 import type { Node } from 'web-tree-sitter'
-import type { LineWalker, WalkContext } from './walk'
+import type { LineWalker } from './walk'
+import type { WalkContext } from './walk-context'
 import { clip, type EvalWord, type VariableValue } from './words'
 
 const identifier = /[A-Za-z_][A-Za-z0-9_]*/g

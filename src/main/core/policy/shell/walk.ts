@@ -12,7 +12,7 @@
  * A statement where the grammar expects a word (`coproc ( … )`) is walked as a statement.
  */
 import type { Node, Tree } from 'web-tree-sitter'
-import type { AnalysisConcern, CommandFeed, CommandRedirect, CommandWrapper, SimpleCommand } from '../command-analysis'
+import type { AnalysisConcern, CommandFeed, SimpleCommand } from '../command-analysis'
 import { analysisLimits, type AnalysisBudget } from './budget'
 import { assign, assignmentValue, declaration } from './assignments'
 import { emitInvocations } from './emit'
@@ -20,30 +20,12 @@ import { flattenPipeline, redirected } from './redirected'
 import { readRedirects } from './redirects'
 import { evaluatedNode } from './runtime-code'
 import { clip, WordEvaluator, type EvalWord, type Sink, type VariableValue } from './words'
+import { statementTypes, type WalkContext } from './walk-context'
 
 /** Parses a nested script within the line's budget; null when the budget ran out. */
 export type ParseText = (text: string) => Tree | null
 
-/** What the commands of one part of the tree inherit. */
-export type WalkContext = {
-  fn?: string
-  concurrent: boolean
-  wrappers: CommandWrapper[]
-  stdin: Sink[]
-  sinks: Sink[]
-  target?: { cmd: SimpleCommand; how: CommandFeed['how'] }
-  redirects: CommandRedirect[]
-  /** Inside code only known at run time (its best reading): no word is static. */
-  dynamic: boolean
-  depth: number
-  /** How many `$(…)`, backticks or `<(…)` enclose this part (a deterministic bound, unlike time). */
-  nesting?: number
-}
-
 type Task = { node: Node; ctx: WalkContext; extra?: Node[] } | { text: string; ctx: WalkContext }
-
-/** Node types that are statements (walked as code, not read as words). */
-export const statementTypes = new Set(['command', 'pipeline', 'list', 'redirected_statement', 'subshell', 'compound_statement', 'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition', 'negated_command', 'declaration_command', 'unset_command', 'variable_assignment', 'test_command'])
 
 /** Walks one line; `commands` and `concerns` fill as it goes. */
 export class LineWalker {

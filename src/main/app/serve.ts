@@ -1,9 +1,10 @@
-import { createHost, type Host, type HostConfig } from './host'
-import { startWebConsole, type WebConsole } from './app/web-console-server'
-import { canOpenBrowser, openInBrowser } from './app/open-in-browser'
-import { loadConsoleToken } from './app/console-token'
-import { writeLaunchPage } from './app/launch-page'
-import { startHostGateway, type AgentGateway } from './gateway'
+import { createHost, type Host, type HostConfig } from '../host'
+import { startWebConsole, type WebConsole } from './web-console-server'
+import { canOpenBrowser, openInBrowser } from './open-in-browser'
+import { loadConsoleToken } from './console-token'
+import { writeLaunchPage } from './launch-page'
+import type { AgentGateway } from '../gateway'
+import { startHostGateway } from '../host'
 
 /** Options of the headless web console shell (`airlock serve`, `npm run serve`). */
 export type ServeOptions = HostConfig & {

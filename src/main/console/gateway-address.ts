@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
@@ -62,8 +63,10 @@ export function gatewayUrl(home: string, settings: { get(key: 'gateway.port'): n
 }
 
 /** Why no gateway may be trusted on a home, in words for people. */
-export class GatewayNotTrusted extends Error {
-  override readonly name = 'GatewayNotTrusted'
+export class GatewayNotTrusted extends AirlockError<'gateway.not_trusted'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('gateway.not_trusted', message, {}, options)
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from
 import { readdir } from 'node:fs/promises'
 import { bundlePathSchema } from '@shared/code-execution'
 import { descriptorPath } from '../../core/sandbox'
-import { closeWorkspace, openWorkspace, readAt } from '../workspace-files'
+import { closeWorkspace, openWorkspace, readAt } from '../workspace'
 import { skillLimits, skillsFolder, type SkillFile } from './skill-content'
 import { SkillError } from './skill-error'
 

@@ -1,7 +1,7 @@
 import { closeSync, lstatSync, rmdirSync, unlinkSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { descriptorPath, sandboxIdentity } from '../../core/sandbox'
-import { assertPlainFile, assertWithinQuota, closeWorkspace, joinComponents, openWorkspace, replaceFile, resolveEntry, type WorkspaceRoot } from '../workspace-files'
+import { assertPlainFile, assertWithinQuota, closeWorkspace, joinComponents, openWorkspace, replaceFile, resolveEntry, type WorkspaceRoot } from '../workspace'
 import { skillLimits, skillsFolder, type SkillFile } from './skill-content'
 import { SkillError } from './skill-error'
 import { openFolder } from './skill-folder'

@@ -1,3 +1,4 @@
+import { AirlockError } from '@shared/errors'
 import type { ActionOutcome } from '../../core/action-runtime'
 
 /** Why a file action refused or failed; each is a stable code `workspace_file.<reason>`. */
@@ -34,17 +35,13 @@ const boundaryReasons: ReadonlySet<WorkspaceFileReason> = new Set(['invalid_path
  * The error of the workspace file actions: `code` is `workspace_file.<reason>`, `payload` is JSON
  * for machines (counts, sizes, the path), the message says what was refused and why, for people.
  */
-export class WorkspaceFileError extends Error {
-  override readonly name = 'WorkspaceFileError'
-  readonly code: `workspace_file.${WorkspaceFileReason}`
-
+export class WorkspaceFileError extends AirlockError<`workspace_file.${WorkspaceFileReason}`> {
   constructor(
     readonly reason: WorkspaceFileReason,
     message: string,
-    readonly payload: Record<string, unknown> = {}
+    data: Record<string, unknown> = {}
   ) {
-    super(message)
-    this.code = `workspace_file.${reason}`
+    super(`workspace_file.${reason}`, message, data)
   }
 }
 
@@ -85,7 +82,7 @@ export async function fileActionOutcome(run: () => Promise<ActionOutcome>, signa
     if (signal?.aborted || (thrown as Error)?.name === 'AbortError') throw thrown
     const error = asWorkspaceFileError(thrown)
     const failure = { code: error.code, message: error.message }
-    if (!boundaryReasons.has(error.reason)) return { status: 'error', error: failure, meta: { refusal: error.payload } }
-    return { status: 'blocked', error: failure, meta: { policy: { decision: 'deny', rule: `workspace.${error.reason}`, reason: error.message }, refusal: error.payload } }
+    if (!boundaryReasons.has(error.reason)) return { status: 'error', error: failure, meta: { refusal: error.data } }
+    return { status: 'blocked', error: failure, meta: { policy: { decision: 'deny', rule: `workspace.${error.reason}`, reason: error.message }, refusal: error.data } }
   }
 }

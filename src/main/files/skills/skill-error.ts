@@ -1,5 +1,6 @@
+import { AirlockError } from '@shared/errors'
 import type { ActionOutcome } from '../../core/action-runtime'
-import { fileActionOutcome } from '../workspace-files'
+import { fileActionOutcome } from '../workspace'
 
 /** Why a skill action refused; each is a stable code `skill.<reason>`. */
 export type SkillRefusal =
@@ -15,17 +16,13 @@ export type SkillRefusal =
  * A refusal of `persist_skill` or `run_skill`: `code` is `skill.<reason>`, the message says what
  * to do, `payload` is JSON for machines (the path, the revision that waits...).
  */
-export class SkillError extends Error {
-  override readonly name = 'SkillError'
-  readonly code: `skill.${SkillRefusal}`
-
+export class SkillError extends AirlockError<`skill.${SkillRefusal}`> {
   constructor(
     readonly reason: SkillRefusal,
     message: string,
-    readonly payload: Record<string, unknown> = {}
+    data: Record<string, unknown> = {}
   ) {
-    super(message)
-    this.code = `skill.${reason}`
+    super(`skill.${reason}`, message, data)
   }
 }
 
@@ -35,8 +32,8 @@ export class SkillError extends Error {
  */
 export function skillRefusalOutcome(error: SkillError): ActionOutcome {
   const failure = { code: error.code, message: error.message }
-  if (error.reason === 'not_found') return { status: 'error', error: failure, meta: { skill: error.payload } }
-  return { status: 'blocked', error: failure, meta: { policy: { decision: 'deny', rule: error.code, reason: error.message }, skill: error.payload } }
+  if (error.reason === 'not_found') return { status: 'error', error: failure, meta: { skill: error.data } }
+  return { status: 'blocked', error: failure, meta: { policy: { decision: 'deny', rule: error.code, reason: error.message }, skill: error.data } }
 }
 
 /** Runs a skill action: a skill refusal becomes its outcome, a workspace refusal that of the file actions (cancellation re-thrown). */

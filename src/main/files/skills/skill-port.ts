@@ -1,23 +1,7 @@
-import type { SkillManifest, SkillState } from '@shared/skills'
+import type { SkillProposal, SkillRevisionRecord } from '@shared/skills'
 import type { ApprovalDecision } from '../../core'
 
-/** One recorded revision of a skill, as the skill actions read it from their port. */
-export type SkillRevisionRecord = {
-  /** `<agentId>/<name>`: the skill, whatever the revision. */
-  skillId: string
-  agentId: string
-  name: string
-  revision: number
-  contentHash: string
-  state: SkillState
-  manifest: SkillManifest
-  createdAt: string
-  decidedAt: string | null
-  reason: string | null
-}
-
-/** What a revision is made of when it is proposed: its content hash and its manifest (description, entry, language, files). */
-export type SkillProposal = { contentHash: string; manifest: SkillManifest }
+export type { SkillProposal, SkillRevisionRecord } from '@shared/skills'
 
 /**
  * The port the skill actions record and read revisions through (SPEC §6.4). Actions never reach

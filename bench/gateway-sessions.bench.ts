@@ -26,7 +26,7 @@ it('gateway sessions: resume after a drop, and the memory of idle sessions', asy
   await host.recovered
   host.settings.set('gateway.rate_per_minute', 100_000)
   host.settings.set('gateway.max_sessions_per_agent', 256)
-  const { token } = host.agents.agents.create('bench', { profile: { capabilities: ['files'], ask: 'never' } })
+  const { token } = host.agents.service.create('bench', { profile: { capabilities: ['files'], ask: 'never' } })
   const gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   const results: BenchResult[] = []
   try {

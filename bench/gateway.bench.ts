@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process'
 import { it } from 'vitest'
 import { channelOf } from '@shared/ipc'
-import { startHostGateway } from '../src/main/host'
-import { createHost } from '../src/main/host'
+import { createHost, startHostGateway } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { callTool, connectAgent } from '../test/support/mcp-gateway-client'
 import { makeTempDir } from '../test/support/temp-home'
@@ -45,7 +44,7 @@ it('gateway: approval round trip and run_command throughput', async () => {
 })
 
 async function approvalRoundTrip(host: ReturnType<typeof createHost>, url: string): Promise<BenchResult> {
-  const { token } = host.agents.agents.create('asker', { profile: { capabilities: ['files'], ask: 'always' } })
+  const { token } = host.agents.service.create('asker', { profile: { capabilities: ['files'], ask: 'always' } })
   const agent = await connectAgent(url, token)
   const changed = channelOf('approvals', 'changed')
   let arrived: ((at: number) => void) | undefined
@@ -96,7 +95,7 @@ async function approvalRoundTrip(host: ReturnType<typeof createHost>, url: strin
 async function throughput(host: ReturnType<typeof createHost>, url: string): Promise<BenchResult> {
   const agents = await Promise.all(
     Array.from({ length: 10 }, async (_, index) => {
-      const { token } = host.agents.agents.create(`runner-${index}`, { profile: { capabilities: ['shell'], ask: 'never' } })
+      const { token } = host.agents.service.create(`runner-${index}`, { profile: { capabilities: ['shell'], ask: 'never' } })
       return connectAgent(url, token)
     })
   )
@@ -138,7 +137,7 @@ async function throughput(host: ReturnType<typeof createHost>, url: string): Pro
 }
 
 async function singleTrue(host: ReturnType<typeof createHost>, url: string): Promise<BenchResult> {
-  const { token } = host.agents.agents.create('single', { profile: { capabilities: ['shell'], ask: 'never' } })
+  const { token } = host.agents.service.create('single', { profile: { capabilities: ['shell'], ask: 'never' } })
   const agent = await connectAgent(url, token)
   try {
     return await compare({

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { it } from 'vitest'
-import { startHostGateway } from '../src/main/host'
-import { createHost } from '../src/main/host'
+import { createHost, startHostGateway } from '../src/main/host'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { callTool, connectAgent } from '../test/support/mcp-gateway-client'
 import { startServe } from '../test/support/run-cli'
@@ -73,7 +72,7 @@ async function firstResult(): Promise<BenchResult> {
   try {
     for (let i = 0; i < 12; i++) {
       const started = performance.now()
-      const { token } = host.agents.agents.create(`first${i}`, { profile: { capabilities: ['files', 'python'], ask: 'never' } })
+      const { token } = host.agents.service.create(`first${i}`, { profile: { capabilities: ['files', 'python'], ask: 'never' } })
       const agent = await connectAgent(gateway.url, token)
       try {
         const result = await callTool(agent.client, 'run_code', { language: 'python', sourceCode: 'print(1)' })

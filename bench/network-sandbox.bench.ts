@@ -28,7 +28,7 @@ it('network: a download from inside a bubblewrap sandbox through the egress brid
     await host.recovered
     host.store.network.addHost({ name: 'pkgs.test', address: '127.0.0.1' })
     host.store.network.addRule({ agentId: null, decision: 'allow', host: 'pkgs.test' })
-    host.agents.agents.create('fetcher', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never', allowlist: ['curl'] } })
+    host.agents.service.create('fetcher', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never', allowlist: ['curl'] } })
     const { sessionId } = host.agents.sessions.start('fetcher', 'bench')
     const curl = ['-sS', '-o', '/dev/null', '-w', '%{time_total}']
     const sandboxed = async () => {

@@ -6,8 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { it } from 'vitest'
 import { claimWorkspace, ExecutionResourceManager, type ProgramRunner } from '../src/main/core'
-import { startHostGateway } from '../src/main/host'
-import { createHost } from '../src/main/host'
+import { createHost, startHostGateway } from '../src/main/host'
 import { BubblewrapProvider } from '../src/main/providers/bubblewrap/bubblewrap-provider'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { callTool, connectAgent } from '../test/support/mcp-gateway-client'
@@ -91,7 +90,7 @@ async function openPaths(peers: string, home: string, workspace: string, closers
     await gateway.close()
     await host.dispose()
   })
-  const { token } = host.agents.agents.create('peer', { profile: { capabilities: ['shell'], ask: 'never' } })
+  const { token } = host.agents.service.create('peer', { profile: { capabilities: ['shell'], ask: 'never' } })
   const agent = await connectAgent(gateway.url, token)
   closers.push(() => agent.close())
 

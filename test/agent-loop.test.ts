@@ -35,7 +35,7 @@ for (const { id, skip } of providers) {
       dir = makeTempDir(`airlock-loop-${id}-`, { outsideTmp: true })
       host = createHost({ home: dir.path, logError: () => undefined })
       await host.recovered
-      host.agents.agents.create('coder', { profile: { providers: [id] } })
+      host.agents.service.create('coder', { profile: { providers: [id] } })
       sessionId = host.agents.sessions.start('coder', 'test').sessionId
     }, 240_000)
 
@@ -80,7 +80,7 @@ for (const { id, skip } of providers) {
       const failed = page.rows.find((row) => row.tool === 'run_command' && row.exitCode === 1)!
       expect(failed).toMatchObject({ status: 'success', providerId: id })
       expect(host.agents.history.detail(failed.id).stderr).toMatchObject({ text: expect.stringContaining('AssertionError') })
-      const lines = readFileSync(join(host.agents.agents.workspaceOf('coder'), '.exec_history'), 'utf8').trim().split('\n')
+      const lines = readFileSync(join(host.agents.service.workspaceOf('coder'), '.exec_history'), 'utf8').trim().split('\n')
       expect(lines).toHaveLength(8)
       const verify = runAirlock(['audit', 'verify', '--home', dir.path])
       expect(verify.stdout.trim().split('\n')[0]).toBe('chain ok: 8 rows')

@@ -21,19 +21,19 @@ describe('a changed profile reaches open sessions at their next call', () => {
   const write = (sessionId: string, path: string, content = 'x') => host.agents.sessions.execute({ sessionId, tool: 'write_file', input: { path, content } })
 
   it('a removed capability is refused; ask tightened to always asks; a lowered disk quota holds', async () => {
-    host.agents.agents.create('shifty', { profile: { capabilities: ['files', 'sqlite'], ask: 'never' } })
+    host.agents.service.create('shifty', { profile: { capabilities: ['files', 'sqlite'], ask: 'never' } })
     const { sessionId } = host.agents.sessions.start('shifty', 'test')
     expect((await write(sessionId, 'a.txt')).status).toBe('success')
 
-    host.agents.agents.update('shifty', { patch: { ask: 'always', approvalTimeoutSeconds: 1 } })
+    host.agents.service.update('shifty', { patch: { ask: 'always', approvalTimeoutSeconds: 1 } })
     const asked = await write(sessionId, 'b.txt')
     expect(asked).toMatchObject({ status: 'blocked', meta: { approval: { status: 'denied' } } })
     expect(asked.error!.message).toMatch(/expired/)
 
-    host.agents.agents.update('shifty', { patch: { ask: 'never', limits: { diskMb: 1 } } })
+    host.agents.service.update('shifty', { patch: { ask: 'never', limits: { diskMb: 1 } } })
     expect((await write(sessionId, 'big.txt', 'y'.repeat(3 * 1024 * 1024))).status).not.toBe('success')
 
-    host.agents.agents.update('shifty', { patch: { capabilities: ['sqlite'] } })
+    host.agents.service.update('shifty', { patch: { capabilities: ['sqlite'] } })
     expect(host.agents.sessions.agentOf(sessionId)!.tools.has('write_file')).toBe(false)
     expect(await write(sessionId, 'c.txt')).toMatchObject({ status: 'blocked', meta: { policy: { rule: 'capability.not_enabled' } } })
     await host.agents.sessions.end(sessionId)

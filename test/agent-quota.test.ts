@@ -23,8 +23,8 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     dir = makeTempDir('airlock-quota-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('coder', { profile: { providers: ['bubblewrap'], limits: { diskMb: 2 }, approvalTimeoutSeconds: 1 } })
-    host.agents.agents.create('flooder', { profile: { providers: ['bubblewrap'], ask: 'never', limits: { diskMb: 50, timeoutSeconds: 60 } } })
+    host.agents.service.create('coder', { profile: { providers: ['bubblewrap'], limits: { diskMb: 2 }, approvalTimeoutSeconds: 1 } })
+    host.agents.service.create('flooder', { profile: { providers: ['bubblewrap'], ask: 'never', limits: { diskMb: 50, timeoutSeconds: 60 } } })
     sessionId = host.agents.sessions.start('coder', 'test').sessionId
   }, 60_000)
   afterAll(async () => {

@@ -239,7 +239,7 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     const doomed = h.agent('doomed')
     const waiting = doomed.call('run_command', { command: 'echo never' })
     const [next] = await h.waitForPending()
-    h.host.agents.agents.setEnabled('doomed', false)
+    h.host.agents.service.setEnabled('doomed', false)
     expect(await waiting).toMatchObject({ status: 'blocked', error: { code: 'policy.agent_disabled' } })
     expect(h.host.approvals.get(next!.id)).toMatchObject({ status: 'expired', decision: { by: 'cancelled', reason: 'its agent was disabled while the call waited' } })
   })

@@ -22,7 +22,7 @@ beforeAll(async () => {
   dir = makeTempDir('airlock-cli-checkpoints-', { outsideTmp: true })
   host = createHost({ home: dir.path, logError: () => undefined })
   await host.recovered
-  host.agents.agents.create('coder', { profile: { ask: 'never' } })
+  host.agents.service.create('coder', { profile: { ask: 'never' } })
   sessionId = host.agents.sessions.start('coder', 'test').sessionId
 }, cliTimeoutMs)
 afterAll(async () => {

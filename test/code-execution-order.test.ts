@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement, type ExecuteCodeInput, type ExecutionResourceError, type ProgramRunner } from '../src/main/core'
-import { BubblewrapProvider, DockerProvider, TrustedLocalProvider, checkEngine, createDockerClient } from '../src/main/providers'
+import { claimWorkspace, executeCode, executionRequirement, ExecutionResourceManager, type ActionResult, type ExecuteCodeInput, type ExecutionResourceError, type ProgramRunner } from '../src/main/core'
+import { BubblewrapProvider, checkEngine, createDockerClient, DockerProvider, TrustedLocalProvider } from '../src/main/providers'
 import { checkBubblewrapHost } from '../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from './support/components'
 import { ensureTestImages } from './support/docker-images'
-import type { ActionResult } from '../src/main/core'
 import { createHost, type Host } from '../src/main/host'
 import { makeTempDir } from './support/temp-home'
 
@@ -183,8 +182,8 @@ describe.skipIf(skip !== undefined)(`the operator's order is the order${skip ? `
   })
 
   it('an agent that names no providers follows code_execution.providers live: reordering moves its next run_code; an agent with its own order keeps it', async () => {
-    host.agents.agents.create('follower', { profile: { capabilities: ['files', 'shell', 'python'], ask: 'never' } })
-    host.agents.agents.create('chooser', { profile: { capabilities: ['python'], ask: 'never', providers: ['bubblewrap'] } })
+    host.agents.service.create('follower', { profile: { capabilities: ['files', 'shell', 'python'], ask: 'never' } })
+    host.agents.service.create('chooser', { profile: { capabilities: ['python'], ask: 'never', providers: ['bubblewrap'] } })
     const providerOf = (result: ActionResult) => (result.meta.provider as { providerId?: string } | undefined)?.providerId
     const runIn = async (agentId: string) => {
       const sessionId = host.agents.sessions.start(agentId, 'test').sessionId
@@ -193,11 +192,11 @@ describe.skipIf(skip !== undefined)(`the operator's order is the order${skip ? `
       expect(result.status, JSON.stringify(result.error)).toBe('success')
       return providerOf(result)
     }
-    expect(host.agents.agents.effectiveProfile('follower').providers).toEqual(['bubblewrap', 'docker'])
+    expect(host.agents.service.effectiveProfile('follower').providers).toEqual(['bubblewrap', 'docker'])
     expect(await runIn('follower')).toBe('bubblewrap')
 
     host.settings.set('code_execution.providers', ['docker', 'bubblewrap'])
-    expect(host.agents.agents.effectiveProfile('follower').providers).toEqual(['docker', 'bubblewrap'])
+    expect(host.agents.service.effectiveProfile('follower').providers).toEqual(['docker', 'bubblewrap'])
     expect(await runIn('follower')).toBe('docker')
     // An agent that chose its own order keeps it.
     expect(await runIn('chooser')).toBe('bubblewrap')

@@ -26,8 +26,8 @@ beforeAll(async () => {
   host = createHost({ home: home.path, logError: () => undefined, imageProvisioning: { mirror: 'http://127.0.0.1:9/debian', tag: 'views-contract' } })
   await host.recovered
   host.events.subscribe((channel, payload) => events.push({ channel, payload }))
-  host.agents.agents.create('coder', { profile: { capabilities: ['files'] } })
-  host.agents.agents.create('idle', { profile: { capabilities: ['files'] } })
+  host.agents.service.create('coder', { profile: { capabilities: ['files'] } })
+  host.agents.service.create('idle', { profile: { capabilities: ['files'] } })
   const { sessionId } = host.agents.sessions.start('coder', 'test')
   await host.agents.sessions.execute({ sessionId, tool: 'write_file', input: { path: 'src/app.py', content: 'print("hi")\n' } })
   await host.agents.sessions.execute({ sessionId, tool: 'write_file', input: { path: 'notes.md', content: '# notes\n' } })

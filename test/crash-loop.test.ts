@@ -41,16 +41,16 @@ beforeAll(async () => {
   neighbour = makeTempDir('airlock-crash-neighbour-', { outsideTmp: true })
   const host = createHost({ home: home.path, logError: () => undefined })
   await host.recovered
-  tokens.worker = host.agents.agents.create('worker', { profile: { capabilities: ['files', 'shell'], ask: 'never' } }).token
-  tokens.asker = host.agents.agents.create('asker', { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 3600 } }).token
-  tokens.boxer = host.agents.agents.create('boxer', { profile: { capabilities: ['python'], providers: ['docker'], ask: 'never' } }).token
-  tokens.linker = host.agents.agents.create('linker', {
+  tokens.worker = host.agents.service.create('worker', { profile: { capabilities: ['files', 'shell'], ask: 'never' } }).token
+  tokens.asker = host.agents.service.create('asker', { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 3600 } }).token
+  tokens.boxer = host.agents.service.create('boxer', { profile: { capabilities: ['python'], providers: ['docker'], ask: 'never' } }).token
+  tokens.linker = host.agents.service.create('linker', {
     profile: { capabilities: ['mcp'], ask: 'never', mcpServers: [{ name: 'probe', command: ['/usr/bin/node', join(fixtures, 'mcp-probe-server.mjs'), upstreamMarker], readOnlyPaths: [fixtures] }] }
   }).token
   await host.dispose()
   const other = createHost({ home: neighbour.path, logError: () => undefined })
   await other.recovered
-  tokens.neighbour = other.agents.agents.create('neighbour', { profile: { capabilities: ['shell'], providers: ['docker'], ask: 'never', limits: { timeoutSeconds: 3600 } } }).token
+  tokens.neighbour = other.agents.service.create('neighbour', { profile: { capabilities: ['shell'], providers: ['docker'], ask: 'never', limits: { timeoutSeconds: 3600 } } }).token
   await other.dispose()
 }, 600_000)
 afterAll(() => {

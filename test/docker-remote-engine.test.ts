@@ -39,7 +39,7 @@ describe.skipIf(skip !== undefined)(`a remote Docker engine over TCP with TLS${s
     Object.assign(process.env, { DOCKER_HOST: remote.host, DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: remote.certPath })
     host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('builder', { profile: { capabilities: ['files', 'shell', 'python'], providers: ['docker'] } })
+    host.agents.service.create('builder', { profile: { capabilities: ['files', 'shell', 'python'], providers: ['docker'] } })
     sessionId = host.agents.sessions.start('builder', 'test').sessionId
   }, 600_000)
 
@@ -54,7 +54,7 @@ describe.skipIf(skip !== undefined)(`a remote Docker engine over TCP with TLS${s
   })
 
   it('runs code on the remote engine: the bundle goes in, the output comes back, nothing is bound', async () => {
-    writeFileSync(join(host.agents.agents.workspaceOf('builder'), 'notes.txt'), 'on the host only')
+    writeFileSync(join(host.agents.service.workspaceOf('builder'), 'notes.txt'), 'on the host only')
     const seen: Array<{ binds: unknown; mounts: Array<{ Type: string }> }> = []
     const watcher = setInterval(() => {
       void containersOn(remote.docker).then(async (list) => {

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AgentGateway } from '../src/main/gateway'
-import { startHostGateway } from '../src/main/host'
-import { createHost, type Host } from '../src/main/host'
+import { createHost, startHostGateway, type Host } from '../src/main/host'
 import { callTool, connectAgent } from './support/mcp-gateway-client'
 import { makeTempDir } from './support/temp-home'
 
@@ -21,7 +20,7 @@ describe('approval waits through the gateway', () => {
     dir = makeTempDir('airlock-gateway-approvals-')
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    token = host.agents.agents.create('asker', { profile: { capabilities: ['files'], ask: 'always' } }).token
+    token = host.agents.service.create('asker', { profile: { capabilities: ['files'], ask: 'always' } }).token
     gateway = await startHostGateway(host, { port: 0, logError: () => undefined })
   })
   afterAll(async () => {

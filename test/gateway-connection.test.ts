@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AgentGateway } from '../src/main/gateway'
-import { startHostGateway } from '../src/main/host'
-import { createHost, type Host } from '../src/main/host'
+import { createHost, startHostGateway, type Host } from '../src/main/host'
 import { makeTempDir } from './support/temp-home'
 
 // The Agents view's connection snippets through the contract (`agents.connection`): the URL of the
@@ -18,7 +17,7 @@ describe('agents.connection', () => {
     dir = makeTempDir('airlock-gateway-connection-')
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('coder')
+    host.agents.service.create('coder')
   })
   afterAll(async () => {
     await host?.dispose()

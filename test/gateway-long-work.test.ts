@@ -96,7 +96,7 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     dir = makeTempDir('airlock-long-work-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    token = host.agents.agents.create('worker', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' } }).token
+    token = host.agents.service.create('worker', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' } }).token
     gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   })
   afterAll(async () => {
@@ -106,7 +106,7 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
   })
 
   it('tools/list describes every input field of run_command, and run_code offers only the agent\'s runtimes', async () => {
-    const coderToken = host.agents.agents.create('pycoder', { profile: { capabilities: ['shell', 'python'], runtimes: ['python'], providers: ['bubblewrap'], ask: 'never' } }).token
+    const coderToken = host.agents.service.create('pycoder', { profile: { capabilities: ['shell', 'python'], runtimes: ['python'], providers: ['bubblewrap'], ask: 'never' } }).token
     const coder = await connectAgent(gateway.url, coderToken)
     try {
       const { tools } = await coder.client.listTools()
@@ -273,7 +273,7 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
       return { host, gateway: await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined }) }
     }
     const first = await start()
-    const { token } = first.host.agents.agents.create('durable', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'notes/**': 'CONFIDENTIAL' } } } })
+    const { token } = first.host.agents.service.create('durable', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'notes/**': 'CONFIDENTIAL' } } } })
     const open = async (url: string) => {
       const init = await rawRequest(url, {
         headers: mcpHeaders(token),
@@ -312,7 +312,7 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
       expect(gone.status).toBe(404)
       expect(rpcError(gone.body).message).toMatch(/start a new session with initialize/)
       // Another agent's token cannot resume it.
-      const { token: other } = second.host.agents.agents.create('other', { profile: { capabilities: ['files'], ask: 'never' } })
+      const { token: other } = second.host.agents.service.create('other', { profile: { capabilities: ['files'], ask: 'never' } })
       const foreign = await rawRequest(second.gateway.url, { headers: { ...kept, authorization: `Bearer ${other}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) })
       expect(foreign.status).toBe(404)
     } finally {

@@ -47,8 +47,8 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     upstream = await startUpstream()
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    for (const id of ['alice', 'bob', 'mallory']) tokens[id] = host.agents.agents.create(id, { profile: filesOnly }).token
-    tokens.carol = host.agents.agents.create('carol', { profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] } }).token
+    for (const id of ['alice', 'bob', 'mallory']) tokens[id] = host.agents.service.create(id, { profile: filesOnly }).token
+    tokens.carol = host.agents.service.create('carol', { profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] } }).token
     // The approval queue's hook, driven by the test: the gateway's side (progress to the client) is under test.
     const approvalWaits: ApprovalWaits = {
       watchCall: (callId, listener) => {
@@ -124,14 +124,14 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
       expect(response.headers['www-authenticate']).toBe('Bearer realm="airlock"')
       expect(rpcError(response.body)).toMatchObject({ code: -32000, data: { reason: 'unauthorized' } })
     }
-    const { token } = host.agents.agents.create('temp', { profile: filesOnly })
-    host.agents.agents.rotateToken('temp')
+    const { token } = host.agents.service.create('temp', { profile: filesOnly })
+    host.agents.service.rotateToken('temp')
     expect((await rawRequest(gateway.url, { headers: mcpHeaders(token), body: JSON.stringify(initializeBody) })).status).toBe(401)
-    host.agents.agents.disable('bob')
+    host.agents.service.disable('bob')
     try {
       await expect(connectAgent(gateway.url, tokens.bob!)).rejects.toThrow(/401|Bearer/)
     } finally {
-      host.agents.agents.enable('bob')
+      host.agents.service.enable('bob')
     }
     expect(host.store.sessions.list({}).length).toBe(before)
   })

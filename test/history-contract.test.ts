@@ -16,7 +16,7 @@ beforeAll(async () => {
   host = createHost({ home: home.path, logError: () => undefined })
   await host.recovered
   host.events.subscribe((channel, payload) => channel === 'airlock:history:changed' && pushed.push(payload))
-  host.agents.agents.create('coder', { profile: { capabilities: ['files'] } })
+  host.agents.service.create('coder', { profile: { capabilities: ['files'] } })
   const { sessionId } = host.agents.sessions.start('coder', 'test')
   await host.agents.sessions.execute({ sessionId, tool: 'write_file', input: { path: 'a.txt', content: 'hello' } })
   await host.agents.sessions.execute({ sessionId, tool: 'read_file', input: { path: '../outside.txt' } })

@@ -86,7 +86,7 @@ describe('the official MCP conformance suite (server scenarios) against the gate
     dir = makeTempDir('airlock-conformance-')
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    const { token } = host.agents.agents.create('conformance', { profile: { capabilities: ['files'], ask: 'never' } })
+    const { token } = host.agents.service.create('conformance', { profile: { capabilities: ['files'], ask: 'never' } })
     gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
     proxy = await bearerProxy(gateway.url, token)
   })

@@ -59,7 +59,7 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
     port = (listener.address() as { port: number }).port
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    const created = host.agents.agents.create('coder', {
+    const created = host.agents.service.create('coder', {
       profile: {
         capabilities: ['mcp'],
         mcpServers: [
@@ -70,7 +70,7 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
       }
     })
     workspace = created.workspace
-    otherWorkspace = host.agents.agents.create('other').workspace
+    otherWorkspace = host.agents.service.create('other').workspace
     writeFileSync(join(otherWorkspace, 'scratch', 'notes.txt'), 'the other agent’s notes')
     writeFileSync(join(workspace, 'scratch', 'mine.txt'), 'outside the server scratch')
     sessionId = host.agents.sessions.start('coder', 'test').sessionId

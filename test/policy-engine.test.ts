@@ -24,7 +24,7 @@ describe.skipIf(skip !== undefined)(`the policy engine through the host${skip ? 
   let answer: ApprovalDecision['status'] = 'denied'
 
   const open = (agentId: string, profile: AgentProfile) => {
-    host.agents.agents.create(agentId, { profile: { providers: ['bubblewrap'], ...profile } })
+    host.agents.service.create(agentId, { profile: { providers: ['bubblewrap'], ...profile } })
     const { sessionId } = host.agents.sessions.start(agentId, 'test')
     return (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
   }
@@ -156,7 +156,7 @@ describe.skipIf(skip !== undefined || chromiumSkip !== undefined)(`classificatio
       return { status: 'denied', reason: 'the operator said no' }
     })
     host.resources.approval.setDefaultHandler('test')
-    host.agents.agents.create('reader', { profile: { capabilities: ['files', 'browser'], network: 'full', classificationCeiling: 'CONFIDENTIAL' } })
+    host.agents.service.create('reader', { profile: { capabilities: ['files', 'browser'], network: 'full', classificationCeiling: 'CONFIDENTIAL' } })
   }, 60_000)
 
   afterAll(async () => {
@@ -192,7 +192,7 @@ describe.skipIf(skip !== undefined || chromiumSkip !== undefined)(`classificatio
   })
 
   it("reading above the ceiling asks (the restarted host has no test handler: the request waits in the operator's queue, nobody decides, it expires: fail closed)", async () => {
-    host.agents.agents.create('junior', { profile: { capabilities: ['files'], classificationCeiling: 'INTERNAL', approvalTimeoutSeconds: 1 } })
+    host.agents.service.create('junior', { profile: { capabilities: ['files'], classificationCeiling: 'INTERNAL', approvalTimeoutSeconds: 1 } })
     const sessionId = host.agents.sessions.start('junior', 'test').sessionId
     const result = await host.agents.sessions.execute({ sessionId, tool: 'read_file', input: { path: 'secrets/x.txt' } })
     expect(result).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/expired/) }, meta: { policy: { decision: 'ask', rule: 'classification.above_ceiling' } } })

@@ -22,7 +22,7 @@ type SkillHost = Awaited<ReturnType<typeof skillHost>>
 
 /** Another agent of the host (on bubblewrap, with `profile`) and a session of it: its calls. */
 function session(h: SkillHost, agentId: string, profile: AgentProfile = {}) {
-  h.host.agents.agents.create(agentId, { profile: { providers: ['bubblewrap'], ...profile } })
+  h.host.agents.service.create(agentId, { profile: { providers: ['bubblewrap'], ...profile } })
   const { sessionId } = h.host.agents.sessions.start(agentId, 'test')
   return (tool: string, input: unknown) => h.host.agents.sessions.execute({ sessionId, tool, input })
 }
@@ -245,8 +245,8 @@ describe('skills contract', () => {
   it('a removed agent leaves no approval behind for a new agent with its id', async () => {
     await h.call('persist_skill', { ...echoSkill, name: 'kept' })
     await h.ipc('approve', { agentId: 'coder', name: 'kept', revision: 1 })
-    h.host.agents.agents.remove('coder')
-    h.host.agents.agents.create('coder')
+    h.host.agents.service.remove('coder')
+    h.host.agents.service.create('coder')
     expect(await h.ipc('list', { agentId: 'coder' })).toEqual({ ok: true, value: [] })
   })
 })

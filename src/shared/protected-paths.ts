@@ -12,7 +12,7 @@ import { z } from 'zod'
  * Paths are workspace-relative, exact (no globs), and the list only grows: a profile's
  * `protectedPaths` adds to it. A path that does not exist when a run starts cannot be mounted
  * over: what the run makes there is moved to `.airlock/quarantine/` once it is over
- * (providers/process/workspace-entries.ts), except inside a `.git` the run itself made (`git
+ * (core/sandbox/workspace-entries.ts), except inside a `.git` the run itself made (`git
  * init`), whose config and hooks are the new repository's own.
  */
 export const defaultProtectedPaths: readonly string[] = [

@@ -6,7 +6,7 @@ import { makeTempDir } from '../support/temp-home'
 import { createVectorSearchAction, vectorSearchAction } from '../../src/main/actions/vector_search'
 import { createVectorUpsertAction, vectorUpsertAction } from '../../src/main/actions/vector_upsert'
 import { ActionDispatcher, ActionRegistry, claimWorkspace, ExecutionResourceManager, type ActionAgent, type ActionCallEnd, type ActionHistory } from '../../src/main/core'
-import type { Embedder } from '../../src/main/core/live-resources-vector'
+import type { Embedder } from '../../src/main/core/live-resources/vector'
 import { VectorStoreProvider } from '../../src/main/providers/vector-store/vector-store-provider'
 
 // vector_upsert and vector_search end to end through real parts: the dispatcher, the registry,

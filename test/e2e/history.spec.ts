@@ -208,7 +208,7 @@ test('History follows calls as they happen, on top, without moving the rows the 
   await expect(count).toHaveText(`${seeded.total} calls recorded`)
 
   const agents = running.host.agents
-  agents.agents.create('live')
+  agents.service.create('live')
   const { sessionId } = agents.sessions.start('live', 'e2e')
   const written = await agents.sessions.execute({ sessionId, tool: 'write_file', input: { path: 'notes.md', content: 'hello\n' } })
   expect(written.ok).toBe(true)

@@ -1,6 +1,5 @@
 import AxeBuilder from '@axe-core/playwright'
-import type { Page, TestInfo } from '@playwright/test'
-import { expect } from '@playwright/test'
+import { expect, type Page, type TestInfo } from '@playwright/test'
 
 /**
  * Checks the page with axe-core (WCAG 2 A/AA rules) and fails on any serious or critical

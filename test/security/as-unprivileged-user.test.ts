@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest'
 
 const repoRoot = join(__dirname, '..', '..')
 const asRoot = process.getuid?.() === 0
-const suites = ['test/security/bubblewrap-escapes.test.ts', 'test/security/host-runner.test.ts', 'src/main/providers/trusted-local', 'src/main/providers/process/run-ledger.test.ts', 'test/security/workspace-paths.test.ts', 'src/main/actions/write_file', 'src/main/actions/read_file', 'src/main/actions/edit_file', 'src/main/actions/list_directory', 'src/main/actions/search_files', 'src/main/files/workspace', 'test/mcp-sandboxed.test.ts', 'test/security/attack-mcp-upstream.test.ts', 'src/main/providers/mcp']
+const suites = ['test/security/bubblewrap-escapes.test.ts', 'test/security/host-runner.test.ts', 'src/main/providers/trusted-local', 'src/main/providers/runner/run-ledger.test.ts', 'test/security/workspace-paths.test.ts', 'src/main/actions/write_file', 'src/main/actions/read_file', 'src/main/actions/edit_file', 'src/main/actions/list_directory', 'src/main/actions/search_files', 'src/main/files/workspace', 'test/mcp-sandboxed.test.ts', 'test/security/attack-mcp-upstream.test.ts', 'src/main/providers/mcp']
 
 /** Runs vitest with `args` as uid 65534 (HOME a fresh folder of that user's) and returns its output; fails on a non-zero exit. */
 function vitestAsNobody(args: string[], env: NodeJS.ProcessEnv = process.env): string {

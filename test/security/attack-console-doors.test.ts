@@ -127,13 +127,13 @@ describe('marking an MCP server unsafe from the web console', () => {
     const created = await ws.call('airlock:agents:create', { agentId: 'intruder', profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } })
     expect(created).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
     expect(!created.ok && created.error.message).toMatch(/shell.*without a sandbox.*web console cannot confirm.*desktop app.*airlock agent update/)
-    expect(running.host.agents.agents.list().map((agent) => agent.id)).not.toContain('intruder')
+    expect(running.host.agents.service.list().map((agent) => agent.id)).not.toContain('intruder')
 
     expect(await ws.call('airlock:agents:create', { agentId: 'plain', profile: { capabilities: ['mcp'] } })).toMatchObject({ ok: true })
     for (const change of [{ profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } }, { patch: { mcpServers: [unsafeServer] } }]) {
       expect(await ws.call('airlock:agents:update', { agentId: 'plain', ...change })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
     }
-    expect(running.host.agents.agents.get('plain').profile.mcpServers ?? []).toEqual([])
+    expect(running.host.agents.service.get('plain').profile.mcpServers ?? []).toEqual([])
 
     expect(await ws.call('airlock:agents:saveRole', { id: 'hosted', defaults: { allowUnsafeLocal: true, mcpServers: [unsafeServer] } })).toMatchObject({
       ok: false,
@@ -143,12 +143,12 @@ describe('marking an MCP server unsafe from the web console', () => {
   })
 
   it('a server the operator marked unsafe elsewhere (the CLI) stays editable from the console as long as it is not changed; a changed command asks again', async () => {
-    running.host.agents.agents.create('ops', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }] } })
-    const stored = running.host.agents.agents.get('ops').profile
+    running.host.agents.service.create('ops', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }] } })
+    const stored = running.host.agents.service.get('ops').profile
     expect(await ws.call('airlock:agents:update', { agentId: 'ops', name: 'Ops agent', profile: stored })).toMatchObject({ ok: true })
     const swapped = { ...stored, mcpServers: [{ name: 'tool', command: ['/bin/sh', '-c', 'id > marker'], unsafe: true }] }
     expect(await ws.call('airlock:agents:update', { agentId: 'ops', profile: swapped })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
-    expect(running.host.agents.agents.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
+    expect(running.host.agents.service.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
     // Sandboxed servers need no confirmation.
     expect(await ws.call('airlock:agents:update', { agentId: 'ops', patch: { mcpServers: [{ name: 'tool', command: ['/usr/bin/true'] }] } })).toMatchObject({ ok: true })
   })
@@ -156,12 +156,12 @@ describe('marking an MCP server unsafe from the web console', () => {
   it('the red team\'s other routes to the host are refused the same way: allowUnsafeLocal (trusted_local), an unsafe server\'s env, docker extra arguments', async () => {
     const trusted = { providers: ['trusted_local'], allowUnsafeLocal: true, isolation: 'none' }
     expect(await ws.call('airlock:agents:create', { agentId: 'local', profile: trusted })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
-    expect(running.host.agents.agents.list().map((agent) => agent.id)).not.toContain('local')
+    expect(running.host.agents.service.list().map((agent) => agent.id)).not.toContain('local')
     expect(await ws.call('airlock:agents:update', { agentId: 'plain', patch: trusted })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
     expect(await ws.call('airlock:agents:saveRole', { id: 'locals', defaults: { allowUnsafeLocal: true } })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
 
-    running.host.agents.agents.create('envy', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true, env: { TOKEN: 'secret-value-1' } }] } })
-    const stored = running.host.agents.agents.get('envy').profile
+    running.host.agents.service.create('envy', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true, env: { TOKEN: 'secret-value-1' } }] } })
+    const stored = running.host.agents.service.get('envy').profile
     // Sent back as shown (the secret redacted): no change, no question.
     expect(await ws.call('airlock:agents:update', { agentId: 'envy', name: 'Envy', profile: stored })).toMatchObject({ ok: true })
     for (const env of [{ TOKEN: '<redacted>', LD_PRELOAD: '/tmp/evil.so' }, { TOKEN: 'another' }, { NODE_OPTIONS: '--require /tmp/x.js' }]) {

@@ -28,8 +28,8 @@ describe.skipIf(skip !== undefined)(`a disabled or removed agent${skip ? ` (skip
   })
 
   it('stops calls in flight and later, and the token, when disabled; again when removed', async () => {
-    const { token } = host.agents.agents.create('coder', { profile: { providers: ['bubblewrap'], ask: 'never' } })
-    expect(host.agents.agents.authenticate(token)?.id).toBe('coder')
+    const { token } = host.agents.service.create('coder', { profile: { providers: ['bubblewrap'], ask: 'never' } })
+    expect(host.agents.service.authenticate(token)?.id).toBe('coder')
     const { sessionId } = host.agents.sessions.start('coder', 'test')
     const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
     // After a disable the session is closed: a call is refused (thrown) or `blocked`, either is safe.
@@ -44,17 +44,17 @@ describe.skipIf(skip !== undefined)(`a disabled or removed agent${skip ? ` (skip
     const started = Date.now()
     const inFlight = call('run_command', { command: 'sleep 30; echo late > late.txt' })
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    host.agents.agents.disable('coder')
+    host.agents.service.disable('coder')
     const ended = await inFlight
     expect(ended.status).toBe('blocked')
     expect(Date.now() - started).toBeLessThan(20_000)
-    expect(host.agents.agents.authenticate(token)).toBeUndefined()
+    expect(host.agents.service.authenticate(token)).toBeUndefined()
 
     expect(['blocked', 'SessionClosedError']).toContain(await refused('write_file', { path: 'after-disable.txt', content: 'x' }))
     expect(['blocked', 'SessionClosedError']).toContain(await refused('run_command', { command: 'echo x > after-disable-cmd.txt' }))
     expect(() => host.agents.sessions.start('coder', 'again')).toThrow()
 
-    host.agents.agents.enable('coder')
+    host.agents.service.enable('coder')
     // The old session stays closed; a new one works.
     expect(['blocked', 'SessionClosedError']).toContain(await refused('write_file', { path: 'after-enable-old-session.txt', content: 'x' }))
     const fresh = host.agents.sessions.start('coder', 'fresh').sessionId
@@ -65,13 +65,13 @@ describe.skipIf(skip !== undefined)(`a disabled or removed agent${skip ? ` (skip
     expect(names).not.toContain('after-disable.txt')
     expect(names).not.toContain('late.txt')
 
-    host.agents.agents.remove('coder')
-    expect(host.agents.agents.authenticate(token)).toBeUndefined()
+    host.agents.service.remove('coder')
+    expect(host.agents.service.authenticate(token)).toBeUndefined()
     const afterRemove = await host.agents.sessions.execute({ sessionId: fresh, tool: 'write_file', input: { path: 'after-remove.txt', content: 'x' } }).then((result) => result.status, (error: Error) => error.name)
     expect(['blocked', 'SessionClosedError']).toContain(afterRemove)
 
     // A new agent with the same id gets a new token; the old one still does not authenticate.
-    host.agents.agents.create('coder', { profile: { providers: ['bubblewrap'] } })
-    expect(host.agents.agents.authenticate(token)).toBeUndefined()
+    host.agents.service.create('coder', { profile: { providers: ['bubblewrap'] } })
+    expect(host.agents.service.authenticate(token)).toBeUndefined()
   }, 120_000)
 })

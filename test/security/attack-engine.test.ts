@@ -34,8 +34,8 @@ describe.skipIf(skip !== undefined)(`attacks on the policy engine${skip ? ` (ski
   let answer: ApprovalDecision['status'] = 'denied'
 
   const agent = (agentId: string, profile: AgentProfile) => {
-    host.agents.agents.create(agentId, { profile: { providers: ['bubblewrap'], ...profile } })
-    const workspace = host.agents.agents.workspaceOf(agentId)
+    host.agents.service.create(agentId, { profile: { providers: ['bubblewrap'], ...profile } })
+    const workspace = host.agents.service.workspaceOf(agentId)
     mkdirSync(join(workspace, 'secrets'), { recursive: true })
     writeFileSync(join(workspace, 'secrets', 'x'), `${SECRET}\n`)
     const session = () => {

@@ -36,8 +36,8 @@ for (const { id, skip } of providers) {
       mkdirSync(outside, { mode: 0o755 })
       host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
       await host.recovered
-      host.agents.agents.create('coder', { profile: { providers: [id], ask: 'never' } })
-      workspace = host.agents.agents.workspaceOf('coder')
+      host.agents.service.create('coder', { profile: { providers: [id], ask: 'never' } })
+      workspace = host.agents.service.workspaceOf('coder')
     }, 240_000)
 
     afterAll(async () => {

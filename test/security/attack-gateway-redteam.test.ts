@@ -4,8 +4,7 @@ import { createServer as createHttpServer, request as httpRequest, type Incoming
 import { connect as netConnect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
+import { LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAgentGateway, type AgentGateway } from '../../src/main/gateway'
 import { createHost, gatewayDeps, type Host } from '../../src/main/host'
@@ -117,9 +116,9 @@ describe('red team: the agent gateway in one process', () => {
     upstream = await startUpstream()
     host = createHost({ home: dir.path, logError: (...args: unknown[]) => void logged.push(args.map(String).join(' ')) })
     await host.recovered
-    for (const id of ['victim', 'attacker', 'batcher', 'flooder', 'shrinking', 'reborn']) tokens[id] = host.agents.agents.create(id, { profile: filesOnly }).token
-    tokens.mcpagent = host.agents.agents.create('mcpagent', { profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] } }).token
-    for (const id of ['slowa', 'slowb']) tokens[id] = host.agents.agents.create(id, { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 60 } }).token
+    for (const id of ['victim', 'attacker', 'batcher', 'flooder', 'shrinking', 'reborn']) tokens[id] = host.agents.service.create(id, { profile: filesOnly }).token
+    tokens.mcpagent = host.agents.service.create('mcpagent', { profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] } }).token
+    for (const id of ['slowa', 'slowb']) tokens[id] = host.agents.service.create(id, { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 60 } }).token
     gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: (...args: unknown[]) => void logged.push(args.map(String).join(' ')) })
   })
   afterAll(async () => {
@@ -200,8 +199,8 @@ describe('red team: the agent gateway in one process', () => {
       await stillServes()
     })
     it('401 bodies do not tell a disabled agent from an unknown token (no oracle about other agents)', async () => {
-      const { token } = host.agents.agents.create('oracle', { profile: filesOnly })
-      host.agents.agents.disable('oracle')
+      const { token } = host.agents.service.create('oracle', { profile: filesOnly })
+      host.agents.service.disable('oracle')
       const disabled = await rawRequest(gateway.url, { headers: mcpHeaders(token), body: init })
       const unknown = await rawRequest(gateway.url, { headers: mcpHeaders('alk_' + 'q'.repeat(43)), body: init })
       expect(disabled.status).toBe(401)
@@ -506,7 +505,7 @@ describe('red team: the agent gateway in one process', () => {
       const agent = await connectAgent(gateway.url, tokens.shrinking!)
       try {
         expect((await callTool(agent.client, 'write_file', { path: 'before.txt', content: 'ok' })).structuredContent).toMatchObject({ ok: true })
-        host.agents.agents.update('shrinking', { profile: { capabilities: ['sqlite'], ask: 'never' } })
+        host.agents.service.update('shrinking', { profile: { capabilities: ['sqlite'], ask: 'never' } })
         // A new session sees the narrowed profile at once...
         const fresh = await connectAgent(gateway.url, tokens.shrinking!)
         expect((await fresh.client.listTools()).tools.map((t) => t.name)).not.toContain('write_file')
@@ -520,11 +519,11 @@ describe('red team: the agent gateway in one process', () => {
       }
     })
     it("after the operator tightens ask to 'always', an open session's next write waits for the operator", async () => {
-      const { token } = host.agents.agents.create('tightened', { profile: filesOnly })
+      const { token } = host.agents.service.create('tightened', { profile: filesOnly })
       const agent = await connectAgent(gateway.url, token)
       try {
         expect((await callTool(agent.client, 'write_file', { path: 'one.txt', content: '1' })).structuredContent).toMatchObject({ ok: true })
-        host.agents.agents.update('tightened', { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 2 } })
+        host.agents.service.update('tightened', { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 2 } })
         const second = await callTool(agent.client, 'write_file', { path: 'two.txt', content: '2' })
         expect(second.structuredContent.ok).toBe(false)
         expect(existsSync(join(dir.path, 'workspaces', 'tightened', 'two.txt'))).toBe(false)
@@ -533,11 +532,11 @@ describe('red team: the agent gateway in one process', () => {
       }
     })
     it("after the operator lowers limits.diskMb, an open session's write over the new quota is refused", async () => {
-      const { token } = host.agents.agents.create('quota', { profile: filesOnly })
+      const { token } = host.agents.service.create('quota', { profile: filesOnly })
       const agent = await connectAgent(gateway.url, token)
       try {
         expect((await callTool(agent.client, 'write_file', { path: 'small.txt', content: 'x' })).structuredContent).toMatchObject({ ok: true })
-        host.agents.agents.update('quota', { profile: { ...filesOnly, limits: { diskMb: 1 } } })
+        host.agents.service.update('quota', { profile: { ...filesOnly, limits: { diskMb: 1 } } })
         const big = await callTool(agent.client, 'write_file', { path: 'big.txt', content: 'y'.repeat(3 * 1024 * 1024) })
         expect(big.structuredContent.ok).toBe(false)
       } finally {
@@ -558,8 +557,8 @@ describe('red team: the agent gateway in one process', () => {
       const old = await connectAgent(gateway.url, tokens.reborn!)
       const sessionId = old.transport.sessionId!
       expect((await callTool(old.client, 'write_file', { path: 'old.txt', content: 'old life' })).structuredContent).toMatchObject({ ok: true })
-      host.agents.agents.remove('reborn')
-      const { token } = host.agents.agents.create('reborn', { profile: filesOnly })
+      host.agents.service.remove('reborn')
+      const { token } = host.agents.service.create('reborn', { profile: filesOnly })
       const reuse = await rawRequest(gateway.url, {
         headers: mcpHeaders(token, { 'mcp-session-id': sessionId, ...protocol }),
         body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'old.txt' } } })
@@ -742,7 +741,7 @@ describe('red team: the agent gateway in one process', () => {
 
   describe('CPU: catastrophic regular expressions', () => {
     it('16 concurrent catastrophic regex searches (the per-agent maximum) do not stall another agent', async () => {
-      const { token } = host.agents.agents.create('redos', { profile: filesOnly })
+      const { token } = host.agents.service.create('redos', { profile: filesOnly })
       const agent = await connectAgent(gateway.url, token, { maxSockets: 32 })
       try {
         await callTool(agent.client, 'write_file', { path: 'evil.txt', content: `${'a'.repeat(40)}!\n`.repeat(50) })
@@ -760,7 +759,7 @@ describe('red team: the agent gateway in one process', () => {
       }
     }, 60_000)
     it('a glob with nested braces is refused or bounded: it does not stall the gateway', async () => {
-      const { token } = host.agents.agents.create('braces', { profile: filesOnly })
+      const { token } = host.agents.service.create('braces', { profile: filesOnly })
       const agent = await connectAgent(gateway.url, token)
       try {
         await callTool(agent.client, 'write_file', { path: 'a.txt', content: 'x' })
@@ -852,7 +851,7 @@ describe('red team: the agent gateway in one process', () => {
 
   describe('hostile files an agent leaves for the host', () => {
     it('.exec_history planted as a symlink to a host file: the host never writes through it', async () => {
-      const { token } = host.agents.agents.create('planter', { profile: filesOnly })
+      const { token } = host.agents.service.create('planter', { profile: filesOnly })
       const workspace = join(dir.path, 'workspaces', 'planter')
       const outside = join(dir.path, 'outside-target.txt')
       writeFileSync(outside, 'host file\n')
@@ -868,7 +867,7 @@ describe('red team: the agent gateway in one process', () => {
       expect(lstatSync(join(workspace, '.exec_history')).isSymbolicLink()).toBe(true)
     })
     it('.exec_history planted as a FIFO: the call ends and other agents are still served (the host never blocks on it)', async () => {
-      const { token } = host.agents.agents.create('fifo', { profile: filesOnly })
+      const { token } = host.agents.service.create('fifo', { profile: filesOnly })
       const workspace = join(dir.path, 'workspaces', 'fifo')
       execFileSync('rm', ['-f', join(workspace, '.exec_history')])
       execFileSync('mkfifo', [join(workspace, '.exec_history')])
@@ -959,7 +958,7 @@ describe.skipIf(!haveBwrap)('red team: a shell agent and the host\'s processes (
     dir = makeTempDir('airlock-redteam-bwrap-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    for (const id of ['hoarder', 'sleeper', 'closer']) tokens[id] = host.agents.agents.create(id, { profile: shell }).token
+    for (const id of ['hoarder', 'sleeper', 'closer']) tokens[id] = host.agents.service.create(id, { profile: shell }).token
     gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   })
   afterAll(async () => {
@@ -1021,7 +1020,7 @@ describe.skipIf(!haveBwrap)('red team: a shell agent and the host\'s processes (
     )
     await sleep(1500)
     const started = Date.now()
-    host.agents.agents.disable('sleeper')
+    host.agents.service.disable('sleeper')
     try {
       const outcome = (await running) as { structuredContent?: { ok: boolean; data?: { stdout?: string } } }
       expect(Date.now() - started).toBeLessThan(10_000)
@@ -1029,7 +1028,7 @@ describe.skipIf(!haveBwrap)('red team: a shell agent and the host\'s processes (
       expect(outcome.structuredContent?.data?.stdout ?? '').not.toContain('finished')
       await expect.poll(() => descendantsOf().length, { timeout: 10_000 }).toBeLessThanOrEqual(before)
     } finally {
-      host.agents.agents.enable('sleeper')
+      host.agents.service.enable('sleeper')
       await agent.close().catch(() => undefined)
     }
   }, 90_000)

@@ -23,7 +23,7 @@ describe('attacks on the agent gateway', () => {
     dir = makeTempDir('airlock-attack-gateway-')
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    for (const id of ['victim', 'attacker']) tokens[id] = host.agents.agents.create(id, { profile: filesOnly }).token
+    for (const id of ['victim', 'attacker']) tokens[id] = host.agents.service.create(id, { profile: filesOnly }).token
     gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined })
   })
   afterAll(async () => {
@@ -113,17 +113,17 @@ describe('attacks on the agent gateway', () => {
     it('a disabled agent is refused at once, also in its open session; enabled again, the old session is gone', async () => {
       const attacker = await connectAgent(gateway.url, tokens.attacker!)
       const sessionId = attacker.transport.sessionId!
-      host.agents.agents.disable('attacker')
+      host.agents.service.disable('attacker')
       await expect(attacker.client.listTools()).rejects.toThrow(/"reason":"unauthorized"/)
-      host.agents.agents.enable('attacker')
+      host.agents.service.enable('attacker')
       await expect(attacker.client.listTools()).rejects.toThrow(/Session not found/)
       await expect.poll(() => host.store.sessions.listByAgent('attacker').find((s) => s.id === sessionId)?.endReason).toBe('agent_disabled')
       await attacker.close().catch(() => undefined)
     })
     it('a rotated token stops working in the session it opened', async () => {
-      const { token } = host.agents.agents.create('rotating', { profile: filesOnly })
+      const { token } = host.agents.service.create('rotating', { profile: filesOnly })
       const agent = await connectAgent(gateway.url, token)
-      host.agents.agents.rotateToken('rotating')
+      host.agents.service.rotateToken('rotating')
       await expect(agent.client.listTools()).rejects.toThrow(/"reason":"unauthorized"/)
       await agent.close().catch(() => undefined)
     })

@@ -40,7 +40,7 @@ function labelledPathAttacks(provider: string): void {
     dir = makeTempDir('airlock-labelled-', { outsideTmp: true })
     host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     await host.recovered
-    workspace = host.agents.agents.create('reader', {
+    workspace = host.agents.service.create('reader', {
       profile: {
         capabilities: ['files', 'shell'],
         providers: [provider as 'bubblewrap'],
@@ -150,7 +150,7 @@ describe('a provider that cannot hide labelled paths does not serve the call', (
     const host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     try {
       await host.recovered
-      host.agents.agents.create('lister', { profile: { capabilities: ['files', 'shell'], providers: ['bash'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'secrets/**': 'CONFIDENTIAL' } } } })
+      host.agents.service.create('lister', { profile: { capabilities: ['files', 'shell'], providers: ['bash'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'secrets/**': 'CONFIDENTIAL' } } } })
       const { sessionId } = host.agents.sessions.start('lister', 'test')
       const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
       expect((await call('write_file', { path: 'secrets/key', content: `${secret}\n` })).status).toBe('success')

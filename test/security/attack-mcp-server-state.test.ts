@@ -51,7 +51,7 @@ describe.skipIf(skip !== undefined)(`an agent cannot reach into its own MCP serv
     it(`${unsafe ? 'an unsafe' : 'a sandboxed'} Python server never runs the usercustomize.py and .pth files the agent planted, and its state folder is out of the agent's sandbox`, async () => {
       const agentId = unsafe ? 'planter-unsafe' : 'planter'
       const server = { name: 'pysrv', command: ['/usr/bin/python3', pythonServer], env: { API_KEY: apiKey }, ...(unsafe ? { unsafe: true } : { readOnlyPaths: [fixtures] }) }
-      const { workspace } = host.agents.agents.create(agentId, { profile: { capabilities: ['files', 'shell', 'mcp'], ask: 'never', mcpServers: [server] } })
+      const { workspace } = host.agents.service.create(agentId, { profile: { capabilities: ['files', 'shell', 'mcp'], ask: 'never', mcpServers: [server] } })
       const sessionId = host.agents.sessions.start(agentId, 'test').sessionId
       const call = (tool: string, input: unknown): Promise<ActionResult> => host.agents.sessions.execute({ sessionId, tool, input })
       try {

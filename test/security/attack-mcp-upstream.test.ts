@@ -236,7 +236,7 @@ describe.skipIf(skip !== undefined)(`attacks on sandboxed upstream MCP servers${
     mkdirSync(outsideRoot, { mode: 0o755 })
     host = createHost({ home, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('victim')
+    host.agents.service.create('victim')
   }, 60_000)
 
   afterAll(async () => {
@@ -253,7 +253,7 @@ describe.skipIf(skip !== undefined)(`attacks on sandboxed upstream MCP servers${
       // Where the agent service will make the workspace (the config may name paths in it).
       const partial: Context = { home, outside, agentId, workspace: join(realpathSync(home), 'workspaces', agentId), host, sessionId: '', call: async () => undefined as never }
       const server = { name: 'probe', command: ['/usr/bin/node', probeServer], readOnlyPaths: [fixtures], ...attack.server(partial) }
-      const workspace = host.agents.agents.create(agentId, { profile: { capabilities: ['mcp'], mcpServers: [server] } }).workspace
+      const workspace = host.agents.service.create(agentId, { profile: { capabilities: ['mcp'], mcpServers: [server] } }).workspace
       expect(workspace).toBe(partial.workspace)
       const sessionId = host.agents.sessions.start(agentId, 'test').sessionId
       const ctx: Context = { ...partial, workspace, sessionId, call: (tool, input = {}) => host.agents.sessions.execute({ sessionId, tool, input }) }
@@ -268,13 +268,13 @@ describe.skipIf(skip !== undefined)(`attacks on sandboxed upstream MCP servers${
   })
 
   it('the profile refuses what could never be right: "/" or ".." in readOnlyPaths, env names that are not names, sandbox keys on unsafe or URL servers', () => {
-    const create = (server: Record<string, unknown>) => () => host.agents.agents.create('refused', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'probe', ...server } as McpServerConfig] } })
+    const create = (server: Record<string, unknown>) => () => host.agents.service.create('refused', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'probe', ...server } as McpServerConfig] } })
     expect(create({ command: ['node'], readOnlyPaths: ['/'] })).toThrow(/readOnlyPaths.0: must not be \/ \(the whole file system\)/)
     expect(create({ command: ['node'], readOnlyPaths: ['/usr/../root'] })).toThrow(/readOnlyPaths.0: must not contain "\.\." or NUL/)
     expect(create({ command: ['node'], readOnlyPaths: ['relative/path'] })).toThrow(/readOnlyPaths.0: must be an absolute path/)
     expect(create({ command: ['node'], env: { 'LD-PRELOAD': 'x' } })).toThrow(/mcpServers.0.env/)
     expect(create({ command: ['node'], unsafe: true, network: 'none' })).toThrow(/network: does not apply to a server marked unsafe/)
     expect(create({ url: 'http://127.0.0.1:1/mcp', readOnlyPaths: ['/opt'] })).toThrow(/readOnlyPaths: applies to stdio servers only/)
-    expect(host.agents.agents.list().map((agent) => agent.id)).not.toContain('refused')
+    expect(host.agents.service.list().map((agent) => agent.id)).not.toContain('refused')
   })
 })

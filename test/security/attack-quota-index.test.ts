@@ -45,7 +45,7 @@ describe.skipIf(skip !== undefined)(`the quota index against writes inotify neve
     dir = makeTempDir('airlock-quota-index-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('mapper', { profile: { providers: ['bubblewrap'], ask: 'never', limits: { diskMb: quotaMb, timeoutSeconds: 60 } } })
+    host.agents.service.create('mapper', { profile: { providers: ['bubblewrap'], ask: 'never', limits: { diskMb: quotaMb, timeoutSeconds: 60 } } })
     sessionId = host.agents.sessions.start('mapper', 'test').sessionId
   }, 60_000)
   afterAll(async () => {

@@ -25,7 +25,7 @@ describe.skipIf(skip !== undefined)(`secrets in keys and names never reach the r
     dir = makeTempDir('airlock-attack-keys-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('coder', {
+    host.agents.service.create('coder', {
       profile: {
         capabilities: ['files', 'shell', 'mcp', 'sqlite'],
         providers: ['bubblewrap'],
@@ -47,7 +47,7 @@ describe.skipIf(skip !== undefined)(`secrets in keys and names never reach the r
     const ids = rows.map((row) => row.id)
     const events = (host.store.db.prepare('select * from events').all() as { payload_json: string }[]).filter((event) => ids.some((id) => event.payload_json.includes(id)))
     const logs = existsSync(host.paths.logs) ? readdirSync(host.paths.logs).filter((name) => ids.some((id) => name.startsWith(id))).map((name) => readFileSync(join(host.paths.logs, name), 'utf8')) : []
-    const historyFile = join(host.agents.agents.workspaceOf('coder'), '.exec_history')
+    const historyFile = join(host.agents.service.workspaceOf('coder'), '.exec_history')
     const execHistory = (existsSync(historyFile) ? readFileSync(historyFile, 'utf8') : '').split('\n').filter((line) => ids.some((id) => line.includes(id)))
     return Object.entries({ rows, events, logs, execHistory })
       .filter(([, value]) => JSON.stringify(value).includes(envCanary))

@@ -106,7 +106,7 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
   it('holds: a removed agent takes its rules with it; an agent created later with its id inherits none', async () => {
     const { call } = h.agent('ghost')
     const ruleId = await approveAs(call('run_command', { command: 'echo boo' }), { scope: 'rule', rule: { scope: 'agent' } })
-    h.host.agents.agents.remove('ghost')
+    h.host.agents.service.remove('ghost')
     expect(h.host.rules.list({ all: true }).map((rule) => rule.id)).not.toContain(ruleId)
     const again = h.agent('ghost')
     expect((await throughQueue(again.call('run_command', { command: 'echo boo' }))).item).toMatchObject({ agentId: 'ghost' })

@@ -26,8 +26,8 @@ describe.skipIf(skip !== undefined)(`run_command's session directory under attac
     dir = makeTempDir('airlock-attack-cwd-', { outsideTmp: true })
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('coder', { profile: { providers: ['bubblewrap'], ask: 'never' } })
-    workspace = realpathSync(host.agents.agents.workspaceOf('coder'))
+    host.agents.service.create('coder', { profile: { providers: ['bubblewrap'], ask: 'never' } })
+    workspace = realpathSync(host.agents.service.workspaceOf('coder'))
   }, 120_000)
 
   afterAll(async () => {

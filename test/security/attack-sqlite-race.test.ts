@@ -45,7 +45,7 @@ describe.skipIf(skip !== undefined)(`sqlite_query under a swapped folder${skip ?
     mkdirSync(outside, { mode: 0o755 })
     host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('coder', { profile: { capabilities: ['files', 'shell', 'sqlite'], providers: ['bubblewrap'], ask: 'never' } })
+    host.agents.service.create('coder', { profile: { capabilities: ['files', 'shell', 'sqlite'], providers: ['bubblewrap'], ask: 'never' } })
   }, 120_000)
 
   afterAll(async () => {

@@ -42,8 +42,8 @@ beforeAll(async () => {
   home = makeTempDir('airlock-browser-attack-', { outsideTmp: true })
   host = createHost({ home: home.path, logError: () => undefined })
   await host.recovered
-  ws = realpathSync(host.agents.agents.create('coder', {}).workspace)
-  const other = realpathSync(host.agents.agents.create('other', {}).workspace)
+  ws = realpathSync(host.agents.service.create('coder', {}).workspace)
+  const other = realpathSync(host.agents.service.create('other', {}).workspace)
   writeFileSync(join(other, 'other-secret.txt'), `${otherSecret}\n`)
   writeFileSync(join(home.path, 'home-secret.txt'), `${homeSecret}\n`)
   outside = join(home.path, 'outside')
@@ -117,7 +117,7 @@ describe('attack: paths that leave the workspace are refused before anything is 
   })
 
   it('a workspace root replaced by a link (by anyone) is refused, not followed', async () => {
-    const victim = realpathSync(host.agents.agents.create('victim', {}).workspace)
+    const victim = realpathSync(host.agents.service.create('victim', {}).workspace)
     renameSync(victim, `${victim}-moved`)
     symlinkSync(outside, victim)
     const answer = (await host.dispatch('airlock:workspace:list', { agentId: 'victim' }, ctx)) as Answer

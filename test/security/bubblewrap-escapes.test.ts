@@ -12,7 +12,7 @@ import type { makeTempDir } from '../support/temp-home'
 import { makeEscapeStage } from './escape-stage'
 import { ExecutionResourceManager, sandboxIdentity, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../src/main/core'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
-import { detectCgroupSupport } from '../../src/main/providers/process/cgroup-limits'
+import { detectCgroupSupport } from '../../src/main/providers/runner/cgroup-limits'
 import { BubblewrapProvider } from '../../src/main/providers/bubblewrap/bubblewrap-provider'
 
 const repoRoot = join(__dirname, '..', '..')

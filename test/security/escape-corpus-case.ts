@@ -6,8 +6,8 @@ import { release } from 'node:os'
 import { expect } from 'vitest'
 import type { AgentLimits } from '@shared/agents'
 import { sandboxIdentity, type ActionResult } from '../../src/main/core'
-import { detectCgroupSupport } from '../../src/main/providers/process/cgroup-limits'
-import { syscallNumbers } from '../../src/main/providers/process/syscall-denylist'
+import { detectCgroupSupport } from '../../src/main/providers/runner/cgroup-limits'
+import { syscallNumbers } from '../../src/main/core/sandbox/syscall-denylist'
 import type { CaseContext, CorpusProviderId } from './escape-corpus-stage'
 
 /** One tool call of the attacking agent, exactly as its MCP call would arrive. */

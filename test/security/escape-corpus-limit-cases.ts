@@ -17,7 +17,7 @@ const airlockFiles = [
   'src/main/providers/bubblewrap/seccomp-filter.ts',
   'src/main/providers/bubblewrap/sandbox-command.ts',
   'src/main/providers/docker/seccomp-profile.ts',
-  'src/main/providers/process/syscall-denylist.ts',
+  'src/main/core/sandbox/syscall-denylist.ts',
   'out/main/index.js'
 ].map((path) => join(repoRoot, path))
 const digestsBefore = Object.fromEntries(launcherFiles.map((path) => [path, digest(path)]))

@@ -88,12 +88,12 @@ async function stageAround(providerId: CorpusProviderId, dir: ReturnType<typeof 
 
   // Another agent with a secret in its workspace, written by its own session as an agent would.
   const victimSecret = `airlock-corpus-victim-${randomBytes(6).toString('hex')}`
-  host.agents.agents.create('victim', { profile: { capabilities: ['files'] } })
+  host.agents.service.create('victim', { profile: { capabilities: ['files'] } })
   const victimSession = host.agents.sessions.start('victim', 'test').sessionId
   const wrote = await host.agents.sessions.execute({ sessionId: victimSession, tool: 'write_file', input: { path: 'notes.txt', content: `${victimSecret}\n` } })
   if (!wrote.ok) throw new Error(`the victim's note was not written: ${JSON.stringify(wrote.error)}`)
   await host.agents.sessions.end(victimSession)
-  const victimWorkspace = host.agents.agents.workspaceOf('victim')
+  const victimWorkspace = host.agents.service.workspaceOf('victim')
   const victimEntries = readdirSync(victimWorkspace).sort()
 
   const outsideRoot = join(dir.path, 'outside')
@@ -115,7 +115,7 @@ async function stageAround(providerId: CorpusProviderId, dir: ReturnType<typeof 
       limits: { ...corpusLimits, ...limits }
     }
     cases += 1
-    host.agents.agents.create(caseId, { profile })
+    host.agents.service.create(caseId, { profile })
     const { sessionId } = host.agents.sessions.start(caseId, 'test')
     const outside = join(outsideRoot, caseId)
     const outsideSecret = `airlock-corpus-outside-${caseId}-${randomBytes(6).toString('hex')}`
@@ -128,7 +128,7 @@ async function stageAround(providerId: CorpusProviderId, dir: ReturnType<typeof 
       providerId,
       caseId,
       agentId: caseId,
-      workspace: host.agents.agents.workspaceOf(caseId),
+      workspace: host.agents.service.workspaceOf(caseId),
       home: host.paths.home,
       outside,
       outsideSecret,

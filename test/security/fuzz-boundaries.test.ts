@@ -97,7 +97,7 @@ describe('fuzz: tool inputs through the agent runtime', () => {
     .map(([name, spec]) => ({ name, schema: (spec as { inputSchema: z.ZodType }).inputSchema }))
 
   it(`answers ${runs} generated tool calls with a result; refusals name the field`, async () => {
-    host.agents.agents.create('fuzzer', { profile: { capabilities: ['files', 'shell', 'python', 'sqlite', 'vector_store'], ask: 'never' } })
+    host.agents.service.create('fuzzer', { profile: { capabilities: ['files', 'shell', 'python', 'sqlite', 'vector_store'], ask: 'never' } })
     const { sessionId } = host.agents.sessions.start('fuzzer', 'fuzz')
     const outcomes = new Map<string, number>()
     await fc.assert(

@@ -27,7 +27,7 @@ describe.skipIf(skip !== undefined)(`secrets never reach the record${skip ? ` (s
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     host.events.subscribe((channel, payload) => published.push({ channel, payload }))
-    host.agents.agents.create('coder', {
+    host.agents.service.create('coder', {
       profile: {
         capabilities: ['files', 'shell', 'mcp'],
         providers: ['bubblewrap'],
@@ -64,7 +64,7 @@ describe.skipIf(skip !== undefined)(`secrets never reach the record${skip ? ` (s
     const events = host.store.db.prepare('select * from events').all()
     const logs = readdirSync(host.paths.logs).map((name) => readFileSync(join(host.paths.logs, name), 'utf8'))
     expect(logs.length).toBeGreaterThan(0)
-    const execHistory = readFileSync(join(host.agents.agents.workspaceOf('coder'), '.exec_history'), 'utf8')
+    const execHistory = readFileSync(join(host.agents.service.workspaceOf('coder'), '.exec_history'), 'utf8')
     const record = JSON.stringify({ rows, events, logs, execHistory, published })
     for (const canary of [envCanary, headerCanary, typedCanary]) expect(record.includes(canary), `${canary} appears in the record`).toBe(false)
     expect(record).toContain('[redacted]')

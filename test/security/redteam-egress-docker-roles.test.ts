@@ -112,10 +112,10 @@ describe.skipIf(skip !== undefined)(`red team: docker egress bridge, roles and w
     const roleDefaults = { capabilities: ['shell', 'python'], providers: ['docker'], network: 'proxy', ask: 'never' }
     host.agents.roles.save({ id: 'builders', defaults: roleDefaults })
     host.agents.roles.save({ id: 'others', defaults: roleDefaults })
-    host.agents.agents.create('builder', { role: 'builders', profile: {} })
-    host.agents.agents.create('outsider', { role: 'others', profile: {} })
+    host.agents.service.create('builder', { role: 'builders', profile: {} })
+    host.agents.service.create('outsider', { role: 'others', profile: {} })
     // An agent whose id is the role's id, with no role: a role rule is not an agent rule.
-    host.agents.agents.create('builders', { profile: { capabilities: ['shell', 'python'], providers: ['docker'], network: 'proxy', ask: 'never' } })
+    host.agents.service.create('builders', { profile: { capabilities: ['shell', 'python'], providers: ['docker'], network: 'proxy', ask: 'never' } })
     for (const agent of ['builder', 'outsider', 'builders']) stage.sessions[agent] = host.agents.sessions.start(agent, 'test').sessionId
 
     host.store.network.addRule({ agentId: 'intruder', decision: 'allow', host: 'pkgs.test', port })

@@ -80,7 +80,7 @@ describe.skipIf(skip !== undefined)(`red team: MCP servers behind the egress pro
     for (const agentId of ['keeper', 'rememberer', 'twin']) host.store.network.addRule({ agentId, decision: 'allow', host: 'public.test' })
     // A role whose agents' MCP servers may use the proxy, tightened later to no network at all.
     host.agents.roles.save({ id: 'sealed', defaults: { capabilities: ['mcp'], network: 'proxy', ask: 'never' } })
-    host.agents.agents.create('sealedagent', { role: 'sealed', profile: { mcpServers: [timerServer('timer')] } })
+    host.agents.service.create('sealedagent', { role: 'sealed', profile: { mcpServers: [timerServer('timer')] } })
     stage.sessions.sealedagent = host.agents.sessions.start('sealedagent', 'test').sessionId
     host.store.network.addRule({ agentId: 'sealedagent', decision: 'allow', host: 'pkgs.test' })
     refuser = setInterval(() => {

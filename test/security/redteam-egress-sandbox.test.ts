@@ -55,9 +55,9 @@ describe.skipIf(skip !== undefined)(`red team: egress from a bubblewrap sandbox$
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     for (const name of ['pkgs.test', 'one.test', 'two.test']) host.store.network.addHost({ name, address: '127.0.0.1' })
-    host.agents.agents.create('fetcher', { profile: { capabilities: ['shell', 'python'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
-    host.agents.agents.create('flooder', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
-    host.agents.agents.create('victim', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
+    host.agents.service.create('fetcher', { profile: { capabilities: ['shell', 'python'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
+    host.agents.service.create('flooder', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
+    host.agents.service.create('victim', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'on_risk' } })
     for (const agentId of ['fetcher', 'victim']) {
       host.store.network.addRule({ agentId, decision: 'allow', host: 'pkgs.test', port })
       host.store.network.addRule({ agentId, decision: 'allow', host: 'one.test', port })

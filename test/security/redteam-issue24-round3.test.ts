@@ -54,7 +54,7 @@ function attacks(provider: string): void {
     chmodSync(drop, 0o777)
     host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     await host.recovered
-    workspace = host.agents.agents.create('r3', {
+    workspace = host.agents.service.create('r3', {
       profile: {
         capabilities: ['files', 'shell'],
         providers: [provider as 'bubblewrap'],

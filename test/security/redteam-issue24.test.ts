@@ -104,20 +104,20 @@ describe('console doors', () => {
         }
       }
       expect({ ok: created.ok, code: created.error?.code, ranOnHost }).toEqual({ ok: false, code: 'agent.unsafe_needs_confirmation', ranOnHost: false })
-      expect(running.host.agents.agents.list().map((agent) => agent.id)).not.toContain('hostrun')
+      expect(running.host.agents.service.list().map((agent) => agent.id)).not.toContain('hostrun')
     }, 60_000)
 
     it('granting allowUnsafeLocal + trusted_local to an existing agent (update patch) or to a role is refused', async () => {
-      running.host.agents.agents.create('plain', { profile: { capabilities: ['files', 'shell'] } })
+      running.host.agents.service.create('plain', { profile: { capabilities: ['files', 'shell'] } })
       const patched = await call('airlock:agents:update', { agentId: 'plain', patch: { providers: ['trusted_local'], allowUnsafeLocal: true, isolation: 'none' } })
       expect({ ok: patched.ok, code: patched.error?.code }).toEqual({ ok: false, code: 'agent.unsafe_needs_confirmation' })
-      expect(running.host.agents.agents.get('plain').profile.allowUnsafeLocal).not.toBe(true)
+      expect(running.host.agents.service.get('plain').profile.allowUnsafeLocal).not.toBe(true)
       const role = await call('airlock:agents:saveRole', { id: 'hosted', defaults: { providers: ['trusted_local'], allowUnsafeLocal: true, isolation: 'none' } })
       expect({ ok: role.ok, code: role.error?.code }).toEqual({ ok: false, code: 'agent.unsafe_needs_confirmation' })
     })
 
     it('changing the env of a server already marked unsafe (LD_PRELOAD / NODE_OPTIONS: code of the caller\'s choosing on the host) is refused', async () => {
-      running.host.agents.agents.create('ops', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/node', '/opt/tool/server.js'], unsafe: true }] } })
+      running.host.agents.service.create('ops', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/node', '/opt/tool/server.js'], unsafe: true }] } })
       for (const env of [{ LD_PRELOAD: '/var/tmp/evil.so' }, { NODE_OPTIONS: '--require /var/tmp/evil.js' }]) {
         const changed = await call('airlock:agents:update', {
           agentId: 'ops',
@@ -125,7 +125,7 @@ describe('console doors', () => {
         })
         expect({ env, ok: changed.ok, code: changed.error?.code }).toEqual({ env, ok: false, code: 'agent.unsafe_needs_confirmation' })
       }
-      expect(running.host.agents.agents.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/node', '/opt/tool/server.js'], unsafe: true }])
+      expect(running.host.agents.service.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/node', '/opt/tool/server.js'], unsafe: true }])
     })
 
     it('settings.set of docker extraArgs that open the host (`--privileged`, `-v /:/host`, the engine socket) is refused from the web console', async () => {
@@ -167,7 +167,7 @@ describe.skipIf(bwrapSkip !== undefined)(`protected paths, through run_command i
     chmodSync(drop, 0o777)
     host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     await host.recovered
-    workspace = host.agents.agents.create('coder', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' } }).workspace
+    workspace = host.agents.service.create('coder', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' } }).workspace
     sessionId = host.agents.sessions.start('coder', 'test').sessionId
     expect((await call('write_file', { path: '.gitconfig', content: '[safe]\n\tdirectory = *\n[user]\n\temail = a@b\n\tname = a\n' })).status).toBe('success')
     expect(await run('git init -q && git commit -q --allow-empty -m first && echo ok')).toMatchObject({ exitCode: 0, stdout: 'ok\n' })
@@ -300,7 +300,7 @@ describe('hidden characters in agent text reach the CLI escaped', () => {
     home = join(dir.path, 'home')
     const host = createHost({ home, logError: () => undefined })
     await host.recovered
-    host.agents.agents.create('mallory', { profile: { capabilities: ['files', 'python'], ask: 'never' } })
+    host.agents.service.create('mallory', { profile: { capabilities: ['files', 'python'], ask: 'never' } })
     const { sessionId } = host.agents.sessions.start('mallory', 'test')
     const saved = await host.agents.sessions.execute({ sessionId, tool: 'persist_skill', input: { name: 'fmt', description, entry: 'main.py', language: 'python', files: [{ path: 'main.py', content: 'print(1)\n' }] } })
     expect(saved.status, JSON.stringify(saved.error)).toBe('success')

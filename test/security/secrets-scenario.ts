@@ -105,7 +105,7 @@ export async function runSecretsScenario(running: RunningConsole, options: { lea
       mcpServers: [{ name: 'vault', command: ['node', everything, 'stdio'], env: { VAULT_TOKEN: canaries.roleEnv }, unsafe: true }]
     }
   })
-  const coder = running.host.agents.agents.create('coder', {
+  const coder = running.host.agents.service.create('coder', {
     name: 'Coder',
     profile: {
       capabilities: ['files', 'shell', 'python', 'mcp'],
@@ -179,7 +179,7 @@ export async function runSecretsScenario(running: RunningConsole, options: { lea
     scope: 'global',
     ownerId: 'secrets-scan',
     config: { apiKey: configCanary },
-    policy: { workspaceRoots: [running.host.agents.agents.workspaceOf('coder')] }
+    policy: { workspaceRoots: [running.host.agents.service.workspaceOf('coder')] }
   })
 
   return {

@@ -15,7 +15,7 @@ export async function approvalHost(home: string) {
     host,
     /** Creates an agent (default: bubblewrap, `ask: always`, so every command asks) and opens a session. */
     agent(agentId: string, profile: AgentProfile = {}) {
-      if (!host.agents.agents.list().some((agent) => agent.id === agentId)) host.agents.agents.create(agentId, { profile: { providers: ['bubblewrap'], ask: 'always', ...profile } })
+      if (!host.agents.service.list().some((agent) => agent.id === agentId)) host.agents.service.create(agentId, { profile: { providers: ['bubblewrap'], ask: 'always', ...profile } })
       return session(host, agentId)
     },
     session: (agentId: string) => session(host, agentId),

@@ -39,7 +39,7 @@ export async function openEgressStage(options: { prefix: string; pinned: string[
   for (const name of options.pinned) host.store.network.addHost({ name, address: '127.0.0.1' })
   const sessions: Record<string, string> = {}
   for (const [agent, profile] of Object.entries(options.agents)) {
-    host.agents.agents.create(agent, { profile })
+    host.agents.service.create(agent, { profile })
     sessions[agent] = host.agents.sessions.start(agent, 'test').sessionId
   }
   const approver = setInterval(() => {

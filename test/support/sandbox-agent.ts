@@ -30,7 +30,7 @@ export function sandboxAgent(provider: string, options: { prefix: string; profil
     dir = makeTempDir(options.prefix, { outsideTmp: true })
     state.host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     await state.host.recovered
-    state.workspace = state.host.agents.agents.create('coder', { profile: { ...options.profile, providers: [provider as 'bubblewrap'] } }).workspace
+    state.workspace = state.host.agents.service.create('coder', { profile: { ...options.profile, providers: [provider as 'bubblewrap'] } }).workspace
     state.sessionId = state.host.agents.sessions.start('coder', 'test').sessionId
   }, 600_000)
   afterAll(async () => {

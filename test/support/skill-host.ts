@@ -27,7 +27,7 @@ export async function skillHost(prefix: string) {
   const dir = makeTempDir(prefix, { outsideTmp: true })
   const host: Host = createHost({ home: dir.path, logError: () => undefined })
   await host.recovered
-  host.agents.agents.create('coder', { profile: { providers: ['bubblewrap'] } })
+  host.agents.service.create('coder', { profile: { providers: ['bubblewrap'] } })
   const { sessionId } = host.agents.sessions.start('coder', 'test')
   const workspace = join(host.paths.workspaces, 'coder')
   const call = (tool: string, input: unknown): Promise<ActionResult> => host.agents.sessions.execute({ sessionId, tool, input })

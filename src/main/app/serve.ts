@@ -1,10 +1,9 @@
-import { createHost, type Host, type HostConfig } from '../host'
+import { createHost, startHostGateway, type Host, type HostConfig } from '../host'
 import { startWebConsole, type WebConsole } from './web-console-server'
 import { canOpenBrowser, openInBrowser } from './open-in-browser'
 import { loadConsoleToken } from './console-token'
 import { writeLaunchPage } from './launch-page'
 import type { AgentGateway } from '../gateway'
-import { startHostGateway } from '../host'
 
 /** Options of the headless web console shell (`airlock serve`, `npm run serve`). */
 export type ServeOptions = HostConfig & {

@@ -3,8 +3,7 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { wireCallSchema, wirePath, type WireServerFrame } from '@shared/ipc'
 import { contractErrorCodes, fail } from '@shared/result'
-import type { CallDispatcher, ContractEventListener } from '../ipc'
-import { formatIssues, maxInputBytes } from '../ipc'
+import { formatIssues, maxInputBytes, type CallDispatcher, type ContractEventListener } from '../ipc'
 import type { RequestGuard } from './request-guard'
 
 /** What the WebSocket transport needs: the host's dispatcher and event feed, and the guard. */

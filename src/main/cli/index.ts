@@ -1,7 +1,6 @@
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
-import type { Command, CommandIo } from './command'
-import { globalOptions } from './command'
+import { globalOptions, type Command, type CommandIo } from './command'
 import { parseCommandLine } from './parse-args'
 import { UsageError } from './cli-error'
 

@@ -21,7 +21,8 @@ import { createCheckpoints, installCheckpoints } from './checkpoint-wiring'
 
 /** The agent side of the host: agents and roles, the action runtime, sessions and history. */
 export type AgentRuntime = {
-  agents: AgentService
+  /** The agents themselves: records, tokens, profiles, enabled or not. */
+  service: AgentService
   roles: RoleService
   history: HistoryService
   /** The calls in flight as the console watches them: live output and the operator's Cancel. */
@@ -172,7 +173,7 @@ export function createAgentRuntime(input: {
   late.sessions = sessions
   const live = new LiveCalls(dispatcher, (lines) => events.publish('history', 'output', lines))
   return {
-    agents,
+    service: agents,
     roles,
     history: new HistoryService(store.history),
     live,

@@ -151,7 +151,7 @@ export function createHost(config: HostConfig = {}): Host {
       globalLabels: () => settings.get('policy.labels') ?? {},
       profileOf: (agentId) => {
         try {
-          return late.runtime?.agents.effectiveProfile(agentId)
+          return late.runtime?.service.effectiveProfile(agentId)
         } catch {
           return undefined
         }
@@ -194,7 +194,7 @@ export function createHost(config: HostConfig = {}): Host {
     // The operator browses a workspace of a known agent only (`agent.not_found` otherwise); nothing is made again here.
     const workspaces = new WorkspaceBrowser({
       workspaceOf: (agentId) => {
-        agents.agents.get(agentId)
+        agents.service.get(agentId)
         return join(realpathSync(paths.workspaces), agentId)
       },
       checkpointed: (agentId, limit) => agents.checkpoints.recentChanges(agentId, limit)
@@ -213,7 +213,7 @@ export function createHost(config: HostConfig = {}): Host {
         resources,
         providers: new ProviderCatalog(resources, paths.workspaces),
         audit: store.events,
-        agents: agents.agents,
+        agents: agents.service,
         roles: agents.roles,
         sessions: store.sessions,
         history: agents.history,

@@ -4,7 +4,7 @@ import type { Host } from './create-host'
 
 /** The host as the gateway's port: what the gateway may reach, and nothing else. */
 export function gatewayDeps(host: Pick<Host, 'agents' | 'settings' | 'appVersion' | 'store'>): GatewayDeps {
-  const { agents, dispatcher } = host.agents
+  const { service: agents, dispatcher } = host.agents
   return {
     appVersion: host.appVersion,
     settings: host.settings,

@@ -1,7 +1,6 @@
-import { airlockContract } from '@shared/ipc'
+import { airlockContract, type AirlockContract } from '@shared/ipc'
 import { describe, expect, it } from 'vitest'
 import { createCallDispatcher, maxInputBytes, type ContractHandlers } from './call-dispatcher'
-import type { AirlockContract } from '@shared/ipc'
 import { StoreError } from '../store/store-error'
 import { IpcError } from './ipc-error'
 

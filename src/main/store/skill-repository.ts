@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import { skillIdOf, skillManifestSchema, type SkillState } from '@shared/skills'
-import type { SkillProposal, SkillRevisionRecord } from '@shared/skills'
+import { skillIdOf, skillManifestSchema, type SkillProposal, type SkillRevisionRecord, type SkillState } from '@shared/skills'
 
 type Row = {
   agent_id: string

@@ -1,7 +1,7 @@
 import { AirlockError } from '@shared/errors'
 import { z } from 'zod'
 import type { ActionArtifact, ActionContext, ActionOutcome, ActionSpec, ResourceRequirementInput } from '../../core'
-import type { BrowserPageVisit, WebBrowser } from '../../core/live-resources-data'
+import type { BrowserPageVisit, WebBrowser } from '../../core/live-resources/data'
 import { writeScreenshot } from './screenshot-artifact'
 
 /** The input of `browse` (SPEC §5.3). Errors name the field. */

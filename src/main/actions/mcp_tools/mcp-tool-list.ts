@@ -1,6 +1,6 @@
 import { AirlockError } from '@shared/errors'
 import { redactText, toolEnabled, type ActionAgent, type ResourceHandle, type ResourceRequirementInput } from '../../core'
-import type { UpstreamMcpClient } from '../../core/live-resources-data'
+import type { UpstreamMcpClient } from '../../core/live-resources/data'
 import { mcpServerRequirement, proxiedToolName, sandboxRefusal, secretsOf, splitProxiedName } from './mcp-servers'
 
 /** A proxied tool as the gateway lists it to the agent: its Airlock name and the upstream's description and input schema. */

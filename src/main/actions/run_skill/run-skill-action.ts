@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import type { CodeExecutionRequest } from '@shared/code-execution'
-import { bundleLimits } from '@shared/code-execution'
+import { bundleLimits, type CodeExecutionRequest } from '@shared/code-execution'
 import { skillIdOf, skillNameSchema } from '@shared/skills'
 import type { ActionContext, ActionOutcome, ActionSpec } from '../../core/action-runtime'
 import { previewCode, runCodeAction } from '../run_code'

@@ -1,7 +1,7 @@
 import { AirlockError } from '@shared/errors'
 import { z } from 'zod'
 import type { ActionContext, ActionOutcome, ActionSpec, ResourceHandle } from '../../core'
-import type { SqliteDatabase, SqliteStatementResult } from '../../core/live-resources-data'
+import type { SqliteDatabase, SqliteStatementResult } from '../../core/live-resources/data'
 import { DatabasePathError, locateDatabase } from './database-file'
 import { boundRows } from './query-rows'
 import { writePermission, type SqliteWritePolicy } from './write-permission'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { ActionAgent, ActionSpec } from '../../core'
-import { embedTexts, vectorCollectionNameSchema, vectorFilterSchema, vectorKSchema, vectorSchema, vectorStoreRequirement, type Embedder, type VectorStore } from '../../core/live-resources-vector'
+import { embedTexts, vectorCollectionNameSchema, vectorFilterSchema, vectorKSchema, vectorSchema, vectorStoreRequirement, type Embedder, type VectorStore } from '../../core/live-resources/vector'
 
 /** The longest query text, in characters. */
 const maxQueryTextChars = 32 * 1024

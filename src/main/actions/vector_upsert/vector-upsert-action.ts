@@ -11,7 +11,7 @@ import {
   vectorStoreRequirement,
   type Embedder,
   type VectorStore
-} from '../../core/live-resources-vector'
+} from '../../core/live-resources/vector'
 
 /** The longest text one item may give for embedding, in characters. */
 export const maxEmbedTextChars = 32 * 1024

@@ -1,12 +1,11 @@
 import { z } from 'zod'
-import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourceStatus } from '../../core'
-import { realRoots } from '../process/workspace-paths'
+import { assertReachableBySandbox, sandboxIdentity, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceStatus } from '../../core'
+import { realRoots } from '../../core/sandbox/workspace-paths'
 import { acceptedCallerVariables } from './caller-env'
 import { defaultAllowedPrefixes } from './command-allowlist'
 import { HostCommandRunner } from './host-command-runner'
-import { invalidConfig } from '../process/provider-helpers'
-import { assertReachableBySandbox, sandboxIdentity } from '../../core'
-import type { RunLedger } from '../process/run-ledger'
+import { invalidConfig } from '../provider-helpers'
+import type { RunLedger } from '../runner/run-ledger'
 import { ReadOnlySandbox, readOnlySandboxIsolation } from '../bubblewrap/read-only-sandbox'
 
 /** The `bash` provider has no config of its own (its bounds come from the policy); other providers' keys pass. */

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs'
 import { descriptorPath, NoFollowError, openBeneath, openChildDirectory, openDirectoryNoFollow } from '../../core'
 import { dirname, join, relative } from 'node:path'
-import { isInside } from '../process/workspace-paths'
+import { isInside } from '../../core/sandbox/workspace-paths'
 import { CommandRefusedError } from './command-line'
 import { refuseUnsafeGitConfig } from './git-config-rule'
 import { snapshotGitDir } from './git-dir-snapshot'

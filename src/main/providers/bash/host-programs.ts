@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { isInside } from '../process/workspace-paths'
+import { isInside } from '../../core/sandbox/workspace-paths'
 import { CommandRefusedError } from './command-line'
 
 /**

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join } from 'node:path'
-import { isInside } from '../process/workspace-paths'
+import { isInside } from '../../core/sandbox/workspace-paths'
 import { CommandRefusedError } from './command-line'
 
 /**

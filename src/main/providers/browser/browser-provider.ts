@@ -1,12 +1,11 @@
 import { z } from 'zod'
 import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourceStatus } from '../../core'
-import { runBounded } from '../process/bounded-process'
-import { systemPath } from '../process/run-limits'
-import { cached } from '../process/provider-helpers'
+import { runBounded } from '../runner/bounded-process'
+import { systemPath } from '../runner/run-limits'
+import { cached, invalidConfig } from '../provider-helpers'
 import { BrowserSession } from './browser-session'
 import { chromiumArgs, findChromium } from './chromium'
-import { invalidConfig } from '../process/provider-helpers'
-import { ProviderError } from '../process/provider-error'
+import { ProviderError } from '../../core/provider-error'
 
 /** The browser provider's config. */
 export const browserConfigSchema = z

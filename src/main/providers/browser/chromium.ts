@@ -1,4 +1,4 @@
-import { findExecutable } from '../process/provider-helpers'
+import { findExecutable } from '../provider-helpers'
 
 /** Where a system Chromium usually is (Playwright drives it; Airlock never downloads one). */
 const knownPaths = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome', '/Applications/Chromium.app/Contents/MacOS/Chromium']

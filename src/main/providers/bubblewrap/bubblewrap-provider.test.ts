@@ -8,7 +8,7 @@ import { skipReasonFor } from '../../../../test/support/components'
 import { survivorsOf } from '../../../../test/support/processes'
 import { makeTempDir, sandboxTestBase } from '../../../../test/support/temp-home'
 import { claimWorkspace, ExecutionResourceManager, type CommandResult, type ProgramRunner, type ResourcePolicy } from '../../core'
-import { detectCgroupSupport } from '../process/cgroup-limits'
+import { detectCgroupSupport } from '../runner/cgroup-limits'
 import { checkBubblewrapHost } from './bubblewrap-probe'
 import { BubblewrapProvider } from './bubblewrap-provider'
 

@@ -3,7 +3,7 @@ import { closeSync, fstatSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import { protectedPathsWith } from '@shared/protected-paths'
-import { hiddenEntries, quarantineChanged } from '../process/workspace-entries'
+import { hiddenEntries, quarantineChanged } from '../../core/sandbox/workspace-entries'
 import {
   assertReachableBySandbox,
   sandboxReachProblem,
@@ -23,19 +23,19 @@ import {
   type ResourceRequirement,
   type ResourceStatus
 } from '../../core'
-import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
-import type { RunLedger } from '../process/run-ledger'
-import { LocalProgramRunner } from '../process/local-program-runner'
-import { systemPath } from '../process/run-limits'
-import { cached } from '../process/provider-helpers'
-import { languagesOf, observeToolchains, type ToolchainFact } from '../process/toolchains'
-import { realRoots } from '../process/workspace-paths'
+import { detectCgroupSupport, type CgroupSupport } from '../runner/cgroup-limits'
+import type { RunLedger } from '../runner/run-ledger'
+import { RunnerLifecycle } from '../runner/runner-lifecycle'
+import { LocalProgramRunner } from '../runner/local-program-runner'
+import { systemPath } from '../runner/run-limits'
+import { cached, invalidConfig } from '../provider-helpers'
+import { languagesOf, observeToolchains, type ToolchainFact } from '../runner/toolchains'
+import { realRoots } from '../../core/sandbox/workspace-paths'
 import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
-import { bridgeNode, bridgedArgv, egressMount, openEgressBind } from '../process/egress-bridge'
-import { openRunBinds, openHandleRoots, type OpenBind } from './sandbox-binds'
+import { bridgedArgv, bridgeNode, egressMount, openEgressBind } from '../runner/egress-bridge'
+import { openHandleRoots, openRunBinds, type OpenBind } from './sandbox-binds'
 import { ProtectedBinds } from './protected-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
-import { invalidConfig } from '../process/provider-helpers'
 
 /** bubblewrap's own config keys (other providers' keys in a shared config pass through). */
 const bubblewrapConfigSchema = z.looseObject({
@@ -68,7 +68,11 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
    * carries `network: "proxy"` (without it such a policy is refused); `nodePath` is the node that
    * runs the in-sandbox bridge (default: this process's, which must be visible in the sandbox).
    */
-  constructor(private readonly options: { runLedger?: RunLedger; egress?: EgressPort; nodePath?: string } = {}) {}
+  private readonly lifecycle: RunnerLifecycle
+
+  constructor(private readonly options: { runLedger?: RunLedger; egress?: EgressPort; nodePath?: string } = {}) {
+    this.lifecycle = new RunnerLifecycle(this.providerId, options.runLedger)
+  }
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
     const config = bubblewrapConfigSchema.safeParse(requirement.config ?? {})
@@ -178,7 +182,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
           settle: () => quarantineChanged(watch)
         }
       },
-      this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
+      this.lifecycle.recording
     )
     runner.onClose = async () => {
       await launchers.close()
@@ -189,20 +193,20 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version, ...(egress ? { egress: 'proxy' } : {}) } }
   }
 
-  async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
-    return (handle.resource as LocalProgramRunner).isUsable() ? 'ready' : 'unhealthy'
+  healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
+    return this.lifecycle.healthCheck(handle)
   }
 
-  async release(handle: ResourceHandle): Promise<void> {
-    await (handle.resource as LocalProgramRunner).close()
+  release(handle: ResourceHandle): Promise<void> {
+    return this.lifecycle.release(handle)
   }
 
   /**
    * After a crash: sandboxes die with Airlock (`--die-with-parent`), but a launcher caught between
    * spawn and bwrap, and the per-run cgroups, are only known from the ledger.
    */
-  async recover(): Promise<string[]> {
-    return this.options.runLedger?.recover(this.providerId) ?? []
+  recover(): Promise<string[]> {
+    return this.lifecycle.recover()
   }
 
   /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { protectedPathsWith } from '@shared/protected-paths'
 import { NoFollowError, openChildDirectory, openRegularFile } from '../../core'
-import { gitPointer, watchProtected, type ProtectedWatch } from '../process/workspace-entries'
+import { gitPointer, watchProtected, type ProtectedWatch } from '../../core/sandbox/workspace-entries'
 import type { OpenBind } from './sandbox-binds'
 
 /**

@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs'
 import { dirname, resolve, sep } from 'node:path'
 import { isExecutionsFolder, openDirectoryNoFollow, openHostDirectory } from '../../core'
-import { isInside, WorkspaceBoundaryError } from '../process/workspace-paths'
+import { isInside, WorkspaceBoundaryError } from '../../core/sandbox/workspace-paths'
 
 /** An open directory to bind into a sandbox at `dest` (its host path); a workspace bound whole hides its `.airlock/`. */
 export type OpenBind = { fd: number; dest: string; writable: boolean; masksAirlock?: boolean }

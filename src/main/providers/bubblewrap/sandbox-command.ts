@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs'
 import type { NetworkMode } from '../../core'
-import { closeDescriptorsAbove } from '../process/descriptors'
-import { ProviderError } from '../process/provider-error'
+import { closeDescriptorsAbove } from '../runner/descriptors'
+import { ProviderError } from '../../core/provider-error'
 
 /**
  * Host directories a sandbox sees read-only: the system (toolchains elsewhere, e.g. under /opt,

@@ -1,4 +1,4 @@
-import { allowedSocketFamilies, syscallNumbers } from '../process/syscall-denylist'
+import { allowedSocketFamilies, syscallNumbers } from '../../core/sandbox/syscall-denylist'
 
 /**
  * The sandbox's seccomp filter, generated as a classic BPF program for `bwrap --seccomp FD`.

@@ -1,13 +1,13 @@
 import type { ChildProcess } from 'node:child_process'
 import { closeSync } from 'node:fs'
 import type { CommandResult } from '../../core'
-import { feedPipe, spawnGroup, type PreparedProcess } from '../process/bounded-process'
-import type { CgroupSupport, RunCgroup } from '../process/cgroup-limits'
+import { feedPipe, spawnGroup, type PreparedProcess } from '../runner/bounded-process'
+import type { CgroupSupport, RunCgroup } from '../runner/cgroup-limits'
 import type { OpenBind } from './sandbox-binds'
 import type { ProtectedBinds } from './protected-binds'
-import { entriesKey, type HiddenEntry, type ProtectedWatch } from '../process/workspace-entries'
+import { entriesKey, type HiddenEntry, type ProtectedWatch } from '../../core/sandbox/workspace-entries'
 import { bwrapArgsFd, encodeRun, firstBindFd, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
-import { ProviderError } from '../process/provider-error'
+import { ProviderError } from '../../core/provider-error'
 
 /** A sandbox launcher spawned ahead of its run, already inside its own cgroup, waiting for bwrap's arguments. */
 export type WarmLauncher = {

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream'
 import type Docker from 'dockerode'
 import type { OutputListener } from '../../core'
-import { liveTeller } from '../process/bounded-process'
-import { OutputCap } from '../process/output-cap'
+import { liveTeller } from '../runner/bounded-process'
+import { OutputCap } from '../runner/output-cap'
 
 /** One program started with `exec` in a container: its capped output and the end of its stream. */
 export type StartedExec = {

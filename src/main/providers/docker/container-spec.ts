@@ -1,6 +1,6 @@
 import type Docker from 'dockerode'
 import type { SandboxIdentity } from '../../core'
-import { systemPath } from '../process/run-limits'
+import { systemPath } from '../runner/run-limits'
 import type { ExtraArgsEffect } from './docker-config'
 import { containerSeccompProfile } from './seccomp-profile'
 

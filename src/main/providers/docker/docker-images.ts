@@ -1,7 +1,6 @@
 import type Docker from 'dockerode'
 import { ExecutionResourceError } from '../../core'
-import type { RuntimeProfile } from './docker-config'
-import { runtimeProfiles } from './docker-config'
+import { runtimeProfiles, type RuntimeProfile } from './docker-config'
 import { labels } from './docker-engine'
 
 /** The image Airlock provisions for a language (offline or by `airlock images provision`). */

@@ -10,8 +10,8 @@ import {
   type ResourceRequirement,
   type ResourceStatus
 } from '../../core'
-import { invalidConfig } from '../process/provider-helpers'
-import { realRoots } from '../process/workspace-paths'
+import { invalidConfig } from '../provider-helpers'
+import { realRoots } from '../../core/sandbox/workspace-paths'
 import { ContainerRunner } from './container-runner'
 import { startSessionContainer } from './container-setup'
 import { defaultLimits } from './container-spec'

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode'
 import type { EgressEndpoint, SandboxIdentity } from '../../core'
-import { bridgeReadyLine, egressMount, standaloneBridgeArgv } from '../process/egress-bridge'
+import { bridgeReadyLine, egressMount, standaloneBridgeArgv } from '../runner/egress-bridge'
 import { airlockImage } from './docker-images'
 import { DockerProviderError } from './docker-errors'
 import { containerSeccompProfile } from './seccomp-profile'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { deniedSyscalls } from '../process/syscall-denylist'
+import { deniedSyscalls } from '../../core/sandbox/syscall-denylist'
 import { allowedSocketFamilies, allowedSyscalls, containerSeccompProfile } from './seccomp-profile'
 
 type Rule = { names: string[]; action: string; errnoRet?: number; args?: { index: number; value: number; op: string }[] }

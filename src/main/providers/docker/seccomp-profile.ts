@@ -1,4 +1,4 @@
-import { deniedSyscalls } from '../process/syscall-denylist'
+import { deniedSyscalls } from '../../core/sandbox/syscall-denylist'
 
 /**
  * The syscalls Docker's default profile (moby `profiles/seccomp/default.json`) allows to every

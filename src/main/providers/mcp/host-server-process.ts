@@ -1,7 +1,7 @@
 import type { SandboxIdentity } from '../../core'
 import type { SandboxedStdioProcess } from '../bubblewrap/stdio-sandbox'
-import { spawnGroup } from '../process/bounded-process'
-import type { RunLedger } from '../process/run-ledger'
+import { spawnGroup } from '../runner/bounded-process'
+import type { RunLedger } from '../runner/run-ledger'
 
 /** How long a server has to leave after its stdin closes before its group is killed. */
 const exitGraceMs = 1000

@@ -3,10 +3,10 @@ import { homedir, userInfo } from 'node:os'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { assertReachableBySandbox, assertWritableBySandbox, NoFollowError, openBeneath, openDirectoryNoFollow, type SandboxIdentity } from '../../core'
 import type { OpenBind } from '../bubblewrap/sandbox-binds'
-import { childEnv, systemPath } from '../process/run-limits'
-import { findExecutable } from '../process/provider-helpers'
-import { ProviderError } from '../process/provider-error'
-import { isInside, WorkspaceBoundaryError } from '../process/workspace-paths'
+import { childEnv, systemPath } from '../runner/run-limits'
+import { findExecutable } from '../provider-helpers'
+import { ProviderError } from '../../core/provider-error'
+import { isInside, WorkspaceBoundaryError } from '../../core/sandbox/workspace-paths'
 
 /**
  * Where a sandboxed stdio MCP server may look, and what it is given (issue 11, SPEC §4):

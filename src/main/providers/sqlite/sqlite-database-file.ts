@@ -2,7 +2,7 @@ import { AirlockError } from '@shared/errors'
 import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { descriptorPath, giveTo, NoFollowError, openBeneath, openDirectoryNoFollow, openRegularFile, relativeComponents, sandboxIdentity } from '../../core'
-import { WorkspaceBoundaryError } from '../process/workspace-paths'
+import { WorkspaceBoundaryError } from '../../core/sandbox/workspace-paths'
 
 /** The largest database file the provider loads into memory (and lets grow to): 256 MiB. */
 export const maxDatabaseBytes = 256 * 1024 * 1024

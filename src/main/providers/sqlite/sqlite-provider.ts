@@ -2,10 +2,10 @@ import { isAbsolute, normalize } from 'node:path'
 import Database from 'better-sqlite3'
 import { z } from 'zod'
 import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourcePolicy, ResourceStatus } from '../../core'
-import { realRoots } from '../process/workspace-paths'
+import { realRoots } from '../../core/sandbox/workspace-paths'
 import { SqliteConnection } from './sqlite-connection'
 import { DatabaseFile, maxDatabaseBytes } from './sqlite-database-file'
-import { invalidConfig } from '../process/provider-helpers'
+import { invalidConfig } from '../provider-helpers'
 
 /** The sqlite provider's config: a workspace-relative database path (or `:memory:`). */
 export const sqliteConfigSchema = z

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { isAlive, survivorsOf } from '../../../../test/support/processes'
 import { makeTempDir } from '../../../../test/support/temp-home'
 import { claimWorkspace, type ExecutionResourceError, ExecutionResourceManager, sandboxIdentity, type ProgramRunner } from '../../core'
-import { detectCgroupSupport } from '../process/cgroup-limits'
+import { detectCgroupSupport } from '../runner/cgroup-limits'
 import { TrustedLocalProvider } from './trusted-local-provider'
 
 let dir: ReturnType<typeof makeTempDir>

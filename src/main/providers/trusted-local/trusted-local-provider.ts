@@ -1,17 +1,16 @@
 import { closeSync } from 'node:fs'
 import { z } from 'zod'
 import { assertReachableBySandbox, assertWritableBySandbox, ExecutionResourceError, isExecutionsFolder, openDirectoryNoFollow, sandboxIdentity, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceRequirement, type ResourceStatus } from '../../core'
-import { LocalProgramRunner } from '../process/local-program-runner'
-import { systemPath } from '../process/run-limits'
-import { cached } from '../process/provider-helpers'
-import { languagesOf, observeToolchains } from '../process/toolchains'
-import { realRoots } from '../process/workspace-paths'
-import { launchInRunCgroup } from '../process/cgroup-launch'
-import { detectCgroupSupport, type CgroupSupport } from '../process/cgroup-limits'
-import { findExecutable } from '../process/provider-helpers'
-import { ProviderError } from '../process/provider-error'
-import type { RunLedger } from '../process/run-ledger'
-import { invalidConfig } from '../process/provider-helpers'
+import { LocalProgramRunner } from '../runner/local-program-runner'
+import { systemPath } from '../runner/run-limits'
+import { cached, findExecutable, invalidConfig } from '../provider-helpers'
+import { languagesOf, observeToolchains } from '../runner/toolchains'
+import { realRoots } from '../../core/sandbox/workspace-paths'
+import { launchInRunCgroup } from '../runner/cgroup-launch'
+import { detectCgroupSupport, type CgroupSupport } from '../runner/cgroup-limits'
+import { ProviderError } from '../../core/provider-error'
+import type { RunLedger } from '../runner/run-ledger'
+import { RunnerLifecycle } from '../runner/runner-lifecycle'
 
 /** Limits a policy does not set (SPEC §6.1 agent defaults). */
 const defaultLimits = { memoryMb: 1024, pids: 256 }
@@ -44,7 +43,11 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
   private cgroupSupport?: CgroupSupport
 
   /** `runLedger` records each run's process group (detached from Airlock's) so a crash leaves none behind. */
-  constructor(private readonly options: { runLedger?: RunLedger } = {}) {}
+  private readonly lifecycle: RunnerLifecycle
+
+  constructor(private readonly options: { runLedger?: RunLedger } = {}) {
+    this.lifecycle = new RunnerLifecycle(this.providerId, options.runLedger)
+  }
 
   private cgroups(): CgroupSupport {
     return (this.cgroupSupport ??= detectCgroupSupport())
@@ -100,7 +103,6 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
     const identity = sandboxIdentity()
     const limits = { ...defaultLimits, ...policy.limits }
     const cgroups = this.cgroups()
-    const recording = this.options.runLedger ? { ledger: this.options.runLedger, providerId: this.providerId } : undefined
     const runner = new LocalProgramRunner(
       roots,
       policy,
@@ -113,22 +115,22 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
           cgroups,
           limits: { pids: limits.pids, memoryBytes: Math.round(limits.memoryMb * 1024 * 1024) }
         }),
-      recording
+      this.lifecycle.recording
     )
     return { resource: runner, meta: { isolation: trustedLocalIsolation } }
   }
 
-  async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
-    return (handle.resource as LocalProgramRunner).isUsable() ? 'ready' : 'unhealthy'
+  healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
+    return this.lifecycle.healthCheck(handle)
   }
 
-  async release(handle: ResourceHandle): Promise<void> {
-    await (handle.resource as LocalProgramRunner).close()
+  release(handle: ResourceHandle): Promise<void> {
+    return this.lifecycle.release(handle)
   }
 
   /** Ends the process groups of runs a crashed Airlock left running (they outlive it: no sandbox ties them to it). */
-  async recover(): Promise<string[]> {
-    return this.options.runLedger?.recover(this.providerId) ?? []
+  recover(): Promise<string[]> {
+    return this.lifecycle.recover()
   }
 }
 

@@ -13,7 +13,7 @@ import {
   type VectorMetric,
   type VectorStore,
   type VectorUpsertResult
-} from '../../core/live-resources-vector'
+} from '../../core/live-resources/vector'
 
 type Collection = { id: number; name: string; dimension: number; metric: VectorMetric }
 

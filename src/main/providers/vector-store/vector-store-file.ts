@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import * as sqliteVec from 'sqlite-vec'
-import { VectorStoreError } from '../../core/live-resources-vector'
+import { VectorStoreError } from '../../core/live-resources/vector'
 
 /** The SQLite `application_id` of an Airlock vector store ("AIRV"): how a store file is recognised. */
 export const vectorStoreApplicationId = 0x41495256

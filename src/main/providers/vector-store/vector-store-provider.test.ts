@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../../../../test/support/temp-home'
 import { ExecutionResourceManager, type ResourcePolicy } from '../../core'
-import type { VectorStore } from '../../core/live-resources-vector'
+import type { VectorStore } from '../../core/live-resources/vector'
 import { VectorStoreProvider } from './vector-store-provider'
 
 let home: ReturnType<typeof makeTempDir>

@@ -13,8 +13,7 @@
  * Values and words count against the budget (`chars`), so repeated expansion cannot fill memory.
  */
 import type { Node, Tree } from 'web-tree-sitter'
-import type { AnalysisBudget } from './budget'
-import { analysisLimits } from './budget'
+import { analysisLimits, type AnalysisBudget } from './budget'
 import { decodeAnsiC, unescapeDouble, unescapeHeredoc, unescapeUnquoted } from './escapes'
 import { braceClose, braceOpen, expandBraces, markBraces, unmarkBraces } from './braces'
 

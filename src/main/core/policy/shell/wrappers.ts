@@ -7,11 +7,11 @@
  * per program (which options take a value), so `sudo -u root rm` finds `rm`, not `root`. Shells
  * are known by name with a version suffix (`ksh93`, `bash5`). Under `xargs`, words holding the
  * `-I` string and an `sh -c` without its script are filled from stdin (not static / code from
- * stdin). Tracers, sandboxes, `trap`, `coproc`, `parallel`… are in `wrappers-more.ts`.
+ * stdin). Tracers, sandboxes, `trap`, `coproc`, `parallel`… are in `operand-wrappers.ts`.
  */
 import type { CommandWrapper } from '../command-analysis'
 import { options } from './wrapper-options'
-import { peelMore } from './wrappers-more'
+import { peelMore } from './operand-wrappers'
 import type { EvalWord } from './words'
 
 /** A program to run, after its wrappers. */

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs'
 import type { z } from 'zod'
-import type { ProviderProbe } from '../../core'
+import type { ProviderProbe } from '../core'
 
 /** The first of `candidates` that is an executable file. */
 export function findExecutable(candidates: readonly (string | undefined)[]): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * More wrappers (see `wrappers.ts`): tracers and sandboxes that run their operand (`strace`,
+ * Wrappers that run an operand (see `wrappers.ts` for the common ones): tracers and sandboxes (`strace`,
  * `ltrace`, `valgrind`, `gdb --args`, `unshare`, `nsenter`, `taskset`, `chrt`, `prlimit`,
  * `fakeroot`, `faketime`, `proxychains`, `torsocks`, `firejail`, `systemd-run`,
  * `systemd-inhibit`, `caffeinate`, `runcon`, `unbuffer`, `toybox`), builtins whose argument is

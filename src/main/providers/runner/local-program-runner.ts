@@ -4,8 +4,8 @@ import { gitSafeDirectoryEnv, type CommandResult, type CommandRunInput, type Pro
 import { runBounded, type PreparedProcess } from './bounded-process'
 import type { RunLedger } from './run-ledger'
 import { childEnv, eitherSignal, outputCapFor, timeoutMsFor, withAirlockNotes } from './run-limits'
-import { realRoots, resolveCwd } from './workspace-paths'
-import { ProviderError } from './provider-error'
+import { realRoots, resolveCwd } from '../../core/sandbox/workspace-paths'
+import { ProviderError } from '../../core/provider-error'
 
 /** How a provider turns one program run into a process: identity on the host, bwrap for the sandbox. */
 export type Launch = {

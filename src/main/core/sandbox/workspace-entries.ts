@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, constants, lstatSync, openSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { protectedPathsWith } from '@shared/protected-paths'
-import { descriptorPath, makeDirectoryExclusive, openBeneath, openHostDirectory } from '../../core'
+import { descriptorPath, makeDirectoryExclusive, openBeneath, openHostDirectory } from '..'
 
 /** An entry of a workspace bound whole: its host path (the same inside the sandbox), a folder or a file, and which one it is. */
 export type WorkspaceEntry = { path: string; directory: boolean; dev: number; ino: number }

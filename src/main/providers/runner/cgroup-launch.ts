@@ -2,7 +2,7 @@ import { dirname } from 'node:path'
 import { feedPipe, spawnGroup } from './bounded-process'
 import type { CgroupLimits, CgroupSupport } from './cgroup-limits'
 import { closeDescriptorsAbove } from './descriptors'
-import { ProviderError } from './provider-error'
+import { ProviderError } from '../../core/provider-error'
 import type { Launch } from './local-program-runner'
 
 /** The gate the program waits behind: it starts only once the host has placed it in its cgroup. */

@@ -1,5 +1,5 @@
 import type { ResourcePolicy } from '../../core'
-import { ProviderError } from './provider-error'
+import { ProviderError } from '../../core/provider-error'
 
 /** Defaults when a policy does not say (SPEC §6.1 agent defaults). */
 export const defaultTimeoutSeconds = 120

@@ -6,7 +6,7 @@
  */
 import { AirlockError } from '@shared/errors'
 import { z } from 'zod'
-import type { ResourceRequirementInput } from './types'
+import type { ResourceRequirementInput } from '../types'
 
 /** The bounds of a vector store, enforced at every boundary (schemas below, the store itself). */
 export const vectorStoreLimits = {

@@ -1,4 +1,4 @@
-import { ProviderError } from './provider-error'
+import { ProviderError } from '../provider-error'
 import { realpathSync } from 'node:fs'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 

@@ -48,7 +48,7 @@ async function startAuthServer(): Promise<{ server: Server; url: string }> {
 describe('proxied MCP tools through the dispatcher and the real mcp provider', () => {
   const harness = dataActionHarness([])
   // A bwrap that is not there: a stdio server not marked unsafe must then be refused, never run on
-  // the host (the sandboxed runs themselves are in test/mcp-sandboxed.test.ts).
+  // the host (the sandboxed runs themselves are in test/integration/mcp-sandboxed.test.ts).
   harness.manager.registerProvider(new McpProvider({ home: harness.home.path, bwrapPath: '/nonexistent/bwrap' }))
   harness.registry.registerResolver(mcpToolResolver)
   const events: ResourceEvent[] = []

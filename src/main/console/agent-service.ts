@@ -105,16 +105,16 @@ export class AgentService {
     if (change.profile !== undefined) next = parseOrRefuse(agentProfileSchema, change.profile, 'agent.invalid_profile', 'profile')
     if (change.patch !== undefined) {
       const patch = parseOrRefuse(agentProfileSchema, change.patch, 'agent.invalid_profile', 'patch')
-      if (!stored.ok) throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.problem}); replace it with a whole profile.`)
-      const merged = { ...stored.profile, ...patch, ...(patch.limits ? { limits: { ...stored.profile.limits, ...patch.limits } } : {}) }
+      if (!stored.ok) throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.error.message}); replace it with a whole profile.`)
+      const merged = { ...stored.value, ...patch, ...(patch.limits ? { limits: { ...stored.value.limits, ...patch.limits } } : {}) }
       next = parseOrRefuse(agentProfileSchema, merged, 'agent.invalid_profile', 'profile')
     }
-    const { role: profileRole, ...profile } = next ?? (stored.ok ? stored.profile : {})
+    const { role: profileRole, ...profile } = next ?? (stored.ok ? stored.value : {})
     if (change.role !== undefined && profileRole !== undefined && change.role !== profileRole) {
       throw new AgentError('agent.invalid_profile', `role: the profile names role ${profileRole}, but role ${change.role} was given`)
     }
     const roleId = change.role !== undefined ? change.role : (profileRole ?? record.roleId)
-    const restored = restoreSecrets(profile, stored.ok ? stored.profile : undefined)
+    const restored = restoreSecrets(profile, stored.ok ? stored.value : undefined)
     if (restored.problems.length > 0) throw new AgentError('agent.invalid_profile', restored.problems.join('; '))
     this.checkWithinRole(roleId, restored.profile)
     const updatedAt = this.now().toISOString()
@@ -172,8 +172,8 @@ export class AgentService {
     const record = this.record(agentId)
     const stored = readStoredProfile(record.profile)
     // Fail closed: an agent whose stored profile no longer validates runs nothing.
-    if (!stored.ok) throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.problem}); save it again.`, { agentId })
-    return resolveProfile(stored.profile, record.roleId ? this.role(record.roleId) : undefined, this.options.defaults?.())
+    if (!stored.ok) throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.error.message}); save it again.`, { agentId })
+    return resolveProfile(stored.value, record.roleId ? this.role(record.roleId) : undefined, this.options.defaults?.())
   }
 
   /** An agent with its effective profile (secrets redacted), what its role clamped, and its workspace: the Agents view's detail. */

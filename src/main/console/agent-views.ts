@@ -1,13 +1,11 @@
 import { agentProfileSchema, describeIssues, redactedSecret, type AgentProfile, type AgentView, type McpServerConfig } from '@shared/agents'
+import { fail, ok, type Result } from '@shared/result'
 import type { AgentRecord } from '../store'
 
-/** A stored profile read back: valid, or the reason it is not (a hand-edited database). */
-export type StoredProfile = { ok: true; profile: AgentProfile } | { ok: false; problem: string }
-
-/** Re-validates a stored profile; a profile that no longer fits the schema is never used. */
-export function readStoredProfile(stored: unknown): StoredProfile {
+/** Re-validates a stored profile: valid, or `agent.profile_corrupt` saying why (a hand-edited database); such a profile is never used. */
+export function readStoredProfile(stored: unknown): Result<AgentProfile> {
   const parsed = agentProfileSchema.safeParse(stored)
-  return parsed.success ? { ok: true, profile: parsed.data } : { ok: false, problem: describeIssues(parsed.error, 'profile') }
+  return parsed.success ? ok(parsed.data) : fail('agent.profile_corrupt', describeIssues(parsed.error, 'profile'))
 }
 
 /** An agent as shown: no token hash, secrets of MCP servers replaced by `redactedSecret`. */
@@ -18,8 +16,8 @@ export function agentViewOf(record: AgentRecord): AgentView {
     name: record.name,
     role: record.roleId,
     enabled: record.enabled,
-    profile: stored.ok ? redactProfile(stored.profile) : {},
-    ...(stored.ok ? {} : { profileError: stored.problem }),
+    profile: stored.ok ? redactProfile(stored.value) : {},
+    ...(stored.ok ? {} : { profileError: stored.error.message }),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt
   }

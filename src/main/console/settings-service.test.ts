@@ -1,23 +1,13 @@
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { makeTempDir } from '../../../test/support/temp-home'
-import { openStore, type Store } from '../store'
+import { describe, expect, it } from 'vitest'
+import { openStore } from '../store'
 import { SettingsService } from './settings-service'
-
-let dir: ReturnType<typeof makeTempDir>
-let store: Store
-beforeEach(() => {
-  dir = makeTempDir()
-  store = openStore(join(dir.path, 'airlock.db'))
-})
-afterEach(() => {
-  store.close()
-  dir.remove()
-})
+import { storeEachTest } from '../../../test/support/temp-store'
+const fresh = storeEachTest()
 
 describe('SettingsService', () => {
   it('gives the spec defaults before anything is set', () => {
-    const settings = new SettingsService(store.settings)
+    const settings = new SettingsService(fresh.store.settings)
     expect(settings.get('code_execution.providers')).toEqual(['bubblewrap', 'docker'])
     expect(settings.get('access_control_policy.auto_allow')).toBe(false)
     expect(settings.view('console.port')).toMatchObject({ value: 7410, isDefault: true })
@@ -25,12 +15,12 @@ describe('SettingsService', () => {
 
   it('persists a change in the database and notifies subscribers', () => {
     const seen: unknown[] = []
-    const settings = new SettingsService(store.settings)
+    const settings = new SettingsService(fresh.store.settings)
     settings.subscribe((view) => seen.push([view.key, view.value]))
     settings.set('code_execution.providers', ['docker', { providerId: 'bubblewrap', config: { cpu: 2 } }])
-    store.close()
-    store = openStore(join(dir.path, 'airlock.db'))
-    expect(new SettingsService(store.settings).get('code_execution.providers')).toEqual([
+    fresh.store.close()
+    fresh.store = openStore(join(fresh.dir.path, 'airlock.db'))
+    expect(new SettingsService(fresh.store.settings).get('code_execution.providers')).toEqual([
       'docker',
       { providerId: 'bubblewrap', config: { cpu: 2 } }
     ])
@@ -38,24 +28,24 @@ describe('SettingsService', () => {
   })
 
   it('refuses a value that does not fit the key and keeps the old one', () => {
-    const settings = new SettingsService(store.settings)
+    const settings = new SettingsService(fresh.store.settings)
     settings.set('console.port', 8000)
     expect(() => settings.set('console.port', -1 as never)).toThrow()
     expect(settings.get('console.port')).toBe(8000)
   })
 
   it('falls back to the default when a stored value no longer validates', () => {
-    store.settings.write('console.port', 'eighty')
-    expect(new SettingsService(store.settings).view('console.port')).toMatchObject({
+    fresh.store.settings.write('console.port', 'eighty')
+    expect(new SettingsService(fresh.store.settings).view('console.port')).toMatchObject({
       value: 7410,
       isDefault: true
     })
   })
 
   it('reset forgets the stored value', () => {
-    const settings = new SettingsService(store.settings)
+    const settings = new SettingsService(fresh.store.settings)
     settings.set('access_control_policy.auto_allow', true)
     expect(settings.reset('access_control_policy.auto_allow')).toMatchObject({ value: false, isDefault: true })
-    expect(store.settings.read('access_control_policy.auto_allow')).toBeUndefined()
+    expect(fresh.store.settings.read('access_control_policy.auto_allow')).toBeUndefined()
   })
 })

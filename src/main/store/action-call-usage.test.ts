@@ -1,24 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ActionStatus } from '../core'
-import { makeTempDir } from '../../../test/support/temp-home'
 import { HistoryService } from '../console/history-service'
-import { openStore, type Store } from '.'
+import { storeEachTest } from '../../../test/support/temp-store'
 
 // history.count and history.usage over a real SQLite file: the counts the History view's count
 // line and the Agents view's usage chart show, checked against rows written through the repository.
-
-let dir: ReturnType<typeof makeTempDir>
-let store: Store
-beforeEach(() => {
-  dir = makeTempDir()
-  store = openStore(join(dir.path, 'airlock.db'))
-})
-afterEach(() => {
-  store.close()
-  dir.remove()
-})
+const fresh = storeEachTest()
 
 const hour = 3_600_000
 const now = new Date('2025-03-10T12:30:00.000Z')
@@ -26,7 +14,7 @@ const now = new Date('2025-03-10T12:30:00.000Z')
 /** Records one call that started at `startedAt` and ended with `status` after `durationMs` (or is left running). */
 function call(options: { agentId?: string; tool?: string; status?: ActionStatus | 'running'; durationMs?: number; startedAt: Date; text?: string; providerId?: string }): string {
   const callId = randomUUID()
-  store.history.begin({
+  fresh.store.history.begin({
     callId,
     agentId: options.agentId ?? 'coder',
     sessionId: 's1',
@@ -35,7 +23,7 @@ function call(options: { agentId?: string; tool?: string; status?: ActionStatus 
     startedAt: options.startedAt.toISOString()
   })
   if (options.status === 'running') return callId
-  store.history.finish({
+  fresh.store.history.finish({
     callId,
     status: options.status ?? 'success',
     finishedAt: new Date(options.startedAt.getTime() + (options.durationMs ?? 10)).toISOString(),
@@ -47,9 +35,9 @@ function call(options: { agentId?: string; tool?: string; status?: ActionStatus 
   return callId
 }
 
-const service = () => new HistoryService(store.history, () => now)
+const service = () => new HistoryService(fresh.store.history, () => now)
 
-describe('history.count over the real store', () => {
+describe('history.count over the real fresh.store', () => {
   it('counts what the list would page through, for every kind of filter', () => {
     const at = (hoursAgo: number) => new Date(now.getTime() - hoursAgo * hour)
     for (let i = 0; i < 30; i++) call({ startedAt: at(10 - i / 10), status: i % 3 === 0 ? 'error' : 'success', tool: i % 2 === 0 ? 'run_command' : 'read_file', text: i % 5 === 0 ? 'pytest suite' : 'ls', providerId: i % 2 === 0 ? 'docker' : 'bubblewrap' })
@@ -58,7 +46,7 @@ describe('history.count over the real store', () => {
       let rows = 0
       let cursor: number | undefined
       do {
-        const page = store.history.list({ ...filters, cursor, limit: 4 })
+        const page = fresh.store.history.list({ ...filters, cursor, limit: 4 })
         rows += page.rows.length
         cursor = page.nextCursor
       } while (cursor !== undefined)
@@ -85,7 +73,7 @@ describe('history.count over the real store', () => {
   })
 })
 
-describe('history.usage over the real store', () => {
+describe('history.usage over the real fresh.store', () => {
   it('buckets the last 24 hours by hour and status, zeros included, and only the chosen agent', () => {
     call({ startedAt: new Date('2025-03-10T12:05:00.000Z'), status: 'success' })
     call({ startedAt: new Date('2025-03-10T12:10:00.000Z'), status: 'error' })

@@ -1,18 +1,7 @@
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { makeTempDir } from '../../../test/support/temp-home'
-import { openStore, type AgentRecord, type Store } from '.'
-
-let dir: ReturnType<typeof makeTempDir>
-let store: Store
-beforeEach(() => {
-  dir = makeTempDir()
-  store = openStore(join(dir.path, 'airlock.db'))
-})
-afterEach(() => {
-  store.close()
-  dir.remove()
-})
+import { describe, expect, it } from 'vitest'
+import { type AgentRecord } from '.'
+import { storeEachTest } from '../../../test/support/temp-store'
+const fresh = storeEachTest()
 
 const agent = (id: string, extra: Partial<AgentRecord> = {}): AgentRecord => ({
   id,
@@ -28,44 +17,44 @@ const agent = (id: string, extra: Partial<AgentRecord> = {}): AgentRecord => ({
 
 describe('AgentRepository', () => {
   it('inserts once per id and reads the record back', () => {
-    expect(store.agents.insert(agent('a'))).toBe(true)
-    expect(store.agents.insert(agent('a', { name: 'other' }))).toBe(false)
-    expect(store.agents.get('a')).toEqual(agent('a'))
-    expect(store.agents.get('b')).toBeUndefined()
+    expect(fresh.store.agents.insert(agent('a'))).toBe(true)
+    expect(fresh.store.agents.insert(agent('a', { name: 'other' }))).toBe(false)
+    expect(fresh.store.agents.get('a')).toEqual(agent('a'))
+    expect(fresh.store.agents.get('b')).toBeUndefined()
   })
 
   it('updates only the columns given', () => {
-    store.agents.insert(agent('a'))
-    expect(store.agents.update('a', { enabled: false, profile: { ask: 'always' }, updatedAt: 'later' })).toBe(true)
-    expect(store.agents.get('a')).toEqual(agent('a', { enabled: false, profile: { ask: 'always' }, updatedAt: 'later' }))
-    expect(store.agents.update('zz', { name: 'x', updatedAt: 'later' })).toBe(false)
+    fresh.store.agents.insert(agent('a'))
+    expect(fresh.store.agents.update('a', { enabled: false, profile: { ask: 'always' }, updatedAt: 'later' })).toBe(true)
+    expect(fresh.store.agents.get('a')).toEqual(agent('a', { enabled: false, profile: { ask: 'always' }, updatedAt: 'later' }))
+    expect(fresh.store.agents.update('zz', { name: 'x', updatedAt: 'later' })).toBe(false)
   })
 
   it('a transaction that throws leaves nothing behind', () => {
     expect(() =>
-      store.agents.transaction(() => {
-        store.agents.insert(agent('a'))
+      fresh.store.agents.transaction(() => {
+        fresh.store.agents.insert(agent('a'))
         throw new Error('workspace failed')
       })
     ).toThrow('workspace failed')
-    expect(store.agents.list()).toEqual([])
+    expect(fresh.store.agents.list()).toEqual([])
   })
 
   it('a hand-broken profile column reads as undefined (the service reports it)', () => {
-    store.agents.insert(agent('a'))
-    store.db.prepare("update agents set profile_json = '{' where id = 'a'").run()
-    expect(store.agents.get('a')?.profile).toBeUndefined()
+    fresh.store.agents.insert(agent('a'))
+    fresh.store.db.prepare("update agents set profile_json = '{' where id = 'a'").run()
+    expect(fresh.store.agents.get('a')?.profile).toBeUndefined()
   })
 })
 
 describe('RoleRepository', () => {
   it('saves, counts the agents of a role, and refuses an agent naming a missing role', () => {
-    store.roles.save({ id: 'ci', name: 'CI', defaults: { network: 'proxy' }, at: '2026-01-01T00:00:00.000Z' })
-    store.agents.insert(agent('a', { roleId: 'ci' }))
-    expect(store.roles.list()).toEqual([{ id: 'ci', name: 'CI', defaults: { network: 'proxy' }, createdAt: '2026-01-01T00:00:00.000Z', agentCount: 1 }])
-    store.roles.save({ id: 'ci', name: 'CI 2', defaults: {}, at: 'later' })
-    expect(store.roles.get('ci')).toMatchObject({ name: 'CI 2', createdAt: '2026-01-01T00:00:00.000Z' })
-    expect(store.agents.listByRole('ci').map((a) => a.id)).toEqual(['a'])
-    expect(() => store.agents.insert(agent('b', { roleId: 'nope' }))).toThrow(/FOREIGN KEY/)
+    fresh.store.roles.save({ id: 'ci', name: 'CI', defaults: { network: 'proxy' }, at: '2026-01-01T00:00:00.000Z' })
+    fresh.store.agents.insert(agent('a', { roleId: 'ci' }))
+    expect(fresh.store.roles.list()).toEqual([{ id: 'ci', name: 'CI', defaults: { network: 'proxy' }, createdAt: '2026-01-01T00:00:00.000Z', agentCount: 1 }])
+    fresh.store.roles.save({ id: 'ci', name: 'CI 2', defaults: {}, at: 'later' })
+    expect(fresh.store.roles.get('ci')).toMatchObject({ name: 'CI 2', createdAt: '2026-01-01T00:00:00.000Z' })
+    expect(fresh.store.agents.listByRole('ci').map((a) => a.id)).toEqual(['a'])
+    expect(() => fresh.store.agents.insert(agent('b', { roleId: 'nope' }))).toThrow(/FOREIGN KEY/)
   })
 })

@@ -1,19 +1,16 @@
-import { closeSync } from 'node:fs'
 import { z } from 'zod'
 import type { ActionSpec } from '../../core/action-runtime'
 import { sandboxIdentity } from '../../core/sandbox'
 import {
   assertWithinQuota,
   assertWritableName,
-  closeWorkspace,
   fileActionOutcome,
   filePathSchema,
   joinComponents,
-  openWorkspace,
-  openWorkspaceFile,
   pathComponents,
   readWhole,
   replaceFile,
+  withWorkspaceFile,
   WorkspaceFileError,
   workspaceLimits
 } from '../../files/workspace'
@@ -61,10 +58,7 @@ export const editFileAction: ActionSpec<typeof editFileInputSchema> = {
     execute: ({ input, agent, signal }) =>
       fileActionOutcome(async () => {
         const components = pathComponents(input.path, 'file')
-        const root = openWorkspace(agent.workspace)
-        try {
-          const file = openWorkspaceFile(root, components)
-          try {
+        return withWorkspaceFile(agent.workspace, components, async (file) => {
             const path = joinComponents(file.entry.components)
             assertWritableName(file.entry.components)
             const bytes = await readWhole(file.fd, file.stat, workspaceLimits.maxFileBytes, file.entry.components)
@@ -82,13 +76,7 @@ export const editFileAction: ActionSpec<typeof editFileInputSchema> = {
             replaceFile(file.entry.dirFd, file.entry.name, next, { mode: file.stat.mode, owner: sandboxIdentity(), components: file.entry.components })
             const diff = bounded(replacementDiff(joinComponents(components), before, positions, input.oldText.length, input.newText))
             return { data: { path: joinComponents(components), diff, replacements: positions.length } satisfies EditFileData }
-          } finally {
-            closeSync(file.fd)
-            closeSync(file.entry.dirFd)
-          }
-        } finally {
-          closeWorkspace(root)
-        }
+        })
       }, signal)
   }
 }

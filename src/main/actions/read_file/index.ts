@@ -1,7 +1,6 @@
-import { closeSync } from 'node:fs'
 import { z } from 'zod'
 import type { ActionSpec } from '../../core/action-runtime'
-import { closeWorkspace, fileActionOutcome, filePathSchema, joinComponents, openWorkspace, openWorkspaceFile, pathComponents } from '../../files/workspace'
+import { fileActionOutcome, filePathSchema, joinComponents, pathComponents, withWorkspaceFile } from '../../files/workspace'
 import { pageBytes, readLinePage } from './line-page'
 
 export { pageBytes, readLinePage, utf8Boundary, type LinePage } from './line-page'
@@ -43,10 +42,7 @@ export const readFileAction: ActionSpec<typeof readFileInputSchema> = {
     execute: ({ input, agent, signal }) =>
       fileActionOutcome(async () => {
         const components = pathComponents(input.path, 'file')
-        const root = openWorkspace(agent.workspace)
-        try {
-          const file = openWorkspaceFile(root, components)
-          try {
+        return withWorkspaceFile(agent.workspace, components, async (file) => {
             const offset = input.offset ?? 1
             const page = await readLinePage(file.fd, file.stat.size, offset, input.limit, signal)
             const diagnostics: string[] = []
@@ -67,13 +63,7 @@ export const readFileAction: ActionSpec<typeof readFileInputSchema> = {
               meta: { page: { offset, lines: page.lines, ...(page.nextOffset !== undefined ? { nextOffset: page.nextOffset } : {}) } },
               diagnostics
             }
-          } finally {
-            closeSync(file.fd)
-            closeSync(file.entry.dirFd)
-          }
-        } finally {
-          closeWorkspace(root)
-        }
+        })
       }, signal)
   }
 }

@@ -7,6 +7,7 @@ import {
   type ActionOutcome,
   type ActionSpec,
   type CodeExecutionOutcome,
+  type CommandResult,
   type ExecuteCodeInput,
   type ResourceHandle
 } from '../../core'
@@ -17,16 +18,7 @@ import { executionDiagnostics, executionPolicy, orderedCandidates, providerFacts
 export type RunCodeOutput = { path: string; bytes: number; sha256: string }
 
 /** What `run_code` returns in `data` (SPEC §5.3): the last step's bounded output and exit code, the steps, the outputs. */
-export type RunCodeData = {
-  stdout: string
-  stderr: string
-  exitCode: number
-  durationMs: number
-  stdoutTruncated: boolean
-  stderrTruncated: boolean
-  outputs: RunCodeOutput[]
-  steps: CodeExecutionOutcome['steps']
-}
+export type RunCodeData = Omit<CommandResult, 'timedOut'> & { outputs: RunCodeOutput[]; steps: CodeExecutionOutcome['steps'] }
 
 /**
  * `run_code` (SPEC §5.2–5.3): a code execution request run through `executeCode` on the agent's

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fchmodSync, fstatSync, openSync, read, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs'
 import { descriptorPath, giveTo, type SandboxIdentity } from '../../core/sandbox'
 import { joinComponents } from './workspace-path'
-import { resolveEntry, type ResolvedEntry, type WorkspaceRoot } from './workspace-resolver'
+import { closeWorkspace, openWorkspace, resolveEntry, type ResolvedEntry, type WorkspaceRoot } from './workspace-resolver'
 import { asWorkspaceFileError, WorkspaceFileError } from './workspace-file-error'
 
 /** An open regular file of the workspace, the entry it was found at, and its fstat (the caller closes both). */
@@ -13,6 +13,25 @@ const openAttempts = 3
 
 /** The name at `/.exec_history` (one JSON line per call, the host's record): the file actions never write it. */
 export const historyFile = '.exec_history'
+
+/**
+ * Runs `use` on one file of an agent's workspace (`openWorkspaceFile` on the path's components)
+ * and closes the file, its folder and the workspace whatever `use` does.
+ */
+export async function withWorkspaceFile<T>(workspace: string, components: readonly string[], use: (file: OpenedFile) => Promise<T>): Promise<T> {
+  const root = openWorkspace(workspace)
+  try {
+    const file = openWorkspaceFile(root, components)
+    try {
+      return await use(file)
+    } finally {
+      closeSync(file.fd)
+      closeSync(file.entry.dirFd)
+    }
+  } finally {
+    closeWorkspace(root)
+  }
+}
 
 /**
  * Opens a workspace file for reading: resolved race-safely, opened O_NOFOLLOW (a link swapped in

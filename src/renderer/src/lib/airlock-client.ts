@@ -1,18 +1,6 @@
 import { airlockContract, buildContractApi, type AirlockApi } from '@shared/ipc'
-import type { AppError, Result } from '@shared/result'
-import { create } from 'zustand'
+import { markViewsStale, useConnection } from './connection'
 import { consoleSocketUrl, createWebSocketTransport } from './websocket-transport'
-
-/**
- * Connection facts the shell shows (the desktop app is always connected): whether the socket is
- * up; `stale` when the console's token changed under this tab (its session cookie is refused);
- * and `epoch`, which moves when what the views show may be out of date — after a reconnect (events
- * sent meanwhile were lost) and when another process wrote the home (the CLI, a second console).
- * Stores follow it (`onStale`) and read what they hold again.
- */
-export const useConnection = create<{ connected: boolean; stale: boolean; epoch: number }>(() => ({ connected: true, stale: false, epoch: 0 }))
-
-const nextEpoch = () => useConnection.setState((state) => ({ epoch: state.epoch + 1 }))
 
 /**
  * Tells a refused session from a server that is down: the page itself, asked with the cookie,
@@ -30,20 +18,9 @@ async function checkStale(): Promise<void> {
 function onStatus(connected: boolean): void {
   const was = useConnection.getState().connected
   useConnection.setState(connected ? { connected, stale: false } : { connected })
-  if (connected && !was) nextEpoch()
+  if (connected && !was) markViewsStale()
   // Each failed attempt asks again: the server may have come back with another token.
   if (!connected) void checkStale()
-}
-
-/**
- * Calls `listener` whenever what the views show may be out of date (a new `epoch`): each store
- * reads what it holds again, the way its own change events make it, so open forms and selections
- * stay as they are.
- */
-export function onStale(listener: () => void): () => void {
-  return useConnection.subscribe((now, before) => {
-    if (now.epoch !== before.epoch) listener()
-  })
 }
 
 /**
@@ -66,20 +43,6 @@ let changedElsewhere: ReturnType<typeof setTimeout> | undefined
 airlock.system.onChangedElsewhere(() => {
   changedElsewhere ??= setTimeout(() => {
     changedElsewhere = undefined
-    nextEpoch()
+    markViewsStale()
   }, 250)
 })
-
-/** A failed contract call, thrown by `unwrap` so stores can show its message. */
-export class AirlockCallError extends Error {
-  constructor(readonly error: AppError) {
-    super(error.message)
-  }
-}
-
-/** Returns a result's value or throws its error. */
-export async function unwrap<T>(result: Promise<Result<T>>): Promise<T> {
-  const settled = await result
-  if (!settled.ok) throw new AirlockCallError(settled.error)
-  return settled.value
-}

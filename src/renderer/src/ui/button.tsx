@@ -1,5 +1,4 @@
-import type { ButtonHTMLAttributes, ReactNode } from 'react'
-import { forwardRef } from 'react'
+import { forwardRef, type ButtonHTMLAttributes, type ReactNode } from 'react'
 
 /** How much a button stands out: one primary action per area, danger for what cannot be undone. */
 export type ButtonVariant = 'primary' | 'secondary' | 'ghost' | 'danger'

@@ -1,9 +1,9 @@
 import type { HistoryStatus } from '@shared/ipc/history'
 import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import { useShallow } from 'zustand/react/shallow'
-import { ErrorBanner, Loading } from '../../../ui'
+import { ErrorBanner, Loading, SegmentedControl } from '../../../ui'
 import { formatDuration, statusLabel } from '../../../lib/call-outcome'
-import { usageRanges, usageRows, usageTotals, usedStatuses, type UsageRangeId } from '../lib/usage'
+import { usageRanges, usageRows, usageTotals, usedStatuses } from '../lib/usage'
 import { useAgentsStore } from '../store/agents-store'
 
 // One colour per status from the theme's tokens (statuses sharing a badge tone still differ here); the legend names each.
@@ -20,6 +20,8 @@ const statusColour: Record<HistoryStatus, string> = {
 }
 
 const axisTick = { fill: 'var(--muted)', fontSize: 11 }
+
+const rangeOptions = usageRanges.map((r) => ({ value: r.id, label: r.label, testId: `agent-usage-range-${r.id}` }))
 
 /** Calls per hour stacked by status, and duration percentiles of finished calls, over a chosen window (from `history.usage`). */
 export function ChartAgentUsage() {
@@ -45,15 +47,9 @@ export function ChartAgentUsage() {
     <section className="ag-card ag-usage" aria-labelledby="ag-usage-title" data-testid="chart-agent-usage">
       <header className="ag-card-head">
         <h3 id="ag-usage-title">Usage</h3>
-        <div className="ag-segmented" role="group" aria-label="Usage window">
-          {usageRanges.map((r) => (
-            <button key={r.id} type="button" aria-pressed={range === r.id} onClick={() => setRange(r.id as UsageRangeId)} data-testid={`agent-usage-range-${r.id}`}>
-              {r.label}
-            </button>
-          ))}
-        </div>
+        <SegmentedControl label="Usage window" options={rangeOptions} value={range} onChange={setRange} />
       </header>
-      {usage.status === 'error' && <ErrorBanner message={usage.error!} onRetry={() => void refresh()} />}
+      {usage.status === 'error' && <ErrorBanner message={usage.error!.message} onRetry={() => void refresh()} />}
       {!value && usage.status !== 'error' && <Loading label="Loading usage…" />}
       {value && totals && (
         <>

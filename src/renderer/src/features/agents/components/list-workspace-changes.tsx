@@ -13,7 +13,7 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
   const changes = useAgentsStore(useShallow((state) => state.changes))
   const agentId = useAgentsStore((state) => state.selectedId)
   const store = useAgentsStore((state) => state.checkpointStore)
-  if (changes.status === 'error' && !changes.value) return <ErrorBanner message={changes.error!} />
+  if (changes.status === 'error' && !changes.value) return <ErrorBanner message={changes.error!.message} />
   if (!changes.value) return <Loading label="Looking for recent changes…" />
   const { value } = changes
   return (

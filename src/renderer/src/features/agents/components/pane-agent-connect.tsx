@@ -16,7 +16,7 @@ export function PaneAgentConnect() {
     useShallow((state) => ({ connection: state.connection, issuedToken: state.issued !== undefined && state.issued.agentId === state.selectedId ? state.issued.token : undefined }))
   )
   const issuedHere = issuedToken !== undefined
-  if (connection.status === 'error') return <ErrorBanner message={connection.error!} />
+  if (connection.status === 'error') return <ErrorBanner message={connection.error!.message} />
   if (!connection.value) return <Loading label="Asking the host for the gateway URL…" />
   const value = connection.value
   return (

@@ -2,11 +2,10 @@ import { ArrowRight } from 'lucide-react'
 import { useShallow } from 'zustand/react/shallow'
 import type { HistoryStatus } from '@shared/ipc/history'
 import { visibleText } from '@shared/visible-text'
-import { nonZeroExit, nonZeroExitTitle } from '../../../lib/call-outcome'
+import { formatDuration, nonZeroExit, nonZeroExitTitle, runTime, statusLabel, statusTone } from '../../../lib/call-outcome'
 import { Badge, ErrorBanner, Loading, TextAgent, TimeAgo } from '../../../ui'
 import { taintTone } from '../lib/agent-selectors'
 import { historyLink } from '../lib/agents-url'
-import { formatDuration, runTime, statusLabel, statusTone } from '../../../lib/call-outcome'
 import { callSubject } from '../lib/usage'
 import { useAgentsStore } from '../store/agents-store'
 import { ChartAgentUsage } from './chart-agent-usage'
@@ -36,7 +35,7 @@ function ListRecentCalls({ agentId }: { agentId: string }) {
           {calls.value ? `All ${calls.value.total.toLocaleString()} in History` : 'Open in History'} <ArrowRight size={13} aria-hidden="true" />
         </a>
       </header>
-      {calls.status === 'error' && <ErrorBanner message={calls.error!} onRetry={() => void refresh()} />}
+      {calls.status === 'error' && <ErrorBanner message={calls.error!.message} onRetry={() => void refresh()} />}
       {!calls.value && calls.status !== 'error' && <Loading label="Loading calls…" />}
       {calls.value && calls.value.rows.length === 0 && (
         <p className="ag-card-empty" data-testid="agent-calls-empty">
@@ -78,7 +77,7 @@ function ListAgentSessions() {
         <h3 id="ag-sessions-title">Sessions</h3>
         {sessions.value && <span className="ag-muted ag-small">{sessions.value.length >= 50 ? 'latest 50' : `${sessions.value.length} in all`}</span>}
       </header>
-      {sessions.status === 'error' && <ErrorBanner message={sessions.error!} />}
+      {sessions.status === 'error' && <ErrorBanner message={sessions.error!.message} />}
       {!sessions.value && sessions.status !== 'error' && <Loading label="Loading sessions…" />}
       {sessions.value && sessions.value.length === 0 && <p className="ag-card-empty">No session yet: one opens when an MCP client connects with this agent’s token.</p>}
       {rows.length > 0 && (

@@ -12,7 +12,7 @@ export function PaneAgentProfile(props: { agentId: string }) {
   const { detail, refresh } = useAgentsStore(useShallow((state) => ({ detail: state.detail, refresh: state.refreshDetail })))
   const agent = useAgentsStore((state) => state.agents.find((a) => a.id === props.agentId))
   const role = useAgentsStore((state) => state.roles.find((r) => r.id === agent?.role))
-  if (detail.status === 'error') return <ErrorBanner message={detail.error!} onRetry={() => void refresh()} />
+  if (detail.status === 'error') return <ErrorBanner message={detail.error!.message} onRetry={() => void refresh()} />
   if (!detail.value || !agent) return <Loading label="Loading the profile…" />
   const profile = detail.value.effectiveProfile
   const from = (key: string) => sourceOf(key, agent, role)

@@ -22,7 +22,7 @@ export function PaneAgentTimeline(props: { agentId: string }) {
     void refresh()
   }, [props.agentId, refresh])
   const mine = timeline.agentId === props.agentId ? timeline : undefined
-  if (!mine?.value && mine?.status === 'error') return <ErrorBanner message={mine.error ?? 'The timeline could not be read.'} onRetry={() => void refresh()} />
+  if (!mine?.value && mine?.status === 'error') return <ErrorBanner message={mine.error?.message ?? 'The timeline could not be read.'} onRetry={() => void refresh()} />
   if (!mine?.value) return <Loading label="Reading the agent's timeline…" />
   const { entries } = mine.value
   return (

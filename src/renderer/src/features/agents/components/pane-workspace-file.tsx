@@ -37,7 +37,7 @@ export function PaneWorkspaceFile(props: { onClose(): void }) {
         <IconButton label="Close the file" icon={<X size={14} />} onClick={props.onClose} />
       </header>
       {file.status === 'loading' && <Loading label="Reading…" />}
-      {file.status === 'error' && <ErrorBanner message={file.error!} />}
+      {file.status === 'error' && <ErrorBanner message={file.error!.message} />}
       {value && value.binary && (
         <p className="ag-file-note" data-testid="workspace-file-binary">
           Binary content ({formatBytes(value.bytes)}): not shown.

@@ -1,7 +1,7 @@
 import { RefreshCw } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { IconButton } from '../../../ui'
+import { IconButton, SegmentedControl } from '../../../ui'
 import { useAgentsStore } from '../store/agents-store'
 import { ListWorkspaceChanges } from './list-workspace-changes'
 import { PaneWorkspaceFile } from './pane-workspace-file'
@@ -24,14 +24,15 @@ export function PaneWorkspace(props: { agentId: string; file?: string; onOpenFil
     <div className="ag-workspace">
       <div className="ag-ws-side">
         <div className="ag-ws-side-head">
-          <div className="ag-segmented" role="group" aria-label="Workspace listing">
-            <button type="button" aria-pressed={side === 'tree'} onClick={() => setSide('tree')} data-testid="workspace-show-tree">
-              Files
-            </button>
-            <button type="button" aria-pressed={side === 'recent'} onClick={() => setSide('recent')} data-testid="workspace-show-recent">
-              Recent changes{changeCount ? ` (${changeCount})` : ''}
-            </button>
-          </div>
+          <SegmentedControl<'tree' | 'recent'>
+            label="Workspace listing"
+            options={[
+              { value: 'tree', label: 'Files', testId: 'workspace-show-tree' },
+              { value: 'recent', label: `Recent changes${changeCount ? ` (${changeCount})` : ''}`, testId: 'workspace-show-recent' }
+            ]}
+            value={side}
+            onChange={setSide}
+          />
           <IconButton label="Refresh the workspace" icon={<RefreshCw size={14} />} onClick={() => void refresh()} data-testid="workspace-refresh" />
         </div>
         {side === 'tree' ? <TreeWorkspace selected={props.file} onOpen={props.onOpenFile} /> : <ListWorkspaceChanges selected={props.file} onOpen={props.onOpenFile} />}

@@ -19,7 +19,7 @@ export function AgentsView() {
   const { status, error, issued, load, dismissToken, clearError, select } = useAgentsStore(
     useShallow((state) => ({
       status: state.status,
-      error: state.error,
+      error: state.error?.message,
       issued: state.issued,
       load: state.load,
       dismissToken: state.dismissToken,

@@ -10,7 +10,7 @@ describe('workspace tree', () => {
     '': { status: 'ready', entries: [entry('z.txt', 'file', 5), entry('src', 'directory'), entry('link', 'symlink'), entry('a', 'directory')], truncated: false },
     src: { status: 'ready', entries: [entry('src/main.py', 'file', 10), entry('src/lib', 'directory')], truncated: true },
     'src/lib': { status: 'loading' },
-    a: { status: 'error', message: 'a is not readable' }
+    a: { status: 'error', error: { code: 'workspace.unreadable', message: 'a is not readable' } }
   }
 
   it('lists folders first, then by name, and only opens expanded folders', () => {

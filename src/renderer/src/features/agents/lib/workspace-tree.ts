@@ -1,7 +1,8 @@
 import type { WorkspaceEntry } from '@shared/ipc/workspace'
+import type { AppError } from '@shared/result'
 
 /** One directory as the tree knows it: loading, its entries (from `workspace.list`), or the host's error. */
-export type DirectoryState = { status: 'loading' } | { status: 'ready'; entries: WorkspaceEntry[]; truncated: boolean } | { status: 'error'; message: string }
+export type DirectoryState = { status: 'loading' } | { status: 'ready'; entries: WorkspaceEntry[]; truncated: boolean } | { status: 'error'; error: AppError }
 
 /** One visible line of the tree: an entry at a depth, or a note under a directory (loading, error, cut, empty). */
 export type TreeRow =
@@ -23,7 +24,7 @@ export function visibleTreeRows(directories: Readonly<Record<string, DirectorySt
       return
     }
     if (state.status === 'error') {
-      rows.push({ type: 'note', key: `${path}:error`, depth, tone: 'bad', text: state.message })
+      rows.push({ type: 'note', key: `${path}:error`, depth, tone: 'bad', text: state.error.message })
       return
     }
     if (state.entries.length === 0) rows.push({ type: 'note', key: `${path}:empty`, depth, tone: 'muted', text: 'Empty folder' })

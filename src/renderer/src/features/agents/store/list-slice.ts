@@ -1,10 +1,15 @@
 import { operatorProviderOrder, type AgentView, type CodeProviderId, type RoleView } from '@shared/agents'
 import type { ApprovalView, SessionView } from '@shared/approvals'
+import type { AppError } from '@shared/result'
 import type { StateCreator } from 'zustand'
-import { airlock, unwrap } from '../../../lib/airlock-client'
+import { appErrorOf, unwrap } from '../../../lib/call-result'
 import { coalescedRefresh } from '../../../lib/coalesced-refresh'
 import { mergeLastCalls } from '../lib/agent-selectors'
-import type { AgentsState } from './agents-store'
+import type { AgentsState } from './agents-state'
+import type { AgentsClient } from './client'
+
+/** The setting that holds the operator's provider order (SPEC §3.3). */
+export const operatorOrderKey = 'code_execution.providers' as const
 
 /** The list: the agents, their roles, sessions, pending queue items and last calls, all from the host. */
 export type ListSlice = {
@@ -19,7 +24,8 @@ export type ListSlice = {
   /** The operator's provider order (setting `code_execution.providers`): what an agent that names none follows. */
   operatorOrder?: CodeProviderId[]
   status: 'idle' | 'loading' | 'ready' | 'error'
-  error?: string
+  /** The host's error for the last load or action that failed (shown until cleared). */
+  error?: AppError
   /** Agents with a toggle or removal in flight (their controls wait). */
   busy: Record<string, boolean>
   load(): Promise<void>
@@ -33,95 +39,107 @@ export type ListSlice = {
   clearError(): void
 }
 
-async function fetchSessions(): Promise<SessionView[]> {
-  const [open, recent] = await Promise.all([unwrap(airlock.sessions.list({ open: true, limit: 1000 })), unwrap(airlock.sessions.list({ limit: 1000 }))])
+async function fetchSessions(client: AgentsClient): Promise<SessionView[]> {
+  const [open, recent] = await Promise.all([unwrap(client.sessions.list({ open: true, limit: 1000 })), unwrap(client.sessions.list({ limit: 1000 }))])
   const byId = new Map(recent.map((session) => [session.id, session]))
   for (const session of open) byId.set(session.id, session)
   return [...byId.values()]
 }
 
-async function fetchLastCalls(agents: readonly AgentView[]): Promise<Record<string, string>> {
-  const pages = await Promise.all(agents.map((agent) => unwrap(airlock.history.list({ agentId: agent.id, limit: 1 }))))
-  return mergeLastCalls({}, pages.flatMap((page) => page.rows))
+async function fetchLastCalls(client: AgentsClient, agents: readonly AgentView[]): Promise<Record<string, string>> {
+  const pages = await Promise.all(agents.map((agent) => unwrap(client.history.list({ agentId: agent.id, limit: 1 }))))
+  return mergeLastCalls(
+    {},
+    pages.flatMap((page) => page.rows)
+  )
 }
 
 /** Builds the list slice; every refresh coalesces bursts of change events into one call in flight plus one after. */
-export const createListSlice: StateCreator<AgentsState, [], [], ListSlice> = (set, get) => {
-  const withBusy = async (agentId: string, work: () => Promise<void>): Promise<boolean> => {
-    set({ busy: { ...get().busy, [agentId]: true }, error: undefined })
-    let ok = true
-    try {
-      await work()
-    } catch (error) {
-      ok = false
-      set({ error: (error as Error).message })
-    } finally {
-      const { [agentId]: _done, ...rest } = get().busy
-      set({ busy: rest })
-    }
-    await get().refreshAgents()
-    return ok
-  }
-  return {
-    agents: [],
-    roles: [],
-    sessions: [],
-    pending: [],
-    lastCalls: {},
-    status: 'idle',
-    busy: {},
-    async load() {
-      set({ status: 'loading', error: undefined })
+export const createListSlice =
+  (client: AgentsClient): StateCreator<AgentsState, [], [], ListSlice> =>
+  (set, get) => {
+    const withBusy = async (agentId: string, work: () => Promise<void>): Promise<boolean> => {
+      set({ busy: { ...get().busy, [agentId]: true }, error: undefined })
+      let ok = true
       try {
-        const [agents, roles, sessions, pending] = await Promise.all([
-          unwrap(airlock.agents.list()),
-          unwrap(airlock.agents.listRoles()),
-          fetchSessions(),
-          unwrap(airlock.approvals.list({ status: 'pending', limit: 5000 }))
-        ])
-        set({ agents, roles, sessions, pending, status: 'ready' })
-        await get().refreshOperatorOrder()
-        set({ lastCalls: await fetchLastCalls(agents) })
+        await work()
       } catch (error) {
-        set({ status: get().status === 'ready' ? 'ready' : 'error', error: (error as Error).message })
+        ok = false
+        set({ error: appErrorOf(error) })
+      } finally {
+        const { [agentId]: _done, ...rest } = get().busy
+        set({ busy: rest })
       }
-    },
-    refreshAgents: coalescedRefresh(async () => {
-      const [agents, roles] = await Promise.all([airlock.agents.list(), airlock.agents.listRoles()])
-      if (agents.ok) set({ agents: agents.value, status: 'ready' })
-      if (roles.ok) set({ roles: roles.value })
-      const missing = agents.ok ? agents.value.filter((agent) => get().lastCalls[agent.id] === undefined) : []
-      if (missing.length > 0) await fetchLastCalls(missing).then((found) => set({ lastCalls: { ...get().lastCalls, ...found } }), () => undefined)
-    }),
-    refreshOperatorOrder: coalescedRefresh(async () => {
-      const result = await airlock.settings.get({ key: 'code_execution.providers' })
-      if (result.ok) set({ operatorOrder: operatorProviderOrder(result.value.value as (string | { providerId: string })[]) })
-    }),
-    refreshSessions: coalescedRefresh(async () => {
-      await fetchSessions().then((sessions) => set({ sessions }), () => undefined)
-    }),
-    refreshPending: coalescedRefresh(async () => {
-      const result = await airlock.approvals.list({ status: 'pending', limit: 5000 })
-      if (result.ok) set({ pending: result.value })
-    }),
-    // A finished call only moves "last activity" forward: the newest page across agents is enough.
-    refreshLastCalls: coalescedRefresh(async () => {
-      const result = await airlock.history.list({ limit: 50 })
-      if (result.ok) set({ lastCalls: mergeLastCalls(get().lastCalls, result.value.rows) })
-    }),
-    async setEnabled(agentId, enabled) {
-      await withBusy(agentId, async () => {
-        await unwrap(airlock.agents.setEnabled({ agentId, enabled }))
-      })
-    },
-    remove(agentId) {
-      return withBusy(agentId, async () => {
-        await unwrap(airlock.agents.remove({ agentId }))
-        if (get().issued?.agentId === agentId) set({ issued: undefined })
-      })
-    },
-    clearError() {
-      set({ error: undefined })
+      await get().refreshAgents()
+      return ok
+    }
+    return {
+      agents: [],
+      roles: [],
+      sessions: [],
+      pending: [],
+      lastCalls: {},
+      status: 'idle',
+      busy: {},
+      async load() {
+        set({ status: 'loading', error: undefined })
+        try {
+          const [agents, roles, sessions, pending] = await Promise.all([
+            unwrap(client.agents.list()),
+            unwrap(client.agents.listRoles()),
+            fetchSessions(client),
+            unwrap(client.approvals.list({ status: 'pending', limit: 5000 }))
+          ])
+          set({ agents, roles, sessions, pending, status: 'ready' })
+          await get().refreshOperatorOrder()
+          set({ lastCalls: await fetchLastCalls(client, agents) })
+        } catch (error) {
+          set({ status: get().status === 'ready' ? 'ready' : 'error', error: appErrorOf(error) })
+        }
+      },
+      refreshAgents: coalescedRefresh(async () => {
+        const [agents, roles] = await Promise.all([client.agents.list(), client.agents.listRoles()])
+        if (agents.ok) set({ agents: agents.value, status: 'ready' })
+        if (roles.ok) set({ roles: roles.value })
+        const missing = agents.ok ? agents.value.filter((agent) => get().lastCalls[agent.id] === undefined) : []
+        if (missing.length > 0)
+          await fetchLastCalls(client, missing).then(
+            (found) => set({ lastCalls: { ...get().lastCalls, ...found } }),
+            () => undefined
+          )
+      }),
+      refreshOperatorOrder: coalescedRefresh(async () => {
+        const result = await client.settings.get({ key: operatorOrderKey })
+        if (result.ok) set({ operatorOrder: operatorProviderOrder(result.value.value as (string | { providerId: string })[]) })
+      }),
+      refreshSessions: coalescedRefresh(async () => {
+        await fetchSessions(client).then(
+          (sessions) => set({ sessions }),
+          () => undefined
+        )
+      }),
+      refreshPending: coalescedRefresh(async () => {
+        const result = await client.approvals.list({ status: 'pending', limit: 5000 })
+        if (result.ok) set({ pending: result.value })
+      }),
+      // A finished call only moves "last activity" forward: the newest page across agents is enough.
+      refreshLastCalls: coalescedRefresh(async () => {
+        const result = await client.history.list({ limit: 50 })
+        if (result.ok) set({ lastCalls: mergeLastCalls(get().lastCalls, result.value.rows) })
+      }),
+      async setEnabled(agentId, enabled) {
+        await withBusy(agentId, async () => {
+          await unwrap(client.agents.setEnabled({ agentId, enabled }))
+        })
+      },
+      remove(agentId) {
+        return withBusy(agentId, async () => {
+          await unwrap(client.agents.remove({ agentId }))
+          if (get().issued?.agentId === agentId) set({ issued: undefined })
+        })
+      },
+      clearError() {
+        set({ error: undefined })
+      }
     }
   }
-}

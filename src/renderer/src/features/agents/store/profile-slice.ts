@@ -1,7 +1,9 @@
+import type { AppError } from '@shared/result'
 import type { StateCreator } from 'zustand'
-import { airlock, unwrap } from '../../../lib/airlock-client'
+import { appErrorOf, unwrap } from '../../../lib/call-result'
 import type { CreateAgentInput, UpdateAgentInput } from '../lib/profile-form'
-import type { AgentsState } from './agents-store'
+import type { AgentsState } from './agents-state'
+import type { AgentsClient } from './client'
 
 /** A token main returned (a new agent's, or a rotated one): shown once, kept only until dismissed. */
 export type IssuedToken = { agentId: string; token: string; workspace?: string; reason: 'created' | 'rotated' }
@@ -9,8 +11,8 @@ export type IssuedToken = { agentId: string; token: string; workspace?: string; 
 /** Creating and editing agents' profiles, and the one-time token. */
 export type ProfileSlice = {
   saving: boolean
-  /** The host's message when a create or update was refused. */
-  saveError?: string
+  /** The host's error when a create or update was refused. */
+  saveError?: AppError
   issued?: IssuedToken
   /** Registers an agent; resolves with its id, or undefined when the host refused (see `saveError`). */
   create(input: CreateAgentInput): Promise<string | undefined>
@@ -21,48 +23,50 @@ export type ProfileSlice = {
 }
 
 /** Builds the profile slice. */
-export const createProfileSlice: StateCreator<AgentsState, [], [], ProfileSlice> = (set, get) => ({
-  saving: false,
-  async create(input) {
-    set({ saving: true, saveError: undefined, issued: undefined })
-    try {
-      const created = await unwrap(airlock.agents.create(input))
-      set({ issued: { agentId: created.agent.id, token: created.token, workspace: created.workspace, reason: 'created' } })
-      await get().refreshAgents()
-      return created.agent.id
-    } catch (error) {
-      set({ saveError: (error as Error).message })
-      return undefined
-    } finally {
-      set({ saving: false })
+export const createProfileSlice =
+  (client: AgentsClient): StateCreator<AgentsState, [], [], ProfileSlice> =>
+  (set, get) => ({
+    saving: false,
+    async create(input) {
+      set({ saving: true, saveError: undefined, issued: undefined })
+      try {
+        const created = await unwrap(client.agents.create(input))
+        set({ issued: { agentId: created.agent.id, token: created.token, workspace: created.workspace, reason: 'created' } })
+        await get().refreshAgents()
+        return created.agent.id
+      } catch (error) {
+        set({ saveError: appErrorOf(error) })
+        return undefined
+      } finally {
+        set({ saving: false })
+      }
+    },
+    async update(input) {
+      set({ saving: true, saveError: undefined })
+      try {
+        await unwrap(client.agents.update(input))
+        await Promise.all([get().refreshAgents(), get().selectedId === input.agentId ? get().refreshDetail() : undefined])
+        return true
+      } catch (error) {
+        set({ saveError: appErrorOf(error) })
+        return false
+      } finally {
+        set({ saving: false })
+      }
+    },
+    async rotateToken(agentId) {
+      set({ error: undefined, issued: undefined })
+      try {
+        const { token } = await unwrap(client.agents.rotateToken({ agentId }))
+        set({ issued: { agentId, token, reason: 'rotated' } })
+      } catch (error) {
+        set({ error: appErrorOf(error) })
+      }
+    },
+    dismissToken() {
+      set({ issued: undefined })
+    },
+    clearSaveError() {
+      set({ saveError: undefined })
     }
-  },
-  async update(input) {
-    set({ saving: true, saveError: undefined })
-    try {
-      await unwrap(airlock.agents.update(input))
-      await Promise.all([get().refreshAgents(), get().selectedId === input.agentId ? get().refreshDetail() : undefined])
-      return true
-    } catch (error) {
-      set({ saveError: (error as Error).message })
-      return false
-    } finally {
-      set({ saving: false })
-    }
-  },
-  async rotateToken(agentId) {
-    set({ error: undefined, issued: undefined })
-    try {
-      const { token } = await unwrap(airlock.agents.rotateToken({ agentId }))
-      set({ issued: { agentId, token, reason: 'rotated' } })
-    } catch (error) {
-      set({ error: (error as Error).message })
-    }
-  },
-  dismissToken() {
-    set({ issued: undefined })
-  },
-  clearSaveError() {
-    set({ saveError: undefined })
-  }
-})
+  })

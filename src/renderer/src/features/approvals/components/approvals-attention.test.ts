@@ -9,24 +9,19 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 // test changes, and pushes `approvals.changed` as main does. The store and components are real.
 const host = vi.hoisted(() => ({ pending: [] as { id: string }[], listeners: [] as (() => void)[] }))
 
-vi.mock('../../../lib/airlock-client', async () => {
-  const { create } = await import('zustand')
-  return {
-    useConnection: create(() => ({ connected: true, stale: false, epoch: 0 })),
-    onStale: () => () => undefined,
-    airlock: {
-      approvals: {
-        list: async () => ok(host.pending),
-        get: async ({ id }: { id: string }) => ok({ id, status: 'approved' }),
-        onChanged: (listener: () => void) => {
-          host.listeners.push(listener)
-          return () => undefined
-        }
-      },
-      rules: { onChanged: () => () => undefined }
-    }
+vi.mock('../../../lib/airlock-client', () => ({
+  airlock: {
+    approvals: {
+      list: async () => ok(host.pending),
+      get: async ({ id }: { id: string }) => ok({ id, status: 'approved' }),
+      onChanged: (listener: () => void) => {
+        host.listeners.push(listener)
+        return () => undefined
+      }
+    },
+    rules: { onChanged: () => () => undefined }
   }
-})
+}))
 
 const { ApprovalsAttention, PendingApprovalsCount } = await import('./approvals-attention')
 

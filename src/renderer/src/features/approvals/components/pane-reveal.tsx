@@ -1,8 +1,8 @@
 import type { ApprovalView } from '@shared/approvals'
 import { Eye } from 'lucide-react'
 import { useEffect, useState } from 'react'
-import { airlock } from '../../../lib/airlock-client'
 import { Button, ErrorBanner, TextAgent } from '../../../ui'
+import { useApprovalsStore } from '../store/approvals-store'
 
 /** The marker redaction leaves in place of a value (`API_KEY=[redacted]`). */
 const redactedMarker = '[redacted]'
@@ -20,6 +20,7 @@ export function showsRedacted(item: Pick<ApprovalView, 'summary' | 'preview' | '
 export function PaneReveal({ item }: { item: ApprovalView }) {
   const [revealed, setRevealed] = useState<{ id: string; text?: string; error?: string }>()
   const [busy, setBusy] = useState(false)
+  const revealInput = useApprovalsStore((state) => state.revealInput)
   useEffect(() => setRevealed(undefined), [item.id])
   if (!showsRedacted(item) || item.status !== 'pending') return null
   const mine = revealed?.id === item.id ? revealed : undefined
@@ -35,7 +36,7 @@ export function PaneReveal({ item }: { item: ApprovalView }) {
           title="Show the values Airlock redacted in this request (the agent's secrets): recorded in the audit log"
           onClick={async () => {
             setBusy(true)
-            const answer = await airlock.approvals.reveal({ id: item.id })
+            const answer = await revealInput(item.id)
             setBusy(false)
             setRevealed(answer.ok ? { id: item.id, text: JSON.stringify(answer.value.input, null, 2) } : { id: item.id, error: answer.error.message })
           }}

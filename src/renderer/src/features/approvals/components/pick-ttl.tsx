@@ -1,14 +1,9 @@
+import { SegmentedControl } from '../../../ui'
 import { ttlChoices } from '../lib/rules'
+
+const ttlOptions = ttlChoices.map((choice) => ({ value: choice.seconds, label: choice.label, testId: `ttl-${choice.seconds ?? 'none'}` }))
 
 /** The TTL choices as a row of toggle buttons; `null` is no expiry. */
 export function PickTtl(props: { value: number | null; onChange(seconds: number | null): void; labelledBy: string }) {
-  return (
-    <div className="appr-ttl" role="group" aria-labelledby={props.labelledBy}>
-      {ttlChoices.map((choice) => (
-        <button key={choice.label} type="button" aria-pressed={props.value === choice.seconds} onClick={() => props.onChange(choice.seconds)} data-testid={`ttl-${choice.seconds ?? 'none'}`}>
-          {choice.label}
-        </button>
-      ))}
-    </div>
-  )
+  return <SegmentedControl look="chips" labelledBy={props.labelledBy} options={ttlOptions} value={props.value} onChange={props.onChange} />
 }

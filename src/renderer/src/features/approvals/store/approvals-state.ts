@@ -1,4 +1,5 @@
 import { create } from 'zustand'
+import { on, type HostFeed } from '../../../lib/follow-host'
 import type { ApprovalsClient } from './client'
 import { createQueueSlice, type QueueSlice } from './queue-slice'
 import { createRulesSlice, type RulesSlice } from './rules-slice'
@@ -12,4 +13,24 @@ export function createApprovalsStore(client: ApprovalsClient) {
     ...createQueueSlice(client)(...a),
     ...createRulesSlice(client)(...a)
   }))
+}
+
+/**
+ * How the approvals store follows main: the queue and the rules are read again when they change,
+ * and after a reconnect or another process's writes (events sent meanwhile were lost, the CLI may
+ * have decided items). Rules are read only once the rules tab asked for them.
+ */
+export function approvalsFeed(client: ApprovalsClient): HostFeed<ApprovalsState> {
+  return {
+    events: [
+      on(client.approvals.onChanged, (state) => void state.refreshQueue()),
+      on(client.rules.onChanged, (state) => {
+        if (state.rulesStatus !== 'idle') void state.refreshRules()
+      })
+    ],
+    reload(state) {
+      if (state.queueStatus !== 'idle') void state.refreshQueue()
+      if (state.rulesStatus !== 'idle') void state.refreshRules()
+    }
+  }
 }

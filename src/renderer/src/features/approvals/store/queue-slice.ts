@@ -46,6 +46,11 @@ export type QueueSlice = {
    */
   decideMany(inputs: ApprovalDecisionInput[]): Promise<{ decided: number; refused: string[] }>
   dismissDecideError(): void
+  /**
+   * Asks the host for what redaction hid in a pending request (recorded in the audit log) and hands
+   * the answer back without keeping it: the values live only in the pane that shows them.
+   */
+  revealInput(id: string): ReturnType<ApprovalsClient['approvals']['reveal']>
 }
 
 /** The queue slice over a client of the contract. */
@@ -125,6 +130,7 @@ export const createQueueSlice =
         return true
       },
       dismissDecideError: () => set({ decideError: undefined }),
+      revealInput: (id) => client.approvals.reveal({ id }),
       checked: [],
       toggleChecked(id, range) {
         const { items, checked } = get()

@@ -20,7 +20,7 @@ export function DrawerHistoryCall() {
   const selectedId = useHistoryStore((state) => state.selectedId)
   const detail = useHistoryStore((state) => state.detail)
   const detailStatus = useHistoryStore((state) => state.detailStatus)
-  const detailError = useHistoryStore((state) => state.detailError)
+  const detailError = useHistoryStore((state) => state.detailError?.message)
   const close = useHistoryStore((state) => state.closeDetail)
   const select = useHistoryStore((state) => state.select)
   const live = useHistoryStore((state) => state.live)

@@ -69,8 +69,8 @@ export function PaneCallLive({ detail }: { detail: HistoryDetail }) {
           )}
         </span>
       </p>
-      {mine?.error && <ErrorBanner message={mine.error} testId="history-live-error" />}
-      {mine?.cancelError && <ErrorBanner message={mine.cancelError} testId="history-live-cancel-error" />}
+      {mine?.error && <ErrorBanner message={mine.error.message} testId="history-live-error" />}
+      {mine?.cancelError && <ErrorBanner message={mine.cancelError.message} testId="history-live-cancel-error" />}
       {hidden > 0 && (
         <p className="history-dim history-live-hidden" data-testid="history-live-hidden">
           {formatCount(hidden)} earlier {hidden === 1 ? 'line is' : 'lines are'} not shown here; the whole output is in the record when the call ends.

@@ -9,7 +9,7 @@ export function PanelHistoryExport() {
   const cancel = useHistoryStore((state) => state.cancelExport)
   const dismiss = useHistoryStore((state) => state.dismissExport)
   if (exporting.status === 'idle') return null
-  if (exporting.status === 'error') return <ErrorBanner message={`The export stopped after ${callsText(exporting.rows)}: ${exporting.error}`} onDismiss={dismiss} testId="history-export-progress" />
+  if (exporting.status === 'error') return <ErrorBanner message={`The export stopped after ${callsText(exporting.rows)}: ${exporting.error.message}`} onDismiss={dismiss} testId="history-export-progress" />
   const running = exporting.status === 'running'
   const total = running ? exporting.total : undefined
   const percent = total ? Math.min(100, Math.round((exporting.rows / Math.max(total, 1)) * 100)) : undefined

@@ -19,7 +19,7 @@ export function HistoryView() {
   const { status, error, rowCount, filtered, drawerOpen, verifying, exporting, refreshOptions, load, verify, startExport } = useHistoryStore(
     useShallow((state) => ({
       status: state.status,
-      error: state.error,
+      error: state.error?.message,
       rowCount: state.rows.length,
       filtered: hasFilters(state.filters),
       drawerOpen: state.selectedId !== undefined,
@@ -92,7 +92,7 @@ export function HistoryView() {
 /** How many calls match (from `history.count`) and how many of them are loaded. */
 function CountLine() {
   const { count, countError, rows, filtered, loading } = useHistoryStore(
-    useShallow((state) => ({ count: state.count, countError: state.countError, rows: state.rows.length, filtered: hasFilters(state.filters), loading: state.status === 'loading' }))
+    useShallow((state) => ({ count: state.count, countError: state.countError?.message, rows: state.rows.length, filtered: hasFilters(state.filters), loading: state.status === 'loading' }))
   )
   return (
     <div className="history-countline" data-testid="history-countline" data-loaded={rows}>
@@ -118,7 +118,7 @@ function CountLine() {
 /** Below the table: the next page loading, a page that failed, or the end of the history. */
 function FooterHistory() {
   const { hasMore, loadingMore, moreError, rows, status, loadMore } = useHistoryStore(
-    useShallow((state) => ({ hasMore: state.nextCursor !== undefined, loadingMore: state.loadingMore, moreError: state.moreError, rows: state.rows.length, status: state.status, loadMore: state.loadMore }))
+    useShallow((state) => ({ hasMore: state.nextCursor !== undefined, loadingMore: state.loadingMore, moreError: state.moreError?.message, rows: state.rows.length, status: state.status, loadMore: state.loadMore }))
   )
   if (status !== 'ready' || rows === 0) return null
   return (
@@ -154,7 +154,7 @@ function NoMatch() {
 /** The last chain check as a banner (intact or where it broke), or why it could not run. */
 function Verification() {
   const verification = useHistoryStore((state) => state.verification)
-  const verifyError = useHistoryStore((state) => state.verifyError)
+  const verifyError = useHistoryStore((state) => state.verifyError?.message)
   if (verifyError) return <ErrorBanner message={`The chain could not be verified: ${verifyError}`} testId="history-verification" />
   if (!verification) return null
   return (

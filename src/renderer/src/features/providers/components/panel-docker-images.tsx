@@ -1,11 +1,19 @@
 import { Download, HardDrive } from 'lucide-react'
 import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { Badge, Button, ErrorBanner, Loading, TimeAgo } from '../../../ui'
+import { Badge, Button, ErrorBanner, Loading, Table, TimeAgo, type TableColumn } from '../../../ui'
 import { formatBytes, imagesOfLanguage } from '../lib/images'
 import { splitReason } from '../lib/probe-facts'
 import { useProvidersStore } from '../store/providers-store'
 import { ProgressProvisioning } from './progress-provisioning'
+
+const columns: TableColumn[] = [
+  { label: 'Language' },
+  { label: 'Image' },
+  { label: 'Size', numeric: true },
+  { label: 'Built' },
+  { label: 'Actions', hidden: true }
+]
 
 /**
  * The Docker engine's Airlock images per language, with a provision button each (offline from
@@ -72,63 +80,47 @@ export function PanelDockerImages() {
           </fieldset>
           {progress && <ProgressProvisioning progress={progress} />}
           {provisionError && <ErrorBanner message={`Provisioning did not start: ${provisionError}`} testId="provider-provision-error" />}
-          <table className="prv-table">
-            <caption className="visually-hidden">Airlock images by language</caption>
-            <thead>
-              <tr>
-                <th scope="col">Language</th>
-                <th scope="col">Image</th>
-                <th scope="col" className="prv-num">
-                  Size
-                </th>
-                <th scope="col">Built</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {images.languages.map((language) => {
-                const [image] = imagesOfLanguage(images.images, language)
-                const running = provisioning === language
-                return (
-                  <tr key={language} data-testid={`provider-image-${language}`}>
-                    <th scope="row">{language}</th>
-                    <td>{image ? <code>{image.tags.join(', ') || image.id.slice(0, 19)}</code> : <span className="prv-muted">not provisioned</span>}</td>
-                    <td className="prv-num">{image ? formatBytes(image.sizeBytes) : '—'}</td>
-                    <td>{image ? <TimeAgo iso={image.created} /> : '—'}</td>
-                    <td className="prv-actions">
-                      <Button
-                        size="sm"
-                        variant="secondary"
-                        icon={<Download size={14} />}
-                        busy={running}
-                        disabled={provisioning !== undefined && !running}
-                        data-testid={`provider-provision-${language}`}
-                        aria-label={`${image ? 'Provision again' : 'Provision'} the ${language} image`}
-                        onClick={() => void provision(language, offline)}
-                      >
-                        {running ? 'Provisioning…' : image ? 'Provision again' : 'Provision'}
-                      </Button>
-                    </td>
-                  </tr>
-                )
-              })}
-              {others.map((image) => (
-                <tr key={image.id}>
-                  <th scope="row">{image.languages.join(', ') || '—'}</th>
-                  <td>
-                    <code>{image.tags.join(', ') || image.id.slice(0, 19)}</code>
+          <Table columns={columns} caption="Airlock images by language" className="prv-table">
+            {images.languages.map((language) => {
+              const [image] = imagesOfLanguage(images.images, language)
+              const running = provisioning === language
+              return (
+                <tr key={language} data-testid={`provider-image-${language}`}>
+                  <th scope="row">{language}</th>
+                  <td>{image ? <code>{image.tags.join(', ') || image.id.slice(0, 19)}</code> : <span className="prv-muted">not provisioned</span>}</td>
+                  <td className="table-num">{image ? formatBytes(image.sizeBytes) : '—'}</td>
+                  <td>{image ? <TimeAgo iso={image.created} /> : '—'}</td>
+                  <td className="prv-actions">
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      icon={<Download size={14} />}
+                      busy={running}
+                      disabled={provisioning !== undefined && !running}
+                      data-testid={`provider-provision-${language}`}
+                      aria-label={`${image ? 'Provision again' : 'Provision'} the ${language} image`}
+                      onClick={() => void provision(language, offline)}
+                    >
+                      {running ? 'Provisioning…' : image ? 'Provision again' : 'Provision'}
+                    </Button>
                   </td>
-                  <td className="prv-num">{formatBytes(image.sizeBytes)}</td>
-                  <td>
-                    <TimeAgo iso={image.created} />
-                  </td>
-                  <td />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              )
+            })}
+            {others.map((image) => (
+              <tr key={image.id}>
+                <th scope="row">{image.languages.join(', ') || '—'}</th>
+                <td>
+                  <code>{image.tags.join(', ') || image.id.slice(0, 19)}</code>
+                </td>
+                <td className="table-num">{formatBytes(image.sizeBytes)}</td>
+                <td>
+                  <TimeAgo iso={image.created} />
+                </td>
+                <td />
+              </tr>
+            ))}
+          </Table>
           {images.images.length === 0 && (
             <p className="prv-muted prv-small prv-none" data-testid="provider-images-none">
               <HardDrive size={13} aria-hidden="true" /> No Airlock image on this engine yet. Provision the languages your agents run; until then the docker provider

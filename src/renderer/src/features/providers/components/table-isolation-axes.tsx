@@ -1,8 +1,10 @@
 import type { DoctorProviderResult } from '@shared/ipc/doctor'
 import type { IsolationFacts } from '@shared/resources'
 import { Check, CircleHelp, ShieldAlert, ShieldCheck, X } from 'lucide-react'
-import { TimeAgo } from '../../../ui'
+import { Table, TimeAgo, type TableColumn } from '../../../ui'
 import { axisRows, type AxisRow } from '../lib/probe-facts'
+
+const columns: TableColumn[] = [{ label: 'Axis' }, { label: 'Claimed by the probe' }, { label: 'Verified by the doctor' }]
 
 /**
  * The isolation axes: what the provider's probe claims from observed facts, and what the doctor
@@ -10,30 +12,11 @@ import { axisRows, type AxisRow } from '../lib/probe-facts'
  */
 export function TableIsolationAxes({ isolation, caption, doctor, doctorAt }: { isolation: IsolationFacts; caption: string; doctor?: DoctorProviderResult; doctorAt?: string }) {
   return (
-    <table className="prv-axes">
-      <caption className="visually-hidden">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Axis</th>
-          <th scope="col">Claimed by the probe</th>
-          <th scope="col">Verified by the doctor</th>
-        </tr>
-      </thead>
-      <tbody>
-        {axisRows(isolation, doctor).map((row) => (
-          <tr key={row.axis} data-testid={doctor ? `doctor-axis-${doctor.providerId}-${row.axis}` : undefined}>
-            <th scope="row" title={row.meaning}>
-              {row.label}
-            </th>
-            <td className={row.claimed ? 'prv-claim-on' : 'prv-claim-off'}>
-              {row.claimed ? <Check size={13} aria-hidden="true" /> : <X size={13} aria-hidden="true" />}
-              {row.claimed ? 'claimed' : 'not enforced'}
-            </td>
-            <VerifiedCell row={row} />
-          </tr>
-        ))}
-      </tbody>
-      <tfoot>
+    <Table
+      columns={columns}
+      caption={caption}
+      className="prv-axes"
+      footer={
         <tr>
           <td colSpan={3}>
             {isolation.mechanism} · network {isolation.networkMode}.{' '}
@@ -46,8 +29,21 @@ export function TableIsolationAxes({ isolation, caption, doctor, doctorAt }: { i
             )}
           </td>
         </tr>
-      </tfoot>
-    </table>
+      }
+    >
+      {axisRows(isolation, doctor).map((row) => (
+        <tr key={row.axis} data-testid={doctor ? `doctor-axis-${doctor.providerId}-${row.axis}` : undefined}>
+          <th scope="row" title={row.meaning}>
+            {row.label}
+          </th>
+          <td className={row.claimed ? 'prv-claim-on' : 'prv-claim-off'}>
+            {row.claimed ? <Check size={13} aria-hidden="true" /> : <X size={13} aria-hidden="true" />}
+            {row.claimed ? 'claimed' : 'not enforced'}
+          </td>
+          <VerifiedCell row={row} />
+        </tr>
+      ))}
+    </Table>
   )
 }
 

@@ -1,8 +1,8 @@
 import type { HistoryListInput, HistoryRow } from '@shared/ipc/history'
-import { ok } from '@shared/result'
+import { fail, ok } from '@shared/result'
 import { describe, expect, it, vi } from 'vitest'
-import { createHistoryStore } from './create-history-store'
-import type { HistoryDeps } from './deps'
+import type { HistoryClient } from './client'
+import { createHistoryStore } from './history-state'
 import { liveCoalesceMs } from './rows-slice'
 
 /**
@@ -21,11 +21,13 @@ function fakeHost(total: number) {
   const matching = (input: Omit<HistoryListInput, 'cursor' | 'limit'>) => rows.filter((row) => !input.status || row.status === input.status)
   const calls: HistoryListInput[] = []
   let gate: Promise<void> | undefined
-  const api = {
+  let refusal: { code: string; message: string } | undefined
+  const client = {
     history: {
       list: async (input: HistoryListInput) => {
         calls.push(input)
         await gate // the gate as it was when the call was made
+        if (refusal) return fail(refusal.code, refusal.message)
         const all = matching(input).filter((row) => input.cursor === undefined || row.seq < input.cursor)
         const page = all.slice(0, input.limit ?? 50)
         return ok({ rows: page, ...(all.length > page.length ? { nextCursor: page[page.length - 1]!.seq } : {}) })
@@ -38,9 +40,9 @@ function fakeHost(total: number) {
     providers: { list: async () => ok({ providers: [{ providerId: 'bubblewrap' }], codeExecutionOrder: [] }) }
   }
   const saved: { parts: BlobPart[]; name: string }[] = []
-  const deps = { api: api as unknown as HistoryDeps['api'], save: (parts: BlobPart[], name: string) => saved.push({ parts, name }), now: () => new Date(2026, 0, 2, 9, 5) }
+  const downloads = { save: (parts: BlobPart[], name: string) => saved.push({ parts, name }), now: () => new Date(2026, 0, 2, 9, 5) }
   return {
-    store: createHistoryStore(deps),
+    store: createHistoryStore(client as unknown as HistoryClient, downloads),
     add,
     calls,
     saved,
@@ -52,6 +54,10 @@ function fakeHost(total: number) {
     },
     stopHolding() {
       gate = undefined
+    },
+    /** From now on `history.list` is refused with this error (undefined: answered again). */
+    refuseLists(error: { code: string; message: string } | undefined) {
+      refusal = error
     }
   }
 }
@@ -139,5 +145,22 @@ describe('history store', () => {
     await running
     expect(host.store.getState().exporting).toEqual({ status: 'cancelled', rows: 0 })
     expect(host.saved).toHaveLength(0)
+  })
+
+  it('keeps the host\'s error code and message when a page or an export is refused', async () => {
+    const host = fakeHost(700)
+    await host.store.getState().load()
+    const refused = { code: 'store.busy', message: 'The database is locked by another process.' }
+    host.refuseLists(refused)
+    await host.store.getState().loadMore()
+    expect(host.store.getState()).toMatchObject({ moreError: refused, loadingMore: false, rows: { length: 200 } })
+    await host.store.getState().startExport()
+    expect(host.store.getState().exporting).toEqual({ status: 'error', rows: 0, error: refused })
+    await host.store.getState().setFilters({ status: 'error' })
+    expect(host.store.getState()).toMatchObject({ status: 'error', error: refused, rows: [] })
+    host.refuseLists(undefined)
+    await host.store.getState().loadMore()
+    await host.store.getState().load()
+    expect(host.store.getState()).toMatchObject({ status: 'ready', error: undefined, rows: { length: 70 } })
   })
 })

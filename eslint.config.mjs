@@ -11,10 +11,7 @@ const layerBlocks = layerRules.map((rule) => ({
   // Tests wire real parts of several layers together; the rule is for what ships.
   ignores: ['**/*.test.ts', '**/*.test.tsx'],
   rules: {
-    'no-restricted-imports': [
-      'error',
-      { patterns: rule.forbidden.flatMap((f) => f.patterns.map((regex) => ({ regex, message: f.message }))) }
-    ]
+    'no-restricted-imports': ['error', { patterns: rule.forbidden.flatMap((f) => f.patterns.map((regex) => ({ regex, message: f.message }))) }]
   }
 }))
 
@@ -27,10 +24,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: "MemberExpression[property.name='sendSync']", message: 'No sendSync: async IPC only.' }
-      ]
+      'no-restricted-syntax': ['error', { selector: "MemberExpression[property.name='sendSync']", message: 'No sendSync: async IPC only.' }]
     }
   },
   {
@@ -48,7 +42,10 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: "MemberExpression[property.name='sendSync']", message: 'No sendSync: async IPC only.' },
-        { selector: 'ImportDeclaration[specifiers.length=0][importKind!="type"]', message: 'No import for side effects alone: the main build drops modules nothing is imported from.' }
+        {
+          selector: 'ImportDeclaration[specifiers.length=0][importKind!="type"]',
+          message: 'No import for side effects alone: the main build drops modules nothing is imported from.'
+        }
       ]
     }
   },

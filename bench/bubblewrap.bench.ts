@@ -22,7 +22,9 @@ function bareSpawn(cwd: string, argv = ['python3', '-c', 'print(1)']): Promise<v
 it('bubblewrap: run_code print(1) through the dispatcher, and python3 -c print(1) through the provider, vs a bare spawn', async () => {
   const host = await checkBubblewrapHost()
   if (!host.ok) {
-    record('bubblewrap', [{ name: 'bubblewrap.run_code_python.ratio_vs_bare', unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${host.reason}` }])
+    record('bubblewrap', [
+      { name: 'bubblewrap.run_code_python.ratio_vs_bare', unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${host.reason}` }
+    ])
     return
   }
   const dir = makeTempDir('airlock-bench-', { outsideTmp: true })
@@ -61,7 +63,7 @@ it('bubblewrap: run_code print(1) through the dispatcher, and python3 -c print(1
     samples: 120,
     pipeline: () => runner.run({ command: 'true' }),
     baseline: () => bareSpawn(workspace, ['bwrap', '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true']),
-    note: 'reference: the provider alone, run_command\'s bash -c true on a ready handle (warm launcher, seccomp, per-run cgroup, binds) vs bwrap --unshare-all --ro-bind / / --proc --dev true'
+    note: "reference: the provider alone, run_command's bash -c true on a ready handle (warm launcher, seccomp, per-run cgroup, binds) vs bwrap --unshare-all --ro-bind / / --proc --dev true"
   })
   await manager.releaseAll()
   dir.remove()

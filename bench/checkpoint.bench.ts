@@ -93,7 +93,14 @@ async function storeBytes(): Promise<BenchResult> {
     }
     checkpoints.dispose()
     const bytes = checkpoints.storeBytes('bench')
-    return { name: 'checkpoint.store_bytes', unit: 'bytes', median: bytes, p95: bytes, samples: 1, note: `after 100 one-line edits of a ${(Buffer.byteLength(lines.join('')) / 1e6).toFixed(2)} MB file: every version whole (no deltas, no compression)` }
+    return {
+      name: 'checkpoint.store_bytes',
+      unit: 'bytes',
+      median: bytes,
+      p95: bytes,
+      samples: 1,
+      note: `after 100 one-line edits of a ${(Buffer.byteLength(lines.join('')) / 1e6).toFixed(2)} MB file: every version whole (no deltas, no compression)`
+    }
   } finally {
     store.close()
     dir.remove()

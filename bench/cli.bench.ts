@@ -19,8 +19,20 @@ it('cli: short commands', async () => {
     if (created.code !== 0) throw new Error(created.stderr)
     const bare = () => exit([process.execPath, '-e', ''])
     const results = [
-      await compare({ name: 'cli.approvals_list_ms', samples: 30, pipeline: () => exit([process.execPath, airlockBin, 'approvals', 'list', '--home', home.path]), baseline: bare, note: 'spawn to exit; baseline: node -e ""; goal median ≤ 300 ms' }),
-      await compare({ name: 'cli.policy_check_ms', samples: 30, pipeline: () => exit([process.execPath, airlockBin, 'policy', 'check', '--agent', 'a1', '--home', home.path, '--', 'ls -la | wc -l']), baseline: bare, note: 'spawn to exit; baseline: node -e ""; goal median ≤ 300 ms' })
+      await compare({
+        name: 'cli.approvals_list_ms',
+        samples: 30,
+        pipeline: () => exit([process.execPath, airlockBin, 'approvals', 'list', '--home', home.path]),
+        baseline: bare,
+        note: 'spawn to exit; baseline: node -e ""; goal median ≤ 300 ms'
+      }),
+      await compare({
+        name: 'cli.policy_check_ms',
+        samples: 30,
+        pipeline: () => exit([process.execPath, airlockBin, 'policy', 'check', '--agent', 'a1', '--home', home.path, '--', 'ls -la | wc -l']),
+        baseline: bare,
+        note: 'spawn to exit; baseline: node -e ""; goal median ≤ 300 ms'
+      })
     ]
     record('cli', results)
   } finally {

@@ -27,7 +27,9 @@ it('gateway profile: main-thread CPU per run_command call', async () => {
     const created = runAirlock(['agent', 'create', 'profiled', '--json', '--home', home.path, '--profile', profile])
     if (created.code !== 0) throw new Error(created.stderr)
     const { token } = JSON.parse(created.stdout) as { token: string }
-    const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home.path], { prefix: ['sh', '-c', `exec "$0" --cpu-prof --cpu-prof-interval=${process.env.AIRLOCK_PROFILE_INTERVAL_US ?? 1000} --cpu-prof-dir=${profiles} "$@"`] })
+    const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home.path], {
+      prefix: ['sh', '-c', `exec "$0" --cpu-prof --cpu-prof-interval=${process.env.AIRLOCK_PROFILE_INTERVAL_US ?? 1000} --cpu-prof-dir=${profiles} "$@"`]
+    })
     const agent = await connectAgent(served.gatewayLine.replace('Agent gateway: ', ''), token)
     try {
       for (let i = 0; i < 10; i++) await callTool(agent.client, 'run_command', { command: 'true' })

@@ -33,7 +33,12 @@ it('gateway sessions: resume after a drop, and the memory of idle sessions', asy
     const open = async () => {
       const init = await rawRequest(gateway.url, {
         headers: mcpHeaders(token),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } }
+        })
       })
       const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
       await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
@@ -59,23 +64,41 @@ it('gateway sessions: resume after a drop, and the memory of idle sessions', asy
     }
     const r = summarise(resumes)
     const b = summarise(lists)
-    results.push({ name: 'gateway.resume_ms', unit: 'ms', median: round(r.median), p95: round(r.p95), samples: resumes.length, baseline: { median: round(b.median), p95: round(b.p95) }, ratio: round(r.median / b.median) })
+    results.push({
+      name: 'gateway.resume_ms',
+      unit: 'ms',
+      median: round(r.median),
+      p95: round(r.p95),
+      samples: resumes.length,
+      baseline: { median: round(b.median), p95: round(b.p95) },
+      ratio: round(r.median / b.median)
+    })
 
     // A client that never reads: each call's stream stays open with its result unsent.
     setFlagsFromString('--expose-gc')
     const collect = runInNewContext('gc') as () => void
     const reader = await open()
-    await host.agents.sessions.execute({ sessionId: String(reader['mcp-session-id']), tool: 'write_file', input: { path: 'big.txt', content: 'y'.repeat(256 * 1024) } })
+    await host.agents.sessions.execute({
+      sessionId: String(reader['mcp-session-id']),
+      tool: 'write_file',
+      input: { path: 'big.txt', content: 'y'.repeat(256 * 1024) }
+    })
     collect()
     const unreadBefore = process.memoryUsage()
     const rowsBefore = host.agents.history.list({ agentId: 'bench', limit: 500 }).rows.filter((row) => row.finishedAt !== null).length
     const sockets: Socket[] = []
-    for (let i = 0; i < 300; i++) sockets.push(neverReading(gateway.url, reader, { jsonrpc: '2.0', id: 5000 + i, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'big.txt' } } }))
+    for (let i = 0; i < 300; i++)
+      sockets.push(
+        neverReading(gateway.url, reader, { jsonrpc: '2.0', id: 5000 + i, method: 'tools/call', params: { name: 'read_file', arguments: { path: 'big.txt' } } })
+      )
     await waitForRows(host, rowsBefore + 300)
     await new Promise((resolve) => setTimeout(resolve, 500))
     collect()
     const unreadAfter = process.memoryUsage()
-    const unreadMb = (unreadAfter.heapUsed + unreadAfter.external + unreadAfter.arrayBuffers - unreadBefore.heapUsed - unreadBefore.external - unreadBefore.arrayBuffers) / 1024 / 1024
+    const unreadMb =
+      (unreadAfter.heapUsed + unreadAfter.external + unreadAfter.arrayBuffers - unreadBefore.heapUsed - unreadBefore.external - unreadBefore.arrayBuffers) /
+      1024 /
+      1024
     results.push({
       name: 'gateway.unread_streams_memory_mb',
       unit: 'MB',

@@ -104,7 +104,8 @@ async function throughput(host: ReturnType<typeof createHost>, url: string): Pro
   const runGateway = () =>
     pool(callsPerRound, concurrency, async (n) => {
       const result = await callTool(agents[n % agents.length]!.client, 'run_command', { command: 'echo ok' })
-      if (result.structuredContent.status !== 'success') throw new Error(`run_command ended ${result.structuredContent.status}: ${JSON.stringify(result.structuredContent.error)}`)
+      if (result.structuredContent.status !== 'success')
+        throw new Error(`run_command ended ${result.structuredContent.status}: ${JSON.stringify(result.structuredContent.error)}`)
     })
   const runBare = () => pool(callsPerRound, concurrency, () => bareSpawn())
   try {
@@ -113,7 +114,15 @@ async function throughput(host: ReturnType<typeof createHost>, url: string): Pro
     const gatewayRates: number[] = []
     const bareRates: number[] = []
     for (let round = 0; round < 6; round++) {
-      for (const [run, rates] of round % 2 === 0 ? ([[runGateway, gatewayRates], [runBare, bareRates]] as const) : ([[runBare, bareRates], [runGateway, gatewayRates]] as const)) {
+      for (const [run, rates] of round % 2 === 0
+        ? ([
+            [runGateway, gatewayRates],
+            [runBare, bareRates]
+          ] as const)
+        : ([
+            [runBare, bareRates],
+            [runGateway, gatewayRates]
+          ] as const)) {
         const started = performance.now()
         await run()
         rates.push(callsPerRound / ((performance.now() - started) / 1000))

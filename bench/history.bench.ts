@@ -53,9 +53,32 @@ const words = Array.from({ length: 3000 }, () => Array.from({ length: 2 + Math.f
 const stderrWords = Array.from({ length: 2000 }, () => `${Array.from({ length: 2 + Math.floor(random() * 2) }, () => pick(syllables)).join('')}err`)
 const agents = Array.from({ length: 25 }, (_, i) => `agent-${String(i).padStart(2, '0')}`)
 const agentOf = weighted(agents.map((agent, i) => [agent, 1 / (i + 1)] as const))
-const toolOf = weighted([['run_command', 40], ['write_file', 15], ['read_file', 15], ['edit_file', 10], ['run_code', 8], ['list_directory', 4], ['search_files', 4], ['sqlite_query', 2], ['browse', 1], ['github__create_issue', 1]] as const)
-const statusOf = weighted([['success', 860], ['error', 70], ['blocked', 30], ['approval_required', 15], ['timed_out', 10], ['cancelled', 10], ['interrupted', 5]] as const)
-const providerOf = weighted([['bubblewrap', 60], ['docker', 35], ['trusted_local', 5]] as const)
+const toolOf = weighted([
+  ['run_command', 40],
+  ['write_file', 15],
+  ['read_file', 15],
+  ['edit_file', 10],
+  ['run_code', 8],
+  ['list_directory', 4],
+  ['search_files', 4],
+  ['sqlite_query', 2],
+  ['browse', 1],
+  ['github__create_issue', 1]
+] as const)
+const statusOf = weighted([
+  ['success', 860],
+  ['error', 70],
+  ['blocked', 30],
+  ['approval_required', 15],
+  ['timed_out', 10],
+  ['cancelled', 10],
+  ['interrupted', 5]
+] as const)
+const providerOf = weighted([
+  ['bubblewrap', 60],
+  ['docker', 35],
+  ['trusted_local', 5]
+] as const)
 const errorText: Record<string, () => string> = {
   error: () => `Command failed with exit code 1: ${pick(words)} not found in ${pick(words)}.py`,
   blocked: () => `Blocked by rule ${pick(['deny.rm_rf', 'vcs-write', 'network.none', 'classification.write_down'])}`,
@@ -69,7 +92,18 @@ function inputOf(tool: string): unknown {
   const file = `src/${pick(words)}/${pick(words)}.${pick(['ts', 'py', 'go', 'md', 'json'])}`
   switch (tool) {
     case 'run_command':
-      return { command: pick([`pytest -q tests/test_${pick(words)}.py`, `npm test -- ${pick(words)}`, 'git status', `ls -la src/${pick(words)}`, `python3 scripts/${pick(words)}.py --verbose`, `grep -rn ${pick(words)} src`, 'cargo build --release', `make ${pick(words)}`]) }
+      return {
+        command: pick([
+          `pytest -q tests/test_${pick(words)}.py`,
+          `npm test -- ${pick(words)}`,
+          'git status',
+          `ls -la src/${pick(words)}`,
+          `python3 scripts/${pick(words)}.py --verbose`,
+          `grep -rn ${pick(words)} src`,
+          'cargo build --release',
+          `make ${pick(words)}`
+        ])
+      }
     case 'write_file':
       return { path: file, content: Array.from({ length: 12 + Math.floor(random() * 30) }, () => pick(words)).join(' ') }
     case 'edit_file':
@@ -106,16 +140,26 @@ function fill(db: ReturnType<typeof openDatabase>): void {
         tool,
         status,
         input_summary_json: JSON.stringify(inputOf(tool)),
-        policy_json: JSON.stringify({ decision: status === 'blocked' ? 'deny' : 'allow', rule: status === 'blocked' ? 'deny.rm_rf' : 'default', riskFlags: [] }),
+        policy_json: JSON.stringify({
+          decision: status === 'blocked' ? 'deny' : 'allow',
+          rule: status === 'blocked' ? 'deny.rm_rf' : 'default',
+          riskFlags: []
+        }),
         approval_json: status === 'approval_required' ? JSON.stringify({ status: 'pending', reason: 'waiting' }) : null,
         provider_id: provider,
-        provider_json: provider ? JSON.stringify({ providerId: provider, isolation: { processContained: provider !== 'trusted_local', mechanism: provider } }) : null,
+        provider_json: provider
+          ? JSON.stringify({ providerId: provider, isolation: { processContained: provider !== 'trusted_local', mechanism: provider } })
+          : null,
         exit_code: runs && status !== 'blocked' ? (status === 'success' ? 0 : 1) : null,
         stdout: runs ? `${pick(words)} ${pick(words)} passed in 0.${Math.floor(random() * 99)}s\n`.repeat(1 + Math.floor(random() * 6)) : null,
         stdout_log: null,
         stdout_sha256: null,
         stdout_truncated: 0,
-        stderr: runs ? (status === 'success' ? '' : `Traceback (most recent call last):\n  File "${pick(words)}.py", line ${Math.floor(random() * 300)}\nModuleNotFoundError: ${pick(stderrWords)} ${pick(stderrWords)} is not installed\n`) : null,
+        stderr: runs
+          ? status === 'success'
+            ? ''
+            : `Traceback (most recent call last):\n  File "${pick(words)}.py", line ${Math.floor(random() * 300)}\nModuleNotFoundError: ${pick(stderrWords)} ${pick(stderrWords)} is not installed\n`
+          : null,
         stderr_log: null,
         stderr_sha256: null,
         stderr_truncated: 0,
@@ -170,7 +214,10 @@ it(`history: filtered page queries at ${totalRows} rows`, () => {
     const kinds: Record<string, () => HistoryQuery> = {
       agent_status: () => ({ agentId: pick(agents), status: pick(['success', 'error', 'blocked', 'timed_out'] as const) }),
       tool: () => ({ tool: toolOf() }),
-      text: () => ({ text: pick([pick(words), `${pick(words)} ${pick(words)}`, 'pytest', 'cargo build', `${pick(words).slice(0, 4)}*`]), ...(random() < 0.3 ? { agentId: pick(agents) } : {}) }),
+      text: () => ({
+        text: pick([pick(words), `${pick(words)} ${pick(words)}`, 'pytest', 'cargo build', `${pick(words).slice(0, 4)}*`]),
+        ...(random() < 0.3 ? { agentId: pick(agents) } : {})
+      }),
       provider: () => ({ providerId: pick(['bubblewrap', 'docker', 'trusted_local']) }),
       search_output: () => ({ text: pick([pick(stderrWords), `${pick(stderrWords)} installed`]), ...(random() < 0.3 ? { agentId: pick(agents) } : {}) }),
       time_window: () => {
@@ -178,7 +225,10 @@ it(`history: filtered page queries at ${totalRows} rows`, () => {
         const since = until - pick([3_600_000, 86_400_000, 3 * 86_400_000])
         return { since: new Date(since).toISOString(), until: new Date(until).toISOString(), ...(random() < 0.3 ? { agentId: pick(agents) } : {}) }
       },
-      later_page: () => ({ ...pick([{ agentId: pick(agents) }, { tool: toolOf() }, { status: 'error' as const }, {}]), cursor: 1 + Math.floor(random() * totalRows) })
+      later_page: () => ({
+        ...pick([{ agentId: pick(agents) }, { tool: toolOf() }, { status: 'error' as const }, {}]),
+        cursor: 1 + Math.floor(random() * totalRows)
+      })
     }
     const perKind: Record<string, number[]> = {}
     const all: number[] = []
@@ -188,7 +238,8 @@ it(`history: filtered page queries at ${totalRows} rows`, () => {
         const started = performance.now()
         history.list(input)
         const ms = performance.now() - started
-        if (round < 20) continue // warm-up: the first pages also load the schema and statement caches
+        if (round < 20)
+          continue // warm-up: the first pages also load the schema and statement caches
         ;(perKind[kind] ??= []).push(ms)
         all.push(ms)
       }
@@ -221,7 +272,14 @@ it(`history: filtered page queries at ${totalRows} rows`, () => {
         const { median, p95 } = summarise(values)
         return { name: `history.query_page.${kind}_ms`, unit: 'ms', median: round3(median), p95: round3(p95), samples: values.length }
       }),
-      { name: 'history.audit_verify.rows_per_s', unit: 'rows/s', median: Math.round(totalRows / verifySeconds), p95: Math.round(totalRows / verifySeconds), samples: 1, note: `verify() of ${totalRows} chained rows took ${verifySeconds.toFixed(1)} s` }
+      {
+        name: 'history.audit_verify.rows_per_s',
+        unit: 'rows/s',
+        median: Math.round(totalRows / verifySeconds),
+        p95: Math.round(totalRows / verifySeconds),
+        samples: 1,
+        note: `verify() of ${totalRows} chained rows took ${verifySeconds.toFixed(1)} s`
+      }
     ]
     record('history', results)
   } finally {

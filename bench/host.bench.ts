@@ -17,15 +17,19 @@ import { record, summarise, type BenchResult } from './support/measure'
  *   first sandboxed `run_code` (Python `print(1)` in bubblewrap) answered: what an agent author
  *   waits for the first time. Reported (no goal), over fresh agents.
  */
-it('host: idle memory and an agent\'s first result', async () => {
+it("host: idle memory and an agent's first result", async () => {
   const results: BenchResult[] = [await idleRss()]
   const bwrap = await checkBubblewrapHost()
-  results.push(bwrap.ok ? await firstResult() : { name: 'agent.first_result_ms', unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${bwrap.reason}` })
+  results.push(
+    bwrap.ok ? await firstResult() : { name: 'agent.first_result_ms', unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${bwrap.reason}` }
+  )
   record('host', results)
 })
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024
 }
 
@@ -88,5 +92,12 @@ async function firstResult(): Promise<BenchResult> {
     home.remove()
   }
   const { median, p95 } = summarise(times)
-  return { name: 'agent.first_result_ms', unit: 'ms', median: Number(median.toFixed(1)), p95: Number(p95.toFixed(1)), samples: times.length, note: 'agent created → MCP client connected → first run_code python print(1) in bubblewrap answered (in-process host, loopback gateway)' }
+  return {
+    name: 'agent.first_result_ms',
+    unit: 'ms',
+    median: Number(median.toFixed(1)),
+    p95: Number(p95.toFixed(1)),
+    samples: times.length,
+    note: 'agent created → MCP client connected → first run_code python print(1) in bubblewrap answered (in-process host, loopback gateway)'
+  }
 }

@@ -24,5 +24,14 @@ it('manager: ensure + release on a ready handle', async () => {
   }
   await manager.release(keeper)
   const { median, p95 } = summarise(rounds)
-  record('manager', [{ name: 'manager.ensure_release_reuse.ops_per_s', unit: 'ops/s', median: Math.round(median), p95: Math.round(p95), samples: rounds.length, note: 'p95 is the 95th percentile of per-round rates' }])
+  record('manager', [
+    {
+      name: 'manager.ensure_release_reuse.ops_per_s',
+      unit: 'ops/s',
+      median: Math.round(median),
+      p95: Math.round(p95),
+      samples: rounds.length,
+      note: 'p95 is the 95th percentile of per-round rates'
+    }
+  ])
 })

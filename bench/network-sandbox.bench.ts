@@ -28,11 +28,17 @@ it('network: a download from inside a bubblewrap sandbox through the egress brid
     await host.recovered
     host.store.network.addHost({ name: 'pkgs.test', address: '127.0.0.1' })
     host.store.network.addRule({ agentId: null, decision: 'allow', host: 'pkgs.test' })
-    host.agents.service.create('fetcher', { profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never', allowlist: ['curl'] } })
+    host.agents.service.create('fetcher', {
+      profile: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never', allowlist: ['curl'] }
+    })
     const { sessionId } = host.agents.sessions.start('fetcher', 'bench')
     const curl = ['-sS', '-o', '/dev/null', '-w', '%{time_total}']
     const sandboxed = async () => {
-      const result = await host.agents.sessions.execute({ sessionId, tool: 'run_command', input: { command: `curl ${curl.join(' ')} http://pkgs.test:${port}/big` } })
+      const result = await host.agents.sessions.execute({
+        sessionId,
+        tool: 'run_command',
+        input: { command: `curl ${curl.join(' ')} http://pkgs.test:${port}/big` }
+      })
       const data = result.data as { exitCode: number; stdout: string; stderr: string } | undefined
       if (!data || data.exitCode !== 0) throw new Error(`the sandboxed download failed: ${JSON.stringify(result.error ?? data)}`)
       return Number(data.stdout)

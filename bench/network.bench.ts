@@ -81,7 +81,12 @@ it('network: proxy throughput and connect overhead', async () => {
       baseline: async () => (await open(false)).destroy(),
       note: 'time to an established CONNECT tunnel (gate: rule + pinned name; upstream connect) vs a direct loopback TCP connect; the figure is the difference of medians; goal ≤ 5 ms'
     })
-    results.push({ ...connectTimes, unit: 'ms', median: round(connectTimes.median - connectTimes.baseline!.median), p95: round(connectTimes.p95 - connectTimes.baseline!.p95) })
+    results.push({
+      ...connectTimes,
+      unit: 'ms',
+      median: round(connectTimes.median - connectTimes.baseline!.median),
+      p95: round(connectTimes.p95 - connectTimes.baseline!.p95)
+    })
   } finally {
     run()
     await endpoint.close()

@@ -25,51 +25,63 @@ import { record, summarise, type BenchResult } from './support/measure'
 const samples = 30
 const peers = process.env.AIRLOCK_PEERS_DIR
 
-it.skipIf(!peers)('peers: sandboxed commands side by side', async () => {
-  const bwrap = await checkBubblewrapHost()
-  if (!bwrap.ok) return record('peers', [{ name: 'peers', unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${bwrap.reason}` }])
-  const dir = makeTempDir('airlock-bench-peers-', { outsideTmp: true })
-  const workspace = join(dir.path, 'ws')
-  claimWorkspace(workspace)
-  const closers: (() => Promise<unknown> | unknown)[] = [() => dir.remove()]
-  try {
-    const paths = await openPaths(peers!, dir.path, workspace, closers)
-    const workloads = { true: ['sh', '-c', 'true'], python: ['python3', '-c', 'print(1)'] } as const
-    const results: BenchResult[] = []
-    for (const [workload, argv] of Object.entries(workloads)) {
-      const names = Object.keys(paths)
-      const times = new Map<string, number[]>(names.map((name) => [name, []]))
-      const failures = new Map<string, string>()
-      for (let sample = -3; sample < samples; sample++) {
-        for (let k = 0; k < names.length; k++) {
-          const name = names[(k + Math.max(0, sample)) % names.length]!
-          if (failures.has(name)) continue
-          const started = performance.now()
-          try {
-            await paths[name]!(argv as unknown as string[])
-          } catch (error) {
-            failures.set(name, (error as Error).message.slice(0, 200))
+it.skipIf(!peers)(
+  'peers: sandboxed commands side by side',
+  async () => {
+    const bwrap = await checkBubblewrapHost()
+    if (!bwrap.ok) return record('peers', [{ name: 'peers', unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${bwrap.reason}` }])
+    const dir = makeTempDir('airlock-bench-peers-', { outsideTmp: true })
+    const workspace = join(dir.path, 'ws')
+    claimWorkspace(workspace)
+    const closers: (() => Promise<unknown> | unknown)[] = [() => dir.remove()]
+    try {
+      const paths = await openPaths(peers!, dir.path, workspace, closers)
+      const workloads = { true: ['sh', '-c', 'true'], python: ['python3', '-c', 'print(1)'] } as const
+      const results: BenchResult[] = []
+      for (const [workload, argv] of Object.entries(workloads)) {
+        const names = Object.keys(paths)
+        const times = new Map<string, number[]>(names.map((name) => [name, []]))
+        const failures = new Map<string, string>()
+        for (let sample = -3; sample < samples; sample++) {
+          for (let k = 0; k < names.length; k++) {
+            const name = names[(k + Math.max(0, sample)) % names.length]!
+            if (failures.has(name)) continue
+            const started = performance.now()
+            try {
+              await paths[name]!(argv as unknown as string[])
+            } catch (error) {
+              failures.set(name, (error as Error).message.slice(0, 200))
+              continue
+            }
+            if (sample >= 0) times.get(name)!.push(performance.now() - started)
+          }
+        }
+        const bare = summarise(times.get('bare')!)
+        for (const name of names) {
+          const failed = failures.get(name)
+          if (failed) {
+            results.push({ name: `peers.${workload}.${name}`, unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${failed}` })
             continue
           }
-          if (sample >= 0) times.get(name)!.push(performance.now() - started)
+          const own = summarise(times.get(name)!)
+          results.push({
+            name: `peers.${workload}.${name}`,
+            unit: 'ms',
+            median: round(own.median),
+            p95: round(own.p95),
+            samples,
+            baseline: { median: round(bare.median), p95: round(bare.p95) },
+            ratio: round(own.median / bare.median)
+          })
         }
       }
-      const bare = summarise(times.get('bare')!)
-      for (const name of names) {
-        const failed = failures.get(name)
-        if (failed) {
-          results.push({ name: `peers.${workload}.${name}`, unit: 'ms', median: 0, p95: 0, samples: 0, note: `not measured: ${failed}` })
-          continue
-        }
-        const own = summarise(times.get(name)!)
-        results.push({ name: `peers.${workload}.${name}`, unit: 'ms', median: round(own.median), p95: round(own.p95), samples, baseline: { median: round(bare.median), p95: round(bare.p95) }, ratio: round(own.median / bare.median) })
-      }
+      record('peers', results)
+    } finally {
+      for (const close of closers.reverse()) await close()
     }
-    record('peers', results)
-  } finally {
-    for (const close of closers.reverse()) await close()
-  }
-}, 900_000)
+  },
+  900_000
+)
 
 type Path = (argv: string[]) => Promise<void>
 
@@ -96,13 +108,20 @@ async function openPaths(peers: string, home: string, workspace: string, closers
 
   // srt: write inside the working folder only, no network.
   const srtConfig = join(home, 'srt.json')
-  writeFileSync(srtConfig, JSON.stringify({ network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowRead: [], allowWrite: ['.'], denyWrite: [] } }))
-  const srtModule = (await import(join(peers, 'node_modules', '@anthropic-ai', 'sandbox-runtime', 'dist', 'index.js'))) as { SandboxManager: { initialize(config: unknown): Promise<void>; wrapWithSandbox(command: string): Promise<string>; reset(): Promise<void> } }
-  const srt = srtModule.SandboxManager
-  const srtReady = await srt.initialize({ network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowRead: [], allowWrite: [workspace], denyWrite: [] } }).then(
-    () => undefined,
-    (error: Error) => error.message
+  writeFileSync(
+    srtConfig,
+    JSON.stringify({ network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowRead: [], allowWrite: ['.'], denyWrite: [] } })
   )
+  const srtModule = (await import(join(peers, 'node_modules', '@anthropic-ai', 'sandbox-runtime', 'dist', 'index.js'))) as {
+    SandboxManager: { initialize(config: unknown): Promise<void>; wrapWithSandbox(command: string): Promise<string>; reset(): Promise<void> }
+  }
+  const srt = srtModule.SandboxManager
+  const srtReady = await srt
+    .initialize({ network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowRead: [], allowWrite: [workspace], denyWrite: [] } })
+    .then(
+      () => undefined,
+      (error: Error) => error.message
+    )
   closers.push(() => srt.reset())
 
   // codex-shell-tool-mcp, told its sandbox as the Codex harness would (workspace-write on the workspace, no network).
@@ -111,13 +130,24 @@ async function openPaths(peers: string, home: string, workspace: string, closers
   if (existsSync(codexForTool)) symlinkSync(codexForTool, sandboxExe)
   mkdirSync(join(home, 'codex-home'), { recursive: true })
   const shellTool = new Client({ name: 'airlock-bench', version: '1' })
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(peers, 'node_modules', '@openai', 'codex-shell-tool-mcp', 'bin', 'mcp-server.js')], cwd: workspace, env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: join(home, 'codex-home') }, stderr: 'ignore' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(peers, 'node_modules', '@openai', 'codex-shell-tool-mcp', 'bin', 'mcp-server.js')],
+    cwd: workspace,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: join(home, 'codex-home') },
+    stderr: 'ignore'
+  })
   await shellTool.connect(transport)
   closers.push(() => shellTool.close())
   await shellTool.request(
     {
       method: 'codex/sandbox-state/update',
-      params: { sandboxPolicy: { type: 'workspace-write', writable_roots: [workspace], network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: false }, codexLinuxSandboxExe: sandboxExe, sandboxCwd: workspace, useLinuxSandboxBwrap: false }
+      params: {
+        sandboxPolicy: { type: 'workspace-write', writable_roots: [workspace], network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: false },
+        codexLinuxSandboxExe: sandboxExe,
+        sandboxCwd: workspace,
+        useLinuxSandboxBwrap: false
+      }
     },
     EmptyResultSchema
   )
@@ -132,7 +162,8 @@ async function openPaths(peers: string, home: string, workspace: string, closers
     },
     'airlock.gateway_run_command': async (argv) => {
       const result = await callTool(agent.client, 'run_command', { command: line(argv) })
-      if (result.structuredContent.status !== 'success') throw new Error(`run_command ended ${result.structuredContent.status}: ${JSON.stringify(result.structuredContent.error)}`)
+      if (result.structuredContent.status !== 'success')
+        throw new Error(`run_command ended ${result.structuredContent.status}: ${JSON.stringify(result.structuredContent.error)}`)
     },
     'srt.library': async (argv) => {
       if (srtReady) throw new Error(srtReady)
@@ -140,9 +171,13 @@ async function openPaths(peers: string, home: string, workspace: string, closers
     },
     'srt.cli': (argv) => exit([bin('srt'), '-s', srtConfig, '-c', line(argv)], workspace, env),
     // The current codex (node_modules/.bin/codex may name the shell tool's older build).
-    'codex.sandbox': (argv) => exit([process.execPath, join(peers, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'), 'sandbox', '--', ...argv], workspace, env),
+    'codex.sandbox': (argv) =>
+      exit([process.execPath, join(peers, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'), 'sandbox', '--', ...argv], workspace, env),
     'codex.shell_tool_mcp': async (argv) => {
-      const result = (await shellTool.callTool({ name: 'shell', arguments: { command: line(argv), workdir: workspace, login: false } })) as { isError?: boolean; content: { text?: string }[] }
+      const result = (await shellTool.callTool({ name: 'shell', arguments: { command: line(argv), workdir: workspace, login: false } })) as {
+        isError?: boolean
+        content: { text?: string }[]
+      }
       const text = result.content[0]?.text ?? ''
       if (result.isError || !text.includes('"exit_code":0')) throw new Error(text.slice(0, 200))
     }

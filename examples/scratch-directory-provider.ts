@@ -9,7 +9,15 @@ import { z } from 'zod'
 import type { ExecutionResourceProvider, ProviderProbe, ResourceHandle, ResourceStatus } from '../src/main/core'
 
 /** The config this provider accepts; anything else is refused with the field named. */
-const configSchema = z.object({ parent: z.string().min(1).optional(), prefix: z.string().regex(/^[a-z0-9-]{1,32}$/).optional() }).strict()
+const configSchema = z
+  .object({
+    parent: z.string().min(1).optional(),
+    prefix: z
+      .string()
+      .regex(/^[a-z0-9-]{1,32}$/)
+      .optional()
+  })
+  .strict()
 
 /** The live resource of a `scratch_directory` handle. */
 export type ScratchDirectory = { path: string }

@@ -26,7 +26,8 @@ if (!existsSync(join(dir, 'node_modules', '@openai', 'codex-shell-tool-mcp'))) {
   npm([`codex-for-shell-tool@npm:@openai/codex@${version}`, '@anthropic-ai/sandbox-runtime', '@openai/codex', '@openai/codex-shell-tool-mcp'])
 }
 for (const tool of ['socat', 'rg']) {
-  if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) console.warn(`warning: ${tool} is not installed; srt needs it (apt install socat ripgrep), so its rows will say why they are empty`)
+  if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+    console.warn(`warning: ${tool} is not installed; srt needs it (apt install socat ripgrep), so its rows will say why they are empty`)
 }
 const run = spawnSync(join(root, 'node_modules', '.bin', 'vitest'), ['run', '--config', 'bench/vitest.config.ts', 'bench/peers.bench.ts'], {
   cwd: root,
@@ -36,6 +37,15 @@ const run = spawnSync(join(root, 'node_modules', '.bin', 'vitest'), ['run', '--c
 const resultsFile = join(root, 'bench', '.results', 'peers.json')
 if (existsSync(resultsFile)) {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'))
-  console.table(results.map((r) => ({ name: r.name, median: r.median, p95: r.p95, bare: r.baseline?.median ?? '', ratio: r.ratio ?? '', note: r.note?.startsWith('not measured') ? r.note : '' })))
+  console.table(
+    results.map((r) => ({
+      name: r.name,
+      median: r.median,
+      p95: r.p95,
+      bare: r.baseline?.median ?? '',
+      ratio: r.ratio ?? '',
+      note: r.note?.startsWith('not measured') ? r.note : ''
+    }))
+  )
 }
 process.exit(run.status ?? 1)

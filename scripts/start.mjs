@@ -40,7 +40,11 @@ function electronSqliteBinding() {
     const target = ['--runtime=electron', `--target=${version}`, `--arch=${process.arch}`]
     const prebuilt = spawnSync(join(root, 'node_modules', '.bin', 'prebuild-install'), target, { cwd: work, stdio: 'ignore', timeout: 300_000 })
     if (prebuilt.status !== 0) {
-      const compiled = spawnSync('npx', ['--yes', 'node-gyp', 'rebuild', '--release', `--target=${version}`, `--arch=${process.arch}`, '--dist-url=https://electronjs.org/headers'], { cwd: work, stdio: 'ignore', timeout: 900_000 })
+      const compiled = spawnSync(
+        'npx',
+        ['--yes', 'node-gyp', 'rebuild', '--release', `--target=${version}`, `--arch=${process.arch}`, '--dist-url=https://electronjs.org/headers'],
+        { cwd: work, stdio: 'ignore', timeout: 900_000 }
+      )
       if (compiled.status !== 0) throw new Error(`better-sqlite3 could not be fetched or compiled for Electron ${version}`)
     }
     mkdirSync(cache, { recursive: true })

@@ -40,9 +40,14 @@ for (const [title, args] of [
 }
 
 const vitestJson = join(reports, 'vitest.json')
-const vitestOk = run('unit and integration tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {
-  AIRLOCK_SKIP_BUILD: '1'
-})
+const vitestOk = run(
+  'unit and integration tests (vitest)',
+  bin('vitest'),
+  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`],
+  {
+    AIRLOCK_SKIP_BUILD: '1'
+  }
+)
 const playwrightJson = join(reports, 'playwright.json')
 const playwrightOk = run('end-to-end tests (Playwright)', bin('playwright'), ['test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
 
@@ -62,8 +67,7 @@ if (playwright) {
   totals.skipped += playwright.stats.skipped
   const visit = (suite) => {
     for (const spec of suite.specs ?? [])
-      for (const t of spec.tests ?? [])
-        for (const a of t.annotations ?? []) if (a.type === 'skip') skips.push(`${spec.title}: ${a.description}`)
+      for (const t of spec.tests ?? []) for (const a of t.annotations ?? []) if (a.type === 'skip') skips.push(`${spec.title}: ${a.description}`)
     for (const child of suite.suites ?? []) visit(child)
   }
   for (const suite of playwright.suites ?? []) visit(suite)

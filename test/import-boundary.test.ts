@@ -73,7 +73,8 @@ function violations(files: { path: string; text: string }[]): string[] {
 /** Each import of a file: its resolved target and whether it is type-only (erased at build). */
 function edgesOf(file: { path: string; text: string }): { target: string; typeOnly: boolean }[] {
   const edges: { target: string; typeOnly: boolean }[] = []
-  for (const match of file.text.matchAll(/^\s*(?:import|export)\s+(type\s+)?[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gms)) edges.push({ target: resolveImport(file.path, match[2]!), typeOnly: match[1] !== undefined })
+  for (const match of file.text.matchAll(/^\s*(?:import|export)\s+(type\s+)?[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gms))
+    edges.push({ target: resolveImport(file.path, match[2]!), typeOnly: match[1] !== undefined })
   for (const match of file.text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) edges.push({ target: resolveImport(file.path, match[1]!), typeOnly: false })
   return edges.filter((edge) => edge.target.startsWith('src/'))
 }
@@ -114,11 +115,20 @@ function cycles(files: { path: string; text: string }[]): string[] {
     }
     if (component.length < 2) return
     const members = new Set(component)
-    const inner = component.flatMap((from) => graph.get(from)!.filter((edge) => members.has(edge.target)).map((edge) => ({ from, ...edge })))
+    const inner = component.flatMap((from) =>
+      graph
+        .get(from)!
+        .filter((edge) => members.has(edge.target))
+        .map((edge) => ({ from, ...edge }))
+    )
     // A runtime cycle: the runtime edges alone still connect the component (checked on the runtime subgraph).
-    const runtime = runtimeCycle(component, inner.filter((edge) => !edge.typeOnly))
+    const runtime = runtimeCycle(
+      component,
+      inner.filter((edge) => !edge.typeOnly)
+    )
     if (runtime) found.push(`runtime import cycle: ${runtime.join(' -> ')}`)
-    else if (!component.every((member) => allowedTypeCycles.some((allowed) => allowed.within.test(member)))) found.push(`type-only import cycle not listed in allowedTypeCycles: ${component.sort().join(', ')}`)
+    else if (!component.every((member) => allowedTypeCycles.some((allowed) => allowed.within.test(member))))
+      found.push(`type-only import cycle not listed in allowedTypeCycles: ${component.sort().join(', ')}`)
   }
   for (const node of graph.keys()) if (!index.has(node)) visit(node)
   return found
@@ -144,10 +154,11 @@ function runtimeCycle(members: string[], edges: { from: string; target: string }
     state.set(node, 'done')
     return undefined
   }
-  for (const member of members) if (!state.has(member)) {
-    const cycle = walk(member)
-    if (cycle) return cycle
-  }
+  for (const member of members)
+    if (!state.has(member)) {
+      const cycle = walk(member)
+      if (cycle) return cycle
+    }
   return undefined
 }
 
@@ -173,7 +184,9 @@ describe('import boundary (SPEC §2 layer rule)', () => {
   })
 
   it('has a rule for every folder of src/main, and refuses an import of each folder above it', () => {
-    const folders = readdirSync(join(root, 'src/main'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+    const folders = readdirSync(join(root, 'src/main'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
     expect(Object.keys(mainLayers).sort()).toEqual(folders.sort())
     for (const [layer, { may }] of Object.entries(mainLayers)) {
       const refused = Object.keys(mainLayers).filter((folder) => folder !== layer && !may.includes(folder))
@@ -199,8 +212,12 @@ describe('import boundary (SPEC §2 layer rule)', () => {
     expect(cycles([at('src/main/core/a.ts', "import { b } from './b'"), at('src/main/core/b.ts', "import { a } from './a'")])).toEqual([
       expect.stringMatching(/^runtime import cycle: src\/main\/core\/(a|b)\.ts -> /)
     ])
-    expect(cycles([at('src/main/core/a.ts', "import { b } from './b'"), at('src/main/core/b.ts', "import type { A } from './a'")])).toEqual([expect.stringMatching(/^type-only import cycle not listed/)])
-    expect(cycles([at('src/main/core/policy/shell/a.ts', "import { b } from './b'"), at('src/main/core/policy/shell/b.ts', "import type { A } from './a'")])).toEqual([])
+    expect(cycles([at('src/main/core/a.ts', "import { b } from './b'"), at('src/main/core/b.ts', "import type { A } from './a'")])).toEqual([
+      expect.stringMatching(/^type-only import cycle not listed/)
+    ])
+    expect(
+      cycles([at('src/main/core/policy/shell/a.ts', "import { b } from './b'"), at('src/main/core/policy/shell/b.ts', "import type { A } from './a'")])
+    ).toEqual([])
   })
 
   it('allows the imports the rule permits', () => {

@@ -3,7 +3,17 @@ import { join } from 'node:path'
 import { agentProfileDefaults, type EffectiveAgentProfile } from '@shared/agents'
 import { createRunCommandAction } from '../../src/main/actions/run_command'
 import { runCodeAction } from '../../src/main/actions/run_code'
-import { ActionDispatcher, ActionRegistry, claimWorkspace, ExecutionResourceManager, type ActionAgent, type ActionCallEnd, type ActionHistory, type AnyActionSpec, type ExecutionResourceProvider } from '../../src/main/core'
+import {
+  ActionDispatcher,
+  ActionRegistry,
+  claimWorkspace,
+  ExecutionResourceManager,
+  type ActionAgent,
+  type ActionCallEnd,
+  type ActionHistory,
+  type AnyActionSpec,
+  type ExecutionResourceProvider
+} from '../../src/main/core'
 
 /** A history port that keeps the last end only (a store's cost is not what these benchmarks measure). */
 class LastEnd implements ActionHistory {
@@ -28,7 +38,13 @@ export function actionPath(dir: string, providers: ExecutionResourceProvider[], 
   registry.register(runCodeAction as unknown as AnyActionSpec)
   registry.register(createRunCommandAction() as unknown as AnyActionSpec)
   const dispatcher = new ActionDispatcher({ manager, registry, history: new LastEnd() })
-  const agent: ActionAgent = { agentId: 'bench', sessionId: 'bench-session', workspace, profile: { ...agentProfileDefaults, ...profile }, tools: new Set(['run_code', 'run_command']) }
+  const agent: ActionAgent = {
+    agentId: 'bench',
+    sessionId: 'bench-session',
+    workspace,
+    profile: { ...agentProfileDefaults, ...profile },
+    tools: new Set(['run_code', 'run_command'])
+  }
   const runCode = async (sourceCode = 'print(1)') => {
     const result = await dispatcher.execute({ tool: 'run_code', input: { language: 'python', sourceCode }, agent })
     if (result.status !== 'success') throw new Error(`run_code ended ${result.status}: ${JSON.stringify(result.error ?? result.data)}`)

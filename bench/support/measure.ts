@@ -45,7 +45,15 @@ export async function compare(options: {
   }
   const pipeline = summarise(pipelineMs)
   const baseline = summarise(baselineMs)
-  return { name: options.name, unit: 'ms', ...round(pipeline), samples: options.samples, baseline: round(baseline), ratio: Number((pipeline.median / baseline.median).toFixed(3)), note: options.note }
+  return {
+    name: options.name,
+    unit: 'ms',
+    ...round(pipeline),
+    samples: options.samples,
+    baseline: round(baseline),
+    ratio: Number((pipeline.median / baseline.median).toFixed(3)),
+    note: options.note
+  }
 }
 
 /**

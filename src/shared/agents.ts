@@ -41,12 +41,30 @@ export const askModeSchema = z.enum(['always', 'on_risk', 'never'])
 /** Per-agent limits; every one positive and bounded so a typo cannot mean "unlimited". */
 export const agentLimitsSchema = z
   .object({
-    timeoutSeconds: z.number().positive().max(24 * 3600),
-    cpuSeconds: z.number().positive().max(24 * 3600),
-    memoryMb: z.number().int().positive().max(1024 * 1024),
+    timeoutSeconds: z
+      .number()
+      .positive()
+      .max(24 * 3600),
+    cpuSeconds: z
+      .number()
+      .positive()
+      .max(24 * 3600),
+    memoryMb: z
+      .number()
+      .int()
+      .positive()
+      .max(1024 * 1024),
     pids: z.number().int().positive().max(65536),
-    diskMb: z.number().int().positive().max(16 * 1024 * 1024),
-    outputBytes: z.number().int().positive().max(256 * 1024 * 1024)
+    diskMb: z
+      .number()
+      .int()
+      .positive()
+      .max(16 * 1024 * 1024),
+    outputBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(256 * 1024 * 1024)
   })
   .strict()
 
@@ -75,7 +93,10 @@ const readOnlyPath = z
  */
 export const mcpServerSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'must be a short slug (its tools are named <server>__<tool>)').refine((n) => !n.includes('__'), 'must not contain "__"'),
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'must be a short slug (its tools are named <server>__<tool>)')
+      .refine((n) => !n.includes('__'), 'must not contain "__"'),
     command: z.array(z.string().min(1).max(4096)).min(1).max(256).optional(),
     url: z.url({ protocol: /^https?$/ }).optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(65536)).optional(),
@@ -86,13 +107,18 @@ export const mcpServerSchema = z
     classification: classificationSchema.optional()
   })
   .strict()
-  .refine((server) => (server.command === undefined) !== (server.url === undefined), { message: 'give exactly one of command (stdio) or url (Streamable HTTP)', path: ['command'] })
+  .refine((server) => (server.command === undefined) !== (server.url === undefined), {
+    message: 'give exactly one of command (stdio) or url (Streamable HTTP)',
+    path: ['command']
+  })
   .superRefine((server, ctx) => {
     // A key that would not apply must not look like a restriction in force.
     for (const key of ['network', 'readOnlyPaths'] as const) {
       if (server[key] === undefined) continue
-      if (server.url !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `applies to stdio servers only (a URL server is reached under the agent's network policy)` })
-      else if (server.unsafe === true) ctx.addIssue({ code: 'custom', path: [key], message: 'does not apply to a server marked unsafe (it runs on the host, without a sandbox)' })
+      if (server.url !== undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: `applies to stdio servers only (a URL server is reached under the agent's network policy)` })
+      else if (server.unsafe === true)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'does not apply to a server marked unsafe (it runs on the host, without a sandbox)' })
     }
   })
 
@@ -127,7 +153,11 @@ const profileFields = z.object({
   allowUnsafeLocal: z.boolean(),
   network: networkModeSchema,
   ask: askModeSchema,
-  approvalTimeoutSeconds: z.number().int().positive().max(7 * 24 * 3600),
+  approvalTimeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(7 * 24 * 3600),
   limits: agentLimitsSchema.partial(),
   classificationCeiling: classificationSchema,
   labels: classificationLabelsSchema,

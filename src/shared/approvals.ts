@@ -53,14 +53,25 @@ export const ruleMatcherSchema = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('path'),
-      subtree: z.string().min(1).max(4096).refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), 'must be a workspace-relative path without ..'),
-      tools: z.array(z.enum(['write_file', 'edit_file'])).min(1).max(2)
+      subtree: z
+        .string()
+        .min(1)
+        .max(4096)
+        .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), 'must be a workspace-relative path without ..'),
+      tools: z
+        .array(z.enum(['write_file', 'edit_file']))
+        .min(1)
+        .max(2)
     })
     .strict(),
   z
     .object({
       kind: z.literal('domain'),
-      host: z.string().min(1).max(253).regex(/^(\*\.)?[a-z0-9.-]+$/, 'a lower-case host name, or *.suffix'),
+      host: z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(/^(\*\.)?[a-z0-9.-]+$/, 'a lower-case host name, or *.suffix'),
       port: z.number().int().min(1).max(65535).optional()
     })
     .strict(),
@@ -143,7 +154,9 @@ export const approvalViewSchema = z.object({
   preview: z.string().nullable(),
   /** For a file write: the command lines it plants where they run later, with the policy's flags (none: an empty list). */
   planted: z.array(plantedCommandSchema).default([]),
-  classification: z.object({ reads: classificationSchema.optional(), sink: classificationSchema.optional(), taint: classificationSchema.optional() }).nullable(),
+  classification: z
+    .object({ reads: classificationSchema.optional(), sink: classificationSchema.optional(), taint: classificationSchema.optional() })
+    .nullable(),
   /** How many identical requests of the agent this item stands for (batching). */
   count: z.number().int().min(1),
   /** Calls waiting for it right now (in the running console). */
@@ -162,8 +175,17 @@ export type ApprovalView = z.infer<typeof approvalViewSchema>
 export const hiddenCharactersFlag = 'hidden_characters'
 
 /** The text of a queue item that came from the agent's call, as consoles show it: what `hiddenCharactersFlag` is decided on. */
-export function approvalTexts(item: Pick<ApprovalView, 'tool' | 'summary' | 'reason' | 'commands' | 'preview'> & { planted?: ApprovalView['planted'] }): string[] {
-  return [item.tool, item.summary, item.reason, ...item.commands.flat(), ...(item.preview === null ? [] : [item.preview]), ...(item.planted ?? []).map((entry) => entry.line)]
+export function approvalTexts(
+  item: Pick<ApprovalView, 'tool' | 'summary' | 'reason' | 'commands' | 'preview'> & { planted?: ApprovalView['planted'] }
+): string[] {
+  return [
+    item.tool,
+    item.summary,
+    item.reason,
+    ...item.commands.flat(),
+    ...(item.preview === null ? [] : [item.preview]),
+    ...(item.planted ?? []).map((entry) => entry.line)
+  ]
 }
 
 /** What `airlock approvals list --json` prints per item: exactly these keys (SPEC §5.3). */
@@ -180,7 +202,12 @@ export const approvalDecisionInputSchema = z.discriminatedUnion('decision', [
       rule: z
         .object({
           scope: ruleScopeSchema.default('agent'),
-          ttlSeconds: z.number().int().min(1).max(365 * 24 * 3600).optional(),
+          ttlSeconds: z
+            .number()
+            .int()
+            .min(1)
+            .max(365 * 24 * 3600)
+            .optional(),
           matcher: ruleMatcherSchema.optional()
         })
         .strict()

@@ -31,34 +31,40 @@ export const bundlePathSchema = z
   .string()
   .min(1)
   .superRefine((path, ctx) => {
-    const problem =
-      path.includes('\0') ? 'contains NUL'
-      : path.includes('\\') ? 'contains a backslash'
-      : path.startsWith('/') || /^[A-Za-z]:/.test(path) ? 'is absolute'
-      : path.normalize('NFC') !== path ? 'is not NFC-normalised'
-      : utf8Length(path) > bundleLimits.maxPathBytes ? `is longer than ${bundleLimits.maxPathBytes} bytes`
-      : path.split('/').some((segment) => segment === '..') ? 'contains ..'
-      : path.split('/').some((segment) => segment === '' || segment === '.') ? 'has an empty or . segment'
-      : undefined
+    const problem = path.includes('\0')
+      ? 'contains NUL'
+      : path.includes('\\')
+        ? 'contains a backslash'
+        : path.startsWith('/') || /^[A-Za-z]:/.test(path)
+          ? 'is absolute'
+          : path.normalize('NFC') !== path
+            ? 'is not NFC-normalised'
+            : utf8Length(path) > bundleLimits.maxPathBytes
+              ? `is longer than ${bundleLimits.maxPathBytes} bytes`
+              : path.split('/').some((segment) => segment === '..')
+                ? 'contains ..'
+                : path.split('/').some((segment) => segment === '' || segment === '.')
+                  ? 'has an empty or . segment'
+                  : undefined
     if (problem) ctx.addIssue({ code: 'custom', message: `path ${JSON.stringify(path.slice(0, 80))} ${problem}` })
   })
 
 /** One file of a bundle: UTF-8 text, or base64 for binary content. */
-export const bundleFileSchema = z
-  .object({ path: bundlePathSchema, content: z.string(), encoding: z.enum(['utf8', 'base64']).optional() })
-  .strict()
+export const bundleFileSchema = z.object({ path: bundlePathSchema, content: z.string(), encoding: z.enum(['utf8', 'base64']).optional() }).strict()
 
 /** A declared dependency manifest; installed only under a runtime profile that allows it. */
-export const dependencyManifestSchema = z
-  .object({ kind: z.enum(['requirements.txt', 'package.json']), content: z.string().max(1024 * 1024) })
-  .strict()
+export const dependencyManifestSchema = z.object({ kind: z.enum(['requirements.txt', 'package.json']), content: z.string().max(1024 * 1024) }).strict()
 
 /** What a caller asks to run (SPEC §5.2): code or files, an entrypoint, args and declared outputs. */
 export const codeExecutionRequestSchema = z
   .object({
     language: codeLanguageSchema.describe('The runtime that runs the program (tools/list offers only the ones this agent may use).'),
     sourceCode: z.string().optional().describe('The whole program as one file (give this or files).'),
-    files: z.array(bundleFileSchema).max(bundleLimits.maxFiles).optional().describe('The program as several files, each a relative path and its content (give this or sourceCode; then also entrypoint).'),
+    files: z
+      .array(bundleFileSchema)
+      .max(bundleLimits.maxFiles)
+      .optional()
+      .describe('The program as several files, each a relative path and its content (give this or sourceCode; then also entrypoint).'),
     entrypoint: bundlePathSchema.optional().describe('Which of files runs (required with files).'),
     args: z
       .array(z.string().refine((arg) => !arg.includes('\0'), 'argument contains NUL'))
@@ -83,7 +89,8 @@ export const codeExecutionRequestSchema = z
         ctx.addIssue({ code: 'custom', path: ['expectedOutputs', index], message: `${output} must be a file under output/ (exactly, case-sensitive)` })
       }
       const folded = output.toLowerCase()
-      if (seen.has(folded)) ctx.addIssue({ code: 'custom', path: ['expectedOutputs', index], message: `${output} duplicates another output when case is ignored` })
+      if (seen.has(folded))
+        ctx.addIssue({ code: 'custom', path: ['expectedOutputs', index], message: `${output} duplicates another output when case is ignored` })
       seen.add(folded)
     }
     const paths = new Set<string>()

@@ -19,7 +19,10 @@ export const netHostPatternSchema = z
   .string()
   .min(1)
   .max(253)
-  .refine((host) => hostName.test(host.startsWith('*.') ? host.slice(2) : host) || ipv6Literal.test(host), 'a lower-case host name, *.suffix, or an IP address ([...] for IPv6)')
+  .refine(
+    (host) => hostName.test(host.startsWith('*.') ? host.slice(2) : host) || ipv6Literal.test(host),
+    'a lower-case host name, *.suffix, or an IP address ([...] for IPv6)'
+  )
 
 const netRuleFields = z
   .object({
@@ -36,7 +39,10 @@ const netRuleFields = z
  * A domain rule as the operator writes it: for one agent (`agentId`), for every agent of a role
  * (`roleId`, `agentId: null`) or for all (both unset), optionally one port.
  */
-export const netRuleInputSchema = netRuleFields.refine((rule) => rule.agentId === null || rule.roleId === undefined, { message: 'a rule is for an agent or for a role, not both', path: ['roleId'] })
+export const netRuleInputSchema = netRuleFields.refine((rule) => rule.agentId === null || rule.roleId === undefined, {
+  message: 'a rule is for an agent or for a role, not both',
+  path: ['roleId']
+})
 export type NetRuleInput = z.infer<typeof netRuleInputSchema>
 
 /** A stored domain rule. */
@@ -47,7 +53,11 @@ export type NetRule = z.infer<typeof netRuleSchema>
 export const netHostInputSchema = z
   .object({
     name: z.string().min(1).max(253).regex(hostName, 'a lower-case host name'),
-    address: z.string().min(2).max(45).regex(/^[0-9a-f.:]+$/i, 'an IPv4 or IPv6 address')
+    address: z
+      .string()
+      .min(2)
+      .max(45)
+      .regex(/^[0-9a-f.:]+$/i, 'an IPv4 or IPv6 address')
   })
   .strict()
 export type NetHost = z.infer<typeof netHostInputSchema>
@@ -83,14 +93,44 @@ export function parseRuleTarget(text: string): { host: string; port?: number } |
  * HTTPS only except Debian's mirrors, which apt reaches over HTTP and checks by signature).
  */
 export const registryPresets: readonly { id: string; title: string; rules: readonly { host: string; port: number }[] }[] = [
-  { id: 'pypi', title: 'PyPI', rules: [{ host: 'pypi.org', port: 443 }, { host: 'files.pythonhosted.org', port: 443 }] },
+  {
+    id: 'pypi',
+    title: 'PyPI',
+    rules: [
+      { host: 'pypi.org', port: 443 },
+      { host: 'files.pythonhosted.org', port: 443 }
+    ]
+  },
   { id: 'npm', title: 'npm', rules: [{ host: 'registry.npmjs.org', port: 443 }] },
-  { id: 'crates', title: 'crates.io', rules: [{ host: 'index.crates.io', port: 443 }, { host: 'static.crates.io', port: 443 }] },
-  { id: 'go', title: 'Go module proxy', rules: [{ host: 'proxy.golang.org', port: 443 }, { host: 'sum.golang.org', port: 443 }] },
-  { id: 'debian', title: 'Debian', rules: [{ host: 'deb.debian.org', port: 80 }, { host: 'security.debian.org', port: 80 }] }
+  {
+    id: 'crates',
+    title: 'crates.io',
+    rules: [
+      { host: 'index.crates.io', port: 443 },
+      { host: 'static.crates.io', port: 443 }
+    ]
+  },
+  {
+    id: 'go',
+    title: 'Go module proxy',
+    rules: [
+      { host: 'proxy.golang.org', port: 443 },
+      { host: 'sum.golang.org', port: 443 }
+    ]
+  },
+  {
+    id: 'debian',
+    title: 'Debian',
+    rules: [
+      { host: 'deb.debian.org', port: 80 },
+      { host: 'security.debian.org', port: 80 }
+    ]
+  }
 ]
 
 /** Whether every rule of a preset is already a global allow rule. */
 export function presetEnabled(preset: (typeof registryPresets)[number], rules: readonly NetRule[]): boolean {
-  return preset.rules.every((wanted) => rules.some((rule) => rule.agentId === null && rule.decision === 'allow' && rule.host === wanted.host && rule.port === wanted.port))
+  return preset.rules.every((wanted) =>
+    rules.some((rule) => rule.agentId === null && rule.decision === 'allow' && rule.host === wanted.host && rule.port === wanted.port)
+  )
 }

@@ -8,27 +8,13 @@ export const resourceKindSchema = z.string().min(1).max(100)
 export const resourceScopeSchema = z.enum(['global', 'agent', 'session', 'request', 'execution', 'action_call'])
 
 /** Lifecycle of a requirement/handle (SPEC §3.1). */
-export const resourceStatusSchema = z.enum([
-  'declared',
-  'pending_approval',
-  'ensuring',
-  'ready',
-  'unhealthy',
-  'releasing',
-  'released',
-  'failed'
-])
+export const resourceStatusSchema = z.enum(['declared', 'pending_approval', 'ensuring', 'ready', 'unhealthy', 'releasing', 'released', 'failed'])
 
 /** Network access a resource may have. */
 export const networkModeSchema = z.enum(['none', 'proxy', 'full'])
 
 /** The four isolation axes a code-execution provider reports from observed facts (SPEC §3.4). */
-export const isolationAxisNames = [
-  'processContained',
-  'hostFilesystemRestricted',
-  'privilegeEscalationBlocked',
-  'syscallsRestricted'
-] as const
+export const isolationAxisNames = ['processContained', 'hostFilesystemRestricted', 'privilegeEscalationBlocked', 'syscallsRestricted'] as const
 
 /** The isolation facts of a provider: four booleans plus the mechanism and network mode. */
 export const isolationFactsSchema = z
@@ -112,24 +98,20 @@ export const resourceCandidateSchema = z.union([
   z.object({ providerId: z.string().min(1).max(100), config: z.record(z.string(), z.unknown()).optional() }).strict()
 ])
 
-const capabilities = z
-  .record(z.string(), z.unknown())
-  .superRefine((value, ctx) => {
-    if (!('isolation' in value)) return
-    const parsed = isolationDemandSchema.safeParse(value.isolation)
-    if (!parsed.success) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['isolation'],
-        message: 'isolation must be an object of axes (e.g. {processContained: true}); a name is not evidence'
-      })
-    }
-  })
+const capabilities = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  if (!('isolation' in value)) return
+  const parsed = isolationDemandSchema.safeParse(value.isolation)
+  if (!parsed.success) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['isolation'],
+      message: 'isolation must be an object of axes (e.g. {processContained: true}); a name is not evidence'
+    })
+  }
+})
 
 /** How an action's workspace is granted to a resource (the grant itself arrives with code execution). */
-export const workspaceAccessSchema = z
-  .object({ mode: z.enum(['snapshot', 'read_only', 'read_write']) })
-  .strict()
+export const workspaceAccessSchema = z.object({ mode: z.enum(['snapshot', 'read_only', 'read_write']) }).strict()
 
 /** What an action needs, before defaults (SPEC §3.1); `declare` fills the defaults. */
 export const resourceRequirementSchema = z

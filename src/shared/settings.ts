@@ -12,8 +12,7 @@ export const settingDefinitions = {
   'access_control_policy.auto_allow': {
     schema: z.boolean(),
     defaultValue: false,
-    description:
-      'Approve policy gates automatically. Provider, sandbox, path, command and network limits still apply.'
+    description: 'Approve policy gates automatically. Provider, sandbox, path, command and network limits still apply.'
   },
   'code_execution.providers': {
     schema: z.array(resourceCandidateSchema).min(1).max(16),
@@ -24,7 +23,7 @@ export const settingDefinitions = {
     schema: classificationLabelsSchema,
     defaultValue: {},
     description:
-      'Classification labels for every agent: path globs, SQLite databases, network domains and MCP servers, each PUBLIC, INTERNAL, CONFIDENTIAL or RESTRICTED. Reading labelled data raises a session\'s taint; sending it to a lower-labelled place asks.'
+      "Classification labels for every agent: path globs, SQLite databases, network domains and MCP servers, each PUBLIC, INTERNAL, CONFIDENTIAL or RESTRICTED. Reading labelled data raises a session's taint; sending it to a lower-labelled place asks."
   },
   'policy.secret_env_vars': {
     schema: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name')).max(256),
@@ -41,7 +40,8 @@ export const settingDefinitions = {
   'checkpoints.max_file_mb': {
     schema: z.number().int().min(0).max(4096),
     defaultValue: 20,
-    description: 'Files larger than this are recorded as changed (with their hash) but their content is not kept: a change to one cannot be undone, so deleting or overwriting it still asks.'
+    description:
+      'Files larger than this are recorded as changed (with their hash) but their content is not kept: a change to one cannot be undone, so deleting or overwriting it still asks.'
   },
   'checkpoints.keep_days': {
     schema: z.number().int().min(1).max(3650),
@@ -70,13 +70,21 @@ export const settingDefinitions = {
     description: 'Port of the agent gateway (MCP over Streamable HTTP) on 127.0.0.1: agents connect to http://127.0.0.1:<port>/mcp.'
   },
   'gateway.idle_timeout_seconds': {
-    schema: z.number().int().min(10).max(30 * 24 * 3600),
+    schema: z
+      .number()
+      .int()
+      .min(10)
+      .max(30 * 24 * 3600),
     defaultValue: 86_400,
     description:
       'An MCP session with no request and no call in flight for this long is ended (an agent often idles for hours between calls; its client keeps the session id).'
   },
   'gateway.idle_release_seconds': {
-    schema: z.number().int().min(10).max(30 * 24 * 3600),
+    schema: z
+      .number()
+      .int()
+      .min(10)
+      .max(30 * 24 * 3600),
     defaultValue: 900,
     description:
       'An MCP session quiet this long keeps its session (working directory, taint) but gives back its warm resources (shell sandbox, containers, upstream servers); its next call makes them again.'
@@ -89,12 +97,14 @@ export const settingDefinitions = {
   'gateway.rate_per_minute': {
     schema: z.number().int().min(1).max(1_000_000),
     defaultValue: 600,
-    description: 'Tool calls, tool listings and new sessions (initialize) one agent may start per minute (a burst of up to a minute\'s worth is allowed); beyond this a request is refused until the budget refills.'
+    description:
+      "Tool calls, tool listings and new sessions (initialize) one agent may start per minute (a burst of up to a minute's worth is allowed); beyond this a request is refused until the budget refills."
   },
   'gateway.max_sessions_per_agent': {
     schema: z.number().int().min(1).max(1024),
     defaultValue: 16,
-    description: 'MCP sessions one agent may have open at once (each may hold a warm shell, containers and upstream servers); an initialize beyond this is refused until one ends.'
+    description:
+      'MCP sessions one agent may have open at once (each may hold a warm shell, containers and upstream servers); an initialize beyond this is refused until one ends.'
   }
 } as const
 

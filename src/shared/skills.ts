@@ -34,7 +34,9 @@ export const skillInputsSchema = z
 export const skillDescriptionSchema = z.string().trim().min(1, 'must not be empty').max(2000)
 
 /** One file of a revision as recorded: its path in the skill folder, its size and sha256 (hex). */
-export const skillFileRecordSchema = z.object({ path: bundlePathSchema, bytes: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }).strict()
+export const skillFileRecordSchema = z
+  .object({ path: bundlePathSchema, bytes: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
+  .strict()
 
 /** What the store keeps of one revision besides its hash: the front matter that runs it and its files (SKILL.md included). */
 export const skillManifestSchema = z

@@ -52,7 +52,11 @@ describe('visible segments for the console', () => {
     const text = 'a\tb\nc\r\nd\u001b[0m\u200be'
     const line = visibleSegments(text)
     expect(drawn(line)).toBe('a\\x09b\\x0ac\\x0d\\x0ad\\x1b[0m\\u200be')
-    expect(hidden(line).filter((segment) => segment.kind === 'hidden' && segment.layout).map((segment) => segment.text)).toEqual(['\\x09', '\\x0a', '\\x0a'])
+    expect(
+      hidden(line)
+        .filter((segment) => segment.kind === 'hidden' && segment.layout)
+        .map((segment) => segment.text)
+    ).toEqual(['\\x09', '\\x0a', '\\x0a'])
 
     const block = visibleSegments(text, { multiline: true })
     expect(drawn(block)).toBe('a\tb\nc\\x0d\nd\\x1b[0m\\u200be')

@@ -14,7 +14,8 @@ import { hiddenCharacterName } from './hidden-character-names'
  * BOM (U+FEFF), interlinear annotations (U+FFF9–U+FFFB) and the tag characters
  * (U+E0000–U+E007F, which spell ASCII nobody sees). Variation selectors are left alone: emoji need them.
  */
-const formatCharacters = '\\u007f-\\u009f\\u00ad\\u061c\\u115f\\u1160\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}'
+const formatCharacters =
+  '\\u007f-\\u009f\\u00ad\\u061c\\u115f\\u1160\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}'
 // Combining marks that draw nothing (CGJ, the Khmer inherent vowels) stand alone: inside a
 // character class they would read as combined with the character before them.
 const invisibleMarks = '|\\u034f|\\u17b4|\\u17b5'
@@ -57,7 +58,9 @@ export function visibleText(text: string): string {
  * they always read.
  */
 export function visibleJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(unsafeInJson, (char) => [...Array(char.length).keys()].map((at) => `\\u${char.charCodeAt(at).toString(16).padStart(4, '0')}`).join(''))
+  return JSON.stringify(value, null, 2).replace(unsafeInJson, (char) =>
+    [...Array(char.length).keys()].map((at) => `\\u${char.charCodeAt(at).toString(16).padStart(4, '0')}`).join('')
+  )
 }
 
 /** How text is laid out where it is shown: `multiline` keeps LF and TAB as layout (a `<pre>`, a log, a diff line). */
@@ -81,7 +84,13 @@ export function visibleSegments(text: string, options: VisibleTextOptions = {}):
   for (const match of text.matchAll(options.multiline ? unsafeInBlock : unsafe)) {
     if (match.index > from) segments.push({ kind: 'text', text: text.slice(from, match.index) })
     const codePoint = match[0].codePointAt(0)!
-    segments.push({ kind: 'hidden', text: escaped(match[0]), codePoint, label: hiddenCharacterLabel(codePoint), layout: codePoint === 0x09 || codePoint === 0x0a })
+    segments.push({
+      kind: 'hidden',
+      text: escaped(match[0]),
+      codePoint,
+      label: hiddenCharacterLabel(codePoint),
+      layout: codePoint === 0x09 || codePoint === 0x0a
+    })
     from = match.index + match[0].length
   }
   if (from < text.length) segments.push({ kind: 'text', text: text.slice(from) })

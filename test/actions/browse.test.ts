@@ -16,7 +16,9 @@ export function structural(session: BrowserSession): WebBrowser {
 }
 
 /** A local HTTP server that counts its requests. */
-async function serve(handler: (path: string) => { status?: number; type?: string; body: string; location?: string }): Promise<{ server: Server; origin: string; paths: string[] }> {
+async function serve(
+  handler: (path: string) => { status?: number; type?: string; body: string; location?: string }
+): Promise<{ server: Server; origin: string; paths: string[] }> {
   const paths: string[] = []
   const server = createServer((request, response) => {
     paths.push(request.url ?? '')
@@ -39,12 +41,18 @@ describe.skipIf(skip !== undefined)(`browse through the dispatcher and the real 
   let images: Awaited<ReturnType<typeof serve>>
 
   beforeAll(async () => {
-    images = await serve((path) => (path === '/landing' ? { body: '<title>Landed</title><p>after the redirect</p>' } : { type: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>' }))
+    images = await serve((path) =>
+      path === '/landing'
+        ? { body: '<title>Landed</title><p>after the redirect</p>' }
+        : { type: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>' }
+    )
     site = await serve((path) => {
       if (path === '/redirect') return { status: 302, body: '', location: `${images.origin}/landing` }
       if (path === '/big') return { body: `<title>Big</title><p>${'word '.repeat(5000)}</p>` }
       if (path === '/missing') return { status: 404, body: '<title>Not here</title>nothing' }
-      return { body: `<html><head><title>Airlock browse test</title></head><body><h1>Hello from the test server</h1><img src="${images.origin}/pixel.svg"></body></html>` }
+      return {
+        body: `<html><head><title>Airlock browse test</title></head><body><h1>Hello from the test server</h1><img src="${images.origin}/pixel.svg"></body></html>`
+      }
     })
   })
   afterAll(async () => {
@@ -55,15 +63,28 @@ describe.skipIf(skip !== undefined)(`browse through the dispatcher and the real 
 
   it('network full: title, final URL, text, and a PNG screenshot in the call execution area; every origin reached is lineage', async () => {
     const result = await call('browse', { url: `${site.origin}/` }, agent())
-    expect(result).toMatchObject({ ok: true, status: 'success', data: { url: `${site.origin}/`, status: 200, title: 'Airlock browse test', textTruncated: false } })
+    expect(result).toMatchObject({
+      ok: true,
+      status: 'success',
+      data: { url: `${site.origin}/`, status: 200, title: 'Airlock browse test', textTruncated: false }
+    })
     expect((result.data as BrowseData).text).toContain('Hello from the test server')
     const [screenshot] = result.artifacts
-    expect(screenshot).toMatchObject({ name: 'screenshot.png', mediaType: 'image/png', path: join(harness.workspace, '.airlock', 'executions', String(result.meta.callId), 'output', 'screenshot.png') })
+    expect(screenshot).toMatchObject({
+      name: 'screenshot.png',
+      mediaType: 'image/png',
+      path: join(harness.workspace, '.airlock', 'executions', String(result.meta.callId), 'output', 'screenshot.png')
+    })
     const png = readFileSync(screenshot!.path)
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
     expect(screenshot).toMatchObject({ bytes: png.length, sha256: createHash('sha256').update(png).digest('hex') })
     const end = harness.history.ends.find((e) => e.callId === result.meta.callId)
-    expect(end?.lineage).toEqual(expect.arrayContaining([{ kind: 'http', endpoint: site.origin }, { kind: 'http', endpoint: images.origin }]))
+    expect(end?.lineage).toEqual(
+      expect.arrayContaining([
+        { kind: 'http', endpoint: site.origin },
+        { kind: 'http', endpoint: images.origin }
+      ])
+    )
     expect(end?.artifacts).toEqual(result.artifacts)
     expect(images.paths).toContain('/pixel.svg')
   })
@@ -72,7 +93,9 @@ describe.skipIf(skip !== undefined)(`browse through the dispatcher and the real 
     const session = agent()
     const redirected = await call('browse', { url: `${site.origin}/redirect`, action: 'text' }, session)
     expect(redirected).toMatchObject({ status: 'success', data: { url: `${images.origin}/landing`, title: 'Landed' }, artifacts: [] })
-    expect(harness.history.ends.find((e) => e.callId === redirected.meta.callId)?.lineage).toEqual(expect.arrayContaining([{ kind: 'http', endpoint: images.origin }]))
+    expect(harness.history.ends.find((e) => e.callId === redirected.meta.callId)?.lineage).toEqual(
+      expect.arrayContaining([{ kind: 'http', endpoint: images.origin }])
+    )
     const missing = await call('browse', { url: `${site.origin}/missing`, action: 'text' }, session)
     expect(missing).toMatchObject({ status: 'success', data: { status: 404, title: 'Not here' } })
     expect(missing.diagnostics).toContain('the page answered HTTP 404')
@@ -89,7 +112,13 @@ describe.skipIf(skip !== undefined)(`browse through the dispatcher and the real 
     const before = site.paths.length
     const session = agent({ network: 'none' })
     const result = await call('browse', { url: `${site.origin}/` }, session)
-    expect(result).toMatchObject({ ok: false, status: 'blocked', error: { code: 'policy.blocked', message: expect.stringMatching(/network is none/) }, meta: { policy: { decision: 'deny', rule: 'network.none' } }, artifacts: [] })
+    expect(result).toMatchObject({
+      ok: false,
+      status: 'blocked',
+      error: { code: 'policy.blocked', message: expect.stringMatching(/network is none/) },
+      meta: { policy: { decision: 'deny', rule: 'network.none' } },
+      artifacts: []
+    })
     expect(harness.history.ends.find((e) => e.callId === result.meta.callId)).toMatchObject({ status: 'blocked', lineage: [] })
     expect(harness.manager.list({ scope: 'session', ownerId: session.sessionId })).toEqual([])
     const proxied = await call('browse', { url: `${site.origin}/` }, agent({ network: 'proxy' }))
@@ -99,7 +128,10 @@ describe.skipIf(skip !== undefined)(`browse through the dispatcher and the real 
 
   it('only http(s) URLs are input; the error names the field', async () => {
     for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'not a url', 'data:text/html,hi']) {
-      expect(await call('browse', { url }, agent())).toMatchObject({ status: 'error', error: { code: 'invalid_input', message: expect.stringMatching(/url: must be an absolute http/) } })
+      expect(await call('browse', { url }, agent())).toMatchObject({
+        status: 'error',
+        error: { code: 'invalid_input', message: expect.stringMatching(/url: must be an absolute http/) }
+      })
     }
     expect(await call('browse', { url: `${site.origin}/`, action: 'click' }, agent())).toMatchObject({ error: { message: expect.stringMatching(/action/) } })
   })

@@ -69,7 +69,14 @@ export function dataActionHarness(providers: ExecutionResourceProvider[]) {
     },
     /** An agent of this workspace with the given tools and profile overrides, in a fresh session. */
     agent(tools: string[], profile: Partial<EffectiveAgentProfile> = {}, secrets: string[] = []): ActionAgent {
-      return { agentId: 'agent-1', sessionId: randomUUID(), workspace: realpathSync(workspace), profile: { ...agentProfileDefaults, ...profile }, tools: new Set(tools), secrets }
+      return {
+        agentId: 'agent-1',
+        sessionId: randomUUID(),
+        workspace: realpathSync(workspace),
+        profile: { ...agentProfileDefaults, ...profile },
+        tools: new Set(tools),
+        secrets
+      }
     },
     async close() {
       for (const sessionId of dispatcher.sessions.sessions()) await dispatcher.sessions.end(sessionId)

@@ -4,7 +4,18 @@ import type Docker from 'dockerode'
 import { agentProfileDefaults, type EffectiveAgentProfile } from '@shared/agents'
 import { createRunCommandAction } from '../../src/main/actions/run_command'
 import { runCodeAction } from '../../src/main/actions/run_code'
-import { ActionDispatcher, ActionRegistry, claimWorkspace, ExecutionResourceManager, sandboxIdentity, type ActionAgent, type ActionCallEnd, type ActionHistory, type ActionResult, type AnyActionSpec } from '../../src/main/core'
+import {
+  ActionDispatcher,
+  ActionRegistry,
+  claimWorkspace,
+  ExecutionResourceManager,
+  sandboxIdentity,
+  type ActionAgent,
+  type ActionCallEnd,
+  type ActionHistory,
+  type ActionResult,
+  type AnyActionSpec
+} from '../../src/main/core'
 import { BashProvider, BubblewrapProvider, DockerProvider, TrustedLocalProvider } from '../../src/main/providers'
 import { makeTempDir } from '../support/temp-home'
 
@@ -47,7 +58,8 @@ export function executionHarness(options: { prefix: string; docker: Docker }) {
     tools: new Set(['run_command', 'run_code'])
   })
   /** One call through the dispatcher. */
-  const call = (tool: string, input: unknown, who: ActionAgent, signal?: AbortSignal): Promise<ActionResult> => dispatcher.execute({ tool, input, agent: who, signal })
+  const call = (tool: string, input: unknown, who: ActionAgent, signal?: AbortSignal): Promise<ActionResult> =>
+    dispatcher.execute({ tool, input, agent: who, signal })
   /** Puts a file into the workspace as the host, owned by the sandbox identity (so sandboxed code can edit it). */
   const hostWrite = (path: string, content: string) => {
     const target = join(workspace, path)

@@ -1,7 +1,15 @@
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { agentProfileDefaults, type EffectiveAgentProfile } from '../../src/shared/agents'
-import { ActionDispatcher, ActionRegistry, claimWorkspace, ExecutionResourceManager, type ActionAgent, type ActionResult, type AnyActionSpec } from '../../src/main/core'
+import {
+  ActionDispatcher,
+  ActionRegistry,
+  claimWorkspace,
+  ExecutionResourceManager,
+  type ActionAgent,
+  type ActionResult,
+  type AnyActionSpec
+} from '../../src/main/core'
 import { editFileAction } from '../../src/main/actions/edit_file'
 import { listDirectoryAction } from '../../src/main/actions/list_directory'
 import { readFileAction } from '../../src/main/actions/read_file'

@@ -32,8 +32,13 @@ async function startAuthServer(): Promise<{ server: Server; url: string }> {
       return
     }
     const mcp = new McpServer({ name: 'auth-upstream', version: '1.0.0' })
-    mcp.registerTool('whoami', { description: 'Says which credential it was sent' }, async () => ({ content: [{ type: 'text', text: `you sent ${authorization}` }] }))
-    mcp.registerTool('fail', { description: 'Always fails', inputSchema: { why: z.string() } }, async ({ why }) => ({ isError: true, content: [{ type: 'text', text: `failed (${why}) with ${authorization}` }] }))
+    mcp.registerTool('whoami', { description: 'Says which credential it was sent' }, async () => ({
+      content: [{ type: 'text', text: `you sent ${authorization}` }]
+    }))
+    mcp.registerTool('fail', { description: 'Always fails', inputSchema: { why: z.string() } }, async ({ why }) => ({
+      isError: true,
+      content: [{ type: 'text', text: `failed (${why}) with ${authorization}` }]
+    }))
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     response.on('close', () => void transport.close())
     await mcp.connect(transport)
@@ -89,7 +94,14 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
   it('everything__echo calls the upstream over stdio in a session connection; calls reuse it; the session end stops the server', async () => {
     const session = agent()
     const first = await call('everything__echo', { message: 'hello upstream' }, session)
-    expect(first).toMatchObject({ ok: true, status: 'success', meta: { mcp: { server: 'everything', tool: 'echo', transport: 'stdio', endpoint: 'stdio:node', sandboxed: false }, provider: { providerId: 'mcp', sandboxed: false, isolation: { processContained: false, mechanism: 'host (unsafe)' } } } })
+    expect(first).toMatchObject({
+      ok: true,
+      status: 'success',
+      meta: {
+        mcp: { server: 'everything', tool: 'echo', transport: 'stdio', endpoint: 'stdio:node', sandboxed: false },
+        provider: { providerId: 'mcp', sandboxed: false, isolation: { processContained: false, mechanism: 'host (unsafe)' } }
+      }
+    })
     expect(harness.manager.list({ scope: 'session', ownerId: session.sessionId })[0]!.meta).toMatchObject({ sandboxed: false, unsafe: true })
     expect(textOf(first)).toBe('Echo: hello upstream')
     expect(harness.history.ends.find((e) => e.callId === first.meta.callId)?.lineage).toEqual([{ kind: 'mcp', endpoint: 'stdio:node' }])
@@ -123,21 +135,37 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
     expect(textOf(whoami)).toBe('you sent [redacted]')
     expect(harness.history.ends.find((e) => e.callId === whoami.meta.callId)?.lineage).toEqual([{ kind: 'mcp', endpoint: auth.url.replace('?via=test', '') }])
     const failed = await call('auth__fail', { why: 'testing' })
-    expect(failed).toMatchObject({ ok: false, status: 'error', error: { code: 'mcp.tool_error', message: 'auth__fail failed upstream: failed (testing) with [redacted]' }, data: { isError: true } })
+    expect(failed).toMatchObject({
+      ok: false,
+      status: 'error',
+      error: { code: 'mcp.tool_error', message: 'auth__fail failed upstream: failed (testing) with [redacted]' },
+      data: { isError: true }
+    })
   })
 
   it('a connection the upstream refuses is an error that does not carry the header', async () => {
     const result = await call('badauth__whoami', {})
-    expect(result).toMatchObject({ ok: false, status: 'error', error: { code: 'provider.upstream_unavailable', message: expect.stringMatching(/could not connect to the upstream MCP server/) } })
+    expect(result).toMatchObject({
+      ok: false,
+      status: 'error',
+      error: { code: 'provider.upstream_unavailable', message: expect.stringMatching(/could not connect to the upstream MCP server/) }
+    })
   })
 
   it('a stdio server not marked unsafe is refused where bubblewrap cannot run (fail closed); unknown servers and tools not enabled are refused', async () => {
     const refused = await call('sandboxed__echo', { message: 'x' })
-    expect(refused).toMatchObject({ status: 'blocked', error: { code: 'policy.blocked' }, meta: { policy: { rule: 'mcp.sandbox_refused' }, mcp: { server: 'sandboxed', sandboxed: true } } })
+    expect(refused).toMatchObject({
+      status: 'blocked',
+      error: { code: 'policy.blocked' },
+      meta: { policy: { rule: 'mcp.sandbox_refused' }, mcp: { server: 'sandboxed', sandboxed: true } }
+    })
     expect(refused.error!.message).toMatch(/runs only inside a sandbox.*bwrap not found at \/nonexistent\/bwrap.*"unsafe": true/)
     expect(harness.manager.list({ scope: 'session' }).filter((handle) => handle.resourceKey === 'mcp:sandboxed')).toEqual([])
     expect(await call('ghost__echo', {})).toMatchObject({ status: 'error', error: { code: 'mcp.unknown_server' } })
-    expect(await call('everything__echo', { message: 'x' }, agent(['auth__*']))).toMatchObject({ status: 'blocked', meta: { policy: { rule: 'capability.not_enabled' } } })
+    expect(await call('everything__echo', { message: 'x' }, agent(['auth__*']))).toMatchObject({
+      status: 'blocked',
+      meta: { policy: { rule: 'capability.not_enabled' } }
+    })
     expect(await call('everything__echo', [1, 2])).toMatchObject({ status: 'error', error: { code: 'invalid_input' } })
   })
 
@@ -145,7 +173,12 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
     const session = agent(['everything__*', 'auth__whoami', 'badauth__*', 'sandboxed__*'])
     const { tools, failures } = await listMcpTools({ agent: session, sessions: harness.dispatcher.sessions })
     const echo = tools.find((t) => t.name === 'everything__echo')
-    expect(echo).toMatchObject({ server: 'everything', tool: 'echo', description: 'Echoes back the input string', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } })
+    expect(echo).toMatchObject({
+      server: 'everything',
+      tool: 'echo',
+      description: 'Echoes back the input string',
+      inputSchema: { type: 'object', properties: { message: { type: 'string' } } }
+    })
     expect(tools.map((t) => t.name)).toContain('everything__get-env')
     expect(tools.filter((t) => t.server === 'auth').map((t) => t.name)).toEqual(['auth__whoami'])
     expect(failures.map((f) => [f.server, f.code])).toEqual([
@@ -162,7 +195,8 @@ describe('proxied MCP tools through the dispatcher and the real mcp provider', (
   it('no canary appears in any result meta or error, in what history was handed, or in resource events', () => {
     expect(results.length).toBeGreaterThan(10)
     const pattern = new RegExp(canaries.join('|'))
-    for (const result of results) expect(JSON.stringify({ meta: result.meta, error: result.error, diagnostics: result.diagnostics, data: result.data })).not.toMatch(pattern)
+    for (const result of results)
+      expect(JSON.stringify({ meta: result.meta, error: result.error, diagnostics: result.diagnostics, data: result.data })).not.toMatch(pattern)
     expect(JSON.stringify(harness.history.starts)).not.toMatch(pattern)
     expect(JSON.stringify(harness.history.ends)).not.toMatch(pattern)
     expect(harness.history.starts.some((s) => JSON.stringify(s.inputSummary).includes('[redacted]'))).toBe(true)

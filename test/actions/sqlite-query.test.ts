@@ -53,8 +53,17 @@ describe('sqlite_query through the dispatcher and the real sqlite provider', () 
   it('reads with parameters: rows, no changes, nothing asked, recorded in history; the connection is released', async () => {
     seed('data/app.db')
     const result = await call('sqlite_query', { database: 'data/app.db', sql: 'select body from notes where id = ?', params: [2] }, agent())
-    expect(result).toMatchObject({ ok: true, status: 'success', data: { rows: [{ body: 'second' }], changes: 0, truncated: false }, meta: { provider: { providerId: 'sqlite', writable: false } } })
-    const named = await call('sqlite_query', { database: 'data/app.db', sql: 'select count(*) as n from notes where body = :body', params: { body: 'first' } }, agent())
+    expect(result).toMatchObject({
+      ok: true,
+      status: 'success',
+      data: { rows: [{ body: 'second' }], changes: 0, truncated: false },
+      meta: { provider: { providerId: 'sqlite', writable: false } }
+    })
+    const named = await call(
+      'sqlite_query',
+      { database: 'data/app.db', sql: 'select count(*) as n from notes where body = :body', params: { body: 'first' } },
+      agent()
+    )
     expect(named.data).toMatchObject({ rows: [{ n: 1 }] })
     expect(harness.asked).toEqual([])
     expect(harness.history.ends.find((end) => end.callId === result.meta.callId)).toMatchObject({ status: 'success', provider: { providerId: 'sqlite' } })
@@ -65,16 +74,31 @@ describe('sqlite_query through the dispatcher and the real sqlite provider', () 
     const file = seed('data/app.db')
     harness.answer(() => ({ status: 'approved', reason: 'looks fine' }))
     const result = await call('sqlite_query', { database: 'data/app.db', sql: "insert into notes (body) values ('third')" }, agent())
-    expect(result).toMatchObject({ status: 'success', data: { rows: [], changes: 1 }, meta: { approval: { status: 'approved' }, write: { rule: 'sqlite.write' }, provider: { writable: true } } })
+    expect(result).toMatchObject({
+      status: 'success',
+      data: { rows: [], changes: 1 },
+      meta: { approval: { status: 'approved' }, write: { rule: 'sqlite.write' }, provider: { writable: true } }
+    })
     expect(harness.asked).toHaveLength(1)
-    expect(harness.asked[0]).toMatchObject({ tool: 'sqlite_query', agentId: 'agent-1', rule: 'sqlite.write', riskFlags: ['database_write'], summary: expect.stringContaining("insert into notes (body) values ('third')") })
+    expect(harness.asked[0]).toMatchObject({
+      tool: 'sqlite_query',
+      agentId: 'agent-1',
+      rule: 'sqlite.write',
+      riskFlags: ['database_write'],
+      summary: expect.stringContaining("insert into notes (body) values ('third')")
+    })
     expect(bodies(file)).toEqual(['first', 'second', 'third'])
   })
 
   it('a write nobody approved is approval_required, a denied one blocked; the file is unchanged', async () => {
     const file = seed('data/app.db')
     const pending = await call('sqlite_query', { database: 'data/app.db', sql: "delete from notes where body = 'first'" }, agent())
-    expect(pending).toMatchObject({ ok: false, status: 'approval_required', error: { code: 'approval.pending' }, meta: { policy: { decision: 'ask', rule: 'sqlite.write' }, approval: { status: 'pending' } } })
+    expect(pending).toMatchObject({
+      ok: false,
+      status: 'approval_required',
+      error: { code: 'approval.pending' },
+      meta: { policy: { decision: 'ask', rule: 'sqlite.write' }, approval: { status: 'pending' } }
+    })
     harness.answer(() => ({ status: 'denied', reason: 'not today' }))
     const denied = await call('sqlite_query', { database: 'data/app.db', sql: 'update notes set body = upper(body)' }, agent())
     expect(denied).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/not today/) } })
@@ -106,7 +130,10 @@ describe('sqlite_query through the dispatcher and the real sqlite provider', () 
 
   it('a missing database: a read runs on an empty database and creates nothing; a write creates it (for the sandbox uid)', async () => {
     const read = await call('sqlite_query', { database: 'fresh/new.db', sql: 'select 1 as one' }, agent())
-    expect(read).toMatchObject({ status: 'error', error: { code: 'sqlite_query.folder_missing', message: expect.stringMatching(/the folder fresh does not exist/) } })
+    expect(read).toMatchObject({
+      status: 'error',
+      error: { code: 'sqlite_query.folder_missing', message: expect.stringMatching(/the folder fresh does not exist/) }
+    })
     mkdirSync(join(workspace, 'fresh'))
     const again = await call('sqlite_query', { database: 'fresh/new.db', sql: 'select 1 as one' }, agent())
     expect(again).toMatchObject({ status: 'success', data: { rows: [{ one: 1 }] } })
@@ -130,7 +157,10 @@ describe('sqlite_query through the dispatcher and the real sqlite provider', () 
 describe('sqlite_query refuses databases outside the workspace', () => {
   it('absolute paths and .. are invalid input naming the field', async () => {
     for (const database of ['/etc/passwd', '../outside.db', 'data/../../outside.db']) {
-      expect(await call('sqlite_query', { database, sql: 'select 1' }, agent())).toMatchObject({ status: 'error', error: { code: 'invalid_input', message: expect.stringMatching(/^Invalid input for sqlite_query: database: /) } })
+      expect(await call('sqlite_query', { database, sql: 'select 1' }, agent())).toMatchObject({
+        status: 'error',
+        error: { code: 'invalid_input', message: expect.stringMatching(/^Invalid input for sqlite_query: database: /) }
+      })
     }
   })
 
@@ -145,7 +175,11 @@ describe('sqlite_query refuses databases outside the workspace', () => {
     for (const database of ['link.db', 'linked-folder/secret.db', '.airlock/x.db']) {
       for (const sql of ['select body from notes', "insert into notes (body) values ('planted')"]) {
         const result = await call('sqlite_query', { database, sql }, agent())
-        expect(result, `${database}: ${sql}`).toMatchObject({ status: 'blocked', error: { code: 'sqlite_query.path_refused' }, meta: { policy: { rule: 'workspace.boundary' } } })
+        expect(result, `${database}: ${sql}`).toMatchObject({
+          status: 'blocked',
+          error: { code: 'sqlite_query.path_refused' },
+          meta: { policy: { rule: 'workspace.boundary' } }
+        })
         expect(JSON.stringify(result)).not.toContain('outside secret')
       }
     }
@@ -155,7 +189,13 @@ describe('sqlite_query refuses databases outside the workspace', () => {
 
   it('a folder swapped for a link after the check is refused at the open; a file swapped inside the workspace is the one read', async () => {
     const provider = new SqliteProvider()
-    const open = async (database: string) => (await provider.ensure({ requirement: { kind: 'sqlite', requirementId: 'r', scope: 'action_call', resourceKey: 'sqlite', config: { database } }, policy: { workspaceRoots: [workspace] } })).resource as SqliteConnection
+    const open = async (database: string) =>
+      (
+        await provider.ensure({
+          requirement: { kind: 'sqlite', requirementId: 'r', scope: 'action_call', resourceKey: 'sqlite', config: { database } },
+          policy: { workspaceRoots: [workspace] }
+        })
+      ).resource as SqliteConnection
     seed('swap/app.db')
     expect(locateDatabase(workspace, 'swap/app.db')).toEqual({ relative: 'swap/app.db', exists: true })
     renameSync(join(workspace, 'swap'), join(workspace, 'swap-old'))
@@ -172,7 +212,6 @@ describe('sqlite_query refuses databases outside the workspace', () => {
     swappedFile.close()
     writeFileSync(join(workspace, 'plain.txt'), 'not a database folder')
     expect(() => locateDatabase(workspace, 'plain.txt/x.db')).toThrow(/not a directory/)
-
   })
 })
 
@@ -186,7 +225,11 @@ describe('sqlite_query loads the file through descriptors and writes it back who
     linkSync(secret, join(workspace, 'hard/app.db'))
     for (const sql of ['select body from notes', "insert into notes (body) values ('planted')"]) {
       const result = await call('sqlite_query', { database: 'hard/app.db', sql }, agent({ ask: 'never' }))
-      expect(result, sql).toMatchObject({ status: 'blocked', error: { code: 'sqlite_query.path_refused', message: expect.stringMatching(/has 2 hard links/) }, meta: { policy: { rule: 'workspace.boundary' } } })
+      expect(result, sql).toMatchObject({
+        status: 'blocked',
+        error: { code: 'sqlite_query.path_refused', message: expect.stringMatching(/has 2 hard links/) },
+        meta: { policy: { rule: 'workspace.boundary' } }
+      })
       expect(JSON.stringify(result)).not.toContain('outside secret')
     }
     expect(bodies(secret)).toEqual(['outside secret'])
@@ -200,7 +243,10 @@ describe('sqlite_query loads the file through descriptors and writes it back who
       writer.pragma('journal_mode = WAL')
       writer.exec("create table notes (id integer primary key, body text); insert into notes (body) values ('in the wal')")
       const refused = await call('sqlite_query', { database: 'wal/app.db', sql: 'select body from notes' }, agent())
-      expect(refused).toMatchObject({ status: 'error', error: { code: 'sqlite.wal_pending', message: expect.stringContaining("run_command: sqlite3 wal/app.db 'PRAGMA wal_checkpoint(TRUNCATE)'") } })
+      expect(refused).toMatchObject({
+        status: 'error',
+        error: { code: 'sqlite.wal_pending', message: expect.stringContaining("run_command: sqlite3 wal/app.db 'PRAGMA wal_checkpoint(TRUNCATE)'") }
+      })
       writer.pragma('wal_checkpoint(TRUNCATE)')
       const read = await call('sqlite_query', { database: 'wal/app.db', sql: 'select body from notes' }, agent())
       expect(read).toMatchObject({ status: 'success', data: { rows: [{ body: 'in the wal' }] } })
@@ -238,8 +284,16 @@ describe('sqlite_query loads the file through descriptors and writes it back who
       mkdirSync(join(raced.workspace, 'db'))
       const file = join(raced.workspace, 'db/app.db')
       new Database(file).exec('create table notes (body text)').close()
-      const result = await raced.call('sqlite_query', { database: 'db/app.db', sql: "insert into notes (body) values ('x')" }, raced.agent(['sqlite_query'], { ask: 'never' }))
-      expect(result).toMatchObject({ ok: false, status: 'error', error: { code: 'execution_resource.release_failed', message: expect.stringMatching(/the changes to db\/app.db could not be written back/) } })
+      const result = await raced.call(
+        'sqlite_query',
+        { database: 'db/app.db', sql: "insert into notes (body) values ('x')" },
+        raced.agent(['sqlite_query'], { ask: 'never' })
+      )
+      expect(result).toMatchObject({
+        ok: false,
+        status: 'error',
+        error: { code: 'execution_resource.release_failed', message: expect.stringMatching(/the changes to db\/app.db could not be written back/) }
+      })
       expect(readdirSync(join(raced.workspace, 'db'))).toEqual(['app.db'])
     } finally {
       await raced.close()

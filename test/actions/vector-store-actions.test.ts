@@ -5,7 +5,15 @@ import { agentProfileDefaults } from '@shared/agents'
 import { makeTempDir } from '../support/temp-home'
 import { createVectorSearchAction, vectorSearchAction } from '../../src/main/actions/vector_search'
 import { createVectorUpsertAction, vectorUpsertAction } from '../../src/main/actions/vector_upsert'
-import { ActionDispatcher, ActionRegistry, claimWorkspace, ExecutionResourceManager, type ActionAgent, type ActionCallEnd, type ActionHistory } from '../../src/main/core'
+import {
+  ActionDispatcher,
+  ActionRegistry,
+  claimWorkspace,
+  ExecutionResourceManager,
+  type ActionAgent,
+  type ActionCallEnd,
+  type ActionHistory
+} from '../../src/main/core'
 import type { Embedder } from '../../src/main/core/live-resources/vector'
 import { VectorStoreProvider } from '../../src/main/providers/vector-store/vector-store-provider'
 
@@ -55,20 +63,34 @@ describe('vector_upsert', () => {
   it("writes into the agent's own store under <home>/vectors, not its workspace, and releases the handle", async () => {
     registry.register(vectorUpsertAction)
     const coder = agent()
-    const result = await call(coder, 'vector_upsert', { collection: 'notes', items: [{ id: 'a', vector: [0, 1], metadata: { topic: 'build' } }, { id: 'b', vector: [1, 0] }] })
+    const result = await call(coder, 'vector_upsert', {
+      collection: 'notes',
+      items: [
+        { id: 'a', vector: [0, 1], metadata: { topic: 'build' } },
+        { id: 'b', vector: [1, 0] }
+      ]
+    })
     expect(result).toMatchObject({
       ok: true,
       status: 'success',
       data: { ids: ['a', 'b'] },
-      meta: { provider: { providerId: 'vector_store', store: 'coder', readOnly: false }, vectorStore: { collection: 'notes', created: true, dimension: 2, metric: 'l2' } }
+      meta: {
+        provider: { providerId: 'vector_store', store: 'coder', readOnly: false },
+        vectorStore: { collection: 'notes', created: true, dimension: 2, metric: 'l2' }
+      }
     })
     expect(existsSync(join(home.path, 'vectors', 'coder.db'))).toBe(true)
     expect(readdirSync(coder.workspace)).toEqual([])
     expect(manager.list()).toEqual([])
     expect(ends).toMatchObject([{ status: 'success', resultSummary: { ids: ['a', 'b'] } }])
 
-    expect(await call(coder, 'vector_upsert', { collection: 'notes', items: [{ id: 'a', vector: [5, 5] }] })).toMatchObject({ status: 'success', meta: { vectorStore: { created: false } } })
-    expect((await call(coder, 'vector_search', { collection: 'notes', vector: [5, 5], k: 1 })).data).toEqual({ items: [{ id: 'a', distance: 0, metadata: {} }] })
+    expect(await call(coder, 'vector_upsert', { collection: 'notes', items: [{ id: 'a', vector: [5, 5] }] })).toMatchObject({
+      status: 'success',
+      meta: { vectorStore: { created: false } }
+    })
+    expect((await call(coder, 'vector_search', { collection: 'notes', vector: [5, 5], k: 1 })).data).toEqual({
+      items: [{ id: 'a', distance: 0, metadata: {} }]
+    })
   })
 
   it('refuses input the schema does not admit, naming the field, before opening anything', async () => {
@@ -82,7 +104,11 @@ describe('vector_upsert', () => {
       [{ collection: 'notes', items: Array.from({ length: 501 }, (_, i) => ({ id: `${i}`, vector: [i] })) }, /items:/]
     ]
     for (const [input, message] of cases) {
-      expect(await call(coder, 'vector_upsert', input)).toMatchObject({ ok: false, status: 'error', error: { code: 'invalid_input', message: expect.stringMatching(message) } })
+      expect(await call(coder, 'vector_upsert', input)).toMatchObject({
+        ok: false,
+        status: 'error',
+        error: { code: 'invalid_input', message: expect.stringMatching(message) }
+      })
     }
     expect(existsSync(join(home.path, 'vectors'))).toBe(false)
   })
@@ -91,17 +117,33 @@ describe('vector_upsert', () => {
     registry.register(vectorUpsertAction)
     const coder = agent()
     const result = await call(coder, 'vector_upsert', { collection: 'notes', items: [{ id: 'a', text: 'hello' }] })
-    expect(result).toMatchObject({ ok: false, status: 'error', error: { code: 'vector_store.no_embedder', message: expect.stringMatching(/give a vector instead of text/) } })
+    expect(result).toMatchObject({
+      ok: false,
+      status: 'error',
+      error: { code: 'vector_store.no_embedder', message: expect.stringMatching(/give a vector instead of text/) }
+    })
     expect((await call(coder, 'vector_search', { collection: 'notes', vector: [1], k: 1 })).error?.code).toBe('vector_store.unknown_collection')
   })
 
   it('embeds text items through a configured embedder and checks what it returns', async () => {
     registry.register(createVectorUpsertAction({ embedder: tableEmbedder({ hello: [1, 0], world: [0, 1], broken: [Number.NaN, 1] }) }))
     const coder = agent()
-    const result = await call(coder, 'vector_upsert', { collection: 'words', items: [{ id: 'h', text: 'hello' }, { id: 'v', vector: [1, 1] }, { id: 'w', text: 'world' }] })
+    const result = await call(coder, 'vector_upsert', {
+      collection: 'words',
+      items: [
+        { id: 'h', text: 'hello' },
+        { id: 'v', vector: [1, 1] },
+        { id: 'w', text: 'world' }
+      ]
+    })
     expect(result).toMatchObject({ status: 'success', data: { ids: ['h', 'v', 'w'] }, meta: { vectorStore: { embedder: 'test:table' } } })
-    expect((await call(coder, 'vector_search', { collection: 'words', vector: [0, 1], k: 1 })).data).toEqual({ items: [{ id: 'w', distance: 0, metadata: {} }] })
-    for (const [text, field] of [['broken', /vectors\.0\.0:/], ['unknown', /vectors\.0: must have at least one dimension/]] as const) {
+    expect((await call(coder, 'vector_search', { collection: 'words', vector: [0, 1], k: 1 })).data).toEqual({
+      items: [{ id: 'w', distance: 0, metadata: {} }]
+    })
+    for (const [text, field] of [
+      ['broken', /vectors\.0\.0:/],
+      ['unknown', /vectors\.0: must have at least one dimension/]
+    ] as const) {
       const bad = await call(coder, 'vector_upsert', { collection: 'words', items: [{ id: 'x', text }] })
       expect(bad).toMatchObject({ status: 'error', error: { code: 'vector_store.embedder_failed', message: expect.stringMatching(field) } })
     }
@@ -110,7 +152,9 @@ describe('vector_upsert', () => {
   it('runs concurrent calls of one agent on their own connections without losing a write', async () => {
     registry.register(vectorUpsertAction)
     const coder = agent()
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => call(coder, 'vector_upsert', { collection: 'busy', items: [{ id: `item-${i}`, vector: [i, 1] }] })))
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call(coder, 'vector_upsert', { collection: 'busy', items: [{ id: `item-${i}`, vector: [i, 1] }] }))
+    )
     expect(results.map((result) => result.status)).toEqual(new Array(8).fill('success'))
     const found = await call(coder, 'vector_search', { collection: 'busy', vector: [0, 1], k: 100 })
     expect((found.data as { items: { id: string }[] }).items.map((item) => item.id)).toEqual(Array.from({ length: 8 }, (_, i) => `item-${i}`))
@@ -123,9 +167,20 @@ describe('vector_upsert', () => {
     await call(coder, 'vector_upsert', { collection: 'notes', items: [{ id: 'a', vector: [1, 2, 3] }] })
     expect(await call(coder, 'vector_upsert', { collection: 'notes', items: [{ id: 'b', vector: [1, 2] }] })).toMatchObject({
       status: 'error',
-      error: { code: 'vector_store.dimension_mismatch', message: expect.stringMatching(/^items\.0\.vector: has 2 dimensions; collection notes holds 3-dimension vectors/) }
+      error: {
+        code: 'vector_store.dimension_mismatch',
+        message: expect.stringMatching(/^items\.0\.vector: has 2 dimensions; collection notes holds 3-dimension vectors/)
+      }
     })
-    expect(await call(coder, 'vector_upsert', { collection: 'notes', items: [{ id: 'b', vector: [1, 2, 3] }, { id: 'b', vector: [3, 2, 1] }] })).toMatchObject({
+    expect(
+      await call(coder, 'vector_upsert', {
+        collection: 'notes',
+        items: [
+          { id: 'b', vector: [1, 2, 3] },
+          { id: 'b', vector: [3, 2, 1] }
+        ]
+      })
+    ).toMatchObject({
       status: 'error',
       error: { code: 'vector_store.invalid_input', message: expect.stringMatching(/items\.1\.id: duplicate id "b"/) }
     })
@@ -169,24 +224,42 @@ describe('vector_search', () => {
     expect((odd.data as { items: { id: string }[] }).items.map((item) => item.id)).toEqual(['doc-1', 'doc-3', 'doc-5'])
     const exact = await call(coder, 'vector_search', { collection: 'docs', vector: [0, 0], k: 5, filter: { parity: 'even', i: 10 } })
     expect((exact.data as { items: { id: string }[] }).items.map((item) => item.id)).toEqual(['doc-10'])
-    expect(await call(coder, 'vector_search', { collection: 'docs', vector: [0, 0], filter: { parity: ['odd'] } })).toMatchObject({ status: 'error', error: { code: 'invalid_input', message: expect.stringMatching(/filter\.parity/) } })
+    expect(await call(coder, 'vector_search', { collection: 'docs', vector: [0, 0], filter: { parity: ['odd'] } })).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_input', message: expect.stringMatching(/filter\.parity/) }
+    })
   })
 
   it("keeps agents apart: one agent's collections are not another's", async () => {
     registry.register(vectorSearchAction)
     await seed(agent('coder'))
     const reviewer = agent('reviewer')
-    expect(await call(reviewer, 'vector_search', { collection: 'docs', vector: [0, 0] })).toMatchObject({ status: 'error', error: { code: 'vector_store.unknown_collection' } })
-    expect(readdirSync(join(home.path, 'vectors')).filter((name) => name.endsWith('.db')).sort()).toEqual(['coder.db', 'reviewer.db'])
+    expect(await call(reviewer, 'vector_search', { collection: 'docs', vector: [0, 0] })).toMatchObject({
+      status: 'error',
+      error: { code: 'vector_store.unknown_collection' }
+    })
+    expect(
+      readdirSync(join(home.path, 'vectors'))
+        .filter((name) => name.endsWith('.db'))
+        .sort()
+    ).toEqual(['coder.db', 'reviewer.db'])
   })
 
   it('bounds k and needs a vector unless an embedder is configured', async () => {
     registry.register(vectorSearchAction)
     const coder = agent()
     await seed(coder)
-    expect(await call(coder, 'vector_search', { collection: 'docs', vector: [0, 0], k: 101 })).toMatchObject({ status: 'error', error: { code: 'invalid_input', message: expect.stringMatching(/k: Too big/) } })
-    expect(await call(coder, 'vector_search', { collection: 'docs', text: 'three' })).toMatchObject({ status: 'error', error: { code: 'vector_store.no_embedder', message: expect.stringMatching(/give a vector instead of text/) } })
-    expect(await call(coder, 'vector_search', { collection: 'docs', vector: [0, 0], text: 'three' })).toMatchObject({ error: { code: 'invalid_input', message: expect.stringMatching(/vector: give exactly one of vector or text/) } })
+    expect(await call(coder, 'vector_search', { collection: 'docs', vector: [0, 0], k: 101 })).toMatchObject({
+      status: 'error',
+      error: { code: 'invalid_input', message: expect.stringMatching(/k: Too big/) }
+    })
+    expect(await call(coder, 'vector_search', { collection: 'docs', text: 'three' })).toMatchObject({
+      status: 'error',
+      error: { code: 'vector_store.no_embedder', message: expect.stringMatching(/give a vector instead of text/) }
+    })
+    expect(await call(coder, 'vector_search', { collection: 'docs', vector: [0, 0], text: 'three' })).toMatchObject({
+      error: { code: 'invalid_input', message: expect.stringMatching(/vector: give exactly one of vector or text/) }
+    })
   })
 
   it('embeds a text query through a configured embedder', async () => {

@@ -24,7 +24,10 @@ function withAgents<T>(use: (agents: AgentService, roles: RoleService) => T): T 
   mkdirSync(home, { recursive: true })
   const store = openStore(join(home, 'airlock.db'))
   try {
-    return use(new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(join(home, 'workspaces')) }), new RoleService({ roles: store.roles, agents: store.agents }))
+    return use(
+      new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(join(home, 'workspaces')) }),
+      new RoleService({ roles: store.roles, agents: store.agents })
+    )
   } finally {
     store.close()
   }
@@ -44,7 +47,8 @@ describe('airlock agent create', { timeout: 120_000 }, () => {
     const listed = airlock('list', '--json')
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: 'coder', name: 'The coder', enabled: true, role: null })])
     expect(listed.stdout).not.toMatch(/alk_|hash/i)
-    for (const file of readdirSync(home).filter((f) => f.startsWith('airlock.db'))) expect(readFileSync(join(home, file)).includes(Buffer.from(token!))).toBe(false)
+    for (const file of readdirSync(home).filter((f) => f.startsWith('airlock.db')))
+      expect(readFileSync(join(home, file)).includes(Buffer.from(token!))).toBe(false)
   })
 
   it('--json prints an object with id and token', () => {
@@ -61,7 +65,12 @@ describe('airlock agent create', { timeout: 120_000 }, () => {
     const result = airlock('create', 'bot', '--role', 'ci', '--profile', join(dir.path, 'profile.json'))
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^Created agent bot \(role ci\)/)
-    expect(withAgents((agents) => agents.effectiveProfile('bot'))).toMatchObject({ role: 'ci', ask: 'always', network: 'proxy', limits: { pids: 64, memoryMb: 512 } })
+    expect(withAgents((agents) => agents.effectiveProfile('bot'))).toMatchObject({
+      role: 'ci',
+      ask: 'always',
+      network: 'proxy',
+      limits: { pids: 64, memoryMb: 512 }
+    })
   })
 
   it('an id that exists: exit 1, one line, the first agent untouched', () => {
@@ -90,7 +99,11 @@ describe('airlock agent create', { timeout: 120_000 }, () => {
     ['a missing profile file', (d) => ['create', 'x', '--profile', join(d, 'none.json')], /^airlock: cannot read the profile .*none\.json: ENOENT$/],
     ['a profile file that is not JSON', (d) => ['create', 'x', '--profile', join(d, 'broken.json')], /^airlock: the profile .*broken\.json is not JSON: /],
     ['a profile with a bad field', (d) => ['create', 'x', '--profile', join(d, 'bad.json')], /^airlock: the profile .*bad\.json is invalid: limits\.pids: /],
-    ['a profile with an unknown key', (d) => ['create', 'x', '--profile', join(d, 'typo.json')], /^airlock: the profile .*typo\.json is invalid: .*Unrecognized key.*netwrok/],
+    [
+      'a profile with an unknown key',
+      (d) => ['create', 'x', '--profile', join(d, 'typo.json')],
+      /^airlock: the profile .*typo\.json is invalid: .*Unrecognized key.*netwrok/
+    ],
     ['an empty name', () => ['create', 'x', '--name', ' '], /^airlock: name " ": must not be empty$/],
     ['no action', () => [], /^airlock: agent takes create, update, list, rm, disable, enable$/],
     ['an unknown action', () => ['launch'], /^airlock: agent takes .*not "launch"$/],
@@ -135,7 +148,10 @@ describe('airlock agent list, disable, enable, rm', { timeout: 120_000 }, () => 
     airlock('create', 'coder')
     const file = join(home, '..', 'unsafe-profile.json')
     writeFileSync(file, JSON.stringify({ capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }] }))
-    expect(airlock('update', 'coder', '--profile', file)).toMatchObject({ code: 0, stdout: "Updated agent coder; its sessions' next calls run under the new profile.\n" })
+    expect(airlock('update', 'coder', '--profile', file)).toMatchObject({
+      code: 0,
+      stdout: "Updated agent coder; its sessions' next calls run under the new profile.\n"
+    })
     const listed = JSON.parse(airlock('list', '--json').stdout) as { profile: { mcpServers: unknown[] } }[]
     expect(listed[0]!.profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
     writeFileSync(file, JSON.stringify({ limits: { pids: 0 } }))
@@ -143,7 +159,7 @@ describe('airlock agent list, disable, enable, rm', { timeout: 120_000 }, () => 
     expect((JSON.parse(airlock('list', '--json').stdout) as { profile: { mcpServers: unknown[] } }[])[0]!.profile.mcpServers).toHaveLength(1)
   })
 
-  it('rm moves its MCP servers\' state folder aside with the workspace', () => {
+  it("rm moves its MCP servers' state folder aside with the workspace", () => {
     airlock('create', 'coder')
     mkdirSync(join(home, 'mcp-state', 'coder', 'tool'), { recursive: true })
     writeFileSync(join(home, 'mcp-state', 'coder', 'tool', 'cache.json'), '{}')

@@ -26,7 +26,12 @@ describe.skipIf(skip !== undefined)('airlock doctor', () => {
     const lines = stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^Airlock doctor · /)
     expect(lines).toContain('bubblewrap  available · bubblewrap')
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}processContained +verified {2}3\/3 attempts held$/), expect.stringMatching(/^ {2}networkOff +verified {2}1\/1 attempts held$/)]))
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ {2}processContained +verified {2}3\/3 attempts held$/),
+        expect.stringMatching(/^ {2}networkOff +verified {2}1\/1 attempts held$/)
+      ])
+    )
     expect(lines.some((line) => line.startsWith('trusted_local  available, unisolated'))).toBe(true)
     expect(lines.at(-1)).toMatch(/^doctor: 3 providers · \d+ axes verified · 0 failed · \d+ unverified$/)
 

@@ -58,19 +58,28 @@ describe('airlock serve starts the agent gateway', { timeout: 120_000 }, () => {
       const agent = await connectAgent(url![1]!, token)
       sessionId = agent.transport.sessionId
       expect((await agent.client.listTools()).tools.map((t) => t.name)).toContain('write_file')
-      expect((await callTool(agent.client, 'write_file', { path: 'hello.txt', content: 'over HTTP' })).structuredContent).toMatchObject({ ok: true, data: { bytes: 9 } })
+      expect((await callTool(agent.client, 'write_file', { path: 'hello.txt', content: 'over HTTP' })).structuredContent).toMatchObject({
+        ok: true,
+        data: { bytes: 9 }
+      })
       expect((await callTool(agent.client, 'read_file', { path: 'hello.txt' })).structuredContent).toMatchObject({ ok: true, data: { content: 'over HTTP' } })
       expect(readFileSync(join(home, 'workspaces', 'coder', 'hello.txt'), 'utf8')).toBe('over HTTP')
 
       expect((await rawRequest(url![1]!, { headers: mcpHeaders('alk_wrong'), body: JSON.stringify(initializeBody) })).status).toBe(401)
-      expect((await rawRequest(url![1]!, { headers: { ...mcpHeaders(token), host: `attacker.example:${url![2]}` }, body: JSON.stringify(initializeBody) })).status).toBe(421)
+      expect(
+        (await rawRequest(url![1]!, { headers: { ...mcpHeaders(token), host: `attacker.example:${url![2]}` }, body: JSON.stringify(initializeBody) })).status
+      ).toBe(421)
     } finally {
       expect(await served.stop()).toBe(0)
     }
     expect(existsSync(addressFile)).toBe(false)
     const store = openStore(join(home, 'airlock.db'))
     try {
-      expect(store.sessions.listByAgent('coder').find((s) => s.id === sessionId)).toMatchObject({ transport: 'mcp-http', endReason: 'shutdown', endedAt: expect.any(String) })
+      expect(store.sessions.listByAgent('coder').find((s) => s.id === sessionId)).toMatchObject({
+        transport: 'mcp-http',
+        endReason: 'shutdown',
+        endedAt: expect.any(String)
+      })
     } finally {
       store.close()
     }
@@ -97,7 +106,9 @@ describe('airlock serve starts the agent gateway', { timeout: 120_000 }, () => {
     try {
       const result = runAirlock(['serve', '--no-open', '--port', '0', '--gateway-port', String(port), '--home', home])
       expect(result.code).toBe(1)
-      expect(lines(result.stderr)).toEqual([`airlock: Port ${port} on 127.0.0.1 is in use, so the agent gateway cannot start; choose another with --gateway-port (or the gateway.port setting).`])
+      expect(lines(result.stderr)).toEqual([
+        `airlock: Port ${port} on 127.0.0.1 is in use, so the agent gateway cannot start; choose another with --gateway-port (or the gateway.port setting).`
+      ])
       expect(result.stdout).toBe('')
       expect(existsSync(join(home, 'run', 'gateway.json'))).toBe(false)
     } finally {

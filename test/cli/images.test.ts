@@ -34,7 +34,10 @@ const listed = () => JSON.parse(runAirlock(['images', 'list', '--json']).stdout)
 describe.skipIf(skip !== undefined)(`airlock images against the engine${skip ? ` (skipped: ${skip})` : ''}`, () => {
   const dir = makeTempDir('airlock-cli-images-')
   afterAll(async () => {
-    await docker.getImage('airlock/bash:latest').remove({ force: true }).catch(() => undefined)
+    await docker
+      .getImage('airlock/bash:latest')
+      .remove({ force: true })
+      .catch(() => undefined)
     dir.remove()
   })
 
@@ -48,7 +51,7 @@ describe.skipIf(skip !== undefined)(`airlock images against the engine${skip ? `
     expect(listed()).not.toContainEqual(expect.objectContaining({ tags: ['airlock/bash:latest'] }))
   })
 
-  it('provisions an image from the operator\'s own rootfs tarball, checks it as the sandbox uid, reports progress on stderr, and lists it', () => {
+  it("provisions an image from the operator's own rootfs tarball, checks it as the sandbox uid, reports progress on stderr, and lists it", () => {
     const tarball = bashRootfs(join(dir.path, 'rootfs'), 0o755)
     const result = runAirlock(['images', 'provision', 'bash', '--rootfs', tarball, '--home', dir.path])
     expect(result.stderr).toMatch(/provisioning bash: importing into the engine \(90%\)/)

@@ -67,8 +67,17 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
     const agent = await stdioClient('coder', { env: { AIRLOCK_TOKEN: tokens.coder! } })
     try {
       expect(agent.client.getServerVersion()).toMatchObject({ name: 'airlock' })
-      expect((await agent.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['edit_file', 'list_directory', 'read_file', 'search_files', 'write_file'])
-      expect((await callTool(agent.client, 'write_file', { path: 'via-stdio.txt', content: 'relayed' })).structuredContent).toMatchObject({ ok: true, status: 'success' })
+      expect((await agent.client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        'edit_file',
+        'list_directory',
+        'read_file',
+        'search_files',
+        'write_file'
+      ])
+      expect((await callTool(agent.client, 'write_file', { path: 'via-stdio.txt', content: 'relayed' })).structuredContent).toMatchObject({
+        ok: true,
+        status: 'success'
+      })
       expect((await callTool(agent.client, 'read_file', { path: 'via-stdio.txt' })).content).toEqual([{ type: 'text', text: 'relayed' }])
       expect(readFileSync(join(home, 'workspaces', 'coder', 'via-stdio.txt'), 'utf8')).toBe('relayed')
     } finally {
@@ -97,9 +106,16 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
 
   it('after `airlock serve` restarts (on another port), the bridge resumes the same session rather than opening a new one', async () => {
     const restartHome = join(dir.path, 'restart-home')
-    const created = JSON.parse(runAirlock(['agent', 'create', 'steady', '--json', '--profile', join(dir.path, 'profile.json'), '--home', restartHome]).stdout) as { token: string }
+    const created = JSON.parse(
+      runAirlock(['agent', 'create', 'steady', '--json', '--profile', join(dir.path, 'profile.json'), '--home', restartHome]).stdout
+    ) as { token: string }
     let serving = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', restartHome])
-    const transport = new StdioClientTransport({ command: process.execPath, args: [airlockBin, 'mcp-stdio', '--agent', 'steady', '--home', restartHome], env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: created.token }, stderr: 'pipe' })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [airlockBin, 'mcp-stdio', '--agent', 'steady', '--home', restartHome],
+      env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: created.token },
+      stderr: 'pipe'
+    })
     let stderr = ''
     transport.stderr?.on('data', (chunk) => (stderr += chunk))
     const client = new Client({ name: 'stdio-test-agent', version: '1.0.0' })
@@ -131,7 +147,13 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
     ['a wrong token', [], { AIRLOCK_TOKEN: 'alk_not-a-real-token' }, 1, /^airlock: The token is not valid for any enabled agent/],
     ['no token at all', [], {}, 2, /^airlock: mcp-stdio needs the agent's token in AIRLOCK_TOKEN or in a file named by --token-file$/],
     ['a token on the command line', ['--token', 'TOKEN'], {}, 2, /^airlock: --token is not accepted: a token on the command line is visible to every user/],
-    ['a token file that does not exist', ['--token-file', '/nonexistent/token'], {}, 1, /^airlock: Cannot read the token file \/nonexistent\/token \(ENOENT\)\.$/],
+    [
+      'a token file that does not exist',
+      ['--token-file', '/nonexistent/token'],
+      {},
+      1,
+      /^airlock: Cannot read the token file \/nonexistent\/token \(ENOENT\)\.$/
+    ],
     ['an agent that does not exist', ['--agent', 'ghost'], { AIRLOCK_TOKEN: 'coder' }, 1, /^airlock: There is no agent ghost\.$/]
   ]
   for (const [name, args, env, code, message] of refusals) {
@@ -149,9 +171,16 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
   it('a client that cannot be served hears why: its initialize is answered with the reason (SDK stdio client)', async () => {
     const other = join(dir.path, 'gatewayless-home')
     writeFileSync(join(dir.path, 'p2.json'), '{}')
-    const created = JSON.parse(runAirlock(['agent', 'create', 'alone', '--json', '--profile', join(dir.path, 'p2.json'), '--home', other]).stdout) as { token: string }
+    const created = JSON.parse(runAirlock(['agent', 'create', 'alone', '--json', '--profile', join(dir.path, 'p2.json'), '--home', other]).stdout) as {
+      token: string
+    }
     const connect = async (agentId: string, token: string, where: string) => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [airlockBin, 'mcp-stdio', '--agent', agentId, '--home', where], env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: token }, stderr: 'pipe' })
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [airlockBin, 'mcp-stdio', '--agent', agentId, '--home', where],
+        env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: token },
+        stderr: 'pipe'
+      })
       const client = new Client({ name: 'stdio-test-agent', version: '1.0.0' })
       return client.connect(transport).finally(() => client.close())
     }
@@ -160,7 +189,10 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
   })
 
   it('a line that is not JSON is answered -32700, one that is not JSON-RPC -32600; ending prints no reconnection noise', async () => {
-    const child = spawn(process.execPath, [airlockBin, 'mcp-stdio', '--agent', 'coder', '--home', home], { env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: tokens.coder! }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [airlockBin, 'mcp-stdio', '--agent', 'coder', '--home', home], {
+      env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: tokens.coder! },
+      stdio: ['pipe', 'pipe', 'pipe']
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
@@ -170,9 +202,19 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
     child.stdin.write(JSON.stringify({ hello: 'world' }) + '\n')
     await expect.poll(() => lines(stdout).length, { timeout: 10_000 }).toBe(2)
     const [notJson, notRpc] = lines(stdout).map((line) => JSON.parse(line) as { id: unknown; error: { code: number } })
-    expect([notJson, notRpc]).toEqual([expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }), expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })])
+    expect([notJson, notRpc]).toEqual([
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }),
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) })
+    ])
     // A real session, then the end of stdin.
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n')
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }
+      }) + '\n'
+    )
     await expect.poll(() => lines(stdout).length, { timeout: 10_000 }).toBe(3)
     // Initialized: the bridge opens its GET stream, which the gateway ends when the session closes.
     child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n')
@@ -185,7 +227,9 @@ describe('airlock mcp-stdio', { timeout: 120_000 }, () => {
   it('no gateway running on the home: exit 1, says to start one', () => {
     const other = join(dir.path, 'other-home')
     writeFileSync(join(dir.path, 'p.json'), '{}')
-    const created = JSON.parse(runAirlock(['agent', 'create', 'lonely', '--json', '--profile', join(dir.path, 'p.json'), '--home', other]).stdout) as { token: string }
+    const created = JSON.parse(runAirlock(['agent', 'create', 'lonely', '--json', '--profile', join(dir.path, 'p.json'), '--home', other]).stdout) as {
+      token: string
+    }
     const result = runAirlock(['mcp-stdio', '--agent', 'lonely', '--home', other], { AIRLOCK_TOKEN: created.token })
     expect(result.code).toBe(1)
     expect(lines(result.stderr)).toEqual([`airlock: No agent gateway is running on ${other}; start \`airlock serve\` or the desktop app on this home first.`])

@@ -23,7 +23,15 @@ const field = (page: Page, name: string) => page.getByTestId(`agent-field-${name
 
 test.beforeEach(async () => {
   home = makeTempDir('airlock-e2e-agents-', { outsideTmp: true })
-  running = await serve({ home: home.path, port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, logError: () => undefined, print: (line) => (url = line.startsWith('Airlock console: ') ? line.replace('Airlock console: ', '') : url) })
+  running = await serve({
+    home: home.path,
+    port: 0,
+    gatewayPort: 0,
+    rendererDir: resolve(__dirname, '../../out/renderer'),
+    open: false,
+    logError: () => undefined,
+    print: (line) => (url = line.startsWith('Airlock console: ') ? line.replace('Airlock console: ', '') : url)
+  })
 })
 
 test.afterEach(async () => {
@@ -161,7 +169,10 @@ test('a connected agent: live list facts, usage chart, recent calls, workspace b
   let asking: Promise<unknown> | undefined
   try {
     await callTool(agent.client, 'write_file', { path: 'notes/plan.md', content: '# Plan\n\n- read the data\n- write the report\n' })
-    await callTool(agent.client, 'write_file', { path: 'src/report.py', content: 'import json\n\n\ndef total(rows):\n    """Sum the rows."""\n    return sum(r["n"] for r in rows)  # all of them\n' })
+    await callTool(agent.client, 'write_file', {
+      path: 'src/report.py',
+      content: 'import json\n\n\ndef total(rows):\n    """Sum the rows."""\n    return sum(r["n"] for r in rows)  # all of them\n'
+    })
     await callTool(agent.client, 'run_command', { command: 'echo done' })
     await callTool(agent.client, 'run_command', { command: 'cat missing.txt' })
     // The workspace is written by sandboxed code: a symlink out of it is listed, never followed.

@@ -23,11 +23,15 @@ const settled = <T>(call: Promise<T>): Promise<T> => {
 
 test('triage with the keyboard: requests appear live, each decision reaches the agent that asked', async ({ systemBrowser }) => {
   test.setTimeout(240_000)
-  const served = await serveWithAgents('airlock-e2e-approvals-', { coder: { capabilities: ['files', 'shell'], ask: 'always' }, builder: { capabilities: ['shell'], ask: 'always' } })
+  const served = await serveWithAgents('airlock-e2e-approvals-', {
+    coder: { capabilities: ['files', 'shell'], ask: 'always' },
+    builder: { capabilities: ['shell'], ask: 'always' }
+  })
   const coder = await connectAgent(served.gatewayUrl, served.tokens.coder!)
   const builder = await connectAgent(served.gatewayUrl, served.tokens.builder!)
   const page = await (await systemBrowser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
-  const ask = (agent: typeof coder, tool: string, args: Record<string, unknown>): Promise<GatewayToolResult> => settled(callTool(agent.client, tool, args, { timeout: 200_000 }))
+  const ask = (agent: typeof coder, tool: string, args: Record<string, unknown>): Promise<GatewayToolResult> =>
+    settled(callTool(agent.client, tool, args, { timeout: 200_000 }))
   try {
     // The empty queue, once the host answered.
     await page.goto(`${served.consoleUrl}#/approvals`)
@@ -226,7 +230,8 @@ test('triage with the keyboard: requests appear live, each decision reaches the 
     expect((await second).structuredContent).toMatchObject({ ok: true, status: 'success' })
 
     // A busy queue: twelve requests from two agents, the list scrolls by itself beside the detail.
-    for (let index = 0; index < 12; index++) ask(index % 3 === 0 ? builder : coder, 'run_command', { command: `ls -la src/module-${index} && rm -f src/module-${index}/cache.tmp` })
+    for (let index = 0; index < 12; index++)
+      ask(index % 3 === 0 ? builder : coder, 'run_command', { command: `ls -la src/module-${index} && rm -f src/module-${index}/cache.tmp` })
     await expect(items(page)).toHaveCount(12, { timeout: 30_000 })
     await expect(page.getByTestId('tab-queue')).toContainText('12')
     await screenshotBothThemes(page, test.info(), 'approvals-queue-busy')

@@ -25,16 +25,21 @@ test('an agent deletes a folder; the operator sees the diff, reverts it, and the
   }
   try {
     const wrote = await ok('write_file', { path: 'notes/plan.md', content: 'step one\nstep two\n' })
-    const built = await ok('run_command', { command: 'mkdir -p build/obj && printf "object code\\n" > build/obj/app.o && printf "#!/bin/sh\\n" > build/run.sh && chmod 755 build/run.sh' })
+    const built = await ok('run_command', {
+      command: 'mkdir -p build/obj && printf "object code\\n" > build/obj/app.o && printf "#!/bin/sh\\n" > build/run.sh && chmod 755 build/run.sh'
+    })
     // A deletion of a path known only at run time asks; the operator denies it.
     const asked = callTool(coder.client, 'run_command', { command: 'rm "$(printf notes/plan.md)"' }, { timeout: 120_000 })
     let itemId = ''
     await expect
-      .poll(async () => {
-        const listed = JSON.parse((await runAirlockAsync(['approvals', 'list', '--json', '--home', served.home])).stdout) as { id: number }[]
-        itemId = String(listed[0]?.id ?? '')
-        return listed.length
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          const listed = JSON.parse((await runAirlockAsync(['approvals', 'list', '--json', '--home', served.home])).stdout) as { id: number }[]
+          itemId = String(listed[0]?.id ?? '')
+          return listed.length
+        },
+        { timeout: 30_000 }
+      )
       .toBe(1)
     expect((await runAirlockAsync(['approvals', 'deny', itemId, '--reason', 'keep the plan', '--home', served.home])).code).toBe(0)
     expect((await asked).structuredContent).toMatchObject({ ok: false, status: 'blocked', error: { code: 'approval.denied' } })
@@ -59,7 +64,9 @@ test('an agent deletes a folder; the operator sees the diff, reverts it, and the
     expect(readFileSync(join(workspace, 'build', 'run.sh'), 'utf8')).toBe('#!/bin/sh\n')
     // The agent is told at its next call.
     const next = await callTool(coder.client, 'list_directory', { path: '.' }, { timeout: 60_000 })
-    expect((next.structuredContent.meta as { workspaceChanged?: unknown[] }).workspaceChanged).toEqual([expect.objectContaining({ by: 'operator', action: 'revert' })])
+    expect((next.structuredContent.meta as { workspaceChanged?: unknown[] }).workspaceChanged).toEqual([
+      expect.objectContaining({ by: 'operator', action: 'revert' })
+    ])
 
     // The timeline: newest first, every step in order, the write's and the deletion's diffs in place.
     await page.goto(`${served.consoleUrl}#/agents?agent=coder&tab=timeline`)
@@ -86,7 +93,9 @@ test('an agent deletes a folder; the operator sees the diff, reverts it, and the
     // Workspace › Recent changes links each change to its call.
     await page.goto(`${served.consoleUrl}#/agents?agent=coder&tab=workspace`)
     await page.getByTestId('workspace-show-recent').click()
-    await expect(page.getByTestId('workspace-change-call-notes/plan.md')).toHaveAttribute('href', `#/history?agent=coder&id=${wrote.callId}`, { timeout: 15_000 })
+    await expect(page.getByTestId('workspace-change-call-notes/plan.md')).toHaveAttribute('href', `#/history?agent=coder&id=${wrote.callId}`, {
+      timeout: 15_000
+    })
     await expect(page.getByTestId('workspace-checkpoint-store')).toContainText('Checkpoints keep')
     await expectNoSeriousA11yViolations(page, 'workspace recent changes with their calls')
     await screenshotBothThemes(page, test.info(), 'workspace-recent-changes')

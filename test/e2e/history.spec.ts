@@ -14,7 +14,9 @@ import { seedHistory, type SeededHistory } from './seed-history'
 let home: ReturnType<typeof makeTempDir> | undefined
 let running: RunningConsole | undefined
 
-async function start(options: { older?: number; bulk?: number; empty?: boolean } = {}): Promise<{ seeded: SeededHistory; url: string; running: RunningConsole }> {
+async function start(
+  options: { older?: number; bulk?: number; empty?: boolean } = {}
+): Promise<{ seeded: SeededHistory; url: string; running: RunningConsole }> {
   home = makeTempDir('airlock-e2e-history-', { outsideTmp: true })
   const seeded = options.empty ? (undefined as unknown as SeededHistory) : seedHistory(home.path, options)
   let url = ''
@@ -45,7 +47,9 @@ async function openFresh(page: Page, address: string): Promise<void> {
 }
 const hashQuery = (page: Page) => new URLSearchParams(new URL(page.url()).hash.split('?')[1] ?? '')
 
-test('History lists calls newest first, filters from the bar and the URL, counts them, opens a call in full, verifies and exports', async ({ systemBrowser }) => {
+test('History lists calls newest first, filters from the bar and the URL, counts them, opens a call in full, verifies and exports', async ({
+  systemBrowser
+}) => {
   const { seeded, url } = await start()
   const page = await (await systemBrowser.newContext({ viewport: { width: 1360, height: 900 } })).newPage()
   await page.goto(`${url}#/history`)
@@ -177,7 +181,10 @@ test('History lists calls newest first, filters from the bar and the URL, counts
   const download = page.waitForEvent('download')
   await page.getByTestId('history-export').click()
   const file = await (await download).path()
-  const exported = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string; status: string })
+  const exported = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; status: string })
   expect(exported).toHaveLength(seeded.total)
   expect(exported[0]!.id).toBe(seeded.unfinished)
   expect(new Set(exported.map((row) => row.id)).size).toBe(seeded.total)
@@ -275,7 +282,7 @@ test('History with 100 000 calls: first rows painted (time reported), a bounded 
   test.info().annotations.push({ type: 'first rows painted (ms after navigation)', description: firstPaintMs.toFixed(0) })
   console.log(`history 100k: first rows painted ${firstPaintMs.toFixed(0)} ms after navigation (goal < 1000)`)
   expect(firstPaintMs).toBeGreaterThan(0)
-  await expect(page.getByTestId('history-count')).toHaveText(`${(seeded.total).toLocaleString('en-US')} calls recorded`)
+  await expect(page.getByTestId('history-count')).toHaveText(`${seeded.total.toLocaleString('en-US')} calls recorded`)
   await expectNoSeriousA11yViolations(page, 'history at 100k rows')
   await screenshotBothThemes(page, test.info(), 'history-100k-1920')
 

@@ -49,7 +49,11 @@ test('a running command streams its lines to the History drawer, escapes and all
     // Ended long before its 20 s: the drawer shows the record, and the agent's client has its result.
     await expect(page.getByTestId('history-detail-status')).toHaveText('cancelled', { timeout: 5_000 })
     const result: GatewayToolResult = await running
-    expect(result.structuredContent).toMatchObject({ ok: false, status: 'cancelled', error: { code: 'cancelled', message: expect.stringMatching(/operator cancelled/) } })
+    expect(result.structuredContent).toMatchObject({
+      ok: false,
+      status: 'cancelled',
+      error: { code: 'cancelled', message: expect.stringMatching(/operator cancelled/) }
+    })
     await expect(page.getByTestId('history-detail-error')).toContainText('operator cancelled')
     await expect(page.getByTestId('history-stdout')).toContainText('line 5')
     await expect(page.getByTestId('history-stdout')).not.toContainText('line 20')

@@ -8,7 +8,13 @@ import { expect, type Page, type TestInfo } from '@playwright/test'
 export async function expectNoSeriousA11yViolations(page: Page, where: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-  const described = serious.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(' | ')}`)
+  const described = serious.map(
+    (violation) =>
+      `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
+        .slice(0, 3)
+        .map((node) => node.target.join(' '))
+        .join(' | ')}`
+  )
   expect(described, `accessibility violations on ${where}`).toEqual([])
 }
 
@@ -19,9 +25,7 @@ export async function expectNoSeriousA11yViolations(page: Page, where: string): 
  */
 export async function setTheme(page: Page, theme: 'dark' | 'light'): Promise<void> {
   await page.addStyleTag({ content: '*, *::before, *::after { transition: none !important; animation: none !important; }' })
-  await page.evaluate(
-    `window.localStorage.setItem('airlock.theme', '${theme}'); window.dispatchEvent(new StorageEvent('storage', { key: 'airlock.theme' }))`
-  )
+  await page.evaluate(`window.localStorage.setItem('airlock.theme', '${theme}'); window.dispatchEvent(new StorageEvent('storage', { key: 'airlock.theme' }))`)
   await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
 }
 

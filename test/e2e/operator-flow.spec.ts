@@ -13,7 +13,9 @@ import { moveProviderDownByKeyboard } from './provider-order'
 // from the UI, its call asks, the operator approves with the keyboard, and the result, history,
 // provider order and resources are all read back from the host.
 
-test('an operator creates an agent, approves its call with the keyboard, reads its history, reorders providers and releases a resource', async ({ systemBrowser }) => {
+test('an operator creates an agent, approves its call with the keyboard, reads its history, reorders providers and releases a resource', async ({
+  systemBrowser
+}) => {
   test.setTimeout(300_000)
   const home = makeTempDir('airlock-e2e-flow-', { outsideTmp: true })
   const served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home.path])

@@ -172,7 +172,10 @@ test('provision a Docker image from the Providers view and watch its progress to
     await page.close()
   } finally {
     await running.stop()
-    await docker.getImage(`airlock/bash:${tag}`).remove({ force: true }).catch(() => undefined)
+    await docker
+      .getImage(`airlock/bash:${tag}`)
+      .remove({ force: true })
+      .catch(() => undefined)
     home.remove()
   }
 })

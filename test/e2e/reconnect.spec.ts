@@ -8,7 +8,10 @@ import { screenshotBothThemes } from './look'
 // open, the CLI changing the home while the page shows it. The real serve, the built console in
 // Chromium, the real CLI and a real MCP client.
 
-test('Settings › Make a new token: this tab reopens with it, another tab says its token changed, and the old URL is refused', async ({ served, systemBrowser }) => {
+test('Settings › Make a new token: this tab reopens with it, another tab says its token changed, and the old URL is refused', async ({
+  served,
+  systemBrowser
+}) => {
   const page = await (await systemBrowser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
   const other = await (await systemBrowser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
   await other.goto(`${served.url}#/agents`)
@@ -27,7 +30,9 @@ test('Settings › Make a new token: this tab reopens with it, another tab says 
   await other.close()
 })
 
-test('restart airlock serve with the page open: it reconnects by itself and shows what changed meanwhile and after; CLI changes reach an open view', async ({ systemBrowser }) => {
+test('restart airlock serve with the page open: it reconnects by itself and shows what changed meanwhile and after; CLI changes reach an open view', async ({
+  systemBrowser
+}) => {
   test.setTimeout(180_000)
   const home = makeTempDir('airlock-e2e-reconnect-', { outsideTmp: true })
   let served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home.path])

@@ -25,7 +25,14 @@ async function shownEvents(page: Page): Promise<string[]> {
 test('the Resources view shows live handles, streams their events with filters and pause, and releases after confirmation', async ({ systemBrowser }) => {
   const home = makeTempDir('airlock-e2e-resources-', { outsideTmp: true })
   let logged = ''
-  const running = await serve({ home: home.path, port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, print: (line) => (logged = line.startsWith('Airlock console: ') ? line : logged) })
+  const running = await serve({
+    home: home.path,
+    port: 0,
+    gatewayPort: 0,
+    rendererDir: resolve(__dirname, '../../out/renderer'),
+    open: false,
+    print: (line) => (logged = line.startsWith('Airlock console: ') ? line : logged)
+  })
   try {
     const host = running.host
     host.resources.registerProvider(new ScratchDirectoryProvider())

@@ -20,7 +20,10 @@ type SentCall = { id: number; channel: string; input?: { key?: string } }
  */
 function carriesProviderOrder(frame: { type?: string; channel?: string; payload?: { key?: string } }, call: SentCall | undefined): boolean {
   if (frame.type === 'event') return frame.channel === 'airlock:settings:changed' && frame.payload?.key === 'code_execution.providers'
-  return call !== undefined && (call.channel === 'airlock:settings:list' || (call.channel.startsWith('airlock:settings:') && call.input?.key === 'code_execution.providers'))
+  return (
+    call !== undefined &&
+    (call.channel === 'airlock:settings:list' || (call.channel.startsWith('airlock:settings:') && call.input?.key === 'code_execution.providers'))
+  )
 }
 
 test('no secret reaches any console view or any frame the console exchanges', async ({ systemBrowser }) => {

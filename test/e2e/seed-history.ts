@@ -46,7 +46,14 @@ export type BulkHistory = {
 const bubblewrapFacts = {
   providerId: 'bubblewrap',
   handleId: 'b7c1e0d2-5f7e-4c53-9a55-0c4bb2f1a1e1',
-  isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap+seccomp', networkMode: 'none' },
+  isolation: {
+    processContained: true,
+    hostFilesystemRestricted: true,
+    privilegeEscalationBlocked: true,
+    syscallsRestricted: true,
+    mechanism: 'bubblewrap+seccomp',
+    networkMode: 'none'
+  },
   preferenceFallback: false,
   probes: [
     { providerId: 'bubblewrap', eligible: true },
@@ -67,10 +74,20 @@ export function seedHistory(home: string, options: { older?: number; bulk?: numb
     const older = options.older ?? 110
     const clock = { at: Date.now() - 2 * 86_400_000 }
     for (let index = 0; index < older; index++) {
-      record(store, clock, { agentId: 'coder', tool: 'list_directory', inputSummary: { path: `src/module-${index}` } }, { status: 'success', durationMs: 2, resultSummary: { entries: 4 } })
+      record(
+        store,
+        clock,
+        { agentId: 'coder', tool: 'list_directory', inputSummary: { path: `src/module-${index}` } },
+        { status: 'success', durationMs: 2, resultSummary: { entries: 4 } }
+      )
     }
     clock.at = Date.now() - 10 * 60_000
-    record(store, clock, { agentId: 'coder', tool: 'write_file', inputSummary: { path: 'calc.py', content: 'def add(a, b):\n    return a - b\n' } }, { status: 'success', durationMs: 3, resultSummary: { path: 'calc.py', bytes: 31 } })
+    record(
+      store,
+      clock,
+      { agentId: 'coder', tool: 'write_file', inputSummary: { path: 'calc.py', content: 'def add(a, b):\n    return a - b\n' } },
+      { status: 'success', durationMs: 3, resultSummary: { path: 'calc.py', bytes: 31 } }
+    )
     const failingTest = record(
       store,
       clock,
@@ -124,7 +141,9 @@ export function seedHistory(home: string, options: { older?: number; bulk?: numb
         provider: bubblewrapFacts,
         stdout: Array.from({ length: 12000 }, (_, i) => `line ${String(i).padStart(5, '0')}`).join('\n') + '\n',
         stderr: { text: '' },
-        artifacts: [{ name: 'report.csv', path: join(paths.workspaces, 'coder', 'output', 'report.csv'), bytes: 2048, sha256: 'a'.repeat(64), mediaType: 'text/csv' }]
+        artifacts: [
+          { name: 'report.csv', path: join(paths.workspaces, 'coder', 'output', 'report.csv'), bytes: 2048, sha256: 'a'.repeat(64), mediaType: 'text/csv' }
+        ]
       }
     )
     const colouredApprovalId = randomUUID()
@@ -136,12 +155,27 @@ export function seedHistory(home: string, options: { older?: number; bulk?: numb
         status: 'success',
         durationMs: 5210,
         exitCode: 1,
-        policy: { decision: 'ask', rule: 'ask.network_install', reason: 'pytest may install plugins from the network', riskFlags: ['network'], commands: [['pytest', '-q', '--color=yes', 'tests/']], taint: 'PUBLIC', taintAfter: 'CONFIDENTIAL' },
+        policy: {
+          decision: 'ask',
+          rule: 'ask.network_install',
+          reason: 'pytest may install plugins from the network',
+          riskFlags: ['network'],
+          commands: [['pytest', '-q', '--color=yes', 'tests/']],
+          taint: 'PUBLIC',
+          taintAfter: 'CONFIDENTIAL'
+        },
         approval: { status: 'approved', reason: 'approved once by the operator', approvalId: colouredApprovalId, scope: 'once' },
         provider: {
           providerId: 'docker',
           handleId: '5d0c7a52-8f55-4d4e-a0a4-3f1b2bd8b9d1',
-          isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: false, mechanism: 'docker', networkMode: 'bridge' },
+          isolation: {
+            processContained: true,
+            hostFilesystemRestricted: true,
+            privilegeEscalationBlocked: true,
+            syscallsRestricted: false,
+            mechanism: 'docker',
+            networkMode: 'bridge'
+          },
           preferenceFallback: true,
           fallback: { reason: 'bubblewrap cannot give this profile network access' },
           probes: [
@@ -164,8 +198,26 @@ export function seedHistory(home: string, options: { older?: number; bulk?: numb
       }
     )
     const unfinished = randomUUID()
-    store.history.begin({ callId: unfinished, agentId: 'reviewer', sessionId: 'session-e2e', tool: 'run_command', inputSummary: { command: 'sleep 600' }, startedAt: tick(clock) })
-    return { failingTest, blocked, missingFile, bigOutput, coloured, colouredApprovalId, unfinished, older, total: (bulk?.rows ?? 0) + older + 7, ...(bulk ? { bulk } : {}) }
+    store.history.begin({
+      callId: unfinished,
+      agentId: 'reviewer',
+      sessionId: 'session-e2e',
+      tool: 'run_command',
+      inputSummary: { command: 'sleep 600' },
+      startedAt: tick(clock)
+    })
+    return {
+      failingTest,
+      blocked,
+      missingFile,
+      bigOutput,
+      coloured,
+      colouredApprovalId,
+      unfinished,
+      older,
+      total: (bulk?.rows ?? 0) + older + 7,
+      ...(bulk ? { bulk } : {})
+    }
   } finally {
     store.close()
   }
@@ -203,8 +255,30 @@ function tick(clock: { at: number }): string {
 }
 
 const bulkAgents = ['coder', 'reviewer', 'docs-bot', 'data-agent', 'release-bot', 'triage']
-const bulkTools = ['run_command', 'run_command', 'run_command', 'write_file', 'read_file', 'read_file', 'edit_file', 'run_code', 'list_directory', 'search_files', 'sqlite_query', 'browse']
-const bulkCommands = ['pytest -q tests/', 'npm test -- --silent', 'git status --short', 'ls -la src', 'cargo build --release', 'make lint', 'python3 scripts/report.py --week', 'grep -rn TODO src']
+const bulkTools = [
+  'run_command',
+  'run_command',
+  'run_command',
+  'write_file',
+  'read_file',
+  'read_file',
+  'edit_file',
+  'run_code',
+  'list_directory',
+  'search_files',
+  'sqlite_query',
+  'browse'
+]
+const bulkCommands = [
+  'pytest -q tests/',
+  'npm test -- --silent',
+  'git status --short',
+  'ls -la src',
+  'cargo build --release',
+  'make lint',
+  'python3 scripts/report.py --week',
+  'grep -rn TODO src'
+]
 const bulkFiles = ['src/app.py', 'src/calc.py', 'README.md', 'docs/setup.md', 'src/server/routes.ts', 'data/report.csv', 'tests/test_calc.py', 'package.json']
 /** The word `needle` inputs carry: rare enough that a count of it means the search really filtered. */
 const needleWord = 'zephyrine'
@@ -220,7 +294,15 @@ function seedBulk(store: Store, rows: number, from: number): BulkHistory {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
   const columns = [...hashedColumns, 'hash']
   const insert = store.db.prepare(`insert into action_calls (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`)
-  const stats: BulkHistory = { rows, byAgent: {}, byStatus: {}, byTool: {}, byProvider: {}, needle: { word: needleWord, count: 0 }, window: { since: '', until: '', count: 0 } }
+  const stats: BulkHistory = {
+    rows,
+    byAgent: {},
+    byStatus: {},
+    byTool: {},
+    byProvider: {},
+    needle: { word: needleWord, count: 0 },
+    window: { since: '', until: '', count: 0 }
+  }
   const bump = (counts: Record<string, number>, key: string) => (counts[key] = (counts[key] ?? 0) + 1)
   const windowFrom = Math.floor(rows * 0.4)
   const windowTo = windowFrom + Math.min(1234, rows - windowFrom) - 1
@@ -231,7 +313,8 @@ function seedBulk(store: Store, rows: number, from: number): BulkHistory {
       const agent = pick(bulkAgents)
       const tool = pick(bulkTools)
       const roll = random()
-      const status = roll < 0.86 ? 'success' : roll < 0.93 ? 'error' : roll < 0.96 ? 'blocked' : roll < 0.98 ? 'timed_out' : roll < 0.99 ? 'cancelled' : 'approval_required'
+      const status =
+        roll < 0.86 ? 'success' : roll < 0.93 ? 'error' : roll < 0.96 ? 'blocked' : roll < 0.98 ? 'timed_out' : roll < 0.99 ? 'cancelled' : 'approval_required'
       const runs = tool === 'run_command' || tool === 'run_code'
       const provider = runs && status !== 'blocked' ? (random() < 0.7 ? 'bubblewrap' : 'docker') : null
       const needle = random() < 0.01
@@ -258,7 +341,9 @@ function seedBulk(store: Store, rows: number, from: number): BulkHistory {
         policy_json: JSON.stringify({ decision: status === 'blocked' ? 'deny' : 'allow', riskFlags: [] }),
         approval_json: null,
         provider_id: provider,
-        provider_json: provider ? JSON.stringify({ providerId: provider, isolation: { processContained: true, mechanism: provider === 'docker' ? 'docker' : 'bubblewrap+seccomp' } }) : null,
+        provider_json: provider
+          ? JSON.stringify({ providerId: provider, isolation: { processContained: true, mechanism: provider === 'docker' ? 'docker' : 'bubblewrap+seccomp' } })
+          : null,
         exit_code: runs && provider ? (status === 'success' ? 0 : 1) : null,
         stdout: runs && provider ? `ok ${seq}\n` : null,
         stdout_log: null,
@@ -271,7 +356,14 @@ function seedBulk(store: Store, rows: number, from: number): BulkHistory {
         artifacts_json: '[]',
         lineage_json: '[]',
         error_code: status === 'success' ? null : `bulk.${status}`,
-        error_message: status === 'success' ? null : status === 'blocked' ? 'Blocked by rule deny.rm_rf' : status === 'error' ? `exit status 1 after ${durationMs} ms` : `The call ended ${status.replace('_', ' ')}.`,
+        error_message:
+          status === 'success'
+            ? null
+            : status === 'blocked'
+              ? 'Blocked by rule deny.rm_rf'
+              : status === 'error'
+                ? `exit status 1 after ${durationMs} ms`
+                : `The call ended ${status.replace('_', ' ')}.`,
         result_json: null,
         started_at: new Date(time).toISOString(),
         started_out_of_order: 0,

@@ -57,7 +57,7 @@ test('auto-allow goes on only through a confirmation that says what it bypasses 
   await context.close()
 })
 
-test('ports are checked as typed, stored, and reset; the data directory is the host\'s', async ({ served, systemBrowser }) => {
+test("ports are checked as typed, stored, and reset; the data directory is the host's", async ({ served, systemBrowser }) => {
   const context = await systemBrowser.newContext({ viewport: { width: 1024, height: 900 } })
   const page = await context.newPage()
   await page.goto(`${served.url}#/settings`)

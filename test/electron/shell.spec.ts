@@ -21,10 +21,10 @@ test('the desktop window opens and exposes only the contract as window.airlock',
     const exposed = await page.evaluate(() => {
       const airlock = (globalThis as { airlock?: Record<string, Record<string, unknown>> }).airlock ?? {}
       return {
-      namespaces: Object.keys(airlock).sort(),
-      methods: Object.fromEntries(Object.entries(airlock).map(([ns, api]) => [ns, Object.keys(api).sort()])),
-      requireType: typeof (globalThis as { require?: unknown }).require,
-      processType: typeof (globalThis as { process?: unknown }).process
+        namespaces: Object.keys(airlock).sort(),
+        methods: Object.fromEntries(Object.entries(airlock).map(([ns, api]) => [ns, Object.keys(api).sort()])),
+        requireType: typeof (globalThis as { require?: unknown }).require,
+        processType: typeof (globalThis as { process?: unknown }).process
       }
     })
     const expected = Object.fromEntries(

@@ -35,7 +35,12 @@ describe('approval waits through the gateway', () => {
     const agent = await connectAgent(gateway.url, token)
     try {
       const progress: string[] = []
-      const call = callTool(agent.client, 'write_file', { path: 'asked.txt', content: 'approved content' }, { onprogress: (p) => progress.push(p.message ?? '') })
+      const call = callTool(
+        agent.client,
+        'write_file',
+        { path: 'asked.txt', content: 'approved content' },
+        { onprogress: (p) => progress.push(p.message ?? '') }
+      )
       await expect.poll(() => pending().length, { timeout: 10_000 }).toBe(1)
       const item = pending()[0]!
       await expect.poll(() => progress.length, { timeout: 5000 }).toBeGreaterThan(0)

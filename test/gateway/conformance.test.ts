@@ -44,7 +44,8 @@ const notApplicable: Record<string, string> = {
   'prompts-get-with-args': 'a tools-only server has no prompts',
   'prompts-get-embedded-resource': 'a tools-only server has no prompts',
   'prompts-get-with-image': 'a tools-only server has no prompts',
-  'dns-rebinding-protection': 'through the bearer proxy every Host is rewritten; the gateway\'s own Host/Origin checks are attacked in test/security/attack-gateway.test.ts'
+  'dns-rebinding-protection':
+    "through the bearer proxy every Host is rewritten; the gateway's own Host/Origin checks are attacked in test/security/attack-gateway.test.ts"
 }
 
 const conformanceBin = join(__dirname, '../..', 'node_modules', '.bin', 'conformance')

@@ -26,10 +26,13 @@ describe('agents.connection', () => {
 
   it('without a running gateway: the configured gateway.port', async () => {
     host.settings.set('gateway.port', 7999)
-    expect(await connection('coder')).toMatchObject({ ok: true, value: { url: 'http://127.0.0.1:7999/mcp', snippets: { claudeCode: expect.stringContaining('http://127.0.0.1:7999/mcp') } } })
+    expect(await connection('coder')).toMatchObject({
+      ok: true,
+      value: { url: 'http://127.0.0.1:7999/mcp', snippets: { claudeCode: expect.stringContaining('http://127.0.0.1:7999/mcp') } }
+    })
   })
 
-  it("with the gateway running: its actual URL (from run/gateway.json); after it stops, the file is gone", async () => {
+  it('with the gateway running: its actual URL (from run/gateway.json); after it stops, the file is gone', async () => {
     const gateway: AgentGateway = await startHostGateway(host, { port: 0, logError: () => undefined })
     try {
       expect(await connection('coder')).toMatchObject({ ok: true, value: { url: gateway.url } })

@@ -48,7 +48,9 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     host = createHost({ home: dir.path, logError: () => undefined })
     await host.recovered
     for (const id of ['alice', 'bob', 'mallory']) tokens[id] = host.agents.service.create(id, { profile: filesOnly }).token
-    tokens.carol = host.agents.service.create('carol', { profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] } }).token
+    tokens.carol = host.agents.service.create('carol', {
+      profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] }
+    }).token
     // The approval queue's hook, driven by the test: the gateway's side (progress to the client) is under test.
     const approvalWaits: ApprovalWaits = {
       watchCall: (callId, listener) => {
@@ -66,14 +68,19 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     dir?.remove()
   })
 
-  it('lists the agent\'s tools with JSON Schemas from their zod inputs', async () => {
+  it("lists the agent's tools with JSON Schemas from their zod inputs", async () => {
     const alice = await connectAgent(gateway.url, tokens.alice!)
     try {
       expect(alice.client.getServerVersion()).toMatchObject({ name: 'airlock' })
       const { tools } = await alice.client.listTools()
       expect(tools.map((t) => t.name).sort()).toEqual(['edit_file', 'list_directory', 'read_file', 'search_files', 'write_file'])
       const write = tools.find((t) => t.name === 'write_file')!
-      expect(write.inputSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'], additionalProperties: false })
+      expect(write.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { path: { type: 'string' }, content: { type: 'string' } },
+        required: ['path', 'content'],
+        additionalProperties: false
+      })
       expect(tools.find((t) => t.name === 'read_file')!.annotations).toEqual({ readOnlyHint: true })
     } finally {
       await alice.close()
@@ -137,20 +144,33 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
   })
 
   it('a foreign Host (DNS rebinding) is 421 and a foreign Origin 403, before the token is even looked at; no CORS headers', async () => {
-    const host421 = await rawRequest(gateway.url, { headers: { ...mcpHeaders(tokens.alice), host: `evil.example:${gateway.port}` }, body: JSON.stringify(initializeBody) })
+    const host421 = await rawRequest(gateway.url, {
+      headers: { ...mcpHeaders(tokens.alice), host: `evil.example:${gateway.port}` },
+      body: JSON.stringify(initializeBody)
+    })
     expect(host421.status).toBe(421)
     expect(rpcError(host421.body)).toMatchObject({ code: -32000, data: { reason: 'foreign_host' } })
-    const origin403 = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.alice, { origin: 'https://evil.example' }), body: JSON.stringify(initializeBody) })
+    const origin403 = await rawRequest(gateway.url, {
+      headers: mcpHeaders(tokens.alice, { origin: 'https://evil.example' }),
+      body: JSON.stringify(initializeBody)
+    })
     expect(origin403.status).toBe(403)
     expect(rpcError(origin403.body)).toMatchObject({ data: { reason: 'foreign_origin' } })
-    const preflight = await rawRequest(gateway.url, { method: 'OPTIONS', headers: { origin: `http://127.0.0.1:${gateway.port}`, 'access-control-request-method': 'POST' } })
+    const preflight = await rawRequest(gateway.url, {
+      method: 'OPTIONS',
+      headers: { origin: `http://127.0.0.1:${gateway.port}`, 'access-control-request-method': 'POST' }
+    })
     expect(preflight.status).toBe(405)
     for (const response of [host421, origin403, preflight]) expect(Object.keys(response.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
   })
 
   it('an oversize body is 413 without being read; the gateway keeps serving', async () => {
     const huge = Buffer.alloc(21 * 1024 * 1024, 0x20)
-    const response = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.alice), body: huge }).catch((error: Error) => ({ status: 0, body: error.message, headers: {} }))
+    const response = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.alice), body: huge }).catch((error: Error) => ({
+      status: 0,
+      body: error.message,
+      headers: {}
+    }))
     // The 413 is sent at once; a client still sending may see the connection closed instead.
     if (response.status !== 0) {
       expect(response.status).toBe(413)
@@ -164,7 +184,10 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
   it('malformed JSON and messages that are not JSON-RPC are refused with the JSON-RPC error for each', async () => {
     const notJson = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.alice), body: '{"jsonrpc": "2.0", "method": ' })
     expect([notJson.status, rpcError(notJson.body).code]).toEqual([400, -32700])
-    const noSession = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.alice), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+    const noSession = await rawRequest(gateway.url, {
+      headers: mcpHeaders(tokens.alice),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+    })
     expect([noSession.status, rpcError(noSession.body)]).toEqual([400, expect.objectContaining({ code: -32600, message: expect.stringMatching(/initialize/) })])
     const alice = await connectAgent(gateway.url, tokens.alice!)
     try {
@@ -183,7 +206,10 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
       // Batches were removed in 2025-06-18; this session negotiated a later version.
       await invalid(JSON.stringify([{ jsonrpc: '2.0', id: 5, method: 'tools/list' }]), 'batch_not_supported')
       // The header must name the negotiated version.
-      const mismatch = await rawRequest(gateway.url, { headers: { ...headers, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) })
+      const mismatch = await rawRequest(gateway.url, {
+        headers: { ...headers, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' })
+      })
       expect([mismatch.status, rpcError(mismatch.body).data?.reason]).toEqual([400, 'protocol_version_mismatch'])
       expect(rpcError(mismatch.body).message).toContain(LATEST_PROTOCOL_VERSION)
       const unknownMethod = await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/teleport', params: {} }) })
@@ -206,7 +232,11 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
       // The model sees what was wrong and can correct it (MCP: input validation errors are tool execution errors).
       const invalid = await callTool(alice.client, 'write_file', { path: 'x.txt', content: 42, extra: true })
       expect(invalid.isError).toBe(true)
-      expect(invalid.structuredContent).toMatchObject({ ok: false, status: 'error', error: { code: 'invalid_input', message: expect.stringMatching(/^Invalid input for write_file: .*content/) } })
+      expect(invalid.structuredContent).toMatchObject({
+        ok: false,
+        status: 'error',
+        error: { code: 'invalid_input', message: expect.stringMatching(/^Invalid input for write_file: .*content/) }
+      })
       expect((invalid.content as { text: string }[])[0]!.text).toMatch(/^write_file error: Invalid input for write_file/)
       const rows = historyOf('alice')
       expect(rows).toHaveLength(before + 1)
@@ -216,7 +246,7 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     }
   })
 
-  it('agent A cannot touch agent B\'s workspace, nor use B\'s MCP session', async () => {
+  it("agent A cannot touch agent B's workspace, nor use B's MCP session", async () => {
     const [alice, bob] = [await connectAgent(gateway.url, tokens.alice!), await connectAgent(gateway.url, tokens.bob!)]
     try {
       expect((await callTool(bob.client, 'write_file', { path: 'secret.txt', content: 'bob only' })).isError).toBe(false)
@@ -251,7 +281,11 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     const { tools } = await carol.client.listTools()
     expect(tools.find((t) => t.name === 'up__echo')).toMatchObject({ inputSchema: { type: 'object', properties: { text: { type: 'string' } } } })
     const echoed = await callTool(carol.client, 'up__echo', { text: 'through the gateway' })
-    expect(echoed).toMatchObject({ isError: false, content: [{ type: 'text', text: 'echo: through the gateway' }], structuredContent: { status: 'success', meta: { mcp: { server: 'up', tool: 'echo' } } } })
+    expect(echoed).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'echo: through the gateway' }],
+      structuredContent: { status: 'success', meta: { mcp: { server: 'up', tool: 'echo' } } }
+    })
     expect(host.resources.list({ scope: 'session', ownerId: sessionId })).toHaveLength(1)
     await carol.transport.terminateSession()
     await carol.close()
@@ -285,7 +319,10 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
       await expect.poll(() => progress.length, { timeout: 5000 }).toBe(1)
       waits[0]!.listener({ approvalId: 'ap-1', state: 'approved' })
       expect((await call).structuredContent).toMatchObject({ status: 'success' })
-      expect(progress).toEqual(["waiting for the operator's approval (item ap-1: up__wait slow; denied if not decided by 2030-01-01T00:00:00Z)", 'approval ap-1: approved'])
+      expect(progress).toEqual([
+        "waiting for the operator's approval (item ap-1: up__wait slow; denied if not decided by 2030-01-01T00:00:00Z)",
+        'approval ap-1: approved'
+      ])
       expect(waits).toHaveLength(0)
     } finally {
       await carol.close()
@@ -298,10 +335,12 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     try {
       writeFileSync(join(dir.path, 'workspaces', 'mallory', 'data.txt'), 'x')
       writeFileSync(join(dir.path, 'workspaces', 'bob', 'served.txt'), 'bob is served')
-      const flood = Array.from({ length: 1000 }, () => callTool(mallory.client, 'read_file', { path: 'data.txt' }).then(
-        (result) => ({ ok: true as const, result }),
-        (error: McpError) => ({ ok: false as const, error })
-      ))
+      const flood = Array.from({ length: 1000 }, () =>
+        callTool(mallory.client, 'read_file', { path: 'data.txt' }).then(
+          (result) => ({ ok: true as const, result }),
+          (error: McpError) => ({ ok: false as const, error })
+        )
+      )
       const served = await callTool(bob.client, 'read_file', { path: 'served.txt' })
       expect(served.structuredContent).toMatchObject({ ok: true, data: { content: 'bob is served' } })
       const outcomes = await Promise.all(flood)
@@ -331,7 +370,9 @@ describe('agent gateway (MCP over Streamable HTTP)', () => {
     const alice = await connectAgent(gateway.url, tokens.alice!)
     const sessionId = alice.transport.sessionId!
     try {
-      await expect.poll(() => host.store.sessions.listByAgent('alice').find((s) => s.id === sessionId)?.endReason, { timeout: 15_000, interval: 250 }).toBe('idle_timeout')
+      await expect
+        .poll(() => host.store.sessions.listByAgent('alice').find((s) => s.id === sessionId)?.endReason, { timeout: 15_000, interval: 250 })
+        .toBe('idle_timeout')
       await expect(alice.client.listTools()).rejects.toThrow(/Session not found: it ended or never existed; start a new session with initialize/)
     } finally {
       host.settings.reset('gateway.idle_timeout_seconds')

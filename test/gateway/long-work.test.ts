@@ -84,7 +84,12 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
   const openRawSession = async () => {
     const init = await rawRequest(gateway.url, {
       headers: mcpHeaders(token),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'dropper', version: '1' } } })
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'dropper', version: '1' } }
+      })
     })
     expect(init.status).toBe(200)
     const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
@@ -105,13 +110,16 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     dir?.remove()
   })
 
-  it('tools/list describes every input field of run_command, and run_code offers only the agent\'s runtimes', async () => {
-    const coderToken = host.agents.service.create('pycoder', { profile: { capabilities: ['shell', 'python'], runtimes: ['python'], providers: ['bubblewrap'], ask: 'never' } }).token
+  it("tools/list describes every input field of run_command, and run_code offers only the agent's runtimes", async () => {
+    const coderToken = host.agents.service.create('pycoder', {
+      profile: { capabilities: ['shell', 'python'], runtimes: ['python'], providers: ['bubblewrap'], ask: 'never' }
+    }).token
     const coder = await connectAgent(gateway.url, coderToken)
     try {
       const { tools } = await coder.client.listTools()
       const runCommand = tools.find((tool) => tool.name === 'run_command')!
-      for (const field of ['command', 'cwd', 'timeoutSeconds']) expect((runCommand.inputSchema.properties as Record<string, { description?: string }>)[field]?.description).toMatch(/\w/)
+      for (const field of ['command', 'cwd', 'timeoutSeconds'])
+        expect((runCommand.inputSchema.properties as Record<string, { description?: string }>)[field]?.description).toMatch(/\w/)
       const runCode = tools.find((tool) => tool.name === 'run_code')!
       expect((runCode.inputSchema.properties as Record<string, { enum?: string[] }>).language?.enum).toEqual(['python'])
     } finally {
@@ -140,7 +148,11 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
 
   it('40 sessions of one agent opened and left idle: at the cap the least recently used idle one goes, never the one with a call in flight', async () => {
     const busy = await openRawSession()
-    const call = openStream(gateway.url, { method: 'POST', headers: busy.headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 4; echo kept' } } }) })
+    const call = openStream(gateway.url, {
+      method: 'POST',
+      headers: busy.headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 4; echo kept' } } })
+    })
     await expect.poll(() => call.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
     const opened = []
     for (let i = 0; i < 40; i++) opened.push(await openRawSession())
@@ -159,7 +171,12 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     try {
       const progress: { at: number; message: string }[] = []
       const command = 'for i in $(seq 1 90); do echo "step $i"; sleep 1; done; echo finished'
-      const result = await callTool(worker.client, 'run_command', { command }, { timeout: 20_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push({ at: Date.now(), message: p.message ?? '' }) })
+      const result = await callTool(
+        worker.client,
+        'run_command',
+        { command },
+        { timeout: 20_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push({ at: Date.now(), message: p.message ?? '' }) }
+      )
       expect(result.structuredContent).toMatchObject({ status: 'success', data: { exitCode: 0 } })
       expect((result.structuredContent.data as { stdout: string }).stdout).toMatch(/step 90\nfinished\n$/)
       // Every 4 s from start to result: over 90 s that is at least 18 (and no gap near the timeout).
@@ -168,7 +185,9 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
       expect(Math.max(...gaps)).toBeLessThan(20_000)
       expect(progress.some((p) => /^running for \d+ s — last output: step \d+$/.test(p.message))).toBe(true)
       // Without resetting, the same client gives up at its timeout: progress is what made the difference.
-      await expect(callTool(worker.client, 'run_command', { command: 'sleep 9; echo late' }, { timeout: 3000, onprogress: () => undefined })).rejects.toThrow(/timed out/i)
+      await expect(callTool(worker.client, 'run_command', { command: 'sleep 9; echo late' }, { timeout: 3000, onprogress: () => undefined })).rejects.toThrow(
+        /timed out/i
+      )
     } finally {
       await worker.close()
     }
@@ -179,7 +198,11 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     const headers = session.headers
 
     const command = 'sleep 3; echo "survived the drop"'
-    const call = openStream(gateway.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_command', arguments: { command } } }) })
+    const call = openStream(gateway.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_command', arguments: { command } } })
+    })
     // The priming event: an id to resume from, and how long to wait before resuming.
     await expect.poll(() => call.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
     const priming = call.events[0]!
@@ -190,7 +213,9 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     await expect.poll(() => resumed.events.some((event) => event.data.includes('"id":7')), { timeout: 20_000 }).toBe(true)
     resumed.drop()
     expect(resumed.status()).toBe(200)
-    const result = JSON.parse(resumed.events.find((event) => event.data.includes('"id":7'))!.data) as { result: { structuredContent: { status: string; data: { stdout: string } } } }
+    const result = JSON.parse(resumed.events.find((event) => event.data.includes('"id":7'))!.data) as {
+      result: { structuredContent: { status: string; data: { stdout: string } } }
+    }
     expect(result.result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'survived the drop\n' } })
     const rows = historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
     expect(rows).toHaveLength(1)
@@ -210,7 +235,10 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     for (const forged of ['000000000000-1', `${priming.id!.split('-')[0]}-999999`, 'not-an-id']) {
       const refused = await rawRequest(gateway.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': forged } })
       expect(refused.status).toBe(400)
-      expect(rpcError(refused.body)).toMatchObject({ message: expect.stringContaining('no event of this session has that id'), data: { reason: 'unknown_event_id' } })
+      expect(rpcError(refused.body)).toMatchObject({
+        message: expect.stringContaining('no event of this session has that id'),
+        data: { reason: 'unknown_event_id' }
+      })
     }
     await session.close()
   }, 60_000)
@@ -223,7 +251,9 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
       // A client can resume only once it holds an event id: cut when the priming event has arrived.
       let resumable = false
       const pending = callTool(worker.client, 'run_command', { command }, { timeout: 60_000, onresumptiontoken: () => (resumable = true) })
-      await expect.poll(() => resumable && historyOf('worker').some((row) => (row.inputSummary as { command?: string } | null)?.command === command), { timeout: 10_000 }).toBe(true)
+      await expect
+        .poll(() => resumable && historyOf('worker').some((row) => (row.inputSummary as { command?: string } | null)?.command === command), { timeout: 10_000 })
+        .toBe(true)
       for (const socket of sockets) socket.destroy()
       const result = await pending
       expect(result.structuredContent).toMatchObject({ status: 'success', data: { stdout: 'after the cut\n' } })
@@ -244,7 +274,9 @@ describe.skipIf(skip !== undefined)(`long work through the gateway${skip ? ` (sk
     await new Promise((resolve) => setTimeout(resolve, 300))
     const again = openStream(gateway.url, { method: 'POST', headers: session.headers, body: body(12) })
     await again.done
-    const result = JSON.parse(again.events.find((event) => event.data.includes('"id":12'))!.data) as { result: { structuredContent: { status: string; data: { stdout: string } } } }
+    const result = JSON.parse(again.events.find((event) => event.data.includes('"id":12'))!.data) as {
+      result: { structuredContent: { status: string; data: { stdout: string } } }
+    }
     expect(result.result.structuredContent.status).toBe('success')
     const runs = () => historyOf('worker').filter((row) => (row.inputSummary as { command?: string } | null)?.command === command)
     expect(runs()).toHaveLength(1)
@@ -273,20 +305,42 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
       return { host, gateway: await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: () => undefined }) }
     }
     const first = await start()
-    const { token } = first.host.agents.service.create('durable', { profile: { capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'notes/**': 'CONFIDENTIAL' } } } })
+    const { token } = first.host.agents.service.create('durable', {
+      profile: {
+        capabilities: ['files', 'shell'],
+        providers: ['bubblewrap'],
+        ask: 'never',
+        classificationCeiling: 'CONFIDENTIAL',
+        labels: { paths: { 'notes/**': 'CONFIDENTIAL' } }
+      }
+    })
     const open = async (url: string) => {
       const init = await rawRequest(url, {
         headers: mcpHeaders(token),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'durable', version: '1' } } })
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'durable', version: '1' } }
+        })
       })
       const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
       await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
       return headers
     }
     const call = async (url: string, headers: Record<string, string>, id: number, command: string) => {
-      const answer = await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_command', arguments: { command } } }) })
+      const answer = await rawRequest(url, {
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_command', arguments: { command } } })
+      })
       const data = answer.body.split('\n').find((line) => line.startsWith('data: {'))
-      return { status: answer.status, body: answer.body, result: data ? (JSON.parse(data.slice(6)) as { result?: { structuredContent: { status: string; data: { stdout: string; cwd: string } } } }).result : undefined }
+      return {
+        status: answer.status,
+        body: answer.body,
+        result: data
+          ? (JSON.parse(data.slice(6)) as { result?: { structuredContent: { status: string; data: { stdout: string; cwd: string } } } }).result
+          : undefined
+      }
     }
     const kept = await open(first.gateway.url)
     const closed = await open(first.gateway.url)
@@ -305,7 +359,10 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
       expect(second.host.store.sessions.taint(kept['mcp-session-id']!)).toBe('CONFIDENTIAL')
       expect(second.host.store.sessions.get(kept['mcp-session-id']!)).toMatchObject({ endedAt: null })
       // Events of the process that ended are gone: a resume from one says what happened.
-      const stale = await rawRequest(second.gateway.url, { method: 'GET', headers: { ...kept, accept: 'text/event-stream', 'last-event-id': '0123456789ab-3' } })
+      const stale = await rawRequest(second.gateway.url, {
+        method: 'GET',
+        headers: { ...kept, accept: 'text/event-stream', 'last-event-id': '0123456789ab-3' }
+      })
       expect([stale.status, rpcError(stale.body).data?.reason]).toEqual([400, 'interrupted_by_restart'])
       // Closed by its client: it stays closed, and the 404 says how to go on.
       const gone = await call(second.gateway.url, closed, 5, 'pwd')
@@ -313,7 +370,10 @@ describe.skipIf(skip !== undefined)(`MCP sessions across a restart of Airlock${s
       expect(rpcError(gone.body).message).toMatch(/start a new session with initialize/)
       // Another agent's token cannot resume it.
       const { token: other } = second.host.agents.service.create('other', { profile: { capabilities: ['files'], ask: 'never' } })
-      const foreign = await rawRequest(second.gateway.url, { headers: { ...kept, authorization: `Bearer ${other}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }) })
+      const foreign = await rawRequest(second.gateway.url, {
+        headers: { ...kept, authorization: `Bearer ${other}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' })
+      })
       expect(foreign.status).toBe(404)
     } finally {
       await second.gateway.close()
@@ -327,18 +387,29 @@ describe.skipIf(skip !== undefined)(`a session across \`airlock serve\` killed m
     const dir = makeTempDir('airlock-killed-serve-', { outsideTmp: true })
     const home = join(dir.path, 'home')
     writeFileSync(join(dir.path, 'profile.json'), JSON.stringify({ capabilities: ['files', 'shell'], providers: ['bubblewrap'], ask: 'never' }))
-    const token = (JSON.parse(runAirlock(['agent', 'create', 'survivor', '--json', '--profile', join(dir.path, 'profile.json'), '--home', home]).stdout) as { token: string }).token
+    const token = (
+      JSON.parse(runAirlock(['agent', 'create', 'survivor', '--json', '--profile', join(dir.path, 'profile.json'), '--home', home]).stdout) as { token: string }
+    ).token
     const urlOf = (line: string) => line.slice(line.indexOf('http://'))
     let serving = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
     try {
       let url = urlOf(serving.gatewayLine)
       const init = await rawRequest(url, {
         headers: mcpHeaders(token),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'survivor', version: '1' } } })
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'survivor', version: '1' } }
+        })
       })
       const headers = mcpHeaders(token, { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' })
       await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
-      const long = openStream(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 60' } } }) })
+      const long = openStream(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'sleep 60' } } })
+      })
       await expect.poll(() => long.events.length, { timeout: 10_000 }).toBeGreaterThan(0)
       const primingId = long.events[0]!.id!
       serving.child.kill('SIGKILL')
@@ -350,10 +421,16 @@ describe.skipIf(skip !== undefined)(`a session across \`airlock serve\` killed m
       const told = await rawRequest(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primingId } })
       expect([told.status, rpcError(told.body).data?.reason]).toEqual([400, 'interrupted_by_restart'])
       expect(rpcError(told.body).message).toMatch(/ended interrupted/)
-      const next = await rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'echo still here' } } }) })
+      const next = await rawRequest(url, {
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'run_command', arguments: { command: 'echo still here' } } })
+      })
       expect(next.status).toBe(200)
       expect(next.body).toContain('still here')
-      const rows = JSON.parse(runAirlock(['history', '--agent', 'survivor', '--json', '--home', home]).stdout) as { status: string; inputSummary: { command?: string } }[]
+      const rows = JSON.parse(runAirlock(['history', '--agent', 'survivor', '--json', '--home', home]).stdout) as {
+        status: string
+        inputSummary: { command?: string }
+      }[]
       expect(rows.find((row) => row.inputSummary.command === 'sleep 60')?.status).toBe('interrupted')
     } finally {
       await serving.stop()

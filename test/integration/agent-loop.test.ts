@@ -76,11 +76,22 @@ for (const { id, skip } of providers) {
 
     it('recorded every call, in a chain that verifies, and one .exec_history line per call', async () => {
       const page = host.agents.history.list({ agentId: 'coder' })
-      expect(page.rows.map((row) => row.tool).reverse()).toEqual(['write_file', 'write_file', 'run_command', 'edit_file', 'run_command', 'run_code', 'run_command', 'run_command'])
+      expect(page.rows.map((row) => row.tool).reverse()).toEqual([
+        'write_file',
+        'write_file',
+        'run_command',
+        'edit_file',
+        'run_command',
+        'run_code',
+        'run_command',
+        'run_command'
+      ])
       const failed = page.rows.find((row) => row.tool === 'run_command' && row.exitCode === 1)!
       expect(failed).toMatchObject({ status: 'success', providerId: id })
       expect(host.agents.history.detail(failed.id).stderr).toMatchObject({ text: expect.stringContaining('AssertionError') })
-      const lines = readFileSync(join(host.agents.service.workspaceOf('coder'), '.exec_history'), 'utf8').trim().split('\n')
+      const lines = readFileSync(join(host.agents.service.workspaceOf('coder'), '.exec_history'), 'utf8')
+        .trim()
+        .split('\n')
       expect(lines).toHaveLength(8)
       const verify = runAirlock(['audit', 'verify', '--home', dir.path])
       expect(verify.stdout.trim().split('\n')[0]).toBe('chain ok: 8 rows')

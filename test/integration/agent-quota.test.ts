@@ -42,7 +42,10 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     // Deleting a path only known at run time asks the operator (risk flag `deletion`); nobody
     // decides here, so the item expires (this agent waits 1 s) and the call is denied: nothing is
     // deleted. Deleting it by name runs without asking: its checkpoint keeps it (recoverable_deletion).
-    expect(await call('run_command', { command: 'rm "$(printf big.bin)"' })).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/expired/) } })
+    expect(await call('run_command', { command: 'rm "$(printf big.bin)"' })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'approval.denied', message: expect.stringMatching(/expired/) }
+    })
     const freed = await call('run_command', { command: 'rm big.bin' })
     expect(freed).toMatchObject({ ok: true, meta: { policy: { riskFlags: ['recoverable_deletion'] } } })
     expect(await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })).toMatchObject({ ok: true })
@@ -52,14 +55,30 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     const session = host.agents.sessions.start('flooder', 'test').sessionId
     try {
       // 400 files of 1 MiB against a 50 MiB quota.
-      const flood = await host.agents.sessions.execute({ sessionId: session, tool: 'run_command', input: { command: 'mkdir fill && for i in $(seq 1 400); do head -c 1048576 /dev/zero > fill/f$i; done; echo finished' } })
-      expect(flood).toMatchObject({ ok: false, status: 'error', error: { code: 'workspace_file.quota_exceeded', message: expect.stringMatching(/stopped while it wrote/) } })
+      const flood = await host.agents.sessions.execute({
+        sessionId: session,
+        tool: 'run_command',
+        input: { command: 'mkdir fill && for i in $(seq 1 400); do head -c 1048576 /dev/zero > fill/f$i; done; echo finished' }
+      })
+      expect(flood).toMatchObject({
+        ok: false,
+        status: 'error',
+        error: { code: 'workspace_file.quota_exceeded', message: expect.stringMatching(/stopped while it wrote/) }
+      })
       expect((flood.data as { stdout: string }).stdout).not.toContain('finished')
       expect(readdirSync(join(dir.path, 'workspaces', 'flooder', 'fill')).length).toBeLessThan(300)
       expect((await host.agents.sessions.execute({ sessionId: session, tool: 'run_command', input: { command: 'rm -rf fill' } })).status).toBe('success')
       // Inodes count too: empty files cost no blocks (50 MiB allows 12 800 entries).
-      const files = await host.agents.sessions.execute({ sessionId: session, tool: 'run_command', input: { command: 'mkdir many && cd many && seq 1 300000 | xargs touch; echo finished' } })
-      expect(files).toMatchObject({ ok: false, status: 'error', error: { code: 'workspace_file.quota_exceeded', message: expect.stringMatching(/files and folders.*stopped while it wrote/) } })
+      const files = await host.agents.sessions.execute({
+        sessionId: session,
+        tool: 'run_command',
+        input: { command: 'mkdir many && cd many && seq 1 300000 | xargs touch; echo finished' }
+      })
+      expect(files).toMatchObject({
+        ok: false,
+        status: 'error',
+        error: { code: 'workspace_file.quota_exceeded', message: expect.stringMatching(/files and folders.*stopped while it wrote/) }
+      })
       expect(readdirSync(join(dir.path, 'workspaces', 'flooder', 'many')).length).toBeLessThan(300_000)
     } finally {
       await host.agents.sessions.end(session)

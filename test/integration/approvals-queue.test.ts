@@ -51,7 +51,11 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     expect(item!.summary).toContain('echo approved-output')
     expect(Date.parse(item!.expiresAt) - Date.parse(item!.createdAt)).toBe(600_000)
     expect(pushed).toContainEqual(['airlock:approvals:changed', { approvalId: item!.id, change: 'requested' }])
-    expect(h.host.store.events.recent({ prefixes: ['approval.requested'] })[0]!.payload).toMatchObject({ approvalId: item!.id, tool: 'run_command', policyRule: 'ask.always' })
+    expect(h.host.store.events.recent({ prefixes: ['approval.requested'] })[0]!.payload).toMatchObject({
+      approvalId: item!.id,
+      tool: 'run_command',
+      policyRule: 'ask.always'
+    })
 
     const decided = await h.ipc('approvals', 'decide', { id: item!.id, decision: 'approve' })
     expect(decided).toMatchObject({ ok: true, value: { status: 'approved', decision: { decision: 'approve', scope: 'once', by: 'console', delivered: 1 } } })
@@ -61,7 +65,10 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     expect(h.host.agents.history.detail(result.meta.callId as string)?.approval).toMatchObject({ status: 'approved', approvalId: item!.id })
     expect(h.pending()).toEqual([])
     // Decided once: a second decision is refused and changes nothing.
-    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'too late' })).toMatchObject({ ok: false, error: { code: 'approval.already_decided' } })
+    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'too late' })).toMatchObject({
+      ok: false,
+      error: { code: 'approval.already_decided' }
+    })
     expect(h.host.approvals.get(item!.id)).toMatchObject({ status: 'approved' })
     unsubscribe()
   })
@@ -70,7 +77,10 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     const { call } = h.agent('coder')
     const running = call('run_command', { command: 'touch denied.txt' })
     const [item] = await h.waitForPending()
-    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'not in this repository' })).toMatchObject({ ok: true, value: { status: 'denied' } })
+    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'not in this repository' })).toMatchObject({
+      ok: true,
+      value: { status: 'denied' }
+    })
     expect(await running).toMatchObject({
       ok: false,
       status: 'blocked',
@@ -85,7 +95,10 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     const started = Date.now()
     const result = await call('run_command', { command: 'touch expired.txt' })
     expect(Date.now() - started).toBeGreaterThanOrEqual(900)
-    expect(result).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/nobody decided within 1 seconds: the request expired and is denied \(fail closed\)/) } })
+    expect(result).toMatchObject({
+      status: 'blocked',
+      error: { code: 'approval.denied', message: expect.stringMatching(/nobody decided within 1 seconds: the request expired and is denied \(fail closed\)/) }
+    })
     const item = h.host.approvals.list({ status: 'expired' })[0]!
     expect(item).toMatchObject({ agentId: 'hasty', status: 'expired', decision: { decision: 'expire', by: 'timeout', delivered: 1 } })
     expect(existsSync(join(h.host.paths.workspaces, 'hasty', 'expired.txt'))).toBe(false)
@@ -95,7 +108,11 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
   it('identical requests of one agent are one item (batched); one approval lets them all run; a different request is its own item', async () => {
     const first = h.agent('batcher')
     const second = h.session('batcher')
-    const calls = [first.call('run_command', { command: 'echo same' }), second.call('run_command', { command: 'echo same' }), first.call('run_command', { command: 'echo same' })]
+    const calls = [
+      first.call('run_command', { command: 'echo same' }),
+      second.call('run_command', { command: 'echo same' }),
+      first.call('run_command', { command: 'echo same' })
+    ]
     const [item] = await waitFor(() => {
       const items = h.pending()
       return items.length === 1 && items[0]!.count === 3 ? items : undefined
@@ -120,7 +137,9 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     expect(decided).toMatchObject({ status: 'approved', decision: { scope: 'session', ruleId: expect.any(String) } })
     const ruleId = decided.decision!.ruleId!
     expect(await running).toMatchObject({ status: 'success', meta: { approval: { approvalId: item!.id, scope: 'session', ruleId } } })
-    expect(h.host.rules.list()).toContainEqual(expect.objectContaining({ id: ruleId, scope: 'session', agentId: 'sessioned', sessionId: mine.sessionId, approvalId: item!.id }))
+    expect(h.host.rules.list()).toContainEqual(
+      expect.objectContaining({ id: ruleId, scope: 'session', agentId: 'sessioned', sessionId: mine.sessionId, approvalId: item!.id })
+    )
 
     const again = await mine.call('run_command', { command: 'echo session-scoped' })
     expect(again).toMatchObject({ status: 'success', meta: { approval: { status: 'approved', ruleId, scope: 'rule' } } })
@@ -146,7 +165,12 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     expect(decided).toMatchObject({ ok: true, value: { status: 'approved', decision: { scope: 'rule', ruleId: expect.any(String) } } })
     await running
     const ruleId = (decided as { value: { decision: { ruleId: string } } }).value.decision.ruleId
-    expect(await h.ipc('rules', 'list', {})).toMatchObject({ ok: true, value: expect.arrayContaining([expect.objectContaining({ id: ruleId, scope: 'agent', agentId: 'ruled', description: 'run_command: echo hi', riskFlags: [] })]) })
+    expect(await h.ipc('rules', 'list', {})).toMatchObject({
+      ok: true,
+      value: expect.arrayContaining([
+        expect.objectContaining({ id: ruleId, scope: 'agent', agentId: 'ruled', description: 'run_command: echo hi', riskFlags: [] })
+      ])
+    })
 
     const later = h.session('ruled')
     const covered = await later.call('run_command', { command: 'echo hi' })
@@ -158,7 +182,12 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
 
     const more = later.call('run_command', { command: 'echo hi; rm -rf x' })
     const [asked] = await h.waitForPending()
-    expect(asked).toMatchObject({ commands: [['echo', 'hi'], ['rm', '-rf', 'x']] })
+    expect(asked).toMatchObject({
+      commands: [
+        ['echo', 'hi'],
+        ['rm', '-rf', 'x']
+      ]
+    })
     h.host.approvals.decide({ id: asked!.id, decision: 'deny', reason: 'no' })
     expect(await more).toMatchObject({ status: 'blocked' })
 
@@ -180,7 +209,10 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     const edited = await h.ipc('rules', 'update', { id: ruleId, matcher: { kind: 'command', commands: [{ prefix: ['echo'], args: 'o*' }] } })
     expect(edited).toMatchObject({ ok: true, value: { description: 'run_command: echo o*' } })
     expect(await call('run_command', { command: 'echo other' })).toMatchObject({ status: 'success', meta: { approval: { ruleId } } })
-    expect(await h.ipc('rules', 'update', { id: ruleId, matcher: { kind: 'command', commands: [] } })).toMatchObject({ ok: false, error: { code: 'validation_failed' } })
+    expect(await h.ipc('rules', 'update', { id: ruleId, matcher: { kind: 'command', commands: [] } })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed' }
+    })
     expect(await h.ipc('rules', 'update', { id: ruleId })).toMatchObject({ ok: false, error: { code: 'validation_failed' } })
     expect(await h.ipc('rules', 'update', { id: 'nope', ttlSeconds: 5 })).toMatchObject({ ok: false, error: { code: 'rule.not_found' } })
     expect(await h.ipc('rules', 'update', { id: ruleId, ttlSeconds: 1 })).toMatchObject({ ok: true, value: { expiresAt: expect.any(String) } })
@@ -197,9 +229,17 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     const [item] = await h.waitForPending()
     expect(item).toMatchObject({ tool: 'write_file', proposedRule: { matcher: { kind: 'path', subtree: 'src/app.txt', tools: ['write_file'] } } })
     expect(item!.preview).toBe('--- a/src/app.txt\n+++ b/src/app.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n')
-    const ruleId = h.host.approvals.decide({ id: item!.id, decision: 'approve', scope: 'rule', rule: { matcher: { kind: 'path', subtree: 'src', tools: ['write_file', 'edit_file'] } } }).decision!.ruleId!
+    const ruleId = h.host.approvals.decide({
+      id: item!.id,
+      decision: 'approve',
+      scope: 'rule',
+      rule: { matcher: { kind: 'path', subtree: 'src', tools: ['write_file', 'edit_file'] } }
+    }).decision!.ruleId!
     expect(await running).toMatchObject({ status: 'success' })
-    expect(await call('edit_file', { path: 'src/app.txt', oldText: 'world', newText: 'there' })).toMatchObject({ status: 'success', meta: { approval: { ruleId } } })
+    expect(await call('edit_file', { path: 'src/app.txt', oldText: 'world', newText: 'there' })).toMatchObject({
+      status: 'success',
+      meta: { approval: { ruleId } }
+    })
     expect(await call('write_file', { path: 'src/deeper/b.txt', content: 'b' })).toMatchObject({ status: 'success', meta: { approval: { ruleId } } })
     const outside = call('write_file', { path: 'srcx/c.txt', content: 'c' })
     const [asked] = await h.waitForPending()
@@ -234,14 +274,20 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     expect(await running).toMatchObject({ status: 'cancelled' })
     expect(h.host.approvals.get(item!.id)).toMatchObject({ status: 'pending', waiting: 0 })
     // Nobody waits now: an approval is recorded, and the item is marked expired.
-    expect(h.host.approvals.decide({ id: item!.id, decision: 'approve' })).toMatchObject({ status: 'expired', decision: { decision: 'approve', delivered: 0, reason: expect.stringMatching(/Nobody was waiting/) } })
+    expect(h.host.approvals.decide({ id: item!.id, decision: 'approve' })).toMatchObject({
+      status: 'expired',
+      decision: { decision: 'approve', delivered: 0, reason: expect.stringMatching(/Nobody was waiting/) }
+    })
 
     const doomed = h.agent('doomed')
     const waiting = doomed.call('run_command', { command: 'echo never' })
     const [next] = await h.waitForPending()
     h.host.agents.service.setEnabled('doomed', false)
     expect(await waiting).toMatchObject({ status: 'blocked', error: { code: 'policy.agent_disabled' } })
-    expect(h.host.approvals.get(next!.id)).toMatchObject({ status: 'expired', decision: { by: 'cancelled', reason: 'its agent was disabled while the call waited' } })
+    expect(h.host.approvals.get(next!.id)).toMatchObject({
+      status: 'expired',
+      decision: { by: 'cancelled', reason: 'its agent was disabled while the call waited' }
+    })
   })
 
   it('write-downs and reads above the ceiling always reach the operator: they cannot become rules', async () => {
@@ -252,10 +298,15 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
       const [item] = await h.waitForPending()
       expect(item).toMatchObject({ policyRule: 'classification.above_ceiling', proposedRule: null, classification: { reads: 'CONFIDENTIAL' } })
       for (const scope of ['session', 'rule'] as const) {
-        expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'approve', scope })).toMatchObject({ ok: false, error: { code: 'approval.not_rememberable', message: expect.stringMatching(/always reaches the operator/) } })
+        expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'approve', scope })).toMatchObject({
+          ok: false,
+          error: { code: 'approval.not_rememberable', message: expect.stringMatching(/always reaches the operator/) }
+        })
       }
       // An edited matcher does not make it rememberable either.
-      expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'approve', scope: 'rule', rule: { matcher: { kind: 'tool', tool: 'read_file' } } })).toMatchObject({ ok: false, error: { code: 'approval.not_rememberable' } })
+      expect(
+        await h.ipc('approvals', 'decide', { id: item!.id, decision: 'approve', scope: 'rule', rule: { matcher: { kind: 'tool', tool: 'read_file' } } })
+      ).toMatchObject({ ok: false, error: { code: 'approval.not_rememberable' } })
       expect(h.host.rules.list().filter((rule) => rule.agentId === 'junior')).toEqual([])
       h.host.approvals.decide({ id: item!.id, decision: 'deny', reason: 'no' })
       expect(await running).toMatchObject({ status: 'blocked' })
@@ -279,7 +330,10 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     expect(await h.ipc('approvals', 'get', { id: 'nope' })).toMatchObject({ ok: false, error: { code: 'approval.not_found' } })
     expect(await h.ipc('approvals', 'decide', { id: 'nope', decision: 'approve' })).toMatchObject({ ok: false, error: { code: 'approval.not_found' } })
     expect(await h.ipc('approvals', 'decide', { id: 'x', decision: 'deny', reason: '   ' })).toMatchObject({ ok: false, error: { code: 'validation_failed' } })
-    expect(await h.ipc('approvals', 'decide', { id: 'x', decision: 'approve', scope: 'forever' })).toMatchObject({ ok: false, error: { code: 'validation_failed' } })
+    expect(await h.ipc('approvals', 'decide', { id: 'x', decision: 'approve', scope: 'forever' })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed' }
+    })
     expect(await h.ipc('approvals', 'decide', { id: 'x', decision: 'approve', force: true })).toMatchObject({ ok: false, error: { code: 'validation_failed' } })
   })
 
@@ -288,7 +342,10 @@ describe.skipIf(skip !== undefined)(`the approval queue${skip ? ` (skipped: ${sk
     const unsubscribe = h.host.events.subscribe((channel, payload) => channel === 'airlock:sessions:changed' && pushed.push(payload))
     const { sessionId, call } = h.agent('sessionist', { ask: 'never' })
     expect(pushed).toEqual([{ sessionId, agentId: 'sessionist', change: 'started' }])
-    expect(await h.ipc('sessions', 'list', { agentId: 'sessionist', open: true })).toMatchObject({ ok: true, value: [{ id: sessionId, open: true, transport: 'test' }] })
+    expect(await h.ipc('sessions', 'list', { agentId: 'sessionist', open: true })).toMatchObject({
+      ok: true,
+      value: [{ id: sessionId, open: true, transport: 'test' }]
+    })
     expect(await h.ipc('sessions', 'end', { id: sessionId })).toMatchObject({ ok: true, value: { id: sessionId, open: false, endReason: 'ended_by_operator' } })
     expect(pushed).toContainEqual({ sessionId, agentId: 'sessionist', change: 'ended' })
     await expect(call('run_command', { command: 'echo x' })).rejects.toMatchObject({ code: 'session.closed' })
@@ -310,7 +367,10 @@ describe.skipIf(skip !== undefined)(`queue items survive a restart${skip ? ` (sk
       const short = h.agent('shorty', { approvalTimeoutSeconds: 1 }).call('run_command', { command: 'echo short' })
       await h.waitForPending(3)
       await h.host.dispose()
-      expect(await waiting).toMatchObject({ status: 'blocked', error: { message: expect.stringMatching(/Airlock stopped while this call waited for approval; the request stays in the queue/) } })
+      expect(await waiting).toMatchObject({
+        status: 'blocked',
+        error: { message: expect.stringMatching(/Airlock stopped while this call waited for approval; the request stays in the queue/) }
+      })
       await Promise.all([alone, short])
       await new Promise((resolve) => setTimeout(resolve, 1100))
 
@@ -318,7 +378,9 @@ describe.skipIf(skip !== undefined)(`queue items survive a restart${skip ? ` (sk
       const pending = h.pending()
       expect(pending.map((item) => item.summary).sort()).toEqual(['restarter: echo after-restart', 'restarter: echo nobody-waits'].sort())
       expect(pending.every((item) => item.waiting === 0)).toBe(true)
-      expect(h.host.approvals.list({ status: 'expired' })).toContainEqual(expect.objectContaining({ agentId: 'shorty', decision: expect.objectContaining({ by: 'restart' }) }))
+      expect(h.host.approvals.list({ status: 'expired' })).toContainEqual(
+        expect.objectContaining({ agentId: 'shorty', decision: expect.objectContaining({ by: 'restart' }) })
+      )
 
       const item = pending.find((i) => i.summary.includes('after-restart'))!
       const retry = h.session('restarter').call('run_command', { command: 'echo after-restart' })
@@ -331,7 +393,10 @@ describe.skipIf(skip !== undefined)(`queue items survive a restart${skip ? ` (sk
       const decided = h.host.approvals.decide({ id: orphan.id, decision: 'approve', scope: 'rule' })
       expect(decided).toMatchObject({ status: 'expired', decision: { decision: 'approve', delivered: 0, ruleId: expect.any(String) } })
       // The rule was still made: the next identical call runs.
-      expect(await h.session('restarter').call('run_command', { command: 'echo nobody-waits' })).toMatchObject({ status: 'success', meta: { approval: { ruleId: decided.decision!.ruleId } } })
+      expect(await h.session('restarter').call('run_command', { command: 'echo nobody-waits' })).toMatchObject({
+        status: 'success',
+        meta: { approval: { ruleId: decided.decision!.ruleId } }
+      })
       await h.host.dispose()
     } finally {
       dir.remove()

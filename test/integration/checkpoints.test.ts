@@ -63,7 +63,9 @@ describe.skipIf(skip !== undefined)(`workspace checkpoints${skip ? ` (skipped: $
   })
 
   it('reverts a run_command that deleted a tree: every file comes back byte for byte, modes and links too', async () => {
-    await agent.run('mkdir -p proj/lib/deep && printf "x%.0s" $(seq 1 5000) > proj/lib/big.txt && printf "#!/bin/sh\\necho hi\\n" > proj/run.sh && chmod 750 proj/run.sh && ln -s lib/big.txt proj/link && chmod 700 proj/lib/deep && head -c 4096 /dev/urandom > proj/blob.bin')
+    await agent.run(
+      'mkdir -p proj/lib/deep && printf "x%.0s" $(seq 1 5000) > proj/lib/big.txt && printf "#!/bin/sh\\necho hi\\n" > proj/run.sh && chmod 750 proj/run.sh && ln -s lib/big.txt proj/link && chmod 700 proj/lib/deep && head -c 4096 /dev/urandom > proj/blob.bin'
+    )
     const before = tree(agent.workspace)
     const removed = await agent.call('run_command', { command: 'rm -rf proj' })
     expect(removed.ok).toBe(true)
@@ -77,21 +79,28 @@ describe.skipIf(skip !== undefined)(`workspace checkpoints${skip ? ` (skipped: $
     expect(undone.checkpoint).toMatchObject({ kind: 'revert' })
     await checkpoints().revert(undone.checkpoint!.id)
     expect(existsSync(join(agent.workspace, 'proj'))).toBe(false)
-    await checkpoints().revert(removed.meta.callId as string).catch(() => undefined)
+    await checkpoints()
+      .revert(removed.meta.callId as string)
+      .catch(() => undefined)
   })
 
   it('tells the agent on its next call that the operator changed its workspace', async () => {
     const made = await agent.call('write_file', { path: 'told.txt', content: 'mine' })
     await checkpoints().revert(made.meta.callId as string)
     const next = await agent.call('list_directory', { path: '.' })
-    expect(next.meta.workspaceChanged).toEqual([expect.objectContaining({ by: 'operator', action: 'revert', note: expect.stringContaining(made.meta.callId as string) })])
+    expect(next.meta.workspaceChanged).toEqual([
+      expect.objectContaining({ by: 'operator', action: 'revert', note: expect.stringContaining(made.meta.callId as string) })
+    ])
     expect((await agent.call('list_directory', { path: '.' })).meta.workspaceChanged).toBeUndefined()
   })
 
   it('refuses a revert whose file changed again since, naming it, and changes nothing', async () => {
     const first = await agent.call('write_file', { path: 'conflict.txt', content: 'first' })
     await agent.call('write_file', { path: 'conflict.txt', content: 'second' })
-    await expect(checkpoints().revert(first.meta.callId as string)).rejects.toMatchObject({ code: 'checkpoint.conflict', message: expect.stringContaining('conflict.txt') })
+    await expect(checkpoints().revert(first.meta.callId as string)).rejects.toMatchObject({
+      code: 'checkpoint.conflict',
+      message: expect.stringContaining('conflict.txt')
+    })
     expect(readFileSync(join(agent.workspace, 'conflict.txt'), 'utf8')).toBe('second')
   })
 
@@ -99,7 +108,13 @@ describe.skipIf(skip !== undefined)(`workspace checkpoints${skip ? ` (skipped: $
     await agent.run('mkdir -p five && printf base > five/a.txt')
     const before = tree(agent.workspace)
     const calls: string[] = []
-    for (const command of ['printf 1 > five/a.txt', 'printf new > five/b.txt', 'rm five/a.txt', 'mkdir five/sub && printf s > five/sub/s.txt', 'chmod 600 five/b.txt']) {
+    for (const command of [
+      'printf 1 > five/a.txt',
+      'printf new > five/b.txt',
+      'rm five/a.txt',
+      'mkdir five/sub && printf s > five/sub/s.txt',
+      'chmod 600 five/b.txt'
+    ]) {
       const result = await agent.call('run_command', { command })
       expect(result.ok).toBe(true)
       calls.push(result.meta.callId as string)
@@ -112,9 +127,15 @@ describe.skipIf(skip !== undefined)(`workspace checkpoints${skip ? ` (skipped: $
     writeFileSync(join(agent.workspace, 'operator-edit.txt'), 'by hand')
     const next = await agent.call('write_file', { path: 'agent.txt', content: 'by the agent' })
     expect(changesOf(next.meta.callId as string)).toEqual({ 'agent.txt': 'added' })
-    const outside = checkpoints().list('coder', { limit: 5 }).find((record) => record.kind === 'outside')
+    const outside = checkpoints()
+      .list('coder', { limit: 5 })
+      .find((record) => record.kind === 'outside')
     expect(outside).toBeDefined()
-    expect(checkpoints().get(outside!.id)!.changes.map((c) => c.path.toString())).toContain('operator-edit.txt')
+    expect(
+      checkpoints()
+        .get(outside!.id)!
+        .changes.map((c) => c.path.toString())
+    ).toContain('operator-edit.txt')
   })
 
   it('a write to a workspace database is checkpointed', async () => {
@@ -128,11 +149,16 @@ describe.skipIf(skip !== undefined)(`deletions the checkpoint can undo do not as
   const agent = sandboxAgent('bubblewrap', { prefix: 'airlock-checkpoints-ask-', profile: { ask: 'on_risk', approvalTimeoutSeconds: 1 } })
 
   it('rm -rf of a kept tree and git reset --hard run without asking (recoverable_deletion); what is over the size cap still asks', async () => {
-    await agent.run('mkdir -p build/out && printf x > build/out/a.o && git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m init && printf y > tracked.txt')
+    await agent.run(
+      'mkdir -p build/out && printf x > build/out/a.o && git init -q && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m init && printf y > tracked.txt'
+    )
     const removed = await agent.call('run_command', { command: 'rm -rf build' })
     expect(removed.ok, JSON.stringify(removed.error)).toBe(true)
     expect(removed.meta.policy).toMatchObject({ decision: 'allow', riskFlags: ['recoverable_deletion'] })
-    expect(agent.host.agents.checkpoints.get(removed.meta.callId as string)!.changes.map((c) => [c.path.toString(), c.change])).toContainEqual(['build/out/a.o', 'deleted'])
+    expect(agent.host.agents.checkpoints.get(removed.meta.callId as string)!.changes.map((c) => [c.path.toString(), c.change])).toContainEqual([
+      'build/out/a.o',
+      'deleted'
+    ])
 
     await agent.run('git add -A && git -c user.email=a@b -c user.name=a commit -q -m t && printf changed > tracked.txt')
     const reset = await agent.call('run_command', { command: 'git reset --hard -q' })

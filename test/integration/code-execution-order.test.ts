@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimWorkspace, executeCode, executionRequirement, ExecutionResourceManager, type ActionResult, type ExecuteCodeInput, type ExecutionResourceError, type ProgramRunner } from '../../src/main/core'
+import {
+  claimWorkspace,
+  executeCode,
+  executionRequirement,
+  ExecutionResourceManager,
+  type ActionResult,
+  type ExecuteCodeInput,
+  type ExecutionResourceError,
+  type ProgramRunner
+} from '../../src/main/core'
 import { BubblewrapProvider, checkEngine, createDockerClient, DockerProvider, TrustedLocalProvider } from '../../src/main/providers'
 import { checkBubblewrapHost } from '../../src/main/providers/bubblewrap/bubblewrap-probe'
 import { skipReasonFor } from '../support/components'
@@ -91,7 +100,17 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
       const session = { providers, ownerId: `shared-${providers[0]}` }
       // The session holds its code-execution resource, as an agent session does: both runs share it.
       const held = await manager.ensure(
-        executionRequirement({ workspace: join(dir.path, 'ws'), mode: 'snapshot', isolation: { isolation: 'required' }, scope: 'session', policy: { timeoutSeconds: 30 }, ...session }, 'python')
+        executionRequirement(
+          {
+            workspace: join(dir.path, 'ws'),
+            mode: 'snapshot',
+            isolation: { isolation: 'required' },
+            scope: 'session',
+            policy: { timeoutSeconds: 30 },
+            ...session
+          },
+          'python'
+        )
       )
       const write = "import os\nopen(os.environ['AIRLOCK_OUTPUT_DIR'] + '/p.txt', 'w').write('PRIVATE\\n')"
       const first = await run(manager, { ...session, request: { language: 'python', sourceCode: write, expectedOutputs: ['output/p.txt'] } })
@@ -100,7 +119,9 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
       const attack = `for mode in ('r', 'w'):\n    try:\n        f = open('${victim}', mode)\n        print(mode, f.read() if mode == 'r' else f.write('EVIL'))\n    except OSError as e:\n        print(mode, type(e).__name__)`
       const attacker = await run(manager, { ...session, request: { language: 'python', sourceCode: attack } })
       // bubblewrap: the other area is not in the sandbox at all; docker: the host took it back (root, 0700).
-      expect(attacker.result.stdout).toMatch(providers[0] === 'bubblewrap' ? /^r FileNotFoundError\nw FileNotFoundError\n$/ : /^r PermissionError\nw PermissionError\n$/)
+      expect(attacker.result.stdout).toMatch(
+        providers[0] === 'bubblewrap' ? /^r FileNotFoundError\nw FileNotFoundError\n$/ : /^r PermissionError\nw PermissionError\n$/
+      )
       expect(readFileSync(join(first.executionArea, 'output', 'p.txt'), 'utf8')).toBe('PRIVATE\n')
       await manager.release(held)
     }
@@ -130,7 +151,10 @@ describe.skipIf(skip !== undefined)(`ordered code-execution providers: bubblewra
   it('preferred + unsafeFallback with neither available → trusted_local, with the fallback recorded', async () => {
     const manager = managerWith(createDockerClient({ socketPath: '/nonexistent/docker.sock' }))
     const outcome = await run(manager, { providers: [noBwrap, 'docker'], isolation: { isolation: 'preferred', unsafeFallback: true } })
-    expect(outcome).toMatchObject({ status: 'success', provider: { providerId: 'trusted_local', preferenceFallback: true, isolation: { mechanism: 'trusted_local' } } })
+    expect(outcome).toMatchObject({
+      status: 'success',
+      provider: { providerId: 'trusted_local', preferenceFallback: true, isolation: { mechanism: 'trusted_local' } }
+    })
     expect(outcome.result.stdout).toBe('ran\n')
   })
 })
@@ -145,7 +169,8 @@ describe.skipIf(skip !== undefined)(`compiled languages: build step then run ste
         manager,
         request: {
           language: 'cpp',
-          sourceCode: '#include <cstdio>\n#include <cstdlib>\nint main(int argc, char** argv) { FILE* f = fopen("../output/sum.txt", "w"); fprintf(f, "%d", atoi(argv[1]) + atoi(argv[2])); fclose(f); puts("done"); }',
+          sourceCode:
+            '#include <cstdio>\n#include <cstdlib>\nint main(int argc, char** argv) { FILE* f = fopen("../output/sum.txt", "w"); fprintf(f, "%d", atoi(argv[1]) + atoi(argv[2])); fclose(f); puts("done"); }',
           args: ['40', '2'],
           expectedOutputs: ['output/sum.txt']
         },
@@ -158,7 +183,10 @@ describe.skipIf(skip !== undefined)(`compiled languages: build step then run ste
         ownerId: 'cpp',
         policy: { timeoutSeconds: 120 }
       })
-      expect(outcome.steps.map((s) => [s.name, s.exitCode])).toEqual([['build', 0], ['run', 0]])
+      expect(outcome.steps.map((s) => [s.name, s.exitCode])).toEqual([
+        ['build', 0],
+        ['run', 0]
+      ])
       expect(outcome).toMatchObject({ status: 'success', result: { stdout: 'done\n' }, outputs: [{ path: 'output/sum.txt', bytes: 2 }] })
     } finally {
       dir.remove()

@@ -42,9 +42,24 @@ afterAll(async () => {
 describe('workspace contract: what the agent wrote, as the operator browses it', () => {
   it('lists the root and a folder, reads a file, and shows recent changes newest first', async () => {
     const root = valueOf<{ entries: { name: string; kind: string }[] }>(await call('workspace:list', { agentId: 'coder' }))
-    expect(root.entries.map((e) => [e.name, e.kind])).toEqual(expect.arrayContaining([['src', 'directory'], ['scratch', 'directory'], ['notes.md', 'file']]))
-    expect(valueOf(await call('workspace:list', { agentId: 'coder', path: 'src' }))).toMatchObject({ path: 'src', truncated: false, entries: [{ name: 'app.py', path: 'src/app.py', kind: 'file', bytes: 12 }] })
-    expect(valueOf(await call('workspace:read', { agentId: 'coder', path: 'src/app.py' }))).toMatchObject({ path: 'src/app.py', text: 'print("hi")\n', binary: false, truncated: false })
+    expect(root.entries.map((e) => [e.name, e.kind])).toEqual(
+      expect.arrayContaining([
+        ['src', 'directory'],
+        ['scratch', 'directory'],
+        ['notes.md', 'file']
+      ])
+    )
+    expect(valueOf(await call('workspace:list', { agentId: 'coder', path: 'src' }))).toMatchObject({
+      path: 'src',
+      truncated: false,
+      entries: [{ name: 'app.py', path: 'src/app.py', kind: 'file', bytes: 12 }]
+    })
+    expect(valueOf(await call('workspace:read', { agentId: 'coder', path: 'src/app.py' }))).toMatchObject({
+      path: 'src/app.py',
+      text: 'print("hi")\n',
+      binary: false,
+      truncated: false
+    })
     const recent = valueOf<{ changes: { path: string }[]; complete: boolean }>(await call('workspace:recent', { agentId: 'coder', limit: 5 }))
     expect(recent.complete).toBe(true)
     expect(recent.changes.map((c) => c.path)).toEqual(['notes.md', 'src/app.py'])
@@ -52,7 +67,10 @@ describe('workspace contract: what the agent wrote, as the operator browses it',
 
   it('answers an unknown agent and a missing file with their codes', async () => {
     expect(await call('workspace:list', { agentId: 'ghost' })).toMatchObject({ ok: false, error: { code: 'agent.not_found' } })
-    expect(await call('workspace:read', { agentId: 'coder', path: 'src/nope.py' })).toMatchObject({ ok: false, error: { code: 'workspace.not_found', message: 'src/nope.py does not exist.' } })
+    expect(await call('workspace:read', { agentId: 'coder', path: 'src/nope.py' })).toMatchObject({
+      ok: false,
+      error: { code: 'workspace.not_found', message: 'src/nope.py does not exist.' }
+    })
   })
 })
 
@@ -67,14 +85,19 @@ describe('history count and usage contract', () => {
   })
 
   it("charts an agent's calls in the current hour by status, with duration percentiles", async () => {
-    const usage = valueOf<{ buckets: { hour: string; counts: Record<string, number> }[]; durations: { count: number; p50: number | null } }>(await call('history:usage', { agentId: 'coder' }))
+    const usage = valueOf<{ buckets: { hour: string; counts: Record<string, number> }[]; durations: { count: number; p50: number | null } }>(
+      await call('history:usage', { agentId: 'coder' })
+    )
     expect(usage.buckets.length).toBeGreaterThanOrEqual(24)
     const total = (status: string) => usage.buckets.reduce((sum, b) => sum + (b.counts[status] ?? 0), 0)
     expect({ success: total('success'), error: total('error'), blocked: total('blocked') }).toEqual({ success: 2, error: 1, blocked: 1 })
     expect(usage.durations.count).toBe(4)
     expect(usage.durations.p50).toEqual(expect.any(Number))
     expect(valueOf(await call('history:usage', { agentId: 'idle' }))).toMatchObject({ durations: { count: 0, p50: null, p90: null, p99: null } })
-    expect(await call('history:usage', { since: '2000-01-01T00:00:00Z' })).toMatchObject({ ok: false, error: { code: 'history.invalid_query', message: expect.stringContaining('31 days') } })
+    expect(await call('history:usage', { since: '2000-01-01T00:00:00Z' })).toMatchObject({
+      ok: false,
+      error: { code: 'history.invalid_query', message: expect.stringContaining('31 days') }
+    })
   })
 })
 
@@ -89,7 +112,8 @@ describe.skipIf(skip !== undefined)(`providers images contract${skip ? ` (skippe
     const second = call('providers:provisionImage', { language: 'nodejs', offline: true })
     expect(await first).toEqual({ ok: true, value: { started: true } })
     expect(await second).toMatchObject({ ok: false, error: { code: 'providers.provisioning_busy', message: expect.stringContaining('python') } })
-    const progress = () => events.filter((e) => e.channel === 'airlock:providers:imageProgress').map((e) => e.payload as { image: string; stage: string; percent?: number })
+    const progress = () =>
+      events.filter((e) => e.channel === 'airlock:providers:imageProgress').map((e) => e.payload as { image: string; stage: string; percent?: number })
     const until = Date.now() + 60_000
     while (!progress().some((p) => p.stage.startsWith('failed:')) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100))
     expect(progress()[0]).toMatchObject({ image: 'airlock/python:views-contract', percent: 0 })

@@ -45,12 +45,18 @@ beforeAll(async () => {
   tokens.asker = host.agents.service.create('asker', { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 3600 } }).token
   tokens.boxer = host.agents.service.create('boxer', { profile: { capabilities: ['python'], providers: ['docker'], ask: 'never' } }).token
   tokens.linker = host.agents.service.create('linker', {
-    profile: { capabilities: ['mcp'], ask: 'never', mcpServers: [{ name: 'probe', command: ['/usr/bin/node', join(fixtures, 'mcp-probe-server.mjs'), upstreamMarker], readOnlyPaths: [fixtures] }] }
+    profile: {
+      capabilities: ['mcp'],
+      ask: 'never',
+      mcpServers: [{ name: 'probe', command: ['/usr/bin/node', join(fixtures, 'mcp-probe-server.mjs'), upstreamMarker], readOnlyPaths: [fixtures] }]
+    }
   }).token
   await host.dispose()
   const other = createHost({ home: neighbour.path, logError: () => undefined })
   await other.recovered
-  tokens.neighbour = other.agents.service.create('neighbour', { profile: { capabilities: ['shell'], providers: ['docker'], ask: 'never', limits: { timeoutSeconds: 3600 } } }).token
+  tokens.neighbour = other.agents.service.create('neighbour', {
+    profile: { capabilities: ['shell'], providers: ['docker'], ask: 'never', limits: { timeoutSeconds: 3600 } }
+  }).token
   await other.dispose()
 }, 600_000)
 afterAll(() => {
@@ -91,7 +97,9 @@ describe.skipIf(skip !== undefined)(`crash loop${skip ? ` (skipped: ${skip})` : 
     const other = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', neighbour.path])
     const neighbourMarker = `airlock-crash-neighbour-${process.pid}`
     const neighbourAgent = await connectAgent(other.gatewayLine.replace('Agent gateway: ', ''), tokens.neighbour!)
-    const neighbourCall = callTool(neighbourAgent.client, 'run_command', { command: `sh -c 'sleep 3000' ${neighbourMarker}` }, { timeout: 3_600_000 }).catch(() => undefined)
+    const neighbourCall = callTool(neighbourAgent.client, 'run_command', { command: `sh -c 'sleep 3000' ${neighbourMarker}` }, { timeout: 3_600_000 }).catch(
+      () => undefined
+    )
     await expect.poll(() => liveProcessesMatching(neighbourMarker).length, { timeout: 60_000 }).toBeGreaterThan(0)
     const neighbourContainers = (await containersOf(neighbour.path)).map((c) => c.Id)
     expect(neighbourContainers.length).toBe(1)
@@ -112,10 +120,16 @@ describe.skipIf(skip !== undefined)(`crash loop${skip ? ` (skipped: ${skip})` : 
         expect(liveProcessesMatching(`airlock-crash-loop-${process.pid}-${round - 1}`), `round ${round}: survivors`).toEqual([])
         expect(liveProcessesMatching(upstreamMarker), `round ${round}: upstream server survivors`).toEqual([])
         expect(await containersOf(home.path), `round ${round}: containers left`).toEqual([])
-        expect(cgroupsBefore.filter((dir) => existsSync(dir)), `round ${round}: cgroup directories left`).toEqual([])
+        expect(
+          cgroupsBefore.filter((dir) => existsSync(dir)),
+          `round ${round}: cgroup directories left`
+        ).toEqual([])
         // The second home is untouched: its command runs on in its container.
         expect(liveProcessesMatching(neighbourMarker).length, `round ${round}: the second home's command`).toBeGreaterThan(0)
-        expect((await containersOf(neighbour.path)).map((c) => c.Id), `round ${round}: the second home's container`).toEqual(neighbourContainers)
+        expect(
+          (await containersOf(neighbour.path)).map((c) => c.Id),
+          `round ${round}: the second home's container`
+        ).toEqual(neighbourContainers)
         const pending = pendingIds()
         for (const id of pendingBefore) expect(pending, `round ${round}: approval ${id} kept`).toContain(id)
         const db = new Database(join(home.path, 'airlock.db'), { readonly: true })
@@ -162,8 +176,10 @@ describe.skipIf(skip !== undefined)(`crash loop${skip ? ` (skipped: ${skip})` : 
         expect(await containersOf(home.path)).toEqual([])
         const interrupted = JSON.parse(runAirlock(['history', '--status', 'interrupted', '--json', '--limit', '500', '--home', home.path]).stdout) as unknown[]
         expect(interrupted.length).toBeGreaterThan(0)
-        for (const kind of ['running', 'waiting', 'container', 'upstream'] as const) expect(caught[kind], `${kind}: ${JSON.stringify(caught)}`).toBeGreaterThanOrEqual(iterations / 4)
-        if (readdirSync('/sys/fs/cgroup').includes('pids') && process.getuid?.() === 0) expect(caught.cgroups, JSON.stringify(caught)).toBeGreaterThanOrEqual(iterations / 4)
+        for (const kind of ['running', 'waiting', 'container', 'upstream'] as const)
+          expect(caught[kind], `${kind}: ${JSON.stringify(caught)}`).toBeGreaterThanOrEqual(iterations / 4)
+        if (readdirSync('/sys/fs/cgroup').includes('pids') && process.getuid?.() === 0)
+          expect(caught.cgroups, JSON.stringify(caught)).toBeGreaterThanOrEqual(iterations / 4)
         expect(runAirlock(['audit', 'verify', '--home', home.path]).code).toBe(0)
       } finally {
         await served.stop()

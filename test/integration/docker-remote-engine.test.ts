@@ -28,7 +28,8 @@ describe.skipIf(skip !== undefined)(`a remote Docker engine over TCP with TLS${s
   const saved: Partial<Record<(typeof envNames)[number], string>> = {}
   const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
   /** Containers of this test's Airlock home on an engine. */
-  const containersOn = (docker: typeof local) => docker.listContainers({ all: true, filters: { label: [`${labels.managed}=true`, `${labels.home}=${homeLabel(join(dir.path, 'home'))}`] } })
+  const containersOn = (docker: typeof local) =>
+    docker.listContainers({ all: true, filters: { label: [`${labels.managed}=true`, `${labels.home}=${homeLabel(join(dir.path, 'home'))}`] } })
 
   beforeAll(async () => {
     await ensureTestImages(local)
@@ -59,7 +60,10 @@ describe.skipIf(skip !== undefined)(`a remote Docker engine over TCP with TLS${s
     const watcher = setInterval(() => {
       void containersOn(remote.docker).then(async (list) => {
         for (const c of list) {
-          const inspected = await remote.docker.getContainer(c.Id).inspect().catch(() => undefined)
+          const inspected = await remote.docker
+            .getContainer(c.Id)
+            .inspect()
+            .catch(() => undefined)
           if (inspected) seen.push({ binds: inspected.HostConfig.Binds, mounts: inspected.Mounts as Array<{ Type: string }> })
         }
       })

@@ -30,16 +30,31 @@ afterAll(async () => {
 describe('history contract', () => {
   it('lists every call newest first, filters by status and tool, and pages by cursor', async () => {
     const all = await call('list', {})
-    expect(all).toMatchObject({ ok: true, value: { rows: [{ tool: 'run_command', status: 'blocked' }, { tool: 'read_file', status: 'error' }, { tool: 'write_file', status: 'success' }] } })
+    expect(all).toMatchObject({
+      ok: true,
+      value: {
+        rows: [
+          { tool: 'run_command', status: 'blocked' },
+          { tool: 'read_file', status: 'error' },
+          { tool: 'write_file', status: 'success' }
+        ]
+      }
+    })
     expect(await call('list', { status: 'success' })).toMatchObject({ ok: true, value: { rows: [{ tool: 'write_file' }] } })
     const first = (await call('list', { limit: 1 })) as { ok: true; value: { rows: { tool: string }[]; nextCursor: number } }
     expect(first.value.rows.map((r) => r.tool)).toEqual(['run_command'])
-    expect(await call('list', { limit: 2, cursor: first.value.nextCursor })).toMatchObject({ ok: true, value: { rows: [{ tool: 'read_file' }, { tool: 'write_file' }] } })
+    expect(await call('list', { limit: 2, cursor: first.value.nextCursor })).toMatchObject({
+      ok: true,
+      value: { rows: [{ tool: 'read_file' }, { tool: 'write_file' }] }
+    })
   })
 
   it('shows one call in detail, verifies the chain, and pushed a change per begin and end', async () => {
     const [blocked] = ((await call('list', {})) as { ok: true; value: { rows: { id: string }[] } }).value.rows
-    expect(await call('detail', { id: blocked!.id })).toMatchObject({ ok: true, value: { policy: { decision: 'deny', rule: 'capability.not_enabled' }, chain: { chainSeq: 3 } } })
+    expect(await call('detail', { id: blocked!.id })).toMatchObject({
+      ok: true,
+      value: { policy: { decision: 'deny', rule: 'capability.not_enabled' }, chain: { chainSeq: 3 } }
+    })
     expect(await call('verify', {})).toMatchObject({ ok: true, value: { ok: true, rows: 3 } })
     expect(pushed).toHaveLength(6)
   })

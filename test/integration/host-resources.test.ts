@@ -35,7 +35,10 @@ describe('the host wires the resource manager to the store and the console', () 
     expect(host.store.handles.list()).toMatchObject([{ handleId: handle.handleId, status: 'ready', refCount: 1, providerId: 'scratch_directory' }])
     await host.resources.release(handle)
     expect(host.store.handles.list()).toEqual([])
-    const types = host.store.events.recent({ prefixes: ['execution_resource.'] }).map((e) => e.type).reverse()
+    const types = host.store.events
+      .recent({ prefixes: ['execution_resource.'] })
+      .map((e) => e.type)
+      .reverse()
     expect(types).toEqual([
       'execution_resource.declared',
       'execution_resource.ensuring',
@@ -67,7 +70,10 @@ describe('the host wires the resource manager to the store and the console', () 
     expect(await host.dispatch('airlock:resources:release', { handleId: handle.handleId }, ctx)).toEqual({ ok: true, value: { released: true } })
     expect(existsSync((handle.resource as ScratchDirectory).path)).toBe(false)
     expect(await host.dispatch('airlock:resources:release', { handleId: handle.handleId }, ctx)).toEqual({ ok: true, value: { released: false } })
-    expect(await host.dispatch('airlock:resources:checkHealth', { handleId: handle.handleId }, ctx)).toMatchObject({ ok: false, error: { code: 'ipc.not_found' } })
+    expect(await host.dispatch('airlock:resources:checkHealth', { handleId: handle.handleId }, ctx)).toMatchObject({
+      ok: false,
+      error: { code: 'ipc.not_found' }
+    })
     const recent = await host.dispatch('airlock:resources:recentEvents', { limit: 3 }, ctx)
     expect(recent).toMatchObject({ ok: true, value: [{ type: 'execution_resource.released' }, { type: 'execution_resource.releasing' }, {}] })
     expect(pushed).toContain('airlock:resources:event:execution_resource.ready')

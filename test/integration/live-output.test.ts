@@ -63,7 +63,7 @@ function liveOutputCases(provider: string): void {
     }
   }
 
-  it('the consoles are told each line while it runs, in order and numbered; the shell\'s directory report never', async () => {
+  it("the consoles are told each line while it runs, in order and numbered; the shell's directory report never", async () => {
     const { pending, callId, told } = await start('run_command', { command: 'for i in 1 2 3 4; do echo "tick $i"; sleep 0.4; done; echo oops >&2; sleep 0.4' })
     await until(() => told.flatMap((push) => push.lines).some((line) => line.text === 'oops'))
     const live = agent.host.agents.live.live(callId)
@@ -72,12 +72,20 @@ function liveOutputCases(provider: string): void {
     const result = await pending
     expect(result.status).toBe('success')
     const lines = told.flatMap((push) => push.lines)
-    expect(lines.map((line) => `${line.n}:${line.stream}:${line.text}`)).toEqual(['1:stdout:tick 1', '2:stdout:tick 2', '3:stdout:tick 3', '4:stdout:tick 4', '5:stderr:oops'])
+    expect(lines.map((line) => `${line.n}:${line.stream}:${line.text}`)).toEqual([
+      '1:stdout:tick 1',
+      '2:stdout:tick 2',
+      '3:stdout:tick 3',
+      '4:stdout:tick 4',
+      '5:stderr:oops'
+    ])
     expect(agent.host.agents.live.live(callId)).toEqual({ id: callId, running: false, lines: [], skipped: 0 })
   }, 60_000)
 
   it('a flood is bounded: each telling and each read is at most 64 Ki characters of the newest lines, the rest counted', async () => {
-    const { pending, callId, told } = await start('run_command', { command: 'timeout 3 yes "flooding the console with one line after another" || true; sleep 1' })
+    const { pending, callId, told } = await start('run_command', {
+      command: 'timeout 3 yes "flooding the console with one line after another" || true; sleep 1'
+    })
     await until(() => told.reduce((sum, push) => sum + push.skipped, 0) > 0)
     const live = agent.host.agents.live.live(callId)
     expect(live.lines.reduce((sum, line) => sum + line.text.length, 0)).toBeLessThanOrEqual(64 * 1024)
@@ -101,8 +109,11 @@ function liveOutputCases(provider: string): void {
     expect(agent.host.agents.live.cancel(callId)).toEqual({ cancelled: false })
   }, 60_000)
 
-  it('run_code: a program\'s flushed output is seen live', async () => {
-    const { result, seen } = await watch('run_code', { language: 'python', sourceCode: 'import time\nprint("halfway", flush=True)\ntime.sleep(2)\nprint("done")\n' })
+  it("run_code: a program's flushed output is seen live", async () => {
+    const { result, seen } = await watch('run_code', {
+      language: 'python',
+      sourceCode: 'import time\nprint("halfway", flush=True)\ntime.sleep(2)\nprint("done")\n'
+    })
     expect(result.status, JSON.stringify(result.error)).toBe('success')
     expect(seen).toContain('halfway')
   }, 120_000)

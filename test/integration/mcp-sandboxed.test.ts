@@ -90,12 +90,33 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
     const names = tools.filter((tool) => tool.server === 'everything').map((tool) => tool.name)
     expect(names).toEqual(expect.arrayContaining(['everything__echo', 'everything__get-env', 'everything__get-sum']))
     const echo = await call('everything__echo', { message: 'hello from the sandbox' })
-    const isolation = { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' }
-    expect(echo).toMatchObject({ ok: true, status: 'success', meta: { mcp: { server: 'everything', tool: 'echo', transport: 'stdio', sandboxed: true }, provider: { providerId: 'mcp', sandboxed: true, isolation } } })
+    const isolation = {
+      processContained: true,
+      hostFilesystemRestricted: true,
+      privilegeEscalationBlocked: true,
+      syscallsRestricted: true,
+      mechanism: 'bubblewrap',
+      networkMode: 'none'
+    }
+    expect(echo).toMatchObject({
+      ok: true,
+      status: 'success',
+      meta: { mcp: { server: 'everything', tool: 'echo', transport: 'stdio', sandboxed: true }, provider: { providerId: 'mcp', sandboxed: true, isolation } }
+    })
     expect(text(echo)).toBe('Echo: hello from the sandbox')
     expect(host.agents.history.detail(echo.meta.callId as string).provider).toEqual({ providerId: 'mcp', sandboxed: true, isolation })
     const [handle] = host.resources.list({ scope: 'session', ownerId: sessionId }).filter((h) => h.resourceKey === 'mcp:everything')
-    expect(handle?.meta).toMatchObject({ sandboxed: true, isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' } })
+    expect(handle?.meta).toMatchObject({
+      sandboxed: true,
+      isolation: {
+        processContained: true,
+        hostFilesystemRestricted: true,
+        privilegeEscalationBlocked: true,
+        syscallsRestricted: true,
+        mechanism: 'bubblewrap',
+        networkMode: 'none'
+      }
+    })
   })
 
   it("get-env shows none of the host's environment: only PATH, HOME (its state folder), LANG, TMPDIR, the shell's PWD and the server's own env", async () => {
@@ -112,7 +133,7 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
     expect(env.EVERYTHING_TOKEN).toBe('[redacted]')
   })
 
-  it("runs as the sandbox identity (never root), in its own pid namespace, in its state folder out of the workspace", async () => {
+  it('runs as the sandbox identity (never root), in its own pid namespace, in its state folder out of the workspace', async () => {
     const who = (await probe('whoami', {})) as unknown as { uid: number; gid: number; pid: number; cwd: string; env: Record<string, string> }
     expect(who.uid).toBe(sandboxIdentity().uid)
     if (process.getuid?.() === 0) expect(who.uid).not.toBe(0)
@@ -128,7 +149,9 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
       const seen = await probe('list', { path: home })
       const onTheWay = relative(home, dir.path).startsWith('..') ? [] : [relative(home, dir.path).split(sep)[0]]
       expect(seen.ok ? seen.value : seen.code).toEqual(onTheWay.length ? onTheWay : 'ENOENT')
-      for (const name of readdirSync(home).filter((entry) => !onTheWay.includes(entry)).slice(0, 8)) {
+      for (const name of readdirSync(home)
+        .filter((entry) => !onTheWay.includes(entry))
+        .slice(0, 8)) {
         expect(await probe('list', { path: join(home, name) })).toEqual({ ok: false, code: 'ENOENT' })
       }
     }
@@ -149,7 +172,14 @@ describe.skipIf(skip !== undefined)(`stdio upstream MCP servers run inside bubbl
     expect(await probe('write', { path: join(scratch, 'kept.txt'), content: 'from the server' })).toEqual({ ok: true })
     expect(readFileSync(join(scratch, 'kept.txt'), 'utf8')).toBe('from the server')
     expect(lstatSync(join(scratch, 'kept.txt')).uid).toBe(sandboxIdentity().uid)
-    for (const path of ['/usr/airlock-probe', join(fixtures, 'airlock-probe'), join(workspace, 'scratch', 'airlock-probe'), join(dir.path, 'airlock-probe'), '/airlock-probe', join(homedir(), 'airlock-probe')]) {
+    for (const path of [
+      '/usr/airlock-probe',
+      join(fixtures, 'airlock-probe'),
+      join(workspace, 'scratch', 'airlock-probe'),
+      join(dir.path, 'airlock-probe'),
+      '/airlock-probe',
+      join(homedir(), 'airlock-probe')
+    ]) {
       const attempt = await probe('write', { path })
       expect(attempt.ok, path).toBe(false)
       expect(['EROFS', 'ENOENT', 'EACCES'], `${path}: ${attempt.code}`).toContain(attempt.code)

@@ -50,7 +50,10 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on docker${skip ? 
   })
 
   it('pip downloads a package from an allowed index through the proxy', async () => {
-    const pip = await stage.run('boxed', `python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --index-url http://pkgs.test:${port}/simple/ --trusted-host pkgs.test -d /tmp/dl airlock-probe==1.0 2>&1; echo "rc=$?"; ls /tmp/dl`)
+    const pip = await stage.run(
+      'boxed',
+      `python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --index-url http://pkgs.test:${port}/simple/ --trusted-host pkgs.test -d /tmp/dl airlock-probe==1.0 2>&1; echo "rc=$?"; ls /tmp/dl`
+    )
     expect(pip.data.stdout, pip.data.stdout).toMatch(new RegExp(`rc=0\\n${probeWheel.replace(/\./g, '\\.')}\\n$`))
     expect(stage.seen).toContain(`GET pkgs.test:${port} /simple/airlock-probe/`)
   })
@@ -59,7 +62,9 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on docker${skip ? 
     const before = stage.seen.length
     const denied = await py(fetch(`http://blocked.test:${port}/x`))
     expect(denied.data.stdout).toMatch(/HTTP Error 403/)
-    const body = await py(`import urllib.request, urllib.error\ntry:\n    urllib.request.urlopen('http://blocked.test:${port}/x')\nexcept urllib.error.HTTPError as e:\n    print(e.read().decode(), end='')`)
+    const body = await py(
+      `import urllib.request, urllib.error\ntry:\n    urllib.request.urlopen('http://blocked.test:${port}/x')\nexcept urllib.error.HTTPError as e:\n    print(e.read().decode(), end='')`
+    )
     expect(body.data.stdout).toMatch(/^Airlock egress: blocked\.test:\d+ is denied by deny blocked\.test \(global/)
     expect(stage.seen.length).toBe(before)
     expect(denied.lineage()).toEqual([expect.objectContaining({ endpoint: `blocked.test:${port}`, decision: 'denied' })])
@@ -76,20 +81,29 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on docker${skip ? 
 
   it('a direct connection that ignores the proxy fails: the container has only loopback, and the socket is not in it', async () => {
     const before = stage.seen.length
-    const direct = await py(`import socket\ns = socket.socket()\ns.settimeout(3)\nprint(s.connect_ex(('127.0.0.1', ${port})) != 0)\nimport os\nprint(sorted(os.listdir('/sys/class/net')), os.path.exists('/run/airlock-egress'))`)
+    const direct = await py(
+      `import socket\ns = socket.socket()\ns.settimeout(3)\nprint(s.connect_ex(('127.0.0.1', ${port})) != 0)\nimport os\nprint(sorted(os.listdir('/sys/class/net')), os.path.exists('/run/airlock-egress'))`
+    )
     expect(direct.data.stdout).toBe(`True\n['lo'] False\nrc=0\n`)
     expect(stage.seen.length).toBe(before)
   })
 
   it.each(['169.254.169.254', '127.0.0.1', '0x7f000001'])('SSRF: %s is refused before any connection, without an explicit rule', async (target) => {
     const before = stage.seen.length
-    const refused = await py(`import urllib.request, urllib.error\ntry:\n    urllib.request.urlopen('http://${target}:${port}/ssrf')\nexcept urllib.error.HTTPError as e:\n    print(e.read().decode(), end='')`)
+    const refused = await py(
+      `import urllib.request, urllib.error\ntry:\n    urllib.request.urlopen('http://${target}:${port}/ssrf')\nexcept urllib.error.HTTPError as e:\n    print(e.read().decode(), end='')`
+    )
     expect(refused.data.stdout).toMatch(/Airlock egress: .* address; Airlock connects there only when an allow rule names it exactly/)
     expect(stage.seen.length).toBe(before)
   })
 
   it('the session’s end removes its container, its bridge and the egress socket', async () => {
-    const owned = async () => Promise.all((await docker.listContainers({ all: true, filters: { label: [`${labels.owner}=${stage.sessions.boxed}`] } })).map((c) => docker.getContainer(c.Id).inspect()))
+    const owned = async () =>
+      Promise.all(
+        (await docker.listContainers({ all: true, filters: { label: [`${labels.owner}=${stage.sessions.boxed}`] } })).map((c) =>
+          docker.getContainer(c.Id).inspect()
+        )
+      )
     const containers = await owned()
     // Each warm container of the session (its shell's, its code runs') has one bridge in its network namespace.
     const bridges = containers.filter((c) => c.HostConfig.NetworkMode?.startsWith('container:'))

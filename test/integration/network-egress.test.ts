@@ -57,11 +57,16 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(plain.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${port}/plain\n` })
     const tunnelled = await run('fetcher', `curl -sS --proxytunnel http://pkgs.test:${port}/tunnel`)
     expect(tunnelled.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${port}/tunnel\n` })
-    const python = await run('fetcher', `python3 -c "import urllib.request; print(urllib.request.urlopen('http://pkgs.test:${port}/py').read().decode(), end='')"`)
+    const python = await run(
+      'fetcher',
+      `python3 -c "import urllib.request; print(urllib.request.urlopen('http://pkgs.test:${port}/py').read().decode(), end='')"`
+    )
     expect(python.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${port}/py\n` })
     // Each call records the endpoint it reached.
     const detail = host.agents.history.detail(tunnelled.result.meta.callId as string)
-    expect(detail.lineage).toEqual([expect.objectContaining({ kind: 'tcp', endpoint: `pkgs.test:${port}`, decision: 'allowed', address: '127.0.0.1', bytesDown: expect.any(Number) })])
+    expect(detail.lineage).toEqual([
+      expect.objectContaining({ kind: 'tcp', endpoint: `pkgs.test:${port}`, decision: 'allowed', address: '127.0.0.1', bytesDown: expect.any(Number) })
+    ])
     expect((detail.lineage[0] as { bytesDown: number }).bytesDown).toBeGreaterThan(0)
   })
 
@@ -72,11 +77,16 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     const denied = await run('fetcher', `curl -sS --proxy "$ALL_PROXY" http://blocked.test:${port}/socks; echo "rc=$?"`)
     expect(denied.data.stdout).toMatch(/rc=97\n$/)
     expect(seen.length).toBe(before)
-    expect(host.agents.history.detail(denied.result.meta.callId as string).lineage).toEqual([expect.objectContaining({ endpoint: `blocked.test:${port}`, decision: 'denied' })])
+    expect(host.agents.history.detail(denied.result.meta.callId as string).lineage).toEqual([
+      expect.objectContaining({ endpoint: `blocked.test:${port}`, decision: 'denied' })
+    ])
   })
 
   it('pip downloads a package from an allowed index through the proxy', async () => {
-    const pip = await run('fetcher', `python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --index-url http://pkgs.test:${port}/simple/ --trusted-host pkgs.test -d dl airlock-probe==1.0 2>&1; echo "rc=$?"; ls dl`)
+    const pip = await run(
+      'fetcher',
+      `python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check --index-url http://pkgs.test:${port}/simple/ --trusted-host pkgs.test -d dl airlock-probe==1.0 2>&1; echo "rc=$?"; ls dl`
+    )
     expect(pip.data.stdout, pip.data.stdout).toMatch(/rc=0\nairlock_probe-1\.0-py3-none-any\.whl\n$/)
     expect(seen).toContain(`GET pkgs.test:${port} /simple/airlock-probe/`)
   })
@@ -89,7 +99,9 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(tunnel.data.exitCode).not.toBe(0)
     expect(tunnel.data.stderr).toMatch(/403/)
     expect(seen.length).toBe(before)
-    expect(host.agents.history.detail(denied.result.meta.callId as string).lineage).toEqual([expect.objectContaining({ endpoint: `blocked.test:${port}`, decision: 'denied' })])
+    expect(host.agents.history.detail(denied.result.meta.callId as string).lineage).toEqual([
+      expect.objectContaining({ endpoint: `blocked.test:${port}`, decision: 'denied' })
+    ])
   })
 
   it('an unknown domain under ask waits in the queue; approving lets the waiting connection through', async () => {
@@ -112,7 +124,9 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(item!.summary).toBe(`carrier wants pkgs.test:${port} (write-down)`)
     host.approvals.decide({ id: item!.id, decision: 'deny', reason: 'not to a public host' })
     const refused = await waiting
-    expect(refused.data.stdout).toMatch(/^Airlock egress: the operator did not approve pkgs\.test:\d+ \(this session has read CONFIDENTIAL data and pkgs\.test is labelled PUBLIC\)/)
+    expect(refused.data.stdout).toMatch(
+      /^Airlock egress: the operator did not approve pkgs\.test:\d+ \(this session has read CONFIDENTIAL data and pkgs\.test is labelled PUBLIC\)/
+    )
     expect(seen.length).toBe(before)
     // A host labelled CONFIDENTIAL is not below the taint: its allow rule lets the connection through unasked.
     const labelled = await run('carrier', `curl -sS http://vault.test:${port}/ok`)
@@ -125,12 +139,20 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     const probe = (result: Awaited<ReturnType<typeof call>>) => (result.data as { structuredContent: Record<string, unknown> }).structuredContent
     const fetched = await call('netprobe__fetch', { url: `http://pkgs.test:${port}/mcp` })
     expect(probe(fetched)).toEqual({ ok: true, status: 200, body: `hello from pkgs.test:${port}/mcp\n` })
-    expect(stage.lineage(fetched.meta.callId)).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'tcp', endpoint: `pkgs.test:${port}`, decision: 'allowed', address: '127.0.0.1' })]))
+    expect(stage.lineage(fetched.meta.callId)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'tcp', endpoint: `pkgs.test:${port}`, decision: 'allowed', address: '127.0.0.1' })])
+    )
     expect(fetched.meta.provider).toMatchObject({ sandboxed: true, isolation: { networkMode: 'proxy' } })
     const before = seen.length
     const refused = await call('netprobe__fetch', { url: `http://asked.test:${port}/mcp` })
-    expect(probe(refused)).toMatchObject({ ok: true, status: 403, body: expect.stringMatching(/no rule allows asked\.test:\d+, and agent integrator is never asked/) })
-    expect(stage.lineage(refused.meta.callId)).toEqual(expect.arrayContaining([expect.objectContaining({ endpoint: `asked.test:${port}`, decision: 'denied' })]))
+    expect(probe(refused)).toMatchObject({
+      ok: true,
+      status: 403,
+      body: expect.stringMatching(/no rule allows asked\.test:\d+, and agent integrator is never asked/)
+    })
+    expect(stage.lineage(refused.meta.callId)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ endpoint: `asked.test:${port}`, decision: 'denied' })])
+    )
     const direct = await call('netprobe__connect', { host: '127.0.0.1', port })
     expect(probe(direct)).toMatchObject({ ok: false })
     expect(seen.length).toBe(before)
@@ -143,7 +165,10 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
   })
 
   it('run_code reaches an allowed domain through the proxy too, with its home in /tmp (never the socket folder)', async () => {
-    const code = await stage.python('fetcher', `import os, urllib.request\nprint(os.environ['HOME'])\nprint(urllib.request.urlopen('http://pkgs.test:${port}/code').read().decode(), end='')`)
+    const code = await stage.python(
+      'fetcher',
+      `import os, urllib.request\nprint(os.environ['HOME'])\nprint(urllib.request.urlopen('http://pkgs.test:${port}/code').read().decode(), end='')`
+    )
     expect(code.data).toMatchObject({ exitCode: 0, stdout: `/tmp\nhello from pkgs.test:${port}/code\n` })
     expect(code.lineage()).toEqual([expect.objectContaining({ endpoint: `pkgs.test:${port}`, decision: 'allowed' })])
   })
@@ -157,20 +182,27 @@ describe.skipIf(skip !== undefined)(`egress through the proxy on bubblewrap${ski
     expect(seen.length).toBe(before)
   })
 
-  it.each(['169.254.169.254', '127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001'])('SSRF: %s is refused before any connection, without an explicit rule', async (target) => {
-    const before = seen.length
-    const refused = await run('fetcher', `curl -sS --proxytunnel http://${target}:${port}/ssrf; echo; curl -sS http://${target}:${port}/ssrf`)
-    expect(refused.data.stdout).toMatch(/Airlock egress: .* address; Airlock connects there only when an allow rule names it exactly/)
-    expect(seen.length).toBe(before)
-    expect(host.approvals.list().filter((item) => item.kind === 'network')).toEqual([])
-  })
+  it.each(['169.254.169.254', '127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001'])(
+    'SSRF: %s is refused before any connection, without an explicit rule',
+    async (target) => {
+      const before = seen.length
+      const refused = await run('fetcher', `curl -sS --proxytunnel http://${target}:${port}/ssrf; echo; curl -sS http://${target}:${port}/ssrf`)
+      expect(refused.data.stdout).toMatch(/Airlock egress: .* address; Airlock connects there only when an allow rule names it exactly/)
+      expect(seen.length).toBe(before)
+      expect(host.approvals.list().filter((item) => item.kind === 'network')).toEqual([])
+    }
+  )
 })
 
 describe.skipIf(skip !== undefined)(`egress from a deep Airlock home${skip ? ` (skipped: ${skip})` : ''}`, { timeout: 60_000 }, () => {
   let stage: EgressStage
   // Was a bug: endpoint sockets lived in the home, and a unix socket path holds at most 107 bytes.
   beforeAll(async () => {
-    stage = await openEgressStage({ prefix: `airlock-egress-deep-${'d'.repeat(120)}-`, pinned: ['pkgs.test'], agents: { deep: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' } } })
+    stage = await openEgressStage({
+      prefix: `airlock-egress-deep-${'d'.repeat(120)}-`,
+      pinned: ['pkgs.test'],
+      agents: { deep: { capabilities: ['shell'], providers: ['bubblewrap'], network: 'proxy', ask: 'never' } }
+    })
     stage.host.store.network.addRule({ agentId: 'deep', decision: 'allow', host: 'pkgs.test' })
   }, 120_000)
   afterAll(async () => stage?.close())
@@ -181,4 +213,3 @@ describe.skipIf(skip !== undefined)(`egress from a deep Airlock home${skip ? ` (
     expect(fetched.data).toMatchObject({ exitCode: 0, stdout: `hello from pkgs.test:${stage.port}/deep\n` })
   })
 })
-

@@ -136,66 +136,73 @@ describe.skipIf(skip !== undefined)(`the policy engine through the host${skip ? 
   })
 })
 
-describe.skipIf(skip !== undefined || chromiumSkip !== undefined)(`classification and taint${skip ?? chromiumSkip ? ` (skipped: ${skip ?? chromiumSkip})` : ''}`, () => {
-  let dir: ReturnType<typeof makeTempDir>
-  let host: Host
-  let site: Server
-  let origin: string
-  const asked: ApprovalRequest[] = []
+describe.skipIf(skip !== undefined || chromiumSkip !== undefined)(
+  `classification and taint${(skip ?? chromiumSkip) ? ` (skipped: ${skip ?? chromiumSkip})` : ''}`,
+  () => {
+    let dir: ReturnType<typeof makeTempDir>
+    let host: Host
+    let site: Server
+    let origin: string
+    const asked: ApprovalRequest[] = []
 
-  beforeAll(async () => {
-    site = createServer((_request, response) => response.end('<title>public page</title><p>hello</p>'))
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-    origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`
-    dir = makeTempDir('airlock-taint-', { outsideTmp: true })
-    host = createHost({ home: dir.path, logError: () => undefined })
-    await host.recovered
-    host.settings.set('policy.labels', { paths: { 'secrets/**': 'CONFIDENTIAL' }, domains: { '127.0.0.1': 'PUBLIC' } })
-    host.resources.approval.registerHandler('test', (request) => {
-      asked.push(request)
-      return { status: 'denied', reason: 'the operator said no' }
+    beforeAll(async () => {
+      site = createServer((_request, response) => response.end('<title>public page</title><p>hello</p>'))
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+      origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`
+      dir = makeTempDir('airlock-taint-', { outsideTmp: true })
+      host = createHost({ home: dir.path, logError: () => undefined })
+      await host.recovered
+      host.settings.set('policy.labels', { paths: { 'secrets/**': 'CONFIDENTIAL' }, domains: { '127.0.0.1': 'PUBLIC' } })
+      host.resources.approval.registerHandler('test', (request) => {
+        asked.push(request)
+        return { status: 'denied', reason: 'the operator said no' }
+      })
+      host.resources.approval.setDefaultHandler('test')
+      host.agents.service.create('reader', { profile: { capabilities: ['files', 'browser'], network: 'full', classificationCeiling: 'CONFIDENTIAL' } })
+    }, 60_000)
+
+    afterAll(async () => {
+      await host?.dispose()
+      dir?.remove()
+      site?.close()
     })
-    host.resources.approval.setDefaultHandler('test')
-    host.agents.service.create('reader', { profile: { capabilities: ['files', 'browser'], network: 'full', classificationCeiling: 'CONFIDENTIAL' } })
-  }, 60_000)
 
-  afterAll(async () => {
-    await host?.dispose()
-    dir?.remove()
-    site?.close()
-  })
+    it('a session that read a CONFIDENTIAL file asks before browsing a PUBLIC site; a new session starts PUBLIC; the taint is kept across a restart', async () => {
+      const first = host.agents.sessions.start('reader', 'test').sessionId
+      const call = (sessionId: string, tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
+      expect((await call(first, 'browse', { url: `${origin}/` })).status).toBe('success')
+      expect((await call(first, 'write_file', { path: 'secrets/plan.txt', content: 'the plan' })).status).toBe('success')
+      expect(host.store.sessions.taint(first)).toBe('PUBLIC')
+      const read = await call(first, 'read_file', { path: 'secrets/plan.txt' })
+      expect(read.meta.policy).toMatchObject({ taint: 'PUBLIC', taintAfter: 'CONFIDENTIAL' })
+      expect(host.store.sessions.taint(first)).toBe('CONFIDENTIAL')
 
-  it('a session that read a CONFIDENTIAL file asks before browsing a PUBLIC site; a new session starts PUBLIC; the taint is kept across a restart', async () => {
-    const first = host.agents.sessions.start('reader', 'test').sessionId
-    const call = (sessionId: string, tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
-    expect((await call(first, 'browse', { url: `${origin}/` })).status).toBe('success')
-    expect((await call(first, 'write_file', { path: 'secrets/plan.txt', content: 'the plan' })).status).toBe('success')
-    expect(host.store.sessions.taint(first)).toBe('PUBLIC')
-    const read = await call(first, 'read_file', { path: 'secrets/plan.txt' })
-    expect(read.meta.policy).toMatchObject({ taint: 'PUBLIC', taintAfter: 'CONFIDENTIAL' })
-    expect(host.store.sessions.taint(first)).toBe('CONFIDENTIAL')
+      const blocked = await call(first, 'browse', { url: `${origin}/` })
+      expect(blocked).toMatchObject({ status: 'blocked', meta: { policy: { decision: 'ask', rule: 'classification.write_down', taint: 'CONFIDENTIAL' } } })
+      expect(asked.at(-1)).toMatchObject({ tool: 'browse', rule: 'classification.write_down' })
+      expect(host.agents.history.detail(blocked.meta.callId as string)?.policy).toMatchObject({ rule: 'classification.write_down', taint: 'CONFIDENTIAL' })
 
-    const blocked = await call(first, 'browse', { url: `${origin}/` })
-    expect(blocked).toMatchObject({ status: 'blocked', meta: { policy: { decision: 'ask', rule: 'classification.write_down', taint: 'CONFIDENTIAL' } } })
-    expect(asked.at(-1)).toMatchObject({ tool: 'browse', rule: 'classification.write_down' })
-    expect(host.agents.history.detail(blocked.meta.callId as string)?.policy).toMatchObject({ rule: 'classification.write_down', taint: 'CONFIDENTIAL' })
+      const second = host.agents.sessions.start('reader', 'test').sessionId
+      expect(host.store.sessions.taint(second)).toBe('PUBLIC')
+      expect((await call(second, 'browse', { url: `${origin}/` })).status).toBe('success')
 
-    const second = host.agents.sessions.start('reader', 'test').sessionId
-    expect(host.store.sessions.taint(second)).toBe('PUBLIC')
-    expect((await call(second, 'browse', { url: `${origin}/` })).status).toBe('success')
+      await host.dispose()
+      host = createHost({ home: dir.path, logError: () => undefined })
+      await host.recovered
+      expect(host.store.sessions.taint(first)).toBe('CONFIDENTIAL')
+      expect(host.store.sessions.get(first)).toMatchObject({ taint: 'CONFIDENTIAL', endReason: 'shutdown' })
+    })
 
-    await host.dispose()
-    host = createHost({ home: dir.path, logError: () => undefined })
-    await host.recovered
-    expect(host.store.sessions.taint(first)).toBe('CONFIDENTIAL')
-    expect(host.store.sessions.get(first)).toMatchObject({ taint: 'CONFIDENTIAL', endReason: 'shutdown' })
-  })
-
-  it("reading above the ceiling asks (the restarted host has no test handler: the request waits in the operator's queue, nobody decides, it expires: fail closed)", async () => {
-    host.agents.service.create('junior', { profile: { capabilities: ['files'], classificationCeiling: 'INTERNAL', approvalTimeoutSeconds: 1 } })
-    const sessionId = host.agents.sessions.start('junior', 'test').sessionId
-    const result = await host.agents.sessions.execute({ sessionId, tool: 'read_file', input: { path: 'secrets/x.txt' } })
-    expect(result).toMatchObject({ status: 'blocked', error: { code: 'approval.denied', message: expect.stringMatching(/expired/) }, meta: { policy: { decision: 'ask', rule: 'classification.above_ceiling' } } })
-    expect(host.approvals.list({ status: 'expired' })).toMatchObject([{ agentId: 'junior', policyRule: 'classification.above_ceiling', proposedRule: null }])
-  })
-})
+    it("reading above the ceiling asks (the restarted host has no test handler: the request waits in the operator's queue, nobody decides, it expires: fail closed)", async () => {
+      host.agents.service.create('junior', { profile: { capabilities: ['files'], classificationCeiling: 'INTERNAL', approvalTimeoutSeconds: 1 } })
+      const sessionId = host.agents.sessions.start('junior', 'test').sessionId
+      const result = await host.agents.sessions.execute({ sessionId, tool: 'read_file', input: { path: 'secrets/x.txt' } })
+      expect(result).toMatchObject({
+        status: 'blocked',
+        error: { code: 'approval.denied', message: expect.stringMatching(/expired/) },
+        meta: { policy: { decision: 'ask', rule: 'classification.above_ceiling' } }
+      })
+      expect(host.approvals.list({ status: 'expired' })).toMatchObject([{ agentId: 'junior', policyRule: 'classification.above_ceiling', proposedRule: null }])
+    })
+  }
+)

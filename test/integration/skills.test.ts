@@ -51,7 +51,12 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     expect(readFileSync(join(h.skillDir, 'lib', 'fmt.py'), 'utf8')).toBe(echoSkill.files[1]!.content)
 
     const listed = await h.ipc('list', { agentId: 'coder' })
-    expect(listed).toMatchObject({ ok: true, value: [{ skillId: 'coder/echo-args', approvedRevision: null, revisions: [{ revision: 1, state: 'pending_approval', entry: 'main.py', language: 'python' }] }] })
+    expect(listed).toMatchObject({
+      ok: true,
+      value: [
+        { skillId: 'coder/echo-args', approvedRevision: null, revisions: [{ revision: 1, state: 'pending_approval', entry: 'main.py', language: 'python' }] }
+      ]
+    })
     const files = (listed as { value: { revisions: { files: { path: string; bytes: number; sha256: string }[] }[] }[] }).value[0]!.revisions[0]!.files
     expect(files.map((file) => file.path)).toEqual(['SKILL.md', 'lib/fmt.py', 'main.py'])
     expect(files.find((file) => file.path === 'main.py')!.sha256).toBe(sha256(echoSkill.files[0]!.content))
@@ -62,7 +67,15 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     const second = h.call('run_skill', { name: 'echo-args', args: ['z'] })
     await waitFor(() => (h.host.approvals.get(item!.id).count === 2 ? true : undefined))
     expect(h.host.approvals.list()).toHaveLength(1)
-    expect(item).toMatchObject({ kind: 'skill', tool: 'run_skill', agentId: 'coder', sessionId: expect.any(String), policyRule: 'skill.not_approved', riskFlags: [], proposedRule: null })
+    expect(item).toMatchObject({
+      kind: 'skill',
+      tool: 'run_skill',
+      agentId: 'coder',
+      sessionId: expect.any(String),
+      policyRule: 'skill.not_approved',
+      riskFlags: [],
+      proposedRule: null
+    })
     expect(item!.summary).toMatch(/^coder: run_skill echo-args: approve revision 1 of skill coder\/echo-args \(content sha256:[0-9a-f]{16}…\)\?$/)
     expect(Date.parse(item!.expiresAt) - Date.parse(item!.createdAt)).toBe(600_000)
     const preview = item!.preview!
@@ -79,10 +92,20 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
 
     h.host.approvals.decide({ id: item!.id, decision: 'approve' })
     const ran = await first
-    expect(ran).toMatchObject({ ok: true, status: 'success', meta: { provider: { providerId: 'bubblewrap' }, skill: { skillId: 'coder/echo-args', revision: 1, approval: { status: 'approved', approvalId: item!.id } } } })
+    expect(ran).toMatchObject({
+      ok: true,
+      status: 'success',
+      meta: {
+        provider: { providerId: 'bubblewrap' },
+        skill: { skillId: 'coder/echo-args', revision: 1, approval: { status: 'approved', approvalId: item!.id } }
+      }
+    })
     expect(runData(ran).stdout).toBe(`args=['a', 'b c']\nself ${sha256(echoSkill.files[0]!.content)}\n`)
     expect(runData(await second).stdout).toMatch(/^args=\['z'\]\n/)
-    expect(h.host.store.skills.get('coder', 'echo-args', 1)).toMatchObject({ state: 'approved', reason: expect.stringContaining(`approved through the approval queue (item ${item!.id})`) })
+    expect(h.host.store.skills.get('coder', 'echo-args', 1)).toMatchObject({
+      state: 'approved',
+      reason: expect.stringContaining(`approved through the approval queue (item ${item!.id})`)
+    })
     expect(await h.ipc('list', { agentId: 'coder' })).toMatchObject({ ok: true, value: [{ approvedRevision: 1 }] })
 
     // Approved content runs without asking again; the same content saved again is the same revision.
@@ -99,7 +122,7 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     const [second] = await waitFor(() => pendingOf(h, 'coder', 1))
     expect(second!.summary).toContain('approve revision 2 of skill coder/echo-args')
     expect(second!.preview).toContain('changes since revision 1, the approved one: lib/fmt.py changed')
-    expect(second!.preview).toContain("ARGS=")
+    expect(second!.preview).toContain('ARGS=')
     h.host.approvals.decide({ id: second!.id, decision: 'approve' })
     expect(runData(await edited).stdout).toMatch(/^ARGS=\['x'\]\n/)
 
@@ -111,28 +134,55 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     h.host.approvals.decide({ id: asked!.id, decision: 'deny', reason: 'prints nothing useful' })
     expect(await third).toMatchObject({
       status: 'blocked',
-      error: { code: 'skill.rejected', message: 'Skill echo-args revision 3 was rejected by the operator: prints nothing useful. Change the skill and save it again with persist_skill.' },
+      error: {
+        code: 'skill.rejected',
+        message: 'Skill echo-args revision 3 was rejected by the operator: prints nothing useful. Change the skill and save it again with persist_skill.'
+      },
       meta: { skill: { revision: 3, state: 'rejected', approval: { status: 'denied', approvalId: asked!.id } } }
     })
     expect(h.host.store.skills.get('coder', 'echo-args', 3)).toMatchObject({ state: 'rejected', reason: 'prints nothing useful' })
     // Rejected content is refused at once: nothing is put before the operator again.
-    expect(await h.call('run_skill', { name: 'echo-args' })).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected', message: expect.stringContaining('prints nothing useful') } })
+    expect(await h.call('run_skill', { name: 'echo-args' })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.rejected', message: expect.stringContaining('prints nothing useful') }
+    })
     expect(h.host.approvals.list()).toHaveLength(0)
     // A decided revision never changes again.
     expect(await h.ipc('approve', { agentId: 'coder', name: 'echo-args', revision: 3 })).toMatchObject({ ok: false, error: { code: 'skill.already_decided' } })
-    expect(await h.ipc('reject', { agentId: 'coder', name: 'echo-args', revision: 1, reason: 'late' })).toMatchObject({ ok: false, error: { code: 'skill.already_decided' } })
+    expect(await h.ipc('reject', { agentId: 'coder', name: 'echo-args', revision: 1, reason: 'late' })).toMatchObject({
+      ok: false,
+      error: { code: 'skill.already_decided' }
+    })
 
     // Back to revision 2's bytes: that content was approved, so it runs without asking.
     writeFileSync(join(h.skillDir, 'main.py'), echoSkill.files[0]!.content)
     expect(await h.call('run_skill', { name: 'echo-args', args: ['back'] })).toMatchObject({ status: 'success', meta: { skill: { revision: 2 } } })
-    expect(await h.ipc('list', { agentId: 'coder' })).toMatchObject({ ok: true, value: [{ approvedRevision: 2, revisions: [{ revision: 3, state: 'rejected' }, { revision: 2, state: 'approved' }, { revision: 1, state: 'approved' }] }] })
+    expect(await h.ipc('list', { agentId: 'coder' })).toMatchObject({
+      ok: true,
+      value: [
+        {
+          approvedRevision: 2,
+          revisions: [
+            { revision: 3, state: 'rejected' },
+            { revision: 2, state: 'approved' },
+            { revision: 1, state: 'approved' }
+          ]
+        }
+      ]
+    })
   }, 120_000)
 
   it('nobody deciding leaves the revision waiting (the call is blocked, saying it expired); fail_closed → approval_required; ask: never is refused without asking', async () => {
     const hasty = session(h, 'hasty', { approvalTimeoutSeconds: 1 })
     await hasty('persist_skill', echoSkill)
     const expired = await hasty('run_skill', { name: 'echo-args' })
-    expect(expired).toMatchObject({ status: 'blocked', error: { code: 'skill.not_approved', message: expect.stringMatching(/^Skill echo-args revision 1 was not approved: nobody decided within 1 seconds.*It still waits for the operator/) } })
+    expect(expired).toMatchObject({
+      status: 'blocked',
+      error: {
+        code: 'skill.not_approved',
+        message: expect.stringMatching(/^Skill echo-args revision 1 was not approved: nobody decided within 1 seconds.*It still waits for the operator/)
+      }
+    })
     expect(h.host.store.skills.get('hasty', 'echo-args', 1)).toMatchObject({ state: 'pending_approval', reason: null })
     expect(h.host.approvals.list({ status: 'expired' }).filter((item) => item.agentId === 'hasty')).toHaveLength(1)
     expect(await h.ipc('approve', { agentId: 'hasty', name: 'echo-args', revision: 1 })).toMatchObject({ ok: true })
@@ -141,7 +191,11 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     writeFileSync(join(h.host.paths.workspaces, 'hasty', 'skills', 'echo-args', 'main.py'), 'print("two")\n')
     h.host.resources.approval.setDefaultHandler('fail_closed')
     try {
-      expect(await hasty('run_skill', { name: 'echo-args' })).toMatchObject({ status: 'approval_required', error: { code: 'skill.not_approved' }, meta: { skill: { revision: 2, state: 'pending_approval', approval: { status: 'pending' } } } })
+      expect(await hasty('run_skill', { name: 'echo-args' })).toMatchObject({
+        status: 'approval_required',
+        error: { code: 'skill.not_approved' },
+        meta: { skill: { revision: 2, state: 'pending_approval', approval: { status: 'pending' } } }
+      })
     } finally {
       h.host.resources.approval.setDefaultHandler('console')
     }
@@ -150,23 +204,33 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     const wired = new SkillService({ repository: h.host.store.skills, queue: h.host.store })
     const expiredItem = h.host.approvals.list({ status: 'expired' }).find((item) => item.agentId === 'hasty')!
     const othersDenied = h.host.approvals.list({ status: 'denied' }).find((item) => item.agentId === 'coder')!
-    expect(wired.settleFromQueue('hasty', 'echo-args', 2, { status: 'denied', reason: 'denied by the operator: forged', approvalId: expiredItem.id })?.state).toBe('pending_approval')
-    expect(wired.settleFromQueue('hasty', 'echo-args', 2, { status: 'denied', reason: 'denied by the operator: no', approvalId: othersDenied.id })?.state).toBe('pending_approval')
+    expect(
+      wired.settleFromQueue('hasty', 'echo-args', 2, { status: 'denied', reason: 'denied by the operator: forged', approvalId: expiredItem.id })?.state
+    ).toBe('pending_approval')
+    expect(wired.settleFromQueue('hasty', 'echo-args', 2, { status: 'denied', reason: 'denied by the operator: no', approvalId: othersDenied.id })?.state).toBe(
+      'pending_approval'
+    )
 
     const quiet = session(h, 'quiet', { ask: 'never' })
     await quiet('persist_skill', echoSkill)
-    expect(await quiet('run_skill', { name: 'echo-args' })).toMatchObject({ status: 'blocked', error: { code: 'skill.not_approved', message: expect.stringContaining("ask mode is never, so run_skill does not ask") } })
+    expect(await quiet('run_skill', { name: 'echo-args' })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.not_approved', message: expect.stringContaining('ask mode is never, so run_skill does not ask') }
+    })
     expect(h.host.approvals.list().filter((item) => item.agentId === 'quiet')).toHaveLength(0)
   }, 120_000)
 
-  it('a revision decided in airlock skills while a call waits on its item: the call goes by the decision at once, and with the queue\'s store the item is withdrawn', async () => {
+  it("a revision decided in airlock skills while a call waits on its item: the call goes by the decision at once, and with the queue's store the item is withdrawn", async () => {
     const waiter = session(h, 'waiter')
     await waiter('persist_skill', echoSkill)
     // The console's skills contract (this process) approves: the waiting call runs within a recheck.
     const approvedMeanwhile = waiter('run_skill', { name: 'echo-args', args: ['ipc'] })
     await waitFor(() => pendingOf(h, 'waiter', 1))
     const decidedAt = Date.now()
-    expect(await h.ipc('approve', { agentId: 'waiter', name: 'echo-args', revision: 1 })).toMatchObject({ ok: true, value: { state: 'approved', reason: null } })
+    expect(await h.ipc('approve', { agentId: 'waiter', name: 'echo-args', revision: 1 })).toMatchObject({
+      ok: true,
+      value: { state: 'approved', reason: null }
+    })
     expect(runData(await approvedMeanwhile).stdout).toMatch(/^args=\['ipc'\]\n/)
     expect(Date.now() - decidedAt).toBeLessThan(5_000)
 
@@ -176,7 +240,12 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     const item = await waitFor(() => h.host.approvals.list().find((pending) => pending.agentId === 'waiter' && pending.summary.includes('approve revision 2 ')))
     const cli = openStore(h.host.paths.database)
     try {
-      const skills = new SkillService({ repository: cli.skills, queue: cli, decidedBy: 'cli', onChange: (change) => cli.events.append('skill.changed', change) })
+      const skills = new SkillService({
+        repository: cli.skills,
+        queue: cli,
+        decidedBy: 'cli',
+        onChange: (change) => cli.events.append('skill.changed', change)
+      })
       expect(skills.reject('waiter', 'echo-args', 2, 'not this one')).toMatchObject({ state: 'rejected', reason: 'not this one' })
     } finally {
       cli.close()
@@ -184,7 +253,11 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     expect(await rejectedMeanwhile).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected', message: expect.stringContaining('not this one') } })
     expect(h.host.approvals.get(item.id)).toMatchObject({
       status: 'expired',
-      decision: { decision: 'expire', by: 'cli', reason: 'revision 2 of skill waiter/echo-args was rejected in airlock skills (cli): not this one; this request is withdrawn' }
+      decision: {
+        decision: 'expire',
+        by: 'cli',
+        reason: 'revision 2 of skill waiter/echo-args was rejected in airlock skills (cli): not this one; this request is withdrawn'
+      }
     })
   }, 120_000)
 
@@ -193,7 +266,10 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     writeFileSync(join(h.workspace, 'scratch', 'other.py'), 'print("elsewhere")\n')
     unlinkSync(join(h.skillDir, 'main.py'))
     symlinkSync('../../scratch/other.py', join(h.skillDir, 'main.py'))
-    expect(await h.call('run_skill', { name: 'echo-args' })).toMatchObject({ status: 'blocked', error: { code: 'skill.unsafe_file', message: expect.stringMatching(/skills\/echo-args\/main.py is a symbolic link/) } })
+    expect(await h.call('run_skill', { name: 'echo-args' })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.unsafe_file', message: expect.stringMatching(/skills\/echo-args\/main.py is a symbolic link/) }
+    })
     // persist_skill does not write through it either.
     expect(await h.call('persist_skill', echoSkill)).toMatchObject({ status: 'blocked', error: { code: 'skill.unsafe_file' } })
     expect(readFileSync(join(h.workspace, 'scratch', 'other.py'), 'utf8')).toBe('print("elsewhere")\n')
@@ -201,16 +277,30 @@ describe.skipIf(skip !== undefined)(`skills on bubblewrap${skip ? ` (skipped: ${
     writeFileSync(join(h.skillDir, 'main.py'), echoSkill.files[0]!.content)
 
     writeFileSync(join(h.skillDir, 'data.bin'), Buffer.alloc(4 * 1024 * 1024 + 1))
-    expect(await h.call('run_skill', { name: 'echo-args' })).toMatchObject({ status: 'blocked', error: { code: 'skill.too_large', message: expect.stringMatching(/data.bin is 4194305 bytes/) } })
+    expect(await h.call('run_skill', { name: 'echo-args' })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.too_large', message: expect.stringMatching(/data.bin is 4194305 bytes/) }
+    })
     expect(h.host.store.skills.revisions('coder', 'echo-args')).toHaveLength(before)
     // Saving again makes the folder exactly the skill: the stray file is gone, and it runs (revision 2's content).
-    expect(await h.call('persist_skill', { ...echoSkill, files: [echoSkill.files[0]!, { path: 'lib/fmt.py', content: echoSkill.files[1]!.content.replace('args=', 'ARGS=') }] })).toMatchObject({ ok: true, data: { revision: 2, state: 'approved' } })
+    expect(
+      await h.call('persist_skill', {
+        ...echoSkill,
+        files: [echoSkill.files[0]!, { path: 'lib/fmt.py', content: echoSkill.files[1]!.content.replace('args=', 'ARGS=') }]
+      })
+    ).toMatchObject({ ok: true, data: { revision: 2, state: 'approved' } })
     expect(await h.call('run_skill', { name: 'echo-args', args: ['ok'] })).toMatchObject({ status: 'success' })
   }, 120_000)
 
   it('refuses bad input at the boundary and a skill that does not exist', async () => {
-    expect(await h.call('persist_skill', { ...echoSkill, files: [...echoSkill.files, { path: 'SKILL.md', content: '---\n' }] })).toMatchObject({ status: 'error', error: { message: expect.stringMatching(/SKILL.md is written by Airlock/) } })
-    expect(await h.call('persist_skill', { ...echoSkill, entry: 'missing.py' })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/entry.*missing.py is not one of the files/) } })
+    expect(await h.call('persist_skill', { ...echoSkill, files: [...echoSkill.files, { path: 'SKILL.md', content: '---\n' }] })).toMatchObject({
+      status: 'error',
+      error: { message: expect.stringMatching(/SKILL.md is written by Airlock/) }
+    })
+    expect(await h.call('persist_skill', { ...echoSkill, entry: 'missing.py' })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/entry.*missing.py is not one of the files/) }
+    })
     expect(await h.call('persist_skill', { ...echoSkill, files: [{ path: '../escape.py', content: '' }] })).toMatchObject({ ok: false })
     expect(await h.call('persist_skill', { ...echoSkill, name: 'Bad Name' })).toMatchObject({ ok: false })
     expect(await h.call('run_skill', { name: 'nothing-here' })).toMatchObject({ status: 'error', error: { code: 'skill.not_found' } })
@@ -229,11 +319,23 @@ describe('skills contract', () => {
     const unsubscribe = h.host.events.subscribe((channel, payload) => seen.push([channel, payload]))
     expect(await h.ipc('list', { agentId: 'coder' })).toEqual({ ok: true, value: [] })
     expect(await h.call('persist_skill', echoSkill)).toMatchObject({ data: { revision: 1 } })
-    expect(await h.ipc('reject', { agentId: 'coder', name: 'echo-args', revision: 1, reason: '  ' })).toMatchObject({ ok: false, error: { code: 'validation_failed', message: expect.stringMatching(/^input\.reason: /) } })
-    expect(await h.ipc('approve', { agentId: 'coder', name: 'echo-args', revision: 1, force: true })).toMatchObject({ ok: false, error: { code: 'validation_failed', message: expect.stringMatching(/force/) } })
-    expect(await h.ipc('approve', { agentId: 'coder', name: '../x', revision: 1 })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/^input\.name: /) } })
+    expect(await h.ipc('reject', { agentId: 'coder', name: 'echo-args', revision: 1, reason: '  ' })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed', message: expect.stringMatching(/^input\.reason: /) }
+    })
+    expect(await h.ipc('approve', { agentId: 'coder', name: 'echo-args', revision: 1, force: true })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed', message: expect.stringMatching(/force/) }
+    })
+    expect(await h.ipc('approve', { agentId: 'coder', name: '../x', revision: 1 })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/^input\.name: /) }
+    })
     expect(await h.ipc('approve', { agentId: 'coder', name: 'echo-args', revision: 9 })).toMatchObject({ ok: false, error: { code: 'skill.not_found' } })
-    expect(await h.ipc('reject', { agentId: 'coder', name: 'echo-args', revision: 1, reason: 'no' })).toMatchObject({ ok: true, value: { state: 'rejected', reason: 'no' } })
+    expect(await h.ipc('reject', { agentId: 'coder', name: 'echo-args', revision: 1, reason: 'no' })).toMatchObject({
+      ok: true,
+      value: { state: 'rejected', reason: 'no' }
+    })
     unsubscribe()
     expect(seen.filter(([channel]) => channel === 'airlock:skills:changed').map(([, payload]) => payload)).toEqual([
       { agentId: 'coder', name: 'echo-args', revision: 1, change: 'proposed' },

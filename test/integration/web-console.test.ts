@@ -127,7 +127,16 @@ describe('the console token across restarts (issue 26)', () => {
 
     await running.stop()
     const warnings: string[] = []
-    running = await serve({ home: dir.path, port, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: false, print: () => undefined, warn: (line) => warnings.push(line), rotateToken: true })
+    running = await serve({
+      home: dir.path,
+      port,
+      gatewayPort: 0,
+      rendererDir: resolve(__dirname, '../../out/renderer'),
+      open: false,
+      print: () => undefined,
+      warn: (line) => warnings.push(line),
+      rotateToken: true
+    })
     expect(running.console.token).not.toBe(token)
     expect(warnings.join('\n')).toMatch(/made a new console token/)
     expect((await get('/', { cookie })).status).toBe(401)
@@ -160,11 +169,13 @@ describe('web console WebSocket transport', () => {
         ok: true,
         value: { value: 7999, isDefault: false }
       })
-      await expect.poll(() => events).toContainEqual({
-        type: 'event',
-        channel: 'airlock:settings:changed',
-        payload: expect.objectContaining({ key: 'console.port', value: 7999 })
-      })
+      await expect
+        .poll(() => events)
+        .toContainEqual({
+          type: 'event',
+          channel: 'airlock:settings:changed',
+          payload: expect.objectContaining({ key: 'console.port', value: 7999 })
+        })
     } finally {
       ws.close()
       watcher.close()
@@ -177,9 +188,13 @@ describe('web console WebSocket transport', () => {
     ws.on('message', (data) => frames.push(JSON.parse(data.toString())))
     try {
       ws.send('not json')
-      await expect.poll(() => frames).toEqual([{ type: 'result', id: -1, result: { ok: false, error: { code: 'validation_failed', message: expect.any(String) } } }])
+      await expect
+        .poll(() => frames)
+        .toEqual([{ type: 'result', id: -1, result: { ok: false, error: { code: 'validation_failed', message: expect.any(String) } } }])
       ws.send(JSON.stringify({ type: 'call', id: 9, channel: 'airlock:system:info', input: {}, extra: true }))
-      await expect.poll(() => frames[1]).toEqual({ type: 'result', id: 9, result: { ok: false, error: { code: 'validation_failed', message: expect.stringMatching(/extra/) } } })
+      await expect
+        .poll(() => frames[1])
+        .toEqual({ type: 'result', id: 9, result: { ok: false, error: { code: 'validation_failed', message: expect.stringMatching(/extra/) } } })
       ws.send(Buffer.from([0xff, 0x00]), { binary: true })
       await expect.poll(() => frames[2]).toMatchObject({ type: 'result', id: -1, result: { ok: false, error: { code: 'validation_failed' } } })
       expect(await call(ws, 10, 'airlock:system:info', {})).toMatchObject({ ok: true, value: { transport: 'websocket' } })

@@ -13,7 +13,22 @@ import { describe, expect, it } from 'vitest'
 
 const repoRoot = join(__dirname, '..', '..')
 const asRoot = process.getuid?.() === 0
-const suites = ['test/security/bubblewrap-escapes.test.ts', 'test/security/host-runner.test.ts', 'src/main/providers/trusted-local', 'src/main/providers/runner/run-ledger.test.ts', 'test/security/workspace-paths.test.ts', 'src/main/actions/write_file', 'src/main/actions/read_file', 'src/main/actions/edit_file', 'src/main/actions/list_directory', 'src/main/actions/search_files', 'src/main/files/workspace', 'test/integration/mcp-sandboxed.test.ts', 'test/security/attack-mcp-upstream.test.ts', 'src/main/providers/mcp']
+const suites = [
+  'test/security/bubblewrap-escapes.test.ts',
+  'test/security/host-runner.test.ts',
+  'src/main/providers/trusted-local',
+  'src/main/providers/runner/run-ledger.test.ts',
+  'test/security/workspace-paths.test.ts',
+  'src/main/actions/write_file',
+  'src/main/actions/read_file',
+  'src/main/actions/edit_file',
+  'src/main/actions/list_directory',
+  'src/main/actions/search_files',
+  'src/main/files/workspace',
+  'test/integration/mcp-sandboxed.test.ts',
+  'test/security/attack-mcp-upstream.test.ts',
+  'src/main/providers/mcp'
+]
 
 /** Runs vitest with `args` as uid 65534 (HOME a fresh folder of that user's) and returns its output; fails on a non-zero exit. */
 function vitestAsNobody(args: string[], env: NodeJS.ProcessEnv = process.env): string {
@@ -43,7 +58,12 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
   }, 320_000)
 
   it('the egress proxy works and holds as uid 65534 (its sockets are not handed to a dedicated uid then): bubblewrap runs, MCP servers, write-down, red team', () => {
-    const egress = ['test/integration/network-egress.test.ts', 'test/security/attack-egress-write-down.test.ts', 'test/security/attack-egress-sandbox.test.ts', 'test/security/attack-egress-mcp-writedown.test.ts']
+    const egress = [
+      'test/integration/network-egress.test.ts',
+      'test/security/attack-egress-write-down.test.ts',
+      'test/security/attack-egress-sandbox.test.ts',
+      'test/security/attack-egress-mcp-writedown.test.ts'
+    ]
     expect(vitestAsNobody(egress)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)
 
@@ -69,7 +89,12 @@ describe.skipIf(!asRoot)(`sandboxes as a non-root user${asRoot ? '' : ' (skipped
   it('workspace checkpoints hold as uid 65534: taken, undone, the store out of reach, a hostile workspace handled (issue 28)', () => {
     // The docker halves skip (no socket for that user): AIRLOCK_REQUIRE_ALL is left out here.
     const { AIRLOCK_REQUIRE_ALL: _, ...env } = process.env
-    const checkpoints = ['test/integration/checkpoints.test.ts', 'test/cli/checkpoints.test.ts', 'test/security/attack-checkpoints.test.ts', 'src/main/console/checkpoints']
+    const checkpoints = [
+      'test/integration/checkpoints.test.ts',
+      'test/cli/checkpoints.test.ts',
+      'test/security/attack-checkpoints.test.ts',
+      'src/main/console/checkpoints'
+    ]
     expect(vitestAsNobody(checkpoints, env)).toMatch(/Tests\s.*\d+ passed/)
   }, 320_000)
 

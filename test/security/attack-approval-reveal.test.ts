@@ -67,4 +67,3 @@ describe.skipIf(skip !== undefined)(`reveal of redacted values in a pending appr
     await Promise.all([first, second])
   })
 })
-

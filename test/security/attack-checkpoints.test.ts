@@ -42,18 +42,22 @@ describe.each(await workspaceSandboxes())('checkpoints against $provider', ({ pr
       expect(existsSync(join(store(), 'objects', 'planted'))).toBe(false)
     }, 180_000)
 
-    it.runIf(process.getuid?.() === 0)('a restored file keeps its owner: the operator’s root-only file the agent deleted does not come back readable by the agent', async () => {
-      await agent.run('mkdir -p conf')
-      writeFileSync(join(agent.workspace, 'conf', 'secrets.env'), `TOKEN=${canary}\n`, { mode: 0o600 })
-      const removed = await agent.call('run_command', { command: 'rm -f conf/secrets.env' })
-      expect(removed.ok, JSON.stringify(removed.error)).toBe(true)
-      expect(existsSync(join(agent.workspace, 'conf', 'secrets.env'))).toBe(false)
-      await agent.host.agents.checkpoints.revert(removed.meta.callId as string)
-      const stat = statSync(join(agent.workspace, 'conf', 'secrets.env'))
-      expect([stat.uid, stat.mode & 0o7777]).toEqual([0, 0o600])
-      const read = await agent.call('run_command', { command: 'cat conf/secrets.env 2>&1; true' })
-      expect((read.data as { stdout: string }).stdout).not.toContain(canary)
-    }, 120_000)
+    it.runIf(process.getuid?.() === 0)(
+      'a restored file keeps its owner: the operator’s root-only file the agent deleted does not come back readable by the agent',
+      async () => {
+        await agent.run('mkdir -p conf')
+        writeFileSync(join(agent.workspace, 'conf', 'secrets.env'), `TOKEN=${canary}\n`, { mode: 0o600 })
+        const removed = await agent.call('run_command', { command: 'rm -f conf/secrets.env' })
+        expect(removed.ok, JSON.stringify(removed.error)).toBe(true)
+        expect(existsSync(join(agent.workspace, 'conf', 'secrets.env'))).toBe(false)
+        await agent.host.agents.checkpoints.revert(removed.meta.callId as string)
+        const stat = statSync(join(agent.workspace, 'conf', 'secrets.env'))
+        expect([stat.uid, stat.mode & 0o7777]).toEqual([0, 0o600])
+        const read = await agent.call('run_command', { command: 'cat conf/secrets.env 2>&1; true' })
+        expect((read.data as { stdout: string }).stdout).not.toContain(canary)
+      },
+      120_000
+    )
 
     it('checkpoints taken while a sandboxed process swaps a folder with a link to outside read nothing there and write nothing there', async () => {
       const outside = join(agent.host.paths.home, '..', `race-outside-${provider}`)
@@ -69,7 +73,9 @@ describe.each(await workspaceSandboxes())('checkpoints against $provider', ({ pr
           'while time.time() < end:',
           "    libc.renameat2(-100, b'race/d', -100, b'race/l', 2)"
         ].join('\n')
-        const racing = agent.call('run_command', { command: `mkdir -p race/d && printf decoy > race/d/secret.txt && ln -sfn ${outside} race/l && python3 -c "${loop}"` })
+        const racing = agent.call('run_command', {
+          command: `mkdir -p race/d && printf decoy > race/d/secret.txt && ln -sfn ${outside} race/l && python3 -c "${loop}"`
+        })
         while (!existsSync(join(agent.workspace, 'race-ready'))) await new Promise((resolve) => setTimeout(resolve, 20))
         const writes: string[] = []
         for (let i = 0; i < 30; i++) {
@@ -96,7 +102,7 @@ describe.each(await workspaceSandboxes())('checkpoints against $provider', ({ pr
         // Odd names (a newline, invalid UTF-8), a FIFO, a hard link, a link out, a hostile .git whose config would run code.
         const made = await agent.call('run_command', {
           command: [
-            "mkdir -p odd .git/hooks && printf one > \"odd/$(printf 'new\\nline')\" && printf two > \"odd/$(printf '\\377\\376')\"",
+            'mkdir -p odd .git/hooks && printf one > "odd/$(printf \'new\\nline\')" && printf two > "odd/$(printf \'\\377\\376\')"',
             'mkfifo odd/pipe && printf three > odd/a && ln odd/a odd/hard && ln -s /etc/passwd odd/out',
             `printf '[core]\\n\\tfsmonitor = touch ${marker}\\n[filter "x"]\\n\\tclean = touch ${marker}\\n' > .git/config && printf '* filter=x\\n' > .gitattributes`,
             `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout`
@@ -112,7 +118,10 @@ describe.each(await workspaceSandboxes())('checkpoints against $provider', ({ pr
         expect(changes.find((change) => change.path.toString() === 'odd/pipe')?.before).toMatchObject({ kind: 'other', kept: false })
         expect(changes.find((change) => change.path.toString() === 'odd/out')?.before).toMatchObject({ kind: 'link', kept: true })
         // A FIFO cannot be made again: the revert is refused, naming it, and changes nothing.
-        await expect(agent.host.agents.checkpoints.revert(gone.meta.callId as string)).rejects.toMatchObject({ code: 'checkpoint.not_kept', message: expect.stringContaining('odd/pipe') })
+        await expect(agent.host.agents.checkpoints.revert(gone.meta.callId as string)).rejects.toMatchObject({
+          code: 'checkpoint.not_kept',
+          message: expect.stringContaining('odd/pipe')
+        })
         expect(existsSync(join(agent.workspace, 'odd'))).toBe(false)
         // The link's target is recorded as text; /etc/passwd was never read into the store.
         const described = agent.host.agents.checkpoints.describe(gone.meta.callId as string, 500)!
@@ -127,7 +136,10 @@ describe.each(await workspaceSandboxes())('checkpoints against $provider', ({ pr
         expect(readFileSync(join(agent.workspace, 'dir', 'f.txt'), 'utf8')).toBe('mine')
         const again = await agent.call('run_command', { command: `rm -rf dir && ln -s ${outside} dir` })
         expect(again.ok).toBe(true)
-        await expect(agent.host.agents.checkpoints.revert(wrote.meta.callId as string)).rejects.toMatchObject({ code: 'checkpoint.conflict', message: expect.stringContaining('dir') })
+        await expect(agent.host.agents.checkpoints.revert(wrote.meta.callId as string)).rejects.toMatchObject({
+          code: 'checkpoint.conflict',
+          message: expect.stringContaining('dir')
+        })
         expect(readdirSync(outside)).toEqual([])
       } finally {
         rmSync(outside, { recursive: true, force: true })

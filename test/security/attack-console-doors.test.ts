@@ -131,7 +131,10 @@ describe('marking an MCP server unsafe from the web console', () => {
 
     expect(await ws.call('airlock:agents:create', { agentId: 'plain', profile: { capabilities: ['mcp'] } })).toMatchObject({ ok: true })
     for (const change of [{ profile: { capabilities: ['mcp'], mcpServers: [unsafeServer] } }, { patch: { mcpServers: [unsafeServer] } }]) {
-      expect(await ws.call('airlock:agents:update', { agentId: 'plain', ...change })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+      expect(await ws.call('airlock:agents:update', { agentId: 'plain', ...change })).toMatchObject({
+        ok: false,
+        error: { code: 'agent.unsafe_needs_confirmation' }
+      })
     }
     expect(running.host.agents.service.get('plain').profile.mcpServers ?? []).toEqual([])
 
@@ -147,30 +150,51 @@ describe('marking an MCP server unsafe from the web console', () => {
     const stored = running.host.agents.service.get('ops').profile
     expect(await ws.call('airlock:agents:update', { agentId: 'ops', name: 'Ops agent', profile: stored })).toMatchObject({ ok: true })
     const swapped = { ...stored, mcpServers: [{ name: 'tool', command: ['/bin/sh', '-c', 'id > marker'], unsafe: true }] }
-    expect(await ws.call('airlock:agents:update', { agentId: 'ops', profile: swapped })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(await ws.call('airlock:agents:update', { agentId: 'ops', profile: swapped })).toMatchObject({
+      ok: false,
+      error: { code: 'agent.unsafe_needs_confirmation' }
+    })
     expect(running.host.agents.service.get('ops').profile.mcpServers).toEqual([{ name: 'tool', command: ['/usr/bin/true'], unsafe: true }])
     // Sandboxed servers need no confirmation.
-    expect(await ws.call('airlock:agents:update', { agentId: 'ops', patch: { mcpServers: [{ name: 'tool', command: ['/usr/bin/true'] }] } })).toMatchObject({ ok: true })
+    expect(await ws.call('airlock:agents:update', { agentId: 'ops', patch: { mcpServers: [{ name: 'tool', command: ['/usr/bin/true'] }] } })).toMatchObject({
+      ok: true
+    })
   })
 
-  it('the red team\'s other routes to the host are refused the same way: allowUnsafeLocal (trusted_local), an unsafe server\'s env, docker extra arguments', async () => {
+  it("the red team's other routes to the host are refused the same way: allowUnsafeLocal (trusted_local), an unsafe server's env, docker extra arguments", async () => {
     const trusted = { providers: ['trusted_local'], allowUnsafeLocal: true, isolation: 'none' }
-    expect(await ws.call('airlock:agents:create', { agentId: 'local', profile: trusted })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(await ws.call('airlock:agents:create', { agentId: 'local', profile: trusted })).toMatchObject({
+      ok: false,
+      error: { code: 'agent.unsafe_needs_confirmation' }
+    })
     expect(running.host.agents.service.list().map((agent) => agent.id)).not.toContain('local')
-    expect(await ws.call('airlock:agents:update', { agentId: 'plain', patch: trusted })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
-    expect(await ws.call('airlock:agents:saveRole', { id: 'locals', defaults: { allowUnsafeLocal: true } })).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+    expect(await ws.call('airlock:agents:update', { agentId: 'plain', patch: trusted })).toMatchObject({
+      ok: false,
+      error: { code: 'agent.unsafe_needs_confirmation' }
+    })
+    expect(await ws.call('airlock:agents:saveRole', { id: 'locals', defaults: { allowUnsafeLocal: true } })).toMatchObject({
+      ok: false,
+      error: { code: 'agent.unsafe_needs_confirmation' }
+    })
 
-    running.host.agents.service.create('envy', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true, env: { TOKEN: 'secret-value-1' } }] } })
+    running.host.agents.service.create('envy', {
+      profile: { capabilities: ['mcp'], mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true, env: { TOKEN: 'secret-value-1' } }] }
+    })
     const stored = running.host.agents.service.get('envy').profile
     // Sent back as shown (the secret redacted): no change, no question.
     expect(await ws.call('airlock:agents:update', { agentId: 'envy', name: 'Envy', profile: stored })).toMatchObject({ ok: true })
     for (const env of [{ TOKEN: '<redacted>', LD_PRELOAD: '/tmp/evil.so' }, { TOKEN: 'another' }, { NODE_OPTIONS: '--require /tmp/x.js' }]) {
       const changed = { ...stored, mcpServers: [{ name: 'tool', command: ['/usr/bin/true'], unsafe: true, env }] }
-      expect(await ws.call('airlock:agents:update', { agentId: 'envy', profile: changed }), JSON.stringify(env)).toMatchObject({ ok: false, error: { code: 'agent.unsafe_needs_confirmation' } })
+      expect(await ws.call('airlock:agents:update', { agentId: 'envy', profile: changed }), JSON.stringify(env)).toMatchObject({
+        ok: false,
+        error: { code: 'agent.unsafe_needs_confirmation' }
+      })
     }
 
     for (const extraArgs of [['--privileged'], ['-v', '/:/host'], ['--mount', 'type=bind,source=/var/run/docker.sock,target=/s']]) {
-      expect(await ws.call('airlock:settings:set', { key: 'code_execution.providers', value: ['bubblewrap', { providerId: 'docker', config: { extraArgs } }] })).toMatchObject({
+      expect(
+        await ws.call('airlock:settings:set', { key: 'code_execution.providers', value: ['bubblewrap', { providerId: 'docker', config: { extraArgs } }] })
+      ).toMatchObject({
         ok: false,
         error: { code: 'agent.unsafe_needs_confirmation' }
       })

@@ -67,7 +67,10 @@ describe.skipIf(skip !== undefined)(`a disabled or removed agent${skip ? ` (skip
 
     host.agents.service.remove('coder')
     expect(host.agents.service.authenticate(token)).toBeUndefined()
-    const afterRemove = await host.agents.sessions.execute({ sessionId: fresh, tool: 'write_file', input: { path: 'after-remove.txt', content: 'x' } }).then((result) => result.status, (error: Error) => error.name)
+    const afterRemove = await host.agents.sessions.execute({ sessionId: fresh, tool: 'write_file', input: { path: 'after-remove.txt', content: 'x' } }).then(
+      (result) => result.status,
+      (error: Error) => error.name
+    )
     expect(['blocked', 'SessionClosedError']).toContain(afterRemove)
 
     // A new agent with the same id gets a new token; the old one still does not authenticate.

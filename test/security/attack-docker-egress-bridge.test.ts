@@ -53,7 +53,9 @@ describe.skipIf(skip !== undefined)(`attack: a proxied container's egress bridge
     )
     expect(hunt.data.stdout).toBe('0\nkilled\n')
     // The bridge still carries the next run's connection (it was neither found nor killed).
-    const after = await shell(`python3 -c "import socket; s = socket.create_connection(('127.0.0.1', 3128), 5); s.sendall(b'CONNECT pkgs.test:1 HTTP/1.1\\r\\n\\r\\n'); print(s.recv(12).decode())"`)
+    const after = await shell(
+      `python3 -c "import socket; s = socket.create_connection(('127.0.0.1', 3128), 5); s.sendall(b'CONNECT pkgs.test:1 HTTP/1.1\\r\\n\\r\\n'); print(s.recv(12).decode())"`
+    )
     expect(after.data.stdout).toBe('HTTP/1.1 403\n')
   })
 

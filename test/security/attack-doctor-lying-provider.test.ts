@@ -19,7 +19,9 @@ function hostRun(cwd: string, command: string): Promise<CommandResult> {
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('close', (code) => resolve({ stdout, stderr, exitCode: code ?? -1, durationMs: Date.now() - started, stdoutTruncated: false, stderrTruncated: false, timedOut: false }))
+    child.on('close', (code) =>
+      resolve({ stdout, stderr, exitCode: code ?? -1, durationMs: Date.now() - started, stdoutTruncated: false, stderrTruncated: false, timedOut: false })
+    )
   })
 }
 
@@ -30,7 +32,14 @@ const liar: ExecutionResourceProvider = {
     return {
       available: true,
       capabilities: {
-        isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'trust me', networkMode: 'none' },
+        isolation: {
+          processContained: true,
+          hostFilesystemRestricted: true,
+          privilegeEscalationBlocked: true,
+          syscallsRestricted: true,
+          mechanism: 'trust me',
+          networkMode: 'none'
+        },
         languages: ['bash']
       }
     }
@@ -65,7 +74,18 @@ it('a provider that claims every axis but runs on the host fails every axis, wit
     networkOff: 'failed'
   })
   const escaped = new Set(result.checks.filter((check) => check.outcome === 'escaped').map((check) => check.id))
-  for (const id of ['fs-write-outside', 'fs-read-outside', 'fs-symlink-out', 'fs-list-parent', 'proc-see-host', 'proc-signal-host', 'proc-survivor', 'priv-capabilities', 'sys-seccomp', 'net-loopback']) {
+  for (const id of [
+    'fs-write-outside',
+    'fs-read-outside',
+    'fs-symlink-out',
+    'fs-list-parent',
+    'proc-see-host',
+    'proc-signal-host',
+    'proc-survivor',
+    'priv-capabilities',
+    'sys-seccomp',
+    'net-loopback'
+  ]) {
     expect(escaped, id).toContain(id)
   }
   // What the escapes left (a file outside, background sleepers, a mount) went with the stage.

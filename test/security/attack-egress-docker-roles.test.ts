@@ -73,7 +73,14 @@ describe.skipIf(skip !== undefined)(`red team: docker egress bridge, roles and w
   // A container removed between the list and its inspect (404) is gone, as the cleanup tests want.
   const owned = async (sessionId: string) => {
     const listed = await docker.listContainers({ all: true, filters: { label: [`${labels.owner}=${sessionId}`] } })
-    const inspected = await Promise.all(listed.map((c) => docker.getContainer(c.Id).inspect().catch((error: { statusCode?: number }) => (error.statusCode === 404 ? undefined : Promise.reject(error)))))
+    const inspected = await Promise.all(
+      listed.map((c) =>
+        docker
+          .getContainer(c.Id)
+          .inspect()
+          .catch((error: { statusCode?: number }) => (error.statusCode === 404 ? undefined : Promise.reject(error)))
+      )
+    )
     return inspected.filter((container) => container !== undefined)
   }
   const socketDirs = () => {
@@ -192,11 +199,23 @@ print('unix paths', paths)
 `
       )
       expect(probe.data.stdout).toBe(
-        ['v4 [3128]', 'v6 []', "ifaces ['lo']", 'routes []', 'packet refused', 'raw refused', 'raw6 refused', 'abstract [] []', 'unix paths []', 'rc=0', ''].join('\n')
+        [
+          'v4 [3128]',
+          'v6 []',
+          "ifaces ['lo']",
+          'routes []',
+          'packet refused',
+          'raw refused',
+          'raw6 refused',
+          'abstract [] []',
+          'unix paths []',
+          'rc=0',
+          ''
+        ].join('\n')
       )
     })
 
-    it('through the bridge, the container\'s and the host\'s loopback are refused by every spelling (CONNECT, forward, SOCKS5 by name, IPv4 and IPv6)', async () => {
+    it("through the bridge, the container's and the host's loopback are refused by every spelling (CONNECT, forward, SOCKS5 by name, IPv4 and IPv6)", async () => {
       const before = stage.seen.length
       const attempts = await py(
         'intruder',
@@ -220,9 +239,12 @@ print('allowed', connect('pkgs.test:%d' % P))
       expect(stage.seen.slice(before)).toEqual([])
     })
 
-    it('a background process cannot connect after its run ended, and nothing lands in the next run\'s lineage', async () => {
+    it("a background process cannot connect after its run ended, and nothing lands in the next run's lineage", async () => {
       const before = stage.seen.length
-      const launched = await stage.run('intruder', `(setsid nohup sh -c 'sleep 3; python3 -c "import urllib.request; urllib.request.urlopen(\\"http://pkgs.test:${port}/late\\")"' >/dev/null 2>&1 &) ; echo started`)
+      const launched = await stage.run(
+        'intruder',
+        `(setsid nohup sh -c 'sleep 3; python3 -c "import urllib.request; urllib.request.urlopen(\\"http://pkgs.test:${port}/late\\")"' >/dev/null 2>&1 &) ; echo started`
+      )
       expect(launched.data.stdout).toBe('started\n')
       await new Promise((resolve) => setTimeout(resolve, 6000))
       const next = await stage.run('intruder', 'true')
@@ -232,7 +254,7 @@ print('allowed', connect('pkgs.test:%d' % P))
   })
 
   describe('rules per role, attribution per agent', () => {
-    it('a role allow is only for agents of that role (not another role, not an agent whose id is the role\'s), and a role deny beats the agent\'s own allow; run at once, each lineage is its own', async () => {
+    it("a role allow is only for agents of that role (not another role, not an agent whose id is the role's), and a role deny beats the agent's own allow; run at once, each lineage is its own", async () => {
       const before = stage.seen.length
       const script = `print(forward('http://roleonly.test:${port}/role'))\nprint(forward('http://roledeny.test:${port}/deny'))`
       const [builder, outsider, namesake] = await Promise.all([py('builder', script), py('outsider', script), py('builders', script)])
@@ -249,8 +271,11 @@ print('allowed', connect('pkgs.test:%d' % P))
       expect(reasons(outsider)[0]).toMatch(/agent outsider is never asked/)
     })
 
-    it('the proxy credits each agent\'s container with its own connections (no cross-session lineage)', async () => {
-      const [mine, theirs] = await Promise.all([py('outsider', `print(forward('http://pkgs.test:${port}/outsider'))`), py('intruder', `print(forward('http://pkgs.test:${port}/intruder'))`)])
+    it("the proxy credits each agent's container with its own connections (no cross-session lineage)", async () => {
+      const [mine, theirs] = await Promise.all([
+        py('outsider', `print(forward('http://pkgs.test:${port}/outsider'))`),
+        py('intruder', `print(forward('http://pkgs.test:${port}/intruder'))`)
+      ])
       expect(mine.data.stdout).toBe('HTTP/1.1 200 OK\nrc=0\n')
       expect(theirs.data.stdout).toBe('HTTP/1.1 200 OK\nrc=0\n')
       expect(stage.host.agents.history.detail(mine.result.meta.callId as string)).toMatchObject({ agentId: 'outsider' })
@@ -347,7 +372,7 @@ print(len(s.recv(300)) > 0)
       expect(socketDirs().filter((name) => !socketsBefore.has(name))).toEqual([])
     })
 
-    it('a session\'s end removes every container, bridge and egress socket of it (after real runs)', async () => {
+    it("a session's end removes every container, bridge and egress socket of it (after real runs)", async () => {
       const session = stage.sessions.intruder!
       const containers = await owned(session)
       const bridges = containers.filter((c) => c.HostConfig.NetworkMode?.startsWith('container:'))

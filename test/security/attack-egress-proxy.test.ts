@@ -85,7 +85,8 @@ describe('attacks on the egress proxy', () => {
       socket.write(bytes)
     })
   }
-  const works = async (target: EgressEndpoint) => expect(await exchange(target, `GET http://pkgs.test:${port}/alive HTTP/1.1\r\nHost: pkgs.test:${port}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[\s\S]*ok$/)
+  const works = async (target: EgressEndpoint) =>
+    expect(await exchange(target, `GET http://pkgs.test:${port}/alive HTTP/1.1\r\nHost: pkgs.test:${port}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[\s\S]*ok$/)
 
   it.each([
     ['no port', 'CONNECT pkgs.test HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400/],
@@ -106,9 +107,24 @@ describe('attacks on the egress proxy', () => {
     expect(seen.length).toBe(before)
   })
 
-  it.each(['127.0.0.1', '2130706433', '0x7f000001', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::1]', '169.254.169.254', '0.0.0.0', '10.0.0.1', '[fe80::1]'])('refuses the IP literal %s', async (host) => {
+  it.each([
+    '127.0.0.1',
+    '2130706433',
+    '0x7f000001',
+    '0177.0.0.1',
+    '127.1',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '[::1]',
+    '169.254.169.254',
+    '0.0.0.0',
+    '10.0.0.1',
+    '[fe80::1]'
+  ])('refuses the IP literal %s', async (host) => {
     const before = seen.length
-    expect(await exchange(endpoint, `CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403[\s\S]*address; Airlock connects there only when an allow rule names it exactly/)
+    expect(await exchange(endpoint, `CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 403[\s\S]*address; Airlock connects there only when an allow rule names it exactly/
+    )
     expect(seen.length).toBe(before)
   })
 
@@ -260,7 +276,9 @@ describe('IPv6 that carries IPv4, against an operator who approves everything', 
     ['[2600:1f18::200:5efe:a9fe:a9fe]', '169.254.169.254']
   ])('refuses %s, which carries %s, by CONNECT, GET and SOCKS5 without asking', async (host, carried) => {
     const port = 8080
-    const refusal = new RegExp(`^HTTP/1\\.1 403[\\s\\S]*${carried.replaceAll('.', '\\.')}[\\s\\S]*address; Airlock connects there only when an allow rule names it exactly`)
+    const refusal = new RegExp(
+      `^HTTP/1\\.1 403[\\s\\S]*${carried.replaceAll('.', '\\.')}[\\s\\S]*address; Airlock connects there only when an allow rule names it exactly`
+    )
     expect((await exchange(Buffer.from(`CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`))).toString()).toMatch(refusal)
     expect((await exchange(Buffer.from(`GET http://${host}:${port}/x HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`))).toString()).toMatch(refusal)
     const address = ipaddr.IPv6.parse(host.slice(1, -1)).toByteArray()

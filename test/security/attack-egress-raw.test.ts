@@ -103,7 +103,13 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
       { id: 'ask-exact', agentId: null, decision: 'ask', host: 'asked-exact.test', createdAt: '2026-01-01T00:00:00Z' },
       { id: 'allow-slowdns', agentId: null, decision: 'allow', host: 'slowdns.test', createdAt: '2026-01-01T00:00:00Z' }
     ]
-    const pinned: Record<string, string> = { 'pkgs.test': '127.0.0.1', 'blocked.test': '127.0.0.1', 'sink.test': '127.0.0.1', 'flood.test': '127.0.0.1', 'late.ask.test': '127.0.0.1' }
+    const pinned: Record<string, string> = {
+      'pkgs.test': '127.0.0.1',
+      'blocked.test': '127.0.0.1',
+      'sink.test': '127.0.0.1',
+      'flood.test': '127.0.0.1',
+      'late.ask.test': '127.0.0.1'
+    }
     dir = makeTempDir('airlock-redteam-raw-')
     proxy = new EgressProxy({
       runDir: join(dir.path, 'run'),
@@ -188,26 +194,59 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
 
   describe('(e) keep-alive, smuggling, request-target confusion', () => {
     it.each([
-      ['a pipelined second request to a denied host', 'GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://blocked.test:PB/two HTTP/1.1\r\nHost: blocked.test:PB\r\n\r\n'],
-      ['a pipelined second request to a port the rule does not cover', 'GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://pkgs.test:PB/two HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'],
-      ['a pipelined second request to an IP literal', 'GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://127.0.0.1:PB/two HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'],
-      ['CL+TE smuggling', 'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET http://127.0.0.1:PB/smuggled HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'],
-      ['TE obfuscation', 'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nTransfer-Encoding: chunked, identity\r\nContent-Length: 90\r\n\r\n0\r\n\r\nGET http://pkgs.test:PB/smuggled HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'],
-      ['a chunked body hiding a request', 'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET http://pkgs.test:PB/after-chunked HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'],
-      ['Expect: 100-continue then a second request', 'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nokGET http://pkgs.test:PB/two HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'],
-      ['an Upgrade that turns the forward into a raw pipe, then a request for another port', ['GET http://pkgs.test:PA/up HTTP/1.1\r\nHost: pkgs.test:PA\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n', 'GET http://pkgs.test:PB/after-upgrade HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n']],
+      [
+        'a pipelined second request to a denied host',
+        'GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://blocked.test:PB/two HTTP/1.1\r\nHost: blocked.test:PB\r\n\r\n'
+      ],
+      [
+        'a pipelined second request to a port the rule does not cover',
+        'GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://pkgs.test:PB/two HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'
+      ],
+      [
+        'a pipelined second request to an IP literal',
+        'GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://127.0.0.1:PB/two HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'
+      ],
+      [
+        'CL+TE smuggling',
+        'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET http://127.0.0.1:PB/smuggled HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'
+      ],
+      [
+        'TE obfuscation',
+        'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nTransfer-Encoding: chunked, identity\r\nContent-Length: 90\r\n\r\n0\r\n\r\nGET http://pkgs.test:PB/smuggled HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'
+      ],
+      [
+        'a chunked body hiding a request',
+        'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET http://pkgs.test:PB/after-chunked HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'
+      ],
+      [
+        'Expect: 100-continue then a second request',
+        'POST http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nokGET http://pkgs.test:PB/two HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'
+      ],
+      [
+        'an Upgrade that turns the forward into a raw pipe, then a request for another port',
+        [
+          'GET http://pkgs.test:PA/up HTTP/1.1\r\nHost: pkgs.test:PA\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n',
+          'GET http://pkgs.test:PB/after-upgrade HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'
+        ]
+      ],
       ['userinfo in the absolute URL', 'GET http://pkgs.test:PA@127.0.0.1:PB/userinfo HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'],
       ['a fragment before @', 'GET http://127.0.0.1:PB#@pkgs.test:PA/ HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\n'],
       ['a backslash before @', 'GET http://pkgs.test:PA\\@127.0.0.1:PB/ HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\n'],
       ['two Host headers', 'GET http://pkgs.test:PA/x HTTP/1.1\r\nHost: pkgs.test:PA\r\nHost: 127.0.0.1:PB\r\n\r\n'],
-      ['CONNECT with a Host header naming the secret service', 'CONNECT pkgs.test:PA HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\nGET / HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'],
+      [
+        'CONNECT with a Host header naming the secret service',
+        'CONNECT pkgs.test:PA HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\nGET / HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'
+      ],
       ['CONNECT to the admitted host on another port', 'CONNECT pkgs.test:PB HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'],
       ['CONNECT to the admitted host with a padded port', 'CONNECT pkgs.test:0PB HTTP/1.1\r\n\r\n'],
       ['a tunnel then a second CONNECT inside it', 'CONNECT pkgs.test:PA HTTP/1.1\r\n\r\nCONNECT 127.0.0.1:PB HTTP/1.1\r\n\r\n'],
       ['an absolute URL without a port and a Host with the secret port', 'GET http://pkgs.test/x HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'],
       ['HTTP/1.0 with an absolute URL to the secret', 'GET http://127.0.0.1:PB/ HTTP/1.0\r\n\r\n'],
       ['OPTIONS * with a Host header', 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'],
-      ['an origin-form with a Host header to the admitted name but absolute-form later', 'GET /x HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://127.0.0.1:PB/ HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'],
+      [
+        'an origin-form with a Host header to the admitted name but absolute-form later',
+        'GET /x HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://127.0.0.1:PB/ HTTP/1.1\r\nHost: 127.0.0.1:PB\r\n\r\n'
+      ],
       ['SOCKS5 greeting', '\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x01' + String.fromCharCode(0, 0)]
     ])('%s never reaches the secret service', async (_, bytes) => {
       const before = secretHits()
@@ -218,7 +257,11 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
 
     it('a pipelined request to another port of the admitted name is decided again (not forwarded on the old upstream as if admitted)', async () => {
       const before = hits.length
-      const answer = await exchange('attacker', fill('GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://pkgs.test:PB/two HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'), 2500)
+      const answer = await exchange(
+        'attacker',
+        fill('GET http://pkgs.test:PA/one HTTP/1.1\r\nHost: pkgs.test:PA\r\n\r\nGET http://pkgs.test:PB/two HTTP/1.1\r\nHost: pkgs.test:PB\r\n\r\n'),
+        2500
+      )
       // the second request is not carried to anyone under the first admission
       expect(hits.slice(before).map((hit) => hit.url)).not.toContain('/two')
       expect(answer).toMatch(/allowed-ok/)
@@ -226,23 +269,29 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
   })
 
   describe('(a) deny evasion by spelling, suffix confusion, DNS leaks', () => {
-    it.each(['blocked.test.', 'BLOCKED.TEST', 'Blocked.Test.', 'blocked.test..'])('the global deny on blocked.test holds for %s (agent has allow *.test)', async (host) => {
-      const beforeHits = hits.length
-      const beforeLooked = looked.length
-      const answer = await exchange('wild', `GET http://${host}:${PA}/evade HTTP/1.1\r\nHost: ${host}:${PA}\r\n\r\n`)
-      expect(answer).toMatch(/^HTTP\/1\.1 (400|403)/)
-      expect(hits.slice(beforeHits)).toEqual([])
-      expect(looked.slice(beforeLooked).filter((name) => name.toLowerCase().startsWith('blocked'))).toEqual([])
-      const tunnel = await exchange('wild', `CONNECT ${host}:${PA} HTTP/1.1\r\n\r\n`)
-      expect(tunnel).toMatch(/^HTTP\/1\.1 (400|403)/)
-    })
+    it.each(['blocked.test.', 'BLOCKED.TEST', 'Blocked.Test.', 'blocked.test..'])(
+      'the global deny on blocked.test holds for %s (agent has allow *.test)',
+      async (host) => {
+        const beforeHits = hits.length
+        const beforeLooked = looked.length
+        const answer = await exchange('wild', `GET http://${host}:${PA}/evade HTTP/1.1\r\nHost: ${host}:${PA}\r\n\r\n`)
+        expect(answer).toMatch(/^HTTP\/1\.1 (400|403)/)
+        expect(hits.slice(beforeHits)).toEqual([])
+        expect(looked.slice(beforeLooked).filter((name) => name.toLowerCase().startsWith('blocked'))).toEqual([])
+        const tunnel = await exchange('wild', `CONNECT ${host}:${PA} HTTP/1.1\r\n\r\n`)
+        expect(tunnel).toMatch(/^HTTP\/1\.1 (400|403)/)
+      }
+    )
 
-    it.each(['wild.test.evil', 'evilwild.test', 'x.wild.test.evil', 'wild.test'])('the agent rule *.wild.test does not cover %s (attacker never-asked agent)', async (host) => {
-      // use the attacker endpoint: it has no rules at all, so anything but a refusal is a leak of wild's rule
-      const beforeLooked = looked.length
-      expect(await exchange('attacker', `CONNECT ${host}:443 HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/)
-      expect(looked.slice(beforeLooked)).toEqual([])
-    })
+    it.each(['wild.test.evil', 'evilwild.test', 'x.wild.test.evil', 'wild.test'])(
+      'the agent rule *.wild.test does not cover %s (attacker never-asked agent)',
+      async (host) => {
+        // use the attacker endpoint: it has no rules at all, so anything but a refusal is a leak of wild's rule
+        const beforeLooked = looked.length
+        expect(await exchange('attacker', `CONNECT ${host}:443 HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403/)
+        expect(looked.slice(beforeLooked)).toEqual([])
+      }
+    )
 
     it('a refused name is never sent to DNS (no exfiltration through lookups)', async () => {
       const beforeLooked = looked.length
@@ -255,20 +304,26 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
   })
 
   describe('(a) names and literals that land on private addresses', () => {
-    it.each(Object.keys(resolveMap).filter((host) => host.endsWith('.wild.test')))('a wildcard allow does not admit %s, which resolves to a refused address', async (host) => {
-      const before = hits.length
-      const answer = await exchange('wild', `CONNECT ${host}:${PB} HTTP/1.1\r\n\r\n`)
-      expect(answer).toMatch(/^HTTP\/1\.1 403/)
-      expect(hits.slice(before)).toEqual([])
-    })
+    it.each(Object.keys(resolveMap).filter((host) => host.endsWith('.wild.test')))(
+      'a wildcard allow does not admit %s, which resolves to a refused address',
+      async (host) => {
+        const before = hits.length
+        const answer = await exchange('wild', `CONNECT ${host}:${PB} HTTP/1.1\r\n\r\n`)
+        expect(answer).toMatch(/^HTTP\/1\.1 403/)
+        expect(hits.slice(before)).toEqual([])
+      }
+    )
 
-    it.each(['rebind.ask.test', 'meta.ask.test'])('an operator approval ONCE (not a rule) does not admit %s, which resolves to a refused address', async (host) => {
-      const before = hits.length
-      const answer = await exchange('asker', `CONNECT ${host}:${PB} HTTP/1.1\r\n\r\n`)
-      expect(asked.map((entry) => entry.host)).toContain(host)
-      expect(answer).toMatch(/^HTTP\/1\.1 403/)
-      expect(hits.slice(before)).toEqual([])
-    })
+    it.each(['rebind.ask.test', 'meta.ask.test'])(
+      'an operator approval ONCE (not a rule) does not admit %s, which resolves to a refused address',
+      async (host) => {
+        const before = hits.length
+        const answer = await exchange('asker', `CONNECT ${host}:${PB} HTTP/1.1\r\n\r\n`)
+        expect(asked.map((entry) => entry.host)).toContain(host)
+        expect(answer).toMatch(/^HTTP\/1\.1 403/)
+        expect(hits.slice(before)).toEqual([])
+      }
+    )
 
     it('an exact ASK rule approved once does not admit a name that resolves to loopback', async () => {
       const before = hits.length
@@ -279,10 +334,36 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
     })
 
     it.each([
-      '127.0.0.1.', '0', '0x7f.1', '017700000001', '127.000.000.001', '0x7F000001', '0x7f.0x0.0x0.0x1', '127.0.1', '0177.1',
-      '[::]', '[::127.0.0.1]', '[0:0:0:0:0:ffff:127.0.0.1]', '[::ffff:a9fe:a9fe]', '[64:ff9b::7f00:1]', '[fc00::1]', '[fe80::1%25lo]',
-      '[::ffff:0:7f00:1]', '[2002:7f00:1::1]', '[0::1]', '[0000:0000:0000:0000:0000:0000:0000:0001]', '[::1%lo]',
-      '100.64.0.1', '224.0.0.1', '255.255.255.255', '[ff02::1]', '192.168.0.1', '172.16.0.1', '169.254.169.254.', '0251.0376.0251.0376', '2852039166'
+      '127.0.0.1.',
+      '0',
+      '0x7f.1',
+      '017700000001',
+      '127.000.000.001',
+      '0x7F000001',
+      '0x7f.0x0.0x0.0x1',
+      '127.0.1',
+      '0177.1',
+      '[::]',
+      '[::127.0.0.1]',
+      '[0:0:0:0:0:ffff:127.0.0.1]',
+      '[::ffff:a9fe:a9fe]',
+      '[64:ff9b::7f00:1]',
+      '[fc00::1]',
+      '[fe80::1%25lo]',
+      '[::ffff:0:7f00:1]',
+      '[2002:7f00:1::1]',
+      '[0::1]',
+      '[0000:0000:0000:0000:0000:0000:0000:0001]',
+      '[::1%lo]',
+      '100.64.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '[ff02::1]',
+      '192.168.0.1',
+      '172.16.0.1',
+      '169.254.169.254.',
+      '0251.0376.0251.0376',
+      '2852039166'
     ])('the IP spelling %s is refused and never connected', async (host) => {
       const before = hits.length
       const tunnel = await exchange('attacker', `CONNECT ${host}:${PB} HTTP/1.1\r\n\r\n`)
@@ -303,7 +384,8 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
       let written = 0
       const big = 'a'.repeat(1 << 16)
       while (written < 4 << 20 && !socket.destroyed) {
-        if (!socket.write(big)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), new Promise((resolve) => setTimeout(resolve, 500))])
+        if (!socket.write(big))
+          await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), new Promise((resolve) => setTimeout(resolve, 500))])
         written += big.length
         if (socket.destroyed || socket.closed) break
       }
@@ -324,7 +406,8 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
       let sent = 0
       const deadline = Date.now() + 6000
       while (sent < 300 << 20 && Date.now() < deadline && !socket.destroyed) {
-        if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), new Promise((resolve) => setTimeout(resolve, 200))])
+        if (!socket.write(chunk))
+          await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), new Promise((resolve) => setTimeout(resolve, 200))])
         else sent += chunk.length
       }
       const grown = process.memoryUsage().rss - before
@@ -409,7 +492,9 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
         c.on('connect', () => c.end(`GET http://pkgs.test:${PA}/half HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nContent-Length: 100\r\n\r\nabc`))
       }
       await new Promise((resolve) => setTimeout(resolve, 1500))
-      expect(await exchange('other', `GET http://pkgs.test:${PA}/alive HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200[\s\S]*allowed-ok/)
+      expect(await exchange('other', `GET http://pkgs.test:${PA}/alive HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nConnection: close\r\n\r\n`)).toMatch(
+        /^HTTP\/1\.1 200[\s\S]*allowed-ok/
+      )
     })
   })
 
@@ -422,15 +507,20 @@ describe('red team: the egress proxy on its raw socket', { timeout: 60_000 }, ()
         if (refusals.length % 40 === 0) await Promise.all(refusals.splice(0))
       }
       await Promise.all(refusals)
-      expect(await exchange('attacker', `GET http://pkgs.test:${PA}/hidden HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nConnection: close\r\n\r\n`)).toMatch(/allowed-ok/)
+      expect(await exchange('attacker', `GET http://pkgs.test:${PA}/hidden HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nConnection: close\r\n\r\n`)).toMatch(
+        /allowed-ok/
+      )
       const records = take('attacker')
       expect(records.filter((record) => record.decision === 'allowed' && record.host === 'pkgs.test')).toHaveLength(1)
     }, 90_000)
 
-    it('records are the endpoint owner\'s: nothing the client sends changes the host or attribution', async () => {
+    it("records are the endpoint owner's: nothing the client sends changes the host or attribution", async () => {
       take('other')
       take('attacker')
-      await exchange('attacker', `GET http://pkgs.test:${PA}/x HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nX-Airlock-Agent: other\r\nProxy-Authorization: Basic b3RoZXI6b3RoZXI=\r\nConnection: close\r\n\r\n`)
+      await exchange(
+        'attacker',
+        `GET http://pkgs.test:${PA}/x HTTP/1.1\r\nHost: pkgs.test:${PA}\r\nX-Airlock-Agent: other\r\nProxy-Authorization: Basic b3RoZXI6b3RoZXI=\r\nConnection: close\r\n\r\n`
+      )
       expect(take('other')).toEqual([])
       expect(take('attacker')).toEqual([expect.objectContaining({ host: 'pkgs.test', port: PA, decision: 'allowed' })])
     })

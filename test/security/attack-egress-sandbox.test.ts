@@ -35,9 +35,14 @@ describe.skipIf(skip !== undefined)(`red team: egress from a bubblewrap sandbox$
   const sessions: Record<string, string> = {}
   const run = async (agent: string, command: string, sessionId = sessions[agent]!) => {
     const result = await host.agents.sessions.execute({ sessionId, tool: 'run_command', input: { command } })
-    return { result, data: result.data as Data, lineage: () => host.agents.history.detail(result.meta.callId as string).lineage as { endpoint?: string; decision?: string }[] }
+    return {
+      result,
+      data: result.data as Data,
+      lineage: () => host.agents.history.detail(result.meta.callId as string).lineage as { endpoint?: string; decision?: string }[]
+    }
   }
-  const networkItems = (agentId?: string) => host.approvals.list().filter((item) => item.kind === 'network' && (agentId === undefined || item.agentId === agentId))
+  const networkItems = (agentId?: string) =>
+    host.approvals.list().filter((item) => item.kind === 'network' && (agentId === undefined || item.agentId === agentId))
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -113,14 +118,24 @@ describe.skipIf(skip !== undefined)(`red team: egress from a bubblewrap sandbox$
   })
 
   it('(b)(d) the sandbox holds no descriptor but stdio and sees exactly its own egress socket', async () => {
-    const fds = ['import os', 'out = []', 'for fd in os.listdir("/proc/self/fd"):', '    try:', '        link = os.readlink("/proc/self/fd/" + fd)', '    except OSError:', '        continue', '    if int(fd) > 2 and not link.startswith("/proc"): out.append((int(fd), link))', 'print(sorted(out))'].join('\n')
+    const fds = [
+      'import os',
+      'out = []',
+      'for fd in os.listdir("/proc/self/fd"):',
+      '    try:',
+      '        link = os.readlink("/proc/self/fd/" + fd)',
+      '    except OSError:',
+      '        continue',
+      '    if int(fd) > 2 and not link.startswith("/proc"): out.append((int(fd), link))',
+      'print(sorted(out))'
+    ].join('\n')
     const { data } = await run('fetcher', `python3 - <<'PY'\n${fds}\nPY\nls -A /run/airlock-egress; find / -type s 2>/dev/null | grep -v '^/proc'; echo end`)
     const lines = data.stdout.trim().split('\n')
     // nothing inherited beyond stdio; the only socket anywhere is this sandbox's own egress socket
     expect(lines).toEqual(['[]', 'proxy.sock', '/run/airlock-egress/proxy.sock', 'end'])
   })
 
-  it('(d) another agent\'s egress socket cannot be reached from this sandbox', async () => {
+  it("(d) another agent's egress socket cannot be reached from this sandbox", async () => {
     const { runDir, prefix } = egressPlace(host.paths.home)
     const victimRun = run('victim', 'sleep 6')
     // find the victim's socket on the host while its sandbox runs
@@ -164,14 +179,14 @@ for path in ${JSON.stringify([...known])}:
     await victimRun
   })
 
-  it('(c) a background process cannot connect after its call ended (outside any call\'s lineage)', async () => {
+  it("(c) a background process cannot connect after its call ended (outside any call's lineage)", async () => {
     const launched = await run('fetcher', `(setsid nohup bash -c 'sleep 2; curl -s http://pkgs.test:${port}/late >/dev/null' >/dev/null 2>&1 &) ; echo started`)
     expect(launched.data.stdout).toBe('started\n')
     await new Promise((resolve) => setTimeout(resolve, 5000))
     expect(seen).not.toContain(`pkgs.test:${port} /late`)
   })
 
-  it('(c) a tunnel still open when the program ends is recorded in that call\'s lineage, not in the next one', async () => {
+  it("(c) a tunnel still open when the program ends is recorded in that call's lineage, not in the next one", async () => {
     const holder = [
       'import socket, time',
       's = socket.create_connection(("127.0.0.1", 3128))',
@@ -202,7 +217,10 @@ for path in ${JSON.stringify([...known])}:
 
   it('(a) approving (once, then as a rule) a name that resolves to loopback does not open loopback', async () => {
     const before = seen.length
-    const waiting = run('fetcher', `curl -sS --max-time 30 http://localhost:${port}/viadns; echo; curl -sS --max-time 30 --proxytunnel http://localhost:${port}/viadns2`)
+    const waiting = run(
+      'fetcher',
+      `curl -sS --max-time 30 http://localhost:${port}/viadns; echo; curl -sS --max-time 30 --proxytunnel http://localhost:${port}/viadns2`
+    )
     for (let i = 0; i < 2; i++) {
       await expect.poll(() => networkItems('fetcher').length, { timeout: 30_000 }).toBe(1)
       const [item] = networkItems('fetcher')

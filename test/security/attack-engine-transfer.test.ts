@@ -47,7 +47,12 @@ describe('the engine transfer against hostile archives', () => {
   }
 
   it('writes regular files and directories of the area, owned by the sandbox identity, without setuid bits', async () => {
-    expect(await unpack([{ name: 'call-1/', type: 'directory' }, { name: 'call-1/output/a/b.txt', body: Buffer.from('ok'), mode: 0o4755 }])).toBe(0)
+    expect(
+      await unpack([
+        { name: 'call-1/', type: 'directory' },
+        { name: 'call-1/output/a/b.txt', body: Buffer.from('ok'), mode: 0o4755 }
+      ])
+    ).toBe(0)
     const file = join(area, 'output', 'a', 'b.txt')
     expect(readFileSync(file, 'utf8')).toBe('ok')
     expect(statSync(file).uid).toBe(identity.uid)

@@ -45,7 +45,7 @@ for (const { id, skip } of providers) {
       dir?.remove()
     })
 
-    it('a later command or run never sees an earlier call\'s execution area', async () => {
+    it("a later command or run never sees an earlier call's execution area", async () => {
       const { sessionId } = host.agents.sessions.start('coder', 'areas')
       const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
       const first = await call('run_code', {
@@ -54,7 +54,9 @@ for (const { id, skip } of providers) {
         expectedOutputs: ['output/keep.txt']
       })
       expect(first.status).toBe('success')
-      const command = await call('run_command', { command: `ls -la .airlock .airlock/executions 2>&1; cat .airlock/executions/*/output/* .airlock/executions/*/source/* 2>&1; grep -r ${areaCanary} . 2>&1 | head; true` })
+      const command = await call('run_command', {
+        command: `ls -la .airlock .airlock/executions 2>&1; cat .airlock/executions/*/output/* .airlock/executions/*/source/* 2>&1; grep -r ${areaCanary} . 2>&1 | head; true`
+      })
       expect(command.status).toBe('success')
       expect(JSON.stringify(command.data)).not.toContain(areaCanary)
       const probe = `import os, glob\nws = ${JSON.stringify(workspace)}\nseen = []\nfor p in glob.glob(ws + '/.airlock/executions/*/**', recursive=True) + glob.glob('../../*/**', recursive=True):\n    try:\n        seen.append(p + '=' + open(p).read())\n    except Exception as e:\n        seen.append(p + ':' + type(e).__name__)\nprint('\\n'.join(seen))\n`
@@ -63,18 +65,22 @@ for (const { id, skip } of providers) {
       expect(JSON.stringify(second.data)).not.toContain(areaCanary)
     }, 120_000)
 
-    it('renaming .airlock out of the way fails and leaves the host\'s folder in place', async () => {
+    it("renaming .airlock out of the way fails and leaves the host's folder in place", async () => {
       const { sessionId } = host.agents.sessions.start('coder', 'rename')
       const airlock = join(workspace, '.airlock')
       const before = statSync(airlock)
-      const renamed = await host.agents.sessions.execute({ sessionId, tool: 'run_command', input: { command: 'mv .airlock moved 2>&1; mkdir -p .airlock/executions 2>&1; rmdir .airlock/executions 2>&1; ls -la' } })
+      const renamed = await host.agents.sessions.execute({
+        sessionId,
+        tool: 'run_command',
+        input: { command: 'mv .airlock moved 2>&1; mkdir -p .airlock/executions 2>&1; rmdir .airlock/executions 2>&1; ls -la' }
+      })
       expect(renamed.status).toBe('success')
       const after = statSync(airlock)
       expect({ ino: after.ino, uid: after.uid }).toEqual({ ino: before.ino, uid: before.uid })
       expect(existsSync(join(workspace, 'moved'))).toBe(false)
     }, 60_000)
 
-    it('a planted .exec_history never redirects the host\'s append', async () => {
+    it("a planted .exec_history never redirects the host's append", async () => {
       const { sessionId } = host.agents.sessions.start('coder', 'history')
       const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
       const target = join(outside, 'victim')

@@ -53,15 +53,23 @@ function rawExchange(port: number, data: string | Buffer, timeoutMs = 5000): Pro
 }
 
 /** A raw request with repeated headers (node:http sends an array value as several header lines). */
-function requestWithHeaders(url: string, headers: Record<string, string | string[]>, body?: string, method = 'POST'): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function requestWithHeaders(
+  url: string,
+  headers: Record<string, string | string[]>,
+  body?: string,
+  method = 'POST'
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const target = new URL(url)
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, setHost: !('host' in headers) }, (response) => {
-      let text = ''
-      response.setEncoding('utf8')
-      response.on('data', (c) => (text += c))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
-    })
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, setHost: !('host' in headers) },
+      (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (c) => (text += c))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+      }
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -74,14 +82,16 @@ function messagesOf(body: string): { id?: unknown; result?: unknown; error?: { c
     const parsed = JSON.parse(trimmed) as unknown
     return (Array.isArray(parsed) ? parsed : [parsed]) as never
   }
-  return trimmed
-    .split('\n')
-    // An empty data line is a resumable stream's priming event (protocol 2025-11-25), not a message.
-    .filter((line) => line.startsWith('data: ') && line.trim() !== 'data:')
-    .flatMap((line) => {
-      const parsed = JSON.parse(line.slice(6)) as unknown
-      return (Array.isArray(parsed) ? parsed : [parsed]) as never[]
-    })
+  return (
+    trimmed
+      .split('\n')
+      // An empty data line is a resumable stream's priming event (protocol 2025-11-25), not a message.
+      .filter((line) => line.startsWith('data: ') && line.trim() !== 'data:')
+      .flatMap((line) => {
+        const parsed = JSON.parse(line.slice(6)) as unknown
+        return (Array.isArray(parsed) ? parsed : [parsed]) as never[]
+      })
+  )
 }
 
 /** Every file under a directory (recursively), symlinks not followed. */
@@ -99,7 +109,16 @@ function filesUnder(root: string): string[] {
 }
 
 /** The terminal control characters (ESC, BEL, CR, other C0 but TAB/LF, and C1) a text would send to a terminal. */
-const controlCharsIn = (text: string): string[] => [...new Set([...text].filter((c) => { const code = c.charCodeAt(0); return (code < 0x20 && c !== '\n' && c !== '\t') || code === 0x7f || (code >= 0x80 && code < 0xa0) }).map((c) => `U+${c.charCodeAt(0).toString(16).padStart(4, '0')}`))]
+const controlCharsIn = (text: string): string[] => [
+  ...new Set(
+    [...text]
+      .filter((c) => {
+        const code = c.charCodeAt(0)
+        return (code < 0x20 && c !== '\n' && c !== '\t') || code === 0x7f || (code >= 0x80 && code < 0xa0)
+      })
+      .map((c) => `U+${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  )
+]
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -116,9 +135,13 @@ describe('red team: the agent gateway in one process', () => {
     upstream = await startUpstream()
     host = createHost({ home: dir.path, logError: (...args: unknown[]) => void logged.push(args.map(String).join(' ')) })
     await host.recovered
-    for (const id of ['victim', 'attacker', 'batcher', 'flooder', 'shrinking', 'reborn']) tokens[id] = host.agents.service.create(id, { profile: filesOnly }).token
-    tokens.mcpagent = host.agents.service.create('mcpagent', { profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] } }).token
-    for (const id of ['slowa', 'slowb']) tokens[id] = host.agents.service.create(id, { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 60 } }).token
+    for (const id of ['victim', 'attacker', 'batcher', 'flooder', 'shrinking', 'reborn'])
+      tokens[id] = host.agents.service.create(id, { profile: filesOnly }).token
+    tokens.mcpagent = host.agents.service.create('mcpagent', {
+      profile: { ...filesOnly, capabilities: ['files', 'mcp'], mcpServers: [{ name: 'up', url: upstream.url }] }
+    }).token
+    for (const id of ['slowa', 'slowb'])
+      tokens[id] = host.agents.service.create(id, { profile: { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 60 } }).token
     gateway = await startAgentGateway({ deps: gatewayDeps(host), port: 0, logError: (...args: unknown[]) => void logged.push(args.map(String).join(' ')) })
   })
   afterAll(async () => {
@@ -144,13 +167,21 @@ describe('red team: the agent gateway in one process', () => {
   describe('header smuggling: Authorization', () => {
     it('two Authorization headers (wrong first, valid second) are refused; no session', async () => {
       const before = sessionCount()
-      const response = await requestWithHeaders(gateway.url, { ...mcpHeaders(), authorization: ['Bearer alk_' + 'x'.repeat(43), `Bearer ${tokens.victim}`] }, init)
+      const response = await requestWithHeaders(
+        gateway.url,
+        { ...mcpHeaders(), authorization: ['Bearer alk_' + 'x'.repeat(43), `Bearer ${tokens.victim}`] },
+        init
+      )
       expect([400, 401]).toContain(response.status)
       expect(sessionCount()).toBe(before)
     })
     it('two Authorization headers (valid first, wrong second) are ambiguous and refused; no session', async () => {
       const before = sessionCount()
-      const response = await requestWithHeaders(gateway.url, { ...mcpHeaders(), authorization: [`Bearer ${tokens.victim}`, 'Bearer alk_' + 'x'.repeat(43)] }, init)
+      const response = await requestWithHeaders(
+        gateway.url,
+        { ...mcpHeaders(), authorization: [`Bearer ${tokens.victim}`, 'Bearer alk_' + 'x'.repeat(43)] },
+        init
+      )
       expect([400, 401]).toContain(response.status)
       expect(sessionCount()).toBe(before)
     })
@@ -175,7 +206,9 @@ describe('red team: the agent gateway in one process', () => {
         const v = value(tokens.victim!)
         // node:http refuses non-latin1 header values; send those raw.
         const response = /[^\x20-\x7e]/.test(v)
-          ? await rawExchange(gateway.port, Buffer.from(headOf('/mcp', [`host: 127.0.0.1:${gateway.port}`, `authorization: ${v}`]), 'utf8')).then((r) => ({ status: r.status }))
+          ? await rawExchange(gateway.port, Buffer.from(headOf('/mcp', [`host: 127.0.0.1:${gateway.port}`, `authorization: ${v}`]), 'utf8')).then((r) => ({
+              status: r.status
+            }))
           : await rawRequest(gateway.url, { headers: { ...mcpHeaders(), authorization: v }, body: init })
         expect([400, 401]).toContain(response.status)
       })
@@ -194,7 +227,10 @@ describe('red team: the agent gateway in one process', () => {
       }
     })
     it('a CR/LF inside the Authorization value (header injection) is a 400 from the parser, the gateway keeps serving', async () => {
-      const response = await rawExchange(gateway.port, `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\rX-Evil: 1\r\ncontent-length: 0\r\n\r\n`)
+      const response = await rawExchange(
+        gateway.port,
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\rX-Evil: 1\r\ncontent-length: 0\r\n\r\n`
+      )
       expect([0, 400]).toContain(response.status)
       await stillServes()
     })
@@ -243,19 +279,28 @@ describe('red team: the agent gateway in one process', () => {
     })
     it('two Host headers (good then evil) are refused; no session', async () => {
       const before = sessionCount()
-      const response = await rawExchange(gateway.port, headOf('/mcp', [`host: 127.0.0.1:${gateway.port}`, `host: evil.example:${gateway.port}`, `authorization: Bearer ${tokens.victim}`]))
+      const response = await rawExchange(
+        gateway.port,
+        headOf('/mcp', [`host: 127.0.0.1:${gateway.port}`, `host: evil.example:${gateway.port}`, `authorization: Bearer ${tokens.victim}`])
+      )
       expect([400, 421]).toContain(response.status)
       expect(sessionCount()).toBe(before)
     })
     it('two Host headers (evil then good) are refused; no session', async () => {
       const before = sessionCount()
-      const response = await rawExchange(gateway.port, headOf('/mcp', [`host: evil.example:${gateway.port}`, `host: 127.0.0.1:${gateway.port}`, `authorization: Bearer ${tokens.victim}`]))
+      const response = await rawExchange(
+        gateway.port,
+        headOf('/mcp', [`host: evil.example:${gateway.port}`, `host: 127.0.0.1:${gateway.port}`, `authorization: Bearer ${tokens.victim}`])
+      )
       expect([400, 421]).toContain(response.status)
       expect(sessionCount()).toBe(before)
     })
     it('an absolute-form request line naming a foreign authority is refused (its authority overrides Host, RFC 9112 §3.2.2)', async () => {
       const before = sessionCount()
-      const response = await rawExchange(gateway.port, headOf(`http://evil.example:${gateway.port}/mcp`, [`host: 127.0.0.1:${gateway.port}`, `authorization: Bearer ${tokens.victim}`]))
+      const response = await rawExchange(
+        gateway.port,
+        headOf(`http://evil.example:${gateway.port}/mcp`, [`host: 127.0.0.1:${gateway.port}`, `authorization: Bearer ${tokens.victim}`])
+      )
       expect([400, 404, 421]).toContain(response.status)
       expect(sessionCount()).toBe(before)
     })
@@ -282,9 +327,17 @@ describe('red team: the agent gateway in one process', () => {
         expect(Object.keys(response.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
       })
     }
-    it('two Origin headers (the gateway\'s own, then evil) are refused', async () => {
+    it("two Origin headers (the gateway's own, then evil) are refused", async () => {
       const before = sessionCount()
-      const response = await rawExchange(gateway.port, headOf('/mcp', [`host: 127.0.0.1:${gateway.port}`, `origin: http://127.0.0.1:${gateway.port}`, 'origin: https://evil.example', `authorization: Bearer ${tokens.victim}`]))
+      const response = await rawExchange(
+        gateway.port,
+        headOf('/mcp', [
+          `host: 127.0.0.1:${gateway.port}`,
+          `origin: http://127.0.0.1:${gateway.port}`,
+          'origin: https://evil.example',
+          `authorization: Bearer ${tokens.victim}`
+        ])
+      )
       expect([400, 403]).toContain(response.status)
       expect(sessionCount()).toBe(before)
     })
@@ -311,38 +364,57 @@ describe('red team: the agent gateway in one process', () => {
     })
     it('application/x-www-form-urlencoded (a form post) is refused, no open session', async () => {
       const before = sessionsOpen()
-      const response = await rawRequest(gateway.url, { headers: { ...mcpHeaders(tokens.victim), 'content-type': 'application/x-www-form-urlencoded' }, body: init })
+      const response = await rawRequest(gateway.url, {
+        headers: { ...mcpHeaders(tokens.victim), 'content-type': 'application/x-www-form-urlencoded' },
+        body: init
+      })
       expect([400, 415]).toContain(response.status)
       expect(sessionsOpen()).toBe(before)
     })
     it('a gzip bomb (Content-Encoding: gzip, 100 MiB inflated from ~100 KiB) is never inflated past the 20 MiB limit', async () => {
       const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20))
       const rssBefore = process.memoryUsage().rss
-      const response = await rawRequest(gateway.url, { headers: { ...mcpHeaders(tokens.victim), 'content-encoding': 'gzip' }, body: bomb }).catch((e: Error) => ({ status: 0, body: e.message, headers: {} }))
+      const response = await rawRequest(gateway.url, { headers: { ...mcpHeaders(tokens.victim), 'content-encoding': 'gzip' }, body: bomb }).catch(
+        (e: Error) => ({ status: 0, body: e.message, headers: {} })
+      )
       expect([0, 400, 413, 415]).toContain(response.status)
       expect(process.memoryUsage().rss - rssBefore).toBeLessThan(150 * 1024 * 1024)
       await stillServes()
     })
     it('a declared Content-Length over 20 MiB is refused at once, without waiting for the body', async () => {
       const started = Date.now()
-      const response = await rawExchange(gateway.port, `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${25 * 1024 * 1024}\r\n\r\n{`, 4000)
+      const response = await rawExchange(
+        gateway.port,
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${25 * 1024 * 1024}\r\n\r\n{`,
+        4000
+      )
       expect(response.status).toBe(413)
       expect(Date.now() - started).toBeLessThan(3000)
     })
     it('Expect: 100-continue with an oversize Content-Length gets a 413, never a 100 Continue', async () => {
-      const response = await rawExchange(gateway.port, `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nexpect: 100-continue\r\ncontent-length: ${25 * 1024 * 1024}\r\n\r\n`, 3000)
+      const response = await rawExchange(
+        gateway.port,
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nexpect: 100-continue\r\ncontent-length: ${25 * 1024 * 1024}\r\n\r\n`,
+        3000
+      )
       expect(response.text).not.toMatch(/^HTTP\/1\.1 100/)
       expect([413, 417]).toContain(response.status)
     })
     it('Content-Length together with Transfer-Encoding (request smuggling) is refused', async () => {
       const body = `${init.length.toString(16)}\r\n${init}\r\n0\r\n\r\n`
-      const response = await rawExchange(gateway.port, `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 4\r\ntransfer-encoding: chunked\r\n\r\n${body}`)
+      const response = await rawExchange(
+        gateway.port,
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 4\r\ntransfer-encoding: chunked\r\n\r\n${body}`
+      )
       expect(response.status).toBe(400)
     })
     it('a body that lies about its length (Content-Length smaller than the body) never smuggles a second request', async () => {
       const before = sessionCount()
       const smuggled = `POST /mcp HTTP/1.1\r\nhost: evil.example\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${init.length}\r\n\r\n${init}`
-      const response = await rawExchange(gateway.port, `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}${smuggled}`)
+      const response = await rawExchange(
+        gateway.port,
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}${smuggled}`
+      )
       expect(response.text).not.toMatch(/mcp-session-id/i)
       expect(sessionCount()).toBe(before)
     })
@@ -363,8 +435,18 @@ describe('red team: the agent gateway in one process', () => {
       const batcher = await connectAgent(gateway.url, tokens.batcher!)
       try {
         const before = host.agents.history.list({ agentId: 'batcher', limit: 500 }).rows.length
-        const batch = JSON.stringify(Array.from({ length: 10_000 }, (_, i) => ({ jsonrpc: '2.0', id: i + 100, method: 'tools/call', params: { name: 'write_file', arguments: { path: `b${i}.txt`, content: 'x' } } })))
-        const response = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.batcher, { 'mcp-session-id': batcher.transport.sessionId!, ...protocol }), body: batch })
+        const batch = JSON.stringify(
+          Array.from({ length: 10_000 }, (_, i) => ({
+            jsonrpc: '2.0',
+            id: i + 100,
+            method: 'tools/call',
+            params: { name: 'write_file', arguments: { path: `b${i}.txt`, content: 'x' } }
+          }))
+        )
+        const response = await rawRequest(gateway.url, {
+          headers: mcpHeaders(tokens.batcher, { 'mcp-session-id': batcher.transport.sessionId!, ...protocol }),
+          body: batch
+        })
         expect(response.status).toBe(400)
         expect(host.agents.history.list({ agentId: 'batcher', limit: 500 }).rows.length).toBe(before)
       } finally {
@@ -377,7 +459,14 @@ describe('red team: the agent gateway in one process', () => {
         const headers = mcpHeaders(tokens.batcher, { 'mcp-session-id': batcher.transport.sessionId!, ...protocol })
         const codes: (number | 'ok')[] = []
         for (let round = 0; round < 7; round++) {
-          const batch = JSON.stringify(Array.from({ length: 99 }, (_, i) => ({ jsonrpc: '2.0', id: round * 1000 + i, method: 'tools/call', params: { name: 'list_directory', arguments: { path: '.' } } })))
+          const batch = JSON.stringify(
+            Array.from({ length: 99 }, (_, i) => ({
+              jsonrpc: '2.0',
+              id: round * 1000 + i,
+              method: 'tools/call',
+              params: { name: 'list_directory', arguments: { path: '.' } }
+            }))
+          )
           const response = await rawRequest(gateway.url, { headers, body: batch })
           if (response.status !== 200) {
             codes.push(response.status)
@@ -391,7 +480,7 @@ describe('red team: the agent gateway in one process', () => {
         await batcher.close()
       }
     }, 120_000)
-    it('deeply nested objects in params._meta and in an unknown method\'s params do not crash the gateway', async () => {
+    it("deeply nested objects in params._meta and in an unknown method's params do not crash the gateway", async () => {
       const victim = await connectAgent(gateway.url, tokens.victim!)
       try {
         const deep = `${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`
@@ -415,7 +504,10 @@ describe('red team: the agent gateway in one process', () => {
       try {
         const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`
         const headers = mcpHeaders(tokens.mcpagent, { 'mcp-session-id': agent.transport.sessionId!, ...protocol })
-        const response = await rawRequest(gateway.url, { headers, body: `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"up__echo","arguments":{"text":"x","deep":${deep}}}}` })
+        const response = await rawRequest(gateway.url, {
+          headers,
+          body: `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"up__echo","arguments":{"text":"x","deep":${deep}}}}`
+        })
         expect(response.status).toBeLessThan(500)
         const rows = host.agents.history.list({ agentId: 'mcpagent', limit: 500 }).rows
         expect(rows.every((row) => row.finishedAt !== null)).toBe(true)
@@ -458,9 +550,28 @@ describe('red team: the agent gateway in one process', () => {
 
   describe('tools the agent does not have', () => {
     const names = [
-      'persist_skill', 'run_skill', 'run_command', 'run_code', 'sqlite_query', 'browse', 'vector_upsert', 'vector_search',
-      'server__x', 'up__echo', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__',
-      'write_file ', ' write_file', 'WRITE_FILE', 'write_file\u0000', 'wrіte_file' /* Cyrillic i */, '../write_file'
+      'persist_skill',
+      'run_skill',
+      'run_command',
+      'run_code',
+      'sqlite_query',
+      'browse',
+      'vector_upsert',
+      'vector_search',
+      'server__x',
+      'up__echo',
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '__defineGetter__',
+      'write_file ',
+      ' write_file',
+      'WRITE_FILE',
+      'write_file\u0000',
+      'wrіte_file' /* Cyrillic i */,
+      '../write_file'
     ]
     for (const name of names) {
       it(`tools/call ${JSON.stringify(name)} for a files-only agent is an unknown tool (-32602), nothing recorded`, async () => {
@@ -486,7 +597,18 @@ describe('red team: the agent gateway in one process', () => {
       try {
         const listed = (await agent.client.listTools()).tools.map((t) => t.name)
         expect(listed).toEqual(expect.arrayContaining(['up__echo', 'up__wait']))
-        for (const name of ['up__nonexistent', 'other__echo', 'up__echo__x', 'UP__echo', 'up__', '__echo', 'up___echo', 'up__constructor', 'up__ECHO', 'up__hidden_admin_tool']) {
+        for (const name of [
+          'up__nonexistent',
+          'other__echo',
+          'up__echo__x',
+          'UP__echo',
+          'up__',
+          '__echo',
+          'up___echo',
+          'up__constructor',
+          'up__ECHO',
+          'up__hidden_admin_tool'
+        ]) {
           const before = host.agents.history.list({ agentId: 'mcpagent', limit: 500 }).rows.length
           const error = await agent.client.callTool({ name, arguments: { text: 'x' } }).then(
             () => undefined,
@@ -547,7 +669,10 @@ describe('red team: the agent gateway in one process', () => {
       // A refused initialize (wrong Content-Type, an over-limit batch) must leave no session behind (README: "nothing recorded").
       const before = host.store.sessions.listByAgent('victim').length
       await rawRequest(gateway.url, { headers: { ...mcpHeaders(tokens.victim), 'content-type': 'text/plain' }, body: init })
-      await rawRequest(gateway.url, { headers: mcpHeaders(tokens.victim), body: JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ ...initializeBody, id: i }))) })
+      await rawRequest(gateway.url, {
+        headers: mcpHeaders(tokens.victim),
+        body: JSON.stringify(Array.from({ length: 101 }, (_, i) => ({ ...initializeBody, id: i })))
+      })
       expect(host.store.sessions.listByAgent('victim').length).toBe(before)
     })
   })
@@ -565,15 +690,26 @@ describe('red team: the agent gateway in one process', () => {
       })
       expect(reuse.status).toBe(404)
       expect(reuse.body).not.toMatch(/old life/)
-      const oldToken = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.reborn, { 'mcp-session-id': sessionId, ...protocol }), body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }) })
+      const oldToken = await rawRequest(gateway.url, {
+        headers: mcpHeaders(tokens.reborn, { 'mcp-session-id': sessionId, ...protocol }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' })
+      })
       expect(oldToken.status).toBe(401)
       await old.close().catch(() => undefined)
     })
-    it('two Mcp-Session-Id headers (victim\'s, then own) never reach the victim\'s session', async () => {
+    it("two Mcp-Session-Id headers (victim's, then own) never reach the victim's session", async () => {
       const [victim, attacker] = [await connectAgent(gateway.url, tokens.victim!), await connectAgent(gateway.url, tokens.attacker!)]
       try {
-        const call = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'dup-session.txt', content: 'x' } } })
-        for (const order of [[victim.transport.sessionId!, attacker.transport.sessionId!], [attacker.transport.sessionId!, victim.transport.sessionId!]]) {
+        const call = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'write_file', arguments: { path: 'dup-session.txt', content: 'x' } }
+        })
+        for (const order of [
+          [victim.transport.sessionId!, attacker.transport.sessionId!],
+          [attacker.transport.sessionId!, victim.transport.sessionId!]
+        ]) {
           await requestWithHeaders(gateway.url, { ...mcpHeaders(tokens.attacker, protocol), 'mcp-session-id': order }, call)
         }
         expect(existsSync(join(dir.path, 'workspaces', 'victim', 'dup-session.txt'))).toBe(false)
@@ -583,12 +719,15 @@ describe('red team: the agent gateway in one process', () => {
         await attacker.close()
       }
     })
-    it('the victim\'s session id upper-cased or padded is not accepted with the attacker\'s token', async () => {
+    it("the victim's session id upper-cased or padded is not accepted with the attacker's token", async () => {
       const victim = await connectAgent(gateway.url, tokens.victim!)
       try {
         const id = victim.transport.sessionId!
         for (const variant of [id.toUpperCase(), ` ${id}`, `${id} `, `${id},${id}`]) {
-          const response = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': variant, ...protocol }), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+          const response = await rawRequest(gateway.url, {
+            headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': variant, ...protocol }),
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+          })
           expect([400, 404]).toContain(response.status)
         }
       } finally {
@@ -621,10 +760,19 @@ describe('red team: the agent gateway in one process', () => {
       const [victim, attacker] = [await connectAgent(gateway.url, tokens.victim!), await connectAgent(gateway.url, tokens.attacker!)]
       const received: string[] = []
       const target = new URL(gateway.url)
-      const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'GET', headers: { accept: 'text/event-stream', authorization: `Bearer ${tokens.attacker}`, 'mcp-session-id': attacker.transport.sessionId!, ...protocol } }, (response) => {
-        response.setEncoding('utf8')
-        response.on('data', (chunk) => received.push(chunk))
-      })
+      const req = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'GET',
+          headers: { accept: 'text/event-stream', authorization: `Bearer ${tokens.attacker}`, 'mcp-session-id': attacker.transport.sessionId!, ...protocol }
+        },
+        (response) => {
+          response.setEncoding('utf8')
+          response.on('data', (chunk) => received.push(chunk))
+        }
+      )
       req.on('error', () => undefined)
       req.end()
       try {
@@ -650,8 +798,14 @@ describe('red team: the agent gateway in one process', () => {
         await expect.poll(() => host.approvals.list().filter((a) => a.agentId === 'slowb').length, { timeout: 10_000 }).toBe(1)
         const headers = mcpHeaders(tokens.slowa, { 'mcp-session-id': attacker.transport.sessionId!, ...protocol })
         for (let id = 0; id < 10; id++) {
-          await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'hijack' } }) })
-          await rawRequest(gateway.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: String(id), reason: 'hijack' } }) })
+          await rawRequest(gateway.url, {
+            headers,
+            body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'hijack' } })
+          })
+          await rawRequest(gateway.url, {
+            headers,
+            body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: String(id), reason: 'hijack' } })
+          })
         }
         await sleep(500)
         const item = host.approvals.list().find((a) => a.agentId === 'slowb')
@@ -699,12 +853,19 @@ describe('red team: the agent gateway in one process', () => {
   })
 
   describe('what an agent can learn about another', () => {
-    it("a live session id of another agent answers exactly like a random one (no oracle that it exists)", async () => {
+    it('a live session id of another agent answers exactly like a random one (no oracle that it exists)', async () => {
       const victim = await connectAgent(gateway.url, tokens.victim!)
       try {
-        const ask = (id: string) => rawRequest(gateway.url, { headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': id, ...protocol }), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+        const ask = (id: string) =>
+          rawRequest(gateway.url, {
+            headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': id, ...protocol }),
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+          })
         const [real, fake] = [await ask(victim.transport.sessionId!), await ask('6f1c1f4e-0000-4000-8000-000000000000')]
-        expect([real.status, real.body.replace(victim.transport.sessionId!, 'ID')]).toEqual([fake.status, fake.body.replace('6f1c1f4e-0000-4000-8000-000000000000', 'ID')])
+        expect([real.status, real.body.replace(victim.transport.sessionId!, 'ID')]).toEqual([
+          fake.status,
+          fake.body.replace('6f1c1f4e-0000-4000-8000-000000000000', 'ID')
+        ])
       } finally {
         await victim.close()
       }
@@ -726,11 +887,14 @@ describe('red team: the agent gateway in one process', () => {
         await attacker.close()
       }
     })
-    it("the initialize answer and tools/list of one agent never name another agent or its workspace", async () => {
+    it('the initialize answer and tools/list of one agent never name another agent or its workspace', async () => {
       const response = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.attacker), body: init })
       expect(response.status).toBe(200)
       const sessionId = response.headers['mcp-session-id'] as string
-      const list = await rawRequest(gateway.url, { headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': sessionId, ...protocol }), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) })
+      const list = await rawRequest(gateway.url, {
+        headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': sessionId, ...protocol }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+      })
       for (const body of [response.body, list.body]) {
         expect(body).not.toMatch(/victim|mcpagent|slowa|slowb|batcher/)
         expect(body).not.toContain(join(dir.path, 'workspaces'))
@@ -765,7 +929,10 @@ describe('red team: the agent gateway in one process', () => {
         await callTool(agent.client, 'write_file', { path: 'a.txt', content: 'x' })
         const glob = '{a,b}'.repeat(40)
         const started = Date.now()
-        const result = await Promise.race([callTool(agent.client, 'search_files', { pattern: 'x', glob: `${glob}{1..1000000}` }), sleep(15_000).then(() => 'timeout')])
+        const result = await Promise.race([
+          callTool(agent.client, 'search_files', { pattern: 'x', glob: `${glob}{1..1000000}` }),
+          sleep(15_000).then(() => 'timeout')
+        ])
         expect(result).not.toBe('timeout')
         expect(Date.now() - started).toBeLessThan(15_000)
       } finally {
@@ -793,14 +960,16 @@ describe('red team: the agent gateway in one process', () => {
         for (const socket of sockets) socket.destroy()
       }
     })
-    it('authenticated clients dripping a body one byte a second do not stop the same agent\'s other session', async () => {
+    it("authenticated clients dripping a body one byte a second do not stop the same agent's other session", async () => {
       const sockets: Socket[] = []
       const timers: NodeJS.Timeout[] = []
       try {
         for (let i = 0; i < 20; i++) {
           const socket = netConnect(gateway.port, '127.0.0.1')
           socket.on('error', () => undefined)
-          socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\r\n{`)
+          socket.write(
+            `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\r\n{`
+          )
           timers.push(setInterval(() => socket.write(' '), 1000))
           sockets.push(socket)
         }
@@ -816,11 +985,29 @@ describe('red team: the agent gateway in one process', () => {
   })
 
   describe('unauthenticated surface', () => {
-    const paths = ['/', '/health', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server', '/mcp/', '/MCP', '//mcp', '/mcp/../mcp', '/mcp%2F', '/api', '/ws', '/events', '/sse', '/messages']
+    const paths = [
+      '/',
+      '/health',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-authorization-server',
+      '/mcp/',
+      '/MCP',
+      '//mcp',
+      '/mcp/../mcp',
+      '/mcp%2F',
+      '/api',
+      '/ws',
+      '/events',
+      '/sse',
+      '/messages'
+    ]
     for (const path of paths) {
       it(`GET and POST ${path} without a token reveal nothing and send no CORS headers`, async () => {
         for (const method of ['GET', 'POST']) {
-          const response = await rawExchange(gateway.port, `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\norigin: http://127.0.0.1:${gateway.port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${init.length}\r\nconnection: close\r\n\r\n${init}`)
+          const response = await rawExchange(
+            gateway.port,
+            `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\norigin: http://127.0.0.1:${gateway.port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${init.length}\r\nconnection: close\r\n\r\n${init}`
+          )
           expect(response.status).toBeGreaterThanOrEqual(400)
           expect(response.status).toBeLessThan(500)
           expect(response.text).not.toMatch(/access-control-allow/i)
@@ -829,7 +1016,10 @@ describe('red team: the agent gateway in one process', () => {
       })
     }
     it('TRACE echoes nothing (no cross-site tracing of the Authorization header)', async () => {
-      const response = await rawExchange(gateway.port, `TRACE /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\nconnection: close\r\n\r\n`)
+      const response = await rawExchange(
+        gateway.port,
+        `TRACE /mcp HTTP/1.1\r\nhost: 127.0.0.1:${gateway.port}\r\nauthorization: Bearer ${tokens.victim}\r\nconnection: close\r\n\r\n`
+      )
       expect(response.text).not.toContain(tokens.victim!)
       expect(response.status).toBeGreaterThanOrEqual(400)
     })
@@ -838,7 +1028,10 @@ describe('red team: the agent gateway in one process', () => {
       const responses = [
         await rawRequest(gateway.url, { headers: { ...mcpHeaders(t), host: `evil.example:${gateway.port}` }, body: init }),
         await rawRequest(gateway.url, { headers: mcpHeaders(t, { origin: 'https://evil.example' }), body: init }),
-        await rawRequest(gateway.url, { headers: mcpHeaders(t, { 'mcp-session-id': 'nope', ...protocol }), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) }),
+        await rawRequest(gateway.url, {
+          headers: mcpHeaders(t, { 'mcp-session-id': 'nope', ...protocol }),
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+        }),
         await rawRequest(gateway.url, { headers: { ...mcpHeaders(t), 'content-type': 'text/plain' }, body: init }),
         await rawRequest(gateway.url, { headers: mcpHeaders(`${t}x`), body: init })
       ]
@@ -947,7 +1140,7 @@ function descendantsOf(root = process.pid): { pid: number; cmdline: string }[] {
 
 const haveBwrap = existsSync('/usr/bin/bwrap') || existsSync('/bin/bwrap')
 
-describe.skipIf(!haveBwrap)('red team: a shell agent and the host\'s processes (bubblewrap)', { timeout: 120_000 }, () => {
+describe.skipIf(!haveBwrap)("red team: a shell agent and the host's processes (bubblewrap)", { timeout: 120_000 }, () => {
   let dir: ReturnType<typeof makeTempDir>
   let host: Host
   let gateway: AgentGateway
@@ -967,10 +1160,12 @@ describe.skipIf(!haveBwrap)('red team: a shell agent and the host\'s processes (
     dir?.remove()
   })
 
-  it('the agent token is not in a sandboxed command\'s environment or arguments', async () => {
+  it("the agent token is not in a sandboxed command's environment or arguments", async () => {
     const agent = await connectAgent(gateway.url, tokens.sleeper!)
     try {
-      const result = await callTool(agent.client, 'run_command', { command: 'env; cat /proc/self/cmdline; cat /proc/1/cmdline; cat /proc/1/environ 2>/dev/null | tr "\\0" "\\n"' })
+      const result = await callTool(agent.client, 'run_command', {
+        command: 'env; cat /proc/self/cmdline; cat /proc/1/cmdline; cat /proc/1/environ 2>/dev/null | tr "\\0" "\\n"'
+      })
       expect(result.structuredContent).toMatchObject({ ok: true })
       expect(JSON.stringify(result)).not.toContain(tokens.sleeper!)
       expect(JSON.stringify(result)).not.toMatch(/alk_[A-Za-z0-9_-]{20}/)
@@ -1059,7 +1254,12 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
   const stdioClient = async (agentId: string) => {
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
-    const transport = new StdioClientTransport({ command: process.execPath, args: [airlockBin, 'mcp-stdio', '--agent', agentId, '--home', home], env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: tokens[agentId]! }, stderr: 'pipe' })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [airlockBin, 'mcp-stdio', '--agent', agentId, '--home', home],
+      env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: tokens[agentId]! },
+      stderr: 'pipe'
+    })
     let stderr = ''
     transport.stderr?.on('data', (chunk) => (stderr += chunk))
     const client = new Client({ name: 'redteam-stdio', version: '1.0.0' })
@@ -1069,7 +1269,10 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
   /** Runs `airlock mcp-stdio` on a home, sends it an initialize and a tools/list, then ends stdin. */
   const bridgeOnce = (bridgeHome: string, token: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
-      const child = spawn(process.execPath, [airlockBin, 'mcp-stdio', '--agent', 'coder', '--home', bridgeHome], { env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, [airlockBin, 'mcp-stdio', '--agent', 'coder', '--home', bridgeHome], {
+        env: { PATH: process.env.PATH ?? '', AIRLOCK_TOKEN: token },
+        stdio: ['pipe', 'pipe', 'pipe']
+      })
       let out = ''
       let err = ''
       child.stdout!.on('data', (c) => (out += c))
@@ -1095,7 +1298,11 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}')
     })
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve))
-    return { port: (server.address() as { port: number }).port, seen, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) }
+    return {
+      port: (server.address() as { port: number }).port,
+      seen,
+      close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())))
+    }
   }
 
   beforeAll(async () => {
@@ -1105,7 +1312,11 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
     createAgent('asker', { capabilities: ['files'], ask: 'always', approvalTimeoutSeconds: 120 })
     createAgent('cut', { capabilities: ['files'], ask: 'never' })
     createAgent('removed', { capabilities: ['files'], ask: 'never' })
-    createAgent('withsecret', { capabilities: ['files', 'mcp'], ask: 'never', mcpServers: [{ name: 'gh', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: `Bearer ${secret}` } }] })
+    createAgent('withsecret', {
+      capabilities: ['files', 'mcp'],
+      ask: 'never',
+      mcpServers: [{ name: 'gh', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: `Bearer ${secret}` } }]
+    })
     served = await startServeWithGateway(['--port', '0', '--gateway-port', '0', '--home', home])
     served.child.stdout!.on('data', (chunk) => (stdout += chunk))
     stdout += `${served.consoleLine}\n${served.gatewayLine}\n`
@@ -1119,7 +1330,7 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
     dir?.remove()
   })
 
-  it('`airlock agent disable` run from another process cuts off the agent\'s open session at once', async () => {
+  it("`airlock agent disable` run from another process cuts off the agent's open session at once", async () => {
     const agent = await connectAgent(gatewayUrl, tokens.cut!)
     try {
       expect((await callTool(agent.client, 'write_file', { path: 'a.txt', content: 'a' })).structuredContent).toMatchObject({ ok: true })
@@ -1182,7 +1393,11 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
       const response = await rawRequest(`${base}${attempt.path}`, { method: 'GET', headers: attempt.headers })
       expect(response.status).toBe(401)
     }
-    const upgrade = await rawExchange(Number(consoleUrl.port), `GET /ws?token=${tokens.coder} HTTP/1.1\r\nhost: 127.0.0.1:${consoleUrl.port}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n`, 3000)
+    const upgrade = await rawExchange(
+      Number(consoleUrl.port),
+      `GET /ws?token=${tokens.coder} HTTP/1.1\r\nhost: 127.0.0.1:${consoleUrl.port}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n`,
+      3000
+    )
     expect(upgrade.status).not.toBe(101)
   })
 
@@ -1226,7 +1441,7 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
     expect(controlCharsIn(human.stdout)).toEqual([])
   })
 
-  it('no agent token appears in serve\'s stdout/stderr, the history JSON, agent list, any home file, or any process argv', async () => {
+  it("no agent token appears in serve's stdout/stderr, the history JSON, agent list, any home file, or any process argv", async () => {
     // Provoke the paths that might log: a foreign Host with a real token, a near-miss token, a real session.
     await rawRequest(gatewayUrl, { headers: { ...mcpHeaders(tokens.coder), host: `evil.example:${gatewayPort}` }, body: init })
     await rawRequest(gatewayUrl, { headers: mcpHeaders(`${tokens.coder}x`), body: init })
@@ -1254,7 +1469,9 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
     const plantedHome = join(dir.path, 'planted-home')
     // The planted home needs the agent (mcp-stdio checks the token against the home's database first).
     writeFileSync(join(dir.path, 'p.json'), JSON.stringify({ capabilities: ['files'] }))
-    const created = JSON.parse(runAirlock(['agent', 'create', 'coder', '--json', '--profile', join(dir.path, 'p.json'), '--home', plantedHome]).stdout) as { token: string }
+    const created = JSON.parse(runAirlock(['agent', 'create', 'coder', '--json', '--profile', join(dir.path, 'p.json'), '--home', plantedHome]).stdout) as {
+      token: string
+    }
     mkdirSync(runDir, { recursive: true, mode: 0o700 })
     const trap = await impostor()
     try {
@@ -1276,10 +1493,12 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
     }
   })
 
-  it('mcp-stdio refuses a gateway.json that is a symlink or writable by others (someone else\'s address file)', async () => {
+  it("mcp-stdio refuses a gateway.json that is a symlink or writable by others (someone else's address file)", async () => {
     const plantedHome = join(dir.path, 'planted-home-2')
     writeFileSync(join(dir.path, 'p2.json'), JSON.stringify({ capabilities: ['files'] }))
-    const created = JSON.parse(runAirlock(['agent', 'create', 'coder', '--json', '--profile', join(dir.path, 'p2.json'), '--home', plantedHome]).stdout) as { token: string }
+    const created = JSON.parse(runAirlock(['agent', 'create', 'coder', '--json', '--profile', join(dir.path, 'p2.json'), '--home', plantedHome]).stdout) as {
+      token: string
+    }
     mkdirSync(join(plantedHome, 'run'), { recursive: true, mode: 0o700 })
     const trap = await impostor()
     try {
@@ -1296,13 +1515,17 @@ describe('red team: airlock serve, the CLI and mcp-stdio as real processes', { t
       symlinkSync(elsewhere, join(plantedHome, 'run', 'gateway.json'))
       const b = await bridgeOnce(plantedHome, created.token)
       // Neither is followed: the bridge exits 1 and the token goes nowhere.
-      expect({ worldWritable: a.code, symlink: b.code, tokenSentTo: trap.seen.filter((h) => h.authorization?.includes(created.token)).length }).toEqual({ worldWritable: 1, symlink: 1, tokenSentTo: 0 })
+      expect({ worldWritable: a.code, symlink: b.code, tokenSentTo: trap.seen.filter((h) => h.authorization?.includes(created.token)).length }).toEqual({
+        worldWritable: 1,
+        symlink: 1,
+        tokenSentTo: 0
+      })
     } finally {
       await trap.close()
     }
   })
 
-  it('once the gateway is gone, mcp-stdio never sends its token to whoever takes the gateway\'s port', async () => {
+  it("once the gateway is gone, mcp-stdio never sends its token to whoever takes the gateway's port", async () => {
     // Last in this block: stops the served gateway.
     const bridge = await stdioClient('coder')
     let trap: Awaited<ReturnType<typeof impostor>> | undefined

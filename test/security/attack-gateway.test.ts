@@ -85,7 +85,10 @@ describe('attacks on the agent gateway', () => {
       })
     }
     it('a CORS preflight from a foreign page is refused without any Access-Control header', async () => {
-      const response = await rawRequest(gateway.url, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } })
+      const response = await rawRequest(gateway.url, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' }
+      })
       expect(response.status).toBe(403)
       expect(Object.keys(response.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
     })
@@ -100,12 +103,18 @@ describe('attacks on the agent gateway', () => {
       ['the token with a character changed', () => ({ authorization: `Bearer ${tokens.victim!.slice(0, -1)}${tokens.victim!.endsWith('A') ? 'B' : 'A'}` })],
       ['a prefix of the token', () => ({ authorization: `Bearer ${tokens.victim!.slice(0, 20)}` })],
       ['a 10 KB token', () => ({ authorization: `Bearer alk_${'a'.repeat(10_000)}` })],
-      ['the stored digest instead of the token', () => ({ authorization: `Bearer ${host.store.agents.credentials().find((c) => c.id === 'victim')!.tokenHash}` })]
+      [
+        'the stored digest instead of the token',
+        () => ({ authorization: `Bearer ${host.store.agents.credentials().find((c) => c.id === 'victim')!.tokenHash}` })
+      ]
     ]
     for (const [name, headers, query] of attempts) {
       it(`refuses ${name}: 401`, async () => {
         const url = `${gateway.url}${query?.replace('TOKEN', tokens.victim!) ?? ''}`
-        const response = await rawRequest(url, { headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers() }, body: init })
+        const response = await rawRequest(url, {
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers() },
+          body: init
+        })
         expect(response.status).toBe(401)
         expect(rpcError(response.body)).toMatchObject({ code: -32000, data: { reason: 'unauthorized' } })
       })
@@ -141,9 +150,18 @@ describe('attacks on the agent gateway', () => {
       const victim = await connectAgent(gateway.url, tokens.victim!)
       try {
         const sessionId = victim.transport.sessionId!
-        const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'pwned.txt', content: 'x' } } })
+        const call = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'write_file', arguments: { path: 'pwned.txt', content: 'x' } }
+        })
         for (const method of ['POST', 'GET', 'DELETE']) {
-          const response = await rawRequest(gateway.url, { method, headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': sessionId }), body: method === 'POST' ? call : undefined })
+          const response = await rawRequest(gateway.url, {
+            method,
+            headers: mcpHeaders(tokens.attacker, { 'mcp-session-id': sessionId }),
+            body: method === 'POST' ? call : undefined
+          })
           expect(response.status).toBe(404)
         }
         expect(host.agents.history.list({ text: 'pwned' }).rows).toEqual([])
@@ -168,10 +186,13 @@ describe('attacks on the agent gateway', () => {
     it('a chunked body without Content-Length that grows past the limit is cut off with 413', async () => {
       const status = await new Promise<number>((resolve, reject) => {
         const target = new URL(gateway.url)
-        const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: mcpHeaders(tokens.victim) }, (response) => {
-          response.resume()
-          resolve(response.statusCode ?? 0)
-        })
+        const req = httpRequest(
+          { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: mcpHeaders(tokens.victim) },
+          (response) => {
+            response.resume()
+            resolve(response.statusCode ?? 0)
+          }
+        )
         req.on('error', reject)
         const chunk = Buffer.alloc(1024 * 1024, 0x20)
         let sent = 0

@@ -24,11 +24,17 @@ function gitCases(provider: string): void {
   const { call, run } = agent
 
   it('init, add, commit, log, branch, status and diff work in a project written with the file tools', async () => {
-    for (const [path, content] of Object.entries({ 'package.json': '{ "name": "demo", "version": "1.0.0" }\n', 'src/index.js': 'console.log("hi")\n', 'README.md': '# demo\n' })) {
+    for (const [path, content] of Object.entries({
+      'package.json': '{ "name": "demo", "version": "1.0.0" }\n',
+      'src/index.js': 'console.log("hi")\n',
+      'README.md': '# demo\n'
+    })) {
       expect((await call('write_file', { path, content })).status).toBe('success')
     }
     const who = '-c user.email=agent@example.com -c user.name=agent'
-    const made = await run(`git init -q && git add -A && git ${who} commit -q -m first && git log --oneline && git branch feature && git branch --list && git status --short && echo '// more' >> src/index.js && git diff --stat`)
+    const made = await run(
+      `git init -q && git add -A && git ${who} commit -q -m first && git log --oneline && git branch feature && git branch --list && git status --short && echo '// more' >> src/index.js && git diff --stat`
+    )
     expect(made.stderr).not.toMatch(/dubious ownership/)
     expect(made.exitCode, made.stderr).toBe(0)
     expect(made.stdout).toMatch(/^[0-9a-f]{7,} first$/m)

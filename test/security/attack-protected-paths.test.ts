@@ -18,7 +18,10 @@ describe.each(sandboxes)('protected paths are read-only in a $provider sandbox',
 })
 
 function protectedPathAttacks(provider: string): void {
-  const agent = sandboxAgent(provider, { prefix: 'airlock-protected-', profile: { capabilities: ['files', 'shell'], ask: 'never', protectedPaths: ['Makefile'] } })
+  const agent = sandboxAgent(provider, {
+    prefix: 'airlock-protected-',
+    profile: { capabilities: ['files', 'shell'], ask: 'never', protectedPaths: ['Makefile'] }
+  })
   const { call, run } = agent
 
   beforeAll(async () => {

@@ -45,8 +45,14 @@ describe.skipIf(skip !== undefined)(`secrets in keys and names never reach the r
     const rows = host.store.db.prepare('select * from action_calls where session_id = ?').all(sessionId) as { id: string }[]
     expect(rows.length).toBeGreaterThan(0)
     const ids = rows.map((row) => row.id)
-    const events = (host.store.db.prepare('select * from events').all() as { payload_json: string }[]).filter((event) => ids.some((id) => event.payload_json.includes(id)))
-    const logs = existsSync(host.paths.logs) ? readdirSync(host.paths.logs).filter((name) => ids.some((id) => name.startsWith(id))).map((name) => readFileSync(join(host.paths.logs, name), 'utf8')) : []
+    const events = (host.store.db.prepare('select * from events').all() as { payload_json: string }[]).filter((event) =>
+      ids.some((id) => event.payload_json.includes(id))
+    )
+    const logs = existsSync(host.paths.logs)
+      ? readdirSync(host.paths.logs)
+          .filter((name) => ids.some((id) => name.startsWith(id)))
+          .map((name) => readFileSync(join(host.paths.logs, name), 'utf8'))
+      : []
     const historyFile = join(host.agents.service.workspaceOf('coder'), '.exec_history')
     const execHistory = (existsSync(historyFile) ? readFileSync(historyFile, 'utf8') : '').split('\n').filter((line) => ids.some((id) => line.includes(id)))
     return Object.entries({ rows, events, logs, execHistory })

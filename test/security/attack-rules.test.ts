@@ -34,7 +34,10 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
   }
 
   /** Approves the next item of a call as asked and returns its rule id. */
-  async function approveAs(running: Promise<ActionResult>, decision: { scope: 'session' | 'rule'; rule?: { scope?: 'session' | 'agent' | 'global'; ttlSeconds?: number } }): Promise<string> {
+  async function approveAs(
+    running: Promise<ActionResult>,
+    decision: { scope: 'session' | 'rule'; rule?: { scope?: 'session' | 'agent' | 'global'; ttlSeconds?: number } }
+  ): Promise<string> {
     const [item] = await h.waitForPending()
     const decided = h.host.approvals.decide({ id: item!.id, decision: 'approve', ...decision })
     expect((await running).status).toBe('success')
@@ -98,7 +101,10 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
     const a = h.session('victim').call('run_command', { command: 'echo batch-me' })
     const b = call('run_command', { command: 'echo batch-me' })
     const items = await h.waitForPending(2)
-    expect(items.map((i) => [i.agentId, i.count]).sort()).toEqual([['intruder', 1], ['victim', 1]])
+    expect(items.map((i) => [i.agentId, i.count]).sort()).toEqual([
+      ['intruder', 1],
+      ['victim', 1]
+    ])
     for (const i of items) h.host.approvals.decide({ id: i.id, decision: 'deny', reason: 'no' })
     await Promise.all([a, b])
   })
@@ -132,7 +138,9 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
 
   it('holds: hand-made rule rows never widen what is answered (deny rows, broken matchers, a blanket run_command tool rule, write-downs, unanalysed lines)', async () => {
     const db = h.host.store.db
-    const insert = db.prepare("insert into rules (id, scope, agent_id, session_id, matcher_json, decision, created_at, risk_flags_json, description) values (?, 'global', null, null, ?, ?, '2020-01-01T00:00:00.000Z', ?, 'hand-made')")
+    const insert = db.prepare(
+      "insert into rules (id, scope, agent_id, session_id, matcher_json, decision, created_at, risk_flags_json, description) values (?, 'global', null, null, ?, ?, '2020-01-01T00:00:00.000Z', ?, 'hand-made')"
+    )
     insert.run('deny-row', JSON.stringify({ kind: 'command', commands: [{ prefix: ['echo', 'deny-row'] }] }), 'deny', '[]')
     insert.run('broken-row', '{"kind":"command","commands":[{"prefix":[]}]}', 'allow', '[]')
     insert.run('blanket-tool', JSON.stringify({ kind: 'tool', tool: 'run_command' }), 'allow', '["network","deletion","vcs_write"]')
@@ -144,7 +152,18 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
       expect((await throughQueue(victim.call('run_command', { command: 'rm -rf x' }))).item).toBeDefined()
 
       // Command rules match the commands in order, one entry each: a rule for every piece of the dynamic line, and a wide echo rule.
-      insert.run('printf-then-echo', JSON.stringify({ kind: 'command', commands: [{ prefix: ['printf'], args: '*' }, { prefix: ['echo'], args: '*' }] }), 'allow', '[]')
+      insert.run(
+        'printf-then-echo',
+        JSON.stringify({
+          kind: 'command',
+          commands: [
+            { prefix: ['printf'], args: '*' },
+            { prefix: ['echo'], args: '*' }
+          ]
+        }),
+        'allow',
+        '[]'
+      )
       insert.run('echo-anything', JSON.stringify({ kind: 'command', commands: [{ prefix: ['echo'], args: '*' }] }), 'allow', '[]')
       expect((await throughQueue(victim.call('run_command', { command: '$(printf echo) hi' }))).item).toMatchObject({ policyRule: 'command.dynamic' })
       // The wide echo rule covers a plain echo (a positive control), not the dynamic line above.
@@ -162,7 +181,8 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
       expect(h.host.rules.get('blanket-tool')!.matchCount).toBe(0)
       expect(h.host.rules.get('read-anything')!.matchCount).toBe(0)
     } finally {
-      for (const id of ['deny-row', 'broken-row', 'blanket-tool', 'read-anything', 'printf-then-echo', 'echo-anything']) db.prepare('delete from rules where id = ?').run(id)
+      for (const id of ['deny-row', 'broken-row', 'blanket-tool', 'read-anything', 'printf-then-echo', 'echo-anything'])
+        db.prepare('delete from rules where id = ?').run(id)
     }
   })
 
@@ -211,8 +231,14 @@ describe.skipIf(skip !== undefined)(`attacks on remembered rules and the queue${
     const huge = await runAirlockAsync(['approvals', 'deny', item!.id, '--reason', 'r'.repeat(50_000), '--home', dir.path])
     expect(huge.code).toBe(2)
     expect(huge.stderr).toMatch(/--reason is 50000 characters; at most 2000/)
-    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'r'.repeat(2001) })).toMatchObject({ ok: false, error: { code: 'validation_failed' } })
-    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'r'.repeat(2_000_000) })).toMatchObject({ ok: false, error: { code: 'validation_failed', message: expect.stringMatching(/too large/) } })
+    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'r'.repeat(2001) })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed' }
+    })
+    expect(await h.ipc('approvals', 'decide', { id: item!.id, decision: 'deny', reason: 'r'.repeat(2_000_000) })).toMatchObject({
+      ok: false,
+      error: { code: 'validation_failed', message: expect.stringMatching(/too large/) }
+    })
     expect(h.host.approvals.get(item!.id)).toMatchObject({ status: 'pending', waiting: 1 })
     h.host.approvals.decide({ id: item!.id, decision: 'deny', reason: 'end of case' })
     expect(await running).toMatchObject({ status: 'blocked' })

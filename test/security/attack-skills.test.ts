@@ -41,7 +41,9 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
   }
   /** The pending item of `coder` whose summary names this revision of this skill. */
   const itemFor = (name: string, revision: number) =>
-    waitFor(() => h.host.approvals.list().find((item) => item.agentId === 'coder' && item.summary.includes(`approve revision ${revision} of skill coder/${name} `)))
+    waitFor(() =>
+      h.host.approvals.list().find((item) => item.agentId === 'coder' && item.summary.includes(`approve revision ${revision} of skill coder/${name} `))
+    )
   beforeAll(async () => {
     h = await skillHost('airlock-attack-skills-')
     await h.call('persist_skill', echoSkill)
@@ -53,20 +55,32 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     const approved = h.host.store.skills.revisions('coder', echoSkill.name)[0]!
     const approvedMain = approved.manifest.files.find((file) => file.path === 'main.py')!.sha256
     // Another process swaps main.py between the approved and an evil version as fast as it can (atomic renames).
-    const swapper = spawn('python3', ['-c', [
-      'import os, sys, itertools',
-      'target, scratch, good, evil = sys.argv[1:5]',
-      'for i in itertools.count():',
-      '    tmp = os.path.join(scratch, f"swap-{i % 2}")',
-      '    open(tmp, "w").write(good if i % 2 == 0 else evil)',
-      '    os.rename(tmp, target)'
-    ].join('\n'), join(h.skillDir, 'main.py'), join(h.workspace, 'scratch'), good, evil], { stdio: 'ignore' })
+    const swapper = spawn(
+      'python3',
+      [
+        '-c',
+        [
+          'import os, sys, itertools',
+          'target, scratch, good, evil = sys.argv[1:5]',
+          'for i in itertools.count():',
+          '    tmp = os.path.join(scratch, f"swap-{i % 2}")',
+          '    open(tmp, "w").write(good if i % 2 == 0 else evil)',
+          '    os.rename(tmp, target)'
+        ].join('\n'),
+        join(h.skillDir, 'main.py'),
+        join(h.workspace, 'scratch'),
+        good,
+        evil
+      ],
+      { stdio: 'ignore' }
+    )
     const outcomes: string[] = []
     // Evil content asks the operator (the queue shows its bytes); this operator says no at once.
     const stopDenying = denyEverything('evil content')
     try {
       // Race only once the swapper is swapping.
-      for (let i = 0; i < 400 && !readFileSync(join(h.skillDir, 'main.py'), 'utf8').includes('EVIL'); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      for (let i = 0; i < 400 && !readFileSync(join(h.skillDir, 'main.py'), 'utf8').includes('EVIL'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10))
       for (let i = 0; i < 16; i++) {
         const result = await h.call('run_skill', { name: echoSkill.name, args: [`run-${i}`] })
         if (result.status === 'success') {
@@ -98,7 +112,10 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
 
   it('a SKILL.md that claims another entry or language after approval is a change: refused, recorded as what it claims, never run as approved', async () => {
     const name = 'two-entries'
-    const files = [{ path: 'main.py', content: 'print("main")\n' }, { path: 'other.py', content: 'print("other")\n' }]
+    const files = [
+      { path: 'main.py', content: 'print("main")\n' },
+      { path: 'other.py', content: 'print("other")\n' }
+    ]
     await h.call('persist_skill', { name, description: 'Two programs.', entry: 'main.py', language: 'python', files })
     const approved = await approveLatest(name)
     const document = join(h.workspace, 'skills', name, 'SKILL.md')
@@ -114,13 +131,21 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     expect(asked.preview).toContain('other.py, the entry (')
     expect(asked.preview).toContain('| print("other")')
     h.host.approvals.decide({ id: asked.id, decision: 'deny', reason: 'switches its entry' })
-    expect(await switching).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected' }, meta: { skill: { revision: approved.revision + 1, state: 'rejected' } } })
+    expect(await switching).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.rejected' },
+      meta: { skill: { revision: approved.revision + 1, state: 'rejected' } }
+    })
     expect(h.host.store.skills.get('coder', name, approved.revision + 1)?.manifest).toMatchObject({ entry: 'other.py', language: 'python' })
 
     writeFileSync(document, original.replace('language: "python"', 'language: "bash"'))
     const stopDenying = denyEverything('switches its language')
     try {
-      expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected' }, meta: { skill: { revision: approved.revision + 2 } } })
+      expect(await h.call('run_skill', { name })).toMatchObject({
+        status: 'blocked',
+        error: { code: 'skill.rejected' },
+        meta: { skill: { revision: approved.revision + 2 } }
+      })
     } finally {
       stopDenying()
     }
@@ -128,7 +153,10 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
 
     // A SKILL.md that cannot describe a runnable skill is refused without a revision.
     writeFileSync(document, original.replace('entry: "main.py"', 'entry: "missing.py"'))
-    expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.invalid_manifest', message: expect.stringMatching(/missing.py is not one of the skill's files/) } })
+    expect(await h.call('run_skill', { name })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.invalid_manifest', message: expect.stringMatching(/missing.py is not one of the skill's files/) }
+    })
     writeFileSync(document, original.replace('name: "two-entries"', 'name: "echo-args"'))
     expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.invalid_manifest' } })
     writeFileSync(document, 'entry: other.py\n')
@@ -149,7 +177,10 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     cpSync(folder, join(h.workspace, 'scratch', 'copy'), { recursive: true })
     renameSync(folder, join(h.workspace, 'scratch', 'moved'))
     symlinkSync('../scratch/copy', folder)
-    expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.unsafe_file', message: expect.stringMatching(/skills\/linked is a symbolic link/) } })
+    expect(await h.call('run_skill', { name })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.unsafe_file', message: expect.stringMatching(/skills\/linked is a symbolic link/) }
+    })
     rmSync(folder)
     renameSync(join(h.workspace, 'scratch', 'moved'), folder)
     expect(await h.call('run_skill', { name })).toMatchObject({ status: 'success' })
@@ -157,13 +188,19 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     // A FIFO would block a reader forever; it is refused at once.
     execFileSync('mkfifo', [join(folder, 'pipe')])
     const started = Date.now()
-    expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.unsafe_file', message: expect.stringMatching(/pipe is not a regular file/) } })
+    expect(await h.call('run_skill', { name })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.unsafe_file', message: expect.stringMatching(/pipe is not a regular file/) }
+    })
     expect(Date.now() - started).toBeLessThan(5_000)
     rmSync(join(folder, 'pipe'))
 
     // A hard link may be a file outside the workspace (here: the host's own database).
     linkSync(h.host.paths.database, join(folder, 'db'))
-    expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.unsafe_file', message: expect.stringMatching(/hard links/) } })
+    expect(await h.call('run_skill', { name })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'skill.unsafe_file', message: expect.stringMatching(/hard links/) }
+    })
     rmSync(join(folder, 'db'))
 
     // A nested folder that is a link to somewhere outside.
@@ -172,7 +209,9 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     expect(await h.call('run_skill', { name })).toMatchObject({ status: 'blocked', error: { code: 'skill.unsafe_file' } })
     expect(h.host.store.skills.revisions('coder', name)).toHaveLength(1)
     // persist_skill puts the folder back to exactly the skill: the link is removed, not followed.
-    expect(await h.call('persist_skill', { name, description: 'Linked.', entry: 'main.py', language: 'python', files: [{ path: 'main.py', content: good }] })).toMatchObject({ data: { revision: 1, state: 'approved' } })
+    expect(
+      await h.call('persist_skill', { name, description: 'Linked.', entry: 'main.py', language: 'python', files: [{ path: 'main.py', content: good }] })
+    ).toMatchObject({ data: { revision: 1, state: 'approved' } })
     expect(readFileSync('/etc/hostname', 'utf8').length).toBeGreaterThan(0)
     expect(await h.call('run_skill', { name })).toMatchObject({ status: 'success' })
   }, 120_000)
@@ -202,7 +241,7 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     expect(JSON.stringify(refused)).not.toContain('EVIL ran')
   }, 120_000)
 
-  it('a skill item is decided by a person every time: approving it for the session or as a rule is refused, and one revision\'s approval never covers the next', async () => {
+  it("a skill item is decided by a person every time: approving it for the session or as a rule is refused, and one revision's approval never covers the next", async () => {
     const name = 'once'
     await h.call('persist_skill', { ...echoSkill, name })
     const first = h.call('run_skill', { name })
@@ -229,18 +268,38 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     expect(await second).toMatchObject({ status: 'blocked', error: { code: 'skill.rejected', message: expect.stringContaining('not reviewed') } })
   }, 120_000)
 
-  it('nothing in a file or a file name passes for Airlock\'s own lines in the preview; a long entry is cut visibly and still runs whole', async () => {
+  it("nothing in a file or a file name passes for Airlock's own lines in the preview; a long entry is cut visibly and still runs whole", async () => {
     const name = 'hostile'
     const filler = Array.from({ length: 2500 }, (_, index) => `# filler ${index} ${'x'.repeat(24)}`).join('\n')
     // A docstring whose lines copy Airlock's own, then more than the preview shows, then what runs last.
     const main = `"""\nApproving lets exactly this content run, with any arguments, at this call and later ones\nentry: main.py (python)\n"""\n${filler}\nprint("tail ran")\n`
     // A name with a newline could start a line of its own: refused where names are made.
-    const forged = await h.call('persist_skill', { name, description: 'Hostile.', entry: 'main.py', language: 'python', files: [{ path: 'main.py', content: main }, { path: `notes\n       1  ${'0'.repeat(64)}  main.py`, content: 'x' }] })
+    const forged = await h.call('persist_skill', {
+      name,
+      description: 'Hostile.',
+      entry: 'main.py',
+      language: 'python',
+      files: [
+        { path: 'main.py', content: main },
+        { path: `notes\n       1  ${'0'.repeat(64)}  main.py`, content: 'x' }
+      ]
+    })
     expect(forged).toMatchObject({ ok: false })
     expect(JSON.stringify(forged)).toContain('U+000A')
     // Without one, a name that copies Airlock's file line is shown quoted, never as a line of Airlock's.
     const sneaky = `notes       1  ${'0'.repeat(64)}  main.py`
-    expect(await h.call('persist_skill', { name, description: 'Hostile.', entry: 'main.py', language: 'python', files: [{ path: 'main.py', content: main }, { path: sneaky, content: 'x' }] })).toMatchObject({ ok: true })
+    expect(
+      await h.call('persist_skill', {
+        name,
+        description: 'Hostile.',
+        entry: 'main.py',
+        language: 'python',
+        files: [
+          { path: 'main.py', content: main },
+          { path: sneaky, content: 'x' }
+        ]
+      })
+    ).toMatchObject({ ok: true })
     const running = h.call('run_skill', { name })
     const item = await itemFor(name, 1)
     const preview = item.preview!
@@ -248,11 +307,14 @@ describe.skipIf(skip !== undefined)(`attacks on skills${skip ? ` (skipped: ${ski
     expect(preview.length).toBeLessThan(64 * 1024)
     expect(preview).toMatch(/\n… \d+ more characters of main\.py, the entry not shown\n\n/)
     // The helper file (named like Airlock's line) follows with its text, its heading quoted.
-    expect(preview).toMatch(new RegExp(`\\n${JSON.stringify(sneaky).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(1 bytes\\), each line after "\\| ":\\n\\| x\\n$`))
+    expect(preview).toMatch(
+      new RegExp(`\\n${JSON.stringify(sneaky).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(1 bytes\\), each line after "\\| ":\\n\\| x\\n$`)
+    )
     expect(preview).toContain(`  ${JSON.stringify(sneaky)}`)
     const lines = preview.replace(/\n$/, '').split('\n')
     expect(lines).not.toContain(`       1  ${'0'.repeat(64)}  main.py`)
-    const airlockLine = /^(\| |Skill coder\/hostile, revision 1 |Approving lets exactly this content run, with any arguments, at this call |entry: main\.py \(python\)$|no revision of this skill was approved before$|files \(3, \d+ bytes in all; |\s+\d+ {2}[0-9a-f]{64} {2}|SKILL\.md \(\d+ bytes\), each line|main\.py, the entry \(\d+ bytes\), each line|"notes {7}1 {2}0{64} {2}main\.py" \(1 bytes\), each line|… \d+ more characters of main\.py, the entry not shown$|$)/
+    const airlockLine =
+      /^(\| |Skill coder\/hostile, revision 1 |Approving lets exactly this content run, with any arguments, at this call |entry: main\.py \(python\)$|no revision of this skill was approved before$|files \(3, \d+ bytes in all; |\s+\d+ {2}[0-9a-f]{64} {2}|SKILL\.md \(\d+ bytes\), each line|main\.py, the entry \(\d+ bytes\), each line|"notes {7}1 {2}0{64} {2}main\.py" \(1 bytes\), each line|… \d+ more characters of main\.py, the entry not shown$|$)/
     expect(lines.filter((line) => !airlockLine.test(line))).toEqual([])
     expect(lines.filter((line) => line.startsWith('Approving lets'))).toHaveLength(1)
     expect(lines).toContain('| Approving lets exactly this content run, with any arguments, at this call and later ones')

@@ -64,7 +64,11 @@ describe.skipIf(skip !== undefined)(`sqlite_query under a swapped folder${skip ?
     const outcomes = new Map<string, number>()
     await new Promise((resolve) => setTimeout(resolve, 1500))
     while (Date.now() < deadline) {
-      const result = await host.agents.sessions.execute({ sessionId: b, tool: 'sqlite_query', input: { database: `d/v${attempts}.db`, sql: 'CREATE TABLE t (x)' } })
+      const result = await host.agents.sessions.execute({
+        sessionId: b,
+        tool: 'sqlite_query',
+        input: { database: `d/v${attempts}.db`, sql: 'CREATE TABLE t (x)' }
+      })
       const outcome = `${result.status}${result.error ? ` ${result.error.code}` : ''}`
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1)
       attempts += 1
@@ -77,7 +81,10 @@ describe.skipIf(skip !== undefined)(`sqlite_query under a swapped folder${skip ?
     const seen = Object.fromEntries(outcomes)
     expect(Object.keys(seen).sort(), JSON.stringify(seen)).toEqual(['blocked sqlite_query.path_refused', 'success'])
     const workspaceFolder = join(dir.path, 'home', 'workspaces', 'coder', 'd')
-    expect(readdirSync(workspaceFolder).every((name) => /^v\d+\.db$/.test(name)), 'only the databases, no temporary file left').toBe(true)
+    expect(
+      readdirSync(workspaceFolder).every((name) => /^v\d+\.db$/.test(name)),
+      'only the databases, no temporary file left'
+    ).toBe(true)
     expect(readdirSync(workspaceFolder).length).toBe(seen.success)
   }, 60_000)
 })

@@ -171,7 +171,10 @@ describe('attack: special files never block, act or leak', () => {
     mkdirSync(at('huge'), { recursive: true })
     writeFileSync(at('huge/big.log'), 'start\n')
     truncateSync(at('huge/big.log'), 64 * 1024 ** 3)
-    expect(await call('read', { path: 'huge/big.log' }, 2000)).toMatchObject({ ok: true, value: { bytes: 64 * 1024 ** 3, truncated: true, binary: true, text: null } })
+    expect(await call('read', { path: 'huge/big.log' }, 2000)).toMatchObject({
+      ok: true,
+      value: { bytes: 64 * 1024 ** 3, truncated: true, binary: true, text: null }
+    })
   })
 })
 
@@ -253,6 +256,9 @@ describe('attack: a folder or file swapped for a link while the browser works', 
       for (const swap of swaps) await swap.stop()
     }
     expect(outcomes.get('ok') ?? 0, JSON.stringify([...outcomes])).toBeGreaterThan(0)
-    expect((outcomes.get('workspace.symlink') ?? 0) + (outcomes.get('workspace.not_regular_file') ?? 0) + (outcomes.get('workspace.changed') ?? 0), JSON.stringify([...outcomes])).toBeGreaterThan(0)
+    expect(
+      (outcomes.get('workspace.symlink') ?? 0) + (outcomes.get('workspace.not_regular_file') ?? 0) + (outcomes.get('workspace.changed') ?? 0),
+      JSON.stringify([...outcomes])
+    ).toBeGreaterThan(0)
   }, 120_000)
 })

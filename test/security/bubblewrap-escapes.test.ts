@@ -45,7 +45,8 @@ export const cases: Case[] = [
     id: 'core-pattern-pipe',
     attack: 'write a pipe handler to /proc/sys/kernel/core_pattern, then crash: host root code execution',
     regression: true,
-    command: (ctx) => `printf '#!/bin/sh\\ntouch ${ctx.outside}/pwned\\n' > h.sh; chmod +x h.sh; echo "|${ctx.workspace}/h.sh" > /proc/sys/kernel/core_pattern; sh -c 'kill -SEGV $$'; echo done`,
+    command: (ctx) =>
+      `printf '#!/bin/sh\\ntouch ${ctx.outside}/pwned\\n' > h.sh; chmod +x h.sh; echo "|${ctx.workspace}/h.sh" > /proc/sys/kernel/core_pattern; sh -c 'kill -SEGV $$'; echo done`,
     expect: (result) => expect(result.stderr).toContain('/proc/sys/kernel/core_pattern: Permission denied'),
     hostUnchanged: (ctx) => {
       expect(sysctl('kernel/core_pattern')).toBe(before.corePattern)
@@ -148,7 +149,7 @@ export const cases: Case[] = [
   },
   {
     id: 'inherited-descriptors',
-    attack: 'reach host files through descriptors Airlock holds (its own and bwrap init\'s)',
+    attack: "reach host files through descriptors Airlock holds (its own and bwrap init's)",
     regression: true,
     command: () => 'ls /proc/self/fd | tr "\\n" " "; echo; ls -l /proc/1/fd | tail -n +2',
     // The listing itself opens one descriptor (3); bwrap's init keeps stdio and its own eventfd, no file or directory.
@@ -198,7 +199,8 @@ describe.skipIf(skip !== undefined)(`bubblewrap escape corpus${skip ? ` (skipped
   const ctx = {} as Context
 
   const runner = async (policy: Partial<ResourcePolicy> = {}) =>
-    (await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [ctx.workspace], timeoutSeconds: 20, ...policy } })).resource as ProgramRunner
+    (await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [ctx.workspace], timeoutSeconds: 20, ...policy } }))
+      .resource as ProgramRunner
 
   beforeAll(() => {
     const stage = makeEscapeStage('airlock-escape-')
@@ -225,15 +227,22 @@ describe.skipIf(skip !== undefined)(`bubblewrap escape corpus${skip ? ` (skipped
     writeFileSync(target, 'original')
     const writable = openSync(target, 'r+')
     const stdio: (number | 'pipe' | 'ignore')[] = ['ignore', 'pipe', 'pipe', ...Array.from({ length: 197 }, () => 'ignore' as const), secret, writable]
-    const child = spawnSync(join(repoRoot, 'node_modules/.bin/vitest'), ['run', '--config', 'test/security/fixtures/vitest.fixtures.config.ts', 'leaked-descriptors'], {
-      cwd: repoRoot,
-      stdio,
-      env: { ...process.env, AIRLOCK_FIXTURE_DIR: dir.path },
-      timeout: 60_000
-    })
+    const child = spawnSync(
+      join(repoRoot, 'node_modules/.bin/vitest'),
+      ['run', '--config', 'test/security/fixtures/vitest.fixtures.config.ts', 'leaked-descriptors'],
+      {
+        cwd: repoRoot,
+        stdio,
+        env: { ...process.env, AIRLOCK_FIXTURE_DIR: dir.path },
+        timeout: 60_000
+      }
+    )
     closeSync(secret)
     closeSync(writable)
-    const line = child.stdout.toString().split('\n').find((l) => l.startsWith('AIRLOCK_FIXTURE_RESULT '))
+    const line = child.stdout
+      .toString()
+      .split('\n')
+      .find((l) => l.startsWith('AIRLOCK_FIXTURE_RESULT '))
     expect(line, child.stdout.toString() + child.stderr.toString()).toBeDefined()
     const result = JSON.parse(line!.slice('AIRLOCK_FIXTURE_RESULT '.length)) as CommandResult
     expect(result.stdout).not.toContain('host secret')
@@ -244,7 +253,11 @@ describe.skipIf(skip !== undefined)(`bubblewrap escape corpus${skip ? ` (skipped
 
   describe('bind roots of a run (the caller names them; the workspace is hostile)', () => {
     const bindAttempts: { id: string; attack: string; plant: (ctx: Context) => string }[] = [
-      { id: 'symlink-root', attack: 'a writable root that is a symlink the sandbox planted (area_ln -> host dir)', plant: (c) => link(c, 'area_ln', c.outside) },
+      {
+        id: 'symlink-root',
+        attack: 'a writable root that is a symlink the sandbox planted (area_ln -> host dir)',
+        plant: (c) => link(c, 'area_ln', c.outside)
+      },
       { id: 'symlink-parent', attack: 'a writable root below a symlinked directory', plant: (c) => `${link(c, 'parent_ln', dir.path)}/outside` },
       { id: 'outside-root', attack: 'a writable root outside the workspace altogether', plant: (c) => c.outside },
       { id: 'dotdot-root', attack: 'a writable root that climbs out with ..', plant: (c) => `${c.workspace}/../outside` }
@@ -252,7 +265,9 @@ describe.skipIf(skip !== undefined)(`bubblewrap escape corpus${skip ? ` (skipped
     for (const attempt of bindAttempts) {
       it(`${attempt.id}: ${attempt.attack} is refused (escaped before)`, async () => {
         const root = attempt.plant(ctx)
-        await expect((await runner()).exec({ argv: ['sh', '-c', 'touch pwned'], writableRoots: [root] })).rejects.toThrow(/outside this sandbox's workspace|symbolic link/)
+        await expect((await runner()).exec({ argv: ['sh', '-c', 'touch pwned'], writableRoots: [root] })).rejects.toThrow(
+          /outside this sandbox's workspace|symbolic link/
+        )
         expect(readdirSync(ctx.outside)).toEqual(['secret.txt'])
       })
     }
@@ -296,7 +311,6 @@ while time.time() < end:
 function survivorMarker(id: string): string {
   return `${4000 + [...id].reduce((sum, char) => sum + char.charCodeAt(0), 0)}.${process.pid % 1000}`
 }
-
 
 function link(ctx: Context, name: string, target: string): string {
   const path = join(ctx.workspace, name)

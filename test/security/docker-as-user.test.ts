@@ -25,12 +25,21 @@ describe.skipIf(skip !== undefined)(`docker provider as a non-root user${skip ? 
   const dir = makeTempDir('airlock-docker-user-')
   afterAll(() => dir.remove())
 
-  it('code runs as the operator\'s own uid, writes the workspace that uid owns, and leaves no process behind', async () => {
+  it("code runs as the operator's own uid, writes the workspace that uid owns, and leaves no process behind", async () => {
     await ensureTestImages(docker)
     chownSync(dir.path, 65534, 65534)
     const child = spawnSync(
       'setpriv',
-      ['--reuid=65534', '--regid=65534', `--groups=${dockerGroup}`, join(repoRoot, 'node_modules/.bin/vitest'), 'run', '--config', 'test/security/fixtures/vitest.fixtures.config.ts', 'docker-as-user'],
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        `--groups=${dockerGroup}`,
+        join(repoRoot, 'node_modules/.bin/vitest'),
+        'run',
+        '--config',
+        'test/security/fixtures/vitest.fixtures.config.ts',
+        'docker-as-user'
+      ],
       { cwd: repoRoot, env: { ...process.env, HOME: dir.path, AIRLOCK_FIXTURE_DIR: dir.path }, encoding: 'utf8', timeout: 120_000 }
     )
     const marker = 'AIRLOCK_FIXTURE_RESULT '

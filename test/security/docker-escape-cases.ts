@@ -106,7 +106,7 @@ export const dockerEscapeCases: DockerEscapeCase[] = [
   },
   {
     id: 'runs-as-sandbox-identity',
-    attack: 'code runs as root or as the image\'s user instead of the host\'s sandbox identity',
+    attack: "code runs as root or as the image's user instead of the host's sandbox identity",
     regression: true,
     command: () => 'id -u; id -g; touch owned',
     expect: prints(`${identity.uid}\n${identity.gid}`),
@@ -129,29 +129,81 @@ export const dockerEscapeCases: DockerEscapeCase[] = [
     expect: prints('rc=1'),
     hostUnchanged: () => expect(sysctl('fs/lease-break-time')).toBe(hostBefore.leaseBreak)
   },
-  { id: 'vsock', attack: 'open an AF_VSOCK socket with the network off (reaches the host vsock namespace)', regression: true, command: () => libc('libc.socket(40, 1, 0)'), expect: prints('-1 EAFNOSUPPORT') },
-  { id: 'vsock-python', attack: 'socket.socket(AF_VSOCK) from Python', regression: true, command: () => `python3 -c "import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)" 2>&1 | tail -1`, expect: prints('OSError: [Errno 97] Address family not supported by protocol') },
-  { id: 'vsock-socketpair', attack: 'socketpair(AF_VSOCK)', command: () => libc('libc.socketpair(40, 1, 0, (ctypes.c_int * 2)())'), expect: prints('-1 EAFNOSUPPORT') },
+  {
+    id: 'vsock',
+    attack: 'open an AF_VSOCK socket with the network off (reaches the host vsock namespace)',
+    regression: true,
+    command: () => libc('libc.socket(40, 1, 0)'),
+    expect: prints('-1 EAFNOSUPPORT')
+  },
+  {
+    id: 'vsock-python',
+    attack: 'socket.socket(AF_VSOCK) from Python',
+    regression: true,
+    command: () => `python3 -c "import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)" 2>&1 | tail -1`,
+    expect: prints('OSError: [Errno 97] Address family not supported by protocol')
+  },
+  {
+    id: 'vsock-socketpair',
+    attack: 'socketpair(AF_VSOCK)',
+    command: () => libc('libc.socketpair(40, 1, 0, (ctypes.c_int * 2)())'),
+    expect: prints('-1 EAFNOSUPPORT')
+  },
   { id: 'netlink', attack: 'open an AF_NETLINK socket', command: () => libc('libc.socket(16, 3, 0)'), expect: prints('-1 EAFNOSUPPORT') },
-  { id: 'family-high-bits', attack: 'AF_UNIX with high bits set in the family argument', command: () => libc('libc.syscall(41, ctypes.c_long(0x100000001), 1, 0)'), expect: prints('-1 EAFNOSUPPORT') },
+  {
+    id: 'family-high-bits',
+    attack: 'AF_UNIX with high bits set in the family argument',
+    command: () => libc('libc.syscall(41, ctypes.c_long(0x100000001), 1, 0)'),
+    expect: prints('-1 EAFNOSUPPORT')
+  },
   {
     id: 'ping-socket',
     attack: 'open ICMP ping sockets (SOCK_DGRAM + IPPROTO_ICMP / IPPROTO_ICMPV6), which a bubblewrap sandbox cannot',
     command: () => pingSockets,
     expect: prints('ping4 EACCES\nping6 EACCES')
   },
-  { id: 'unix-inet-allowed', attack: '(control) AF_UNIX, AF_INET and AF_INET6 sockets still work', command: () => libc('min(libc.socket(1, 1, 0), libc.socket(2, 1, 0), libc.socket(10, 2, 0)) > 0'), expect: prints('True OK') },
-  { id: 'unshare-userns', attack: 'create a user namespace to regain capabilities', command: () => libc('libc.unshare(0x10000000)'), expect: prints('-1 EPERM') },
+  {
+    id: 'unix-inet-allowed',
+    attack: '(control) AF_UNIX, AF_INET and AF_INET6 sockets still work',
+    command: () => libc('min(libc.socket(1, 1, 0), libc.socket(2, 1, 0), libc.socket(10, 2, 0)) > 0'),
+    expect: prints('True OK')
+  },
+  {
+    id: 'unshare-userns',
+    attack: 'create a user namespace to regain capabilities',
+    command: () => libc('libc.unshare(0x10000000)'),
+    expect: prints('-1 EPERM')
+  },
   { id: 'unshare-binary', attack: 'unshare(1) a mount namespace', command: () => 'unshare -m true; echo rc=$?', expect: prints('rc=1') },
   { id: 'mount-tmpfs', attack: 'mount a filesystem', command: () => libc("libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)"), expect: prints('-1 EPERM') },
   { id: 'ptrace-init', attack: 'ptrace the container init', command: () => libc('libc.ptrace(16, 1, 0, 0)'), expect: prints('-1 EPERM') },
   { id: 'keyctl', attack: 'keyctl (kernel keyrings are not namespaced)', command: () => libc(`libc.syscall(${keyctl}, 0, -3, 0)`), expect: prints('-1 EPERM') },
   { id: 'io-uring', attack: 'io_uring_setup', command: () => libc('libc.syscall(425, 8, 0)'), expect: prints('-1 EPERM') },
-  { id: 'clone3', attack: 'clone3 (flags the filter cannot read): answered ENOSYS so libc falls back to clone', command: () => libc('libc.syscall(435, 0, 0)'), expect: prints('-1 ENOSYS') },
-  { id: 'init-memory', attack: 'write the memory of the container\'s init (/proc/1/mem)', command: () => 'echo x > /proc/1/mem; echo rc=$?', expect: prints('rc=1') },
-  { id: 'kill-init', attack: 'kill the process that keeps the container alive', command: () => 'kill -KILL 1; a=$?; kill -KILL $(cat /proc/1/task/1/children); echo "$a $?"', expect: prints('1 1') },
+  {
+    id: 'clone3',
+    attack: 'clone3 (flags the filter cannot read): answered ENOSYS so libc falls back to clone',
+    command: () => libc('libc.syscall(435, 0, 0)'),
+    expect: prints('-1 ENOSYS')
+  },
+  {
+    id: 'init-memory',
+    attack: "write the memory of the container's init (/proc/1/mem)",
+    command: () => 'echo x > /proc/1/mem; echo rc=$?',
+    expect: prints('rc=1')
+  },
+  {
+    id: 'kill-init',
+    attack: 'kill the process that keeps the container alive',
+    command: () => 'kill -KILL 1; a=$?; kill -KILL $(cat /proc/1/task/1/children); echo "$a $?"',
+    expect: prints('1 1')
+  },
   { id: 'mknod', attack: 'create a device node', command: () => 'mknod mem c 1 1; echo rc=$?', expect: prints('rc=1') },
-  { id: 'docker-socket', attack: 'reach the Docker engine socket', command: () => 'ls /var/run/docker.sock /run/docker.sock >/dev/null 2>&1; echo rc=$?', expect: prints('rc=2') },
+  {
+    id: 'docker-socket',
+    attack: 'reach the Docker engine socket',
+    command: () => 'ls /var/run/docker.sock /run/docker.sock >/dev/null 2>&1; echo rc=$?',
+    expect: prints('rc=2')
+  },
   {
     id: 'network-egress',
     attack: 'TCP to the outside with the network off',
@@ -164,12 +216,29 @@ except OSError as e:
     print(errno.errorcode[e.errno])"`,
     expect: prints('ENETUNREACH')
   },
-  { id: 'setsid-survivor', attack: 'setsid sleep 300 & outlives the call', regression: true, command: () => 'setsid sleep 300 & echo started', expect: prints('started') },
-  { id: 'double-fork-survivor', attack: 'a double-forked daemon in its own session outlives the call', regression: true, command: () => daemon(301), expect: prints('started') },
-  { id: 'nohup-survivor', attack: 'nohup sleep & outlives the call', command: () => 'nohup sleep 302 >/dev/null 2>&1 & echo started', expect: prints('started') },
+  {
+    id: 'setsid-survivor',
+    attack: 'setsid sleep 300 & outlives the call',
+    regression: true,
+    command: () => 'setsid sleep 300 & echo started',
+    expect: prints('started')
+  },
+  {
+    id: 'double-fork-survivor',
+    attack: 'a double-forked daemon in its own session outlives the call',
+    regression: true,
+    command: () => daemon(301),
+    expect: prints('started')
+  },
+  {
+    id: 'nohup-survivor',
+    attack: 'nohup sleep & outlives the call',
+    command: () => 'nohup sleep 302 >/dev/null 2>&1 & echo started',
+    expect: prints('started')
+  },
   {
     id: 'wrapper-killed',
-    attack: 'kill Airlock\'s run wrapper first, so its own clean-up never runs',
+    attack: "kill Airlock's run wrapper first, so its own clean-up never runs",
     command: () => 'setsid sleep 303 </dev/null >/dev/null 2>&1 & kill -KILL $PPID; echo started',
     expect: prints('started')
   },

@@ -67,7 +67,9 @@ describe.skipIf(skip !== undefined)(`docker escape corpus${skip ? ` (skipped: ${
     if (c.prepare) await runner.run({ command: c.prepare(ctx), cwd: ctx.workspace })
     const command = c.command(ctx)
     const outcome = c.writableRoots
-      ? await runner.exec({ argv: ['bash', '-c', command], writableRoots: c.writableRoots(ctx), cwd: ctx.workspace, timeoutSeconds: c.timeoutSeconds }).catch(asOutcome)
+      ? await runner
+          .exec({ argv: ['bash', '-c', command], writableRoots: c.writableRoots(ctx), cwd: ctx.workspace, timeoutSeconds: c.timeoutSeconds })
+          .catch(asOutcome)
       : await runner.run({ command, cwd: ctx.workspace, timeoutSeconds: c.timeoutSeconds }).catch(asOutcome)
     c.expect(outcome, ctx)
     // Right after the call returned: nothing of the run is left in the container.
@@ -111,7 +113,15 @@ describe.skipIf(skip !== undefined)(`docker escape corpus${skip ? ` (skipped: ${
     symlinkSync(ctx.outside, victim)
     const before = await docker.listContainers({ all: true, filters: { label: ['airlock.test=bind-swap'] } })
     await expect(
-      startSessionContainer(docker, { image: 'airlock/python:latest', labels: { 'airlock.test': 'bind-swap' }, roots, identity, limits: defaultLimits, network: 'none', effect: { hostConfig: {}, weakened: {} } })
+      startSessionContainer(docker, {
+        image: 'airlock/python:latest',
+        labels: { 'airlock.test': 'bind-swap' },
+        roots,
+        identity,
+        limits: defaultLimits,
+        network: 'none',
+        effect: { hostConfig: {}, weakened: {} }
+      })
     ).rejects.toMatchObject({ code: 'docker.mount_mismatch' })
     closeRoots(roots)
     expect(await docker.listContainers({ all: true, filters: { label: ['airlock.test=bind-swap'] } })).toHaveLength(before.length)
@@ -125,7 +135,10 @@ function asOutcome(error: { code?: string; message: string }) {
 
 /** Processes in the container other than its init and the `sleep infinity` that keeps it up. */
 async function leftoverProcesses(handle: ResourceHandle): Promise<string[]> {
-  const top = (await docker.getContainer(handle.meta.containerId as string).top({ ps_args: '-eo uid,pid,args' }).catch(() => ({ Titles: [], Processes: [] }))) as { Titles: string[]; Processes: string[][] }
+  const top = (await docker
+    .getContainer(handle.meta.containerId as string)
+    .top({ ps_args: '-eo uid,pid,args' })
+    .catch(() => ({ Titles: [], Processes: [] }))) as { Titles: string[]; Processes: string[][] }
   const args = top.Titles.indexOf('COMMAND')
   return top.Processes.map((row) => row.join(' ')).filter((_, index) => !/^(\/sbin\/docker-init -- )?sleep infinity$/.test(top.Processes[index]![args]!))
 }
@@ -136,7 +149,8 @@ function strangers(root: string): string[] {
   for (const name of readdirSync(root)) {
     const path = join(root, name)
     const stat = lstatSync(path)
-    if (stat.uid !== identity.uid || (stat.uid === 0 && (stat.mode & 0o4000) !== 0)) found.push(`${path} (uid ${stat.uid}, mode ${(stat.mode & 0o7777).toString(8)})`)
+    if (stat.uid !== identity.uid || (stat.uid === 0 && (stat.mode & 0o4000) !== 0))
+      found.push(`${path} (uid ${stat.uid}, mode ${(stat.mode & 0o7777).toString(8)})`)
     if (stat.isDirectory()) found.push(...strangers(path))
   }
   return found

@@ -32,21 +32,28 @@ describe.skipIf(skip !== undefined)(`docker: ping sockets${skip ? ` (skipped: ${
     stage?.dir.remove()
   })
 
-  it.each(['full', 'none'] as const)('with network %s a container cannot open an IPv4 or IPv6 ping socket', async (networkMode) => {
-    const handle = await manager.ensure({
-      kind: 'code_execution',
-      providerId: 'docker',
-      scope: 'session',
-      ownerId: `ping-${networkMode}`,
-      requiredCapabilities: { languages: ['python'] },
-      policy: { workspaceRoots: [stage.workspace], timeoutSeconds: 20, networkMode }
-    })
-    try {
-      expect(handle.meta.isolation).toMatchObject({ networkMode })
-      const result = await (handle.resource as ProgramRunner).run({ command: `${pingSockets}; cat /proc/sys/net/ipv4/ping_group_range`, cwd: stage.workspace })
-      expect(result.stdout).toBe('ping4 EACCES\nping6 EACCES\n1\t0\n')
-    } finally {
-      await manager.release(handle)
-    }
-  }, 120_000)
+  it.each(['full', 'none'] as const)(
+    'with network %s a container cannot open an IPv4 or IPv6 ping socket',
+    async (networkMode) => {
+      const handle = await manager.ensure({
+        kind: 'code_execution',
+        providerId: 'docker',
+        scope: 'session',
+        ownerId: `ping-${networkMode}`,
+        requiredCapabilities: { languages: ['python'] },
+        policy: { workspaceRoots: [stage.workspace], timeoutSeconds: 20, networkMode }
+      })
+      try {
+        expect(handle.meta.isolation).toMatchObject({ networkMode })
+        const result = await (handle.resource as ProgramRunner).run({
+          command: `${pingSockets}; cat /proc/sys/net/ipv4/ping_group_range`,
+          cwd: stage.workspace
+        })
+        expect(result.stdout).toBe('ping4 EACCES\nping6 EACCES\n1\t0\n')
+      } finally {
+        await manager.release(handle)
+      }
+    },
+    120_000
+  )
 })

@@ -17,7 +17,8 @@ const sourceFiles = (dir: string): string[] =>
     if (statSync(path).isDirectory()) return sourceFiles(path)
     return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : []
   })
-const parse = (file: string) => ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS)
+const parse = (file: string) =>
+  ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS)
 const app = sourceFiles(join(root, 'src')).map(parse)
 
 function walk(node: ts.Node, visit: (node: ts.Node) => void): void {
@@ -29,16 +30,23 @@ function all<T extends ts.Node>(files: readonly ts.SourceFile[], pick: (node: ts
   for (const file of files) walk(file, (node) => pick(node) && found.push(node))
   return found
 }
-const where = (node: ts.Node) => `${relative(root, node.getSourceFile().fileName)}:${node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1}`
+const where = (node: ts.Node) =>
+  `${relative(root, node.getSourceFile().fileName)}:${node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1}`
 const propertyOf = (object: ts.ObjectLiteralExpression, name: string) =>
   object.properties.find((property): property is ts.PropertyAssignment => ts.isPropertyAssignment(property) && property.name.getText() === name)
 const callsTo = (files: readonly ts.SourceFile[], method: string) =>
-  all(files, (node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === method)
+  all(
+    files,
+    (node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === method
+  )
 /** The expressions a function literal can return (its body, or its return statements). */
 function returnsOf(fn: ts.Expression): ts.Expression[] {
   if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return []
   if (!ts.isBlock(fn.body)) return [fn.body]
-  return all([fn.getSourceFile()], (node): node is ts.ReturnStatement => ts.isReturnStatement(node) && node.pos >= fn.body.pos && node.end <= fn.body.end).flatMap((statement) => (statement.expression ? [statement.expression] : []))
+  return all(
+    [fn.getSourceFile()],
+    (node): node is ts.ReturnStatement => ts.isReturnStatement(node) && node.pos >= fn.body.pos && node.end <= fn.body.end
+  ).flatMap((statement) => (statement.expression ? [statement.expression] : []))
 }
 
 describe('Electron hardening (static scan of the desktop shell)', () => {
@@ -52,13 +60,29 @@ describe('Electron hardening (static scan of the desktop shell)', () => {
       const preferences = propertyOf(options as ts.ObjectLiteralExpression, 'webPreferences')?.initializer
       expect(preferences && ts.isObjectLiteralExpression(preferences), `${where(window)} has literal webPreferences`).toBe(true)
       const value = (name: string) => propertyOf(preferences as ts.ObjectLiteralExpression, name)?.initializer.getText()
-      expect({ contextIsolation: value('contextIsolation'), sandbox: value('sandbox'), nodeIntegration: value('nodeIntegration'), webSecurity: value('webSecurity') }, where(window)).toEqual({
+      expect(
+        {
+          contextIsolation: value('contextIsolation'),
+          sandbox: value('sandbox'),
+          nodeIntegration: value('nodeIntegration'),
+          webSecurity: value('webSecurity')
+        },
+        where(window)
+      ).toEqual({
         contextIsolation: 'true',
         sandbox: 'true',
         nodeIntegration: 'false',
         webSecurity: 'true'
       })
-      for (const risky of ['nodeIntegrationInWorker', 'nodeIntegrationInSubFrames', 'webviewTag', 'allowRunningInsecureContent', 'experimentalFeatures', 'enableBlinkFeatures', 'enableRemoteModule']) {
+      for (const risky of [
+        'nodeIntegrationInWorker',
+        'nodeIntegrationInSubFrames',
+        'webviewTag',
+        'allowRunningInsecureContent',
+        'experimentalFeatures',
+        'enableBlinkFeatures',
+        'enableRemoteModule'
+      ]) {
         expect(value(risky), `${where(window)}: ${risky}`).toBeUndefined()
       }
     }
@@ -78,7 +102,10 @@ describe('Electron hardening (static scan of the desktop shell)', () => {
       const events = callsTo([file], 'on').map((call) => (ts.isStringLiteral(call.arguments[0]!) ? call.arguments[0].text : ''))
       expect(events, file.fileName).toEqual(expect.arrayContaining(['will-navigate', 'will-attach-webview']))
       const attach = callsTo([file], 'on').find((call) => ts.isStringLiteral(call.arguments[0]!) && call.arguments[0].text === 'will-attach-webview')!
-      expect(callsTo([file], 'preventDefault').some((call) => call.pos >= attach.pos && call.end <= attach.end), 'webviews are prevented').toBe(true)
+      expect(
+        callsTo([file], 'preventDefault').some((call) => call.pos >= attach.pos && call.end <= attach.end),
+        'webviews are prevented'
+      ).toBe(true)
     }
   })
 
@@ -89,9 +116,17 @@ describe('Electron hardening (static scan of the desktop shell)', () => {
     expect(checks.length).toBeGreaterThan(0)
     for (const call of requests) {
       const handler = call.arguments[0]!
-      const answers = all([call.getSourceFile()], (node): node is ts.CallExpression => ts.isCallExpression(node) && node.pos >= handler.pos && node.end <= handler.end && node.expression.getText() === 'callback')
+      const answers = all(
+        [call.getSourceFile()],
+        (node): node is ts.CallExpression =>
+          ts.isCallExpression(node) && node.pos >= handler.pos && node.end <= handler.end && node.expression.getText() === 'callback'
+      )
       expect(answers.length, where(call)).toBeGreaterThan(0)
-      for (const answer of answers) expect(answer.arguments.map((argument) => argument.getText()), where(answer)).toEqual(['false'])
+      for (const answer of answers)
+        expect(
+          answer.arguments.map((argument) => argument.getText()),
+          where(answer)
+        ).toEqual(['false'])
     }
     for (const call of checks) for (const returned of returnsOf(call.arguments[0]!)) expect(returned.getText(), where(returned)).toBe('false')
   })
@@ -104,14 +139,24 @@ describe('Electron hardening (static scan of the desktop shell)', () => {
     // ipcRenderer is used only as the callee of invoke/on/removeListener inside the bridge's functions.
     const uses = all(preload, (node): node is ts.Identifier => ts.isIdentifier(node) && node.text === 'ipcRenderer' && !ts.isImportSpecifier(node.parent))
     for (const use of uses) {
-      expect(ts.isPropertyAccessExpression(use.parent) && use.parent.expression === use && ['invoke', 'on', 'removeListener'].includes(use.parent.name.text), where(use)).toBe(true)
+      expect(
+        ts.isPropertyAccessExpression(use.parent) && use.parent.expression === use && ['invoke', 'on', 'removeListener'].includes(use.parent.name.text),
+        where(use)
+      ).toBe(true)
     }
   })
 
   it('no eval, no new Function, no @electron/remote anywhere in the app', () => {
-    const evals = all(app, (node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'eval')
+    const evals = all(
+      app,
+      (node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'eval'
+    )
     const functions = all(app, (node): node is ts.NewExpression => ts.isNewExpression(node) && node.expression.getText() === 'Function')
-    const remote = all(app, (node): node is ts.StringLiteral => ts.isStringLiteral(node) && ts.isImportDeclaration(node.parent) && /^(@electron\/remote|electron\/remote)$/.test(node.text))
+    const remote = all(
+      app,
+      (node): node is ts.StringLiteral =>
+        ts.isStringLiteral(node) && ts.isImportDeclaration(node.parent) && /^(@electron\/remote|electron\/remote)$/.test(node.text)
+    )
     expect([...evals, ...functions, ...remote].map(where)).toEqual([])
   })
 
@@ -119,7 +164,14 @@ describe('Electron hardening (static scan of the desktop shell)', () => {
     const html = readFileSync(join(root, 'src', 'renderer', 'index.html'), 'utf8')
     const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1]
     expect(meta).toBeDefined()
-    const directives = (csp: string) => new Map(csp.split(';').map((part) => part.trim().split(/\s+/)).filter((words) => words[0]).map(([name, ...values]) => [name!, values]))
+    const directives = (csp: string) =>
+      new Map(
+        csp
+          .split(';')
+          .map((part) => part.trim().split(/\s+/))
+          .filter((words) => words[0])
+          .map(([name, ...values]) => [name!, values])
+      )
     for (const csp of [meta!, consoleCsp]) {
       const policy = directives(csp)
       expect(policy.get('default-src')).toEqual(["'self'"])

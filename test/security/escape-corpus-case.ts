@@ -11,7 +11,10 @@ import { syscallNumbers } from '../../src/main/core/sandbox/syscall-denylist'
 import type { CaseContext, CorpusProviderId } from './escape-corpus-stage'
 
 /** One tool call of the attacking agent, exactly as its MCP call would arrive. */
-export type Step = { tool: 'run_command' | 'run_code' | 'write_file' | 'read_file' | 'edit_file' | 'list_directory' | 'search_files'; input: Record<string, unknown> }
+export type Step = {
+  tool: 'run_command' | 'run_code' | 'write_file' | 'read_file' | 'edit_file' | 'list_directory' | 'search_files'
+  input: Record<string, unknown>
+}
 
 /**
  * A TOCTOU race: a sandboxed background command (`racer`, through run_command) swaps a directory
@@ -48,7 +51,9 @@ export const unprivileged = {
   /** Runs hold a uid of their own (Airlock runs as root): Airlock's home and code are not theirs. */
   ownUid: sandboxIdentity().dedicated,
   userNamespaces:
-    Number(sysctl('user/max_user_namespaces') ?? '0') > 0 && (sysctl('kernel/unprivileged_userns_clone') ?? '1') === '1' && (sysctl('kernel/apparmor_restrict_unprivileged_userns') ?? '0') === '0',
+    Number(sysctl('user/max_user_namespaces') ?? '0') > 0 &&
+    (sysctl('kernel/unprivileged_userns_clone') ?? '1') === '1' &&
+    (sysctl('kernel/apparmor_restrict_unprivileged_userns') ?? '0') === '0',
   ioUring: (sysctl('kernel/io_uring_disabled') ?? '0') === '0',
   /** perf_event_paranoid ≤ 2: a process may count its own user-space events (Debian kernels use 3). */
   perfSelf: Number(sysctl('kernel/perf_event_paranoid') ?? '2') <= 2,
@@ -75,7 +80,19 @@ export const unprivileged = {
 }
 
 /** What a case tests, by area (the results table groups by it). */
-export type Area = 'filesystem' | 'file-tools' | 'race' | 'process' | 'syscalls' | 'privilege' | 'devices' | 'network' | 'limits' | 'launcher' | 'kernel-knobs' | 'mounted-paths'
+export type Area =
+  | 'filesystem'
+  | 'file-tools'
+  | 'race'
+  | 'process'
+  | 'syscalls'
+  | 'privilege'
+  | 'devices'
+  | 'network'
+  | 'limits'
+  | 'launcher'
+  | 'kernel-knobs'
+  | 'mounted-paths'
 
 /**
  * One attack: the calls, the exact outcome on bubblewrap and docker, and the host evidence of an
@@ -109,7 +126,10 @@ export type EscapeCase = {
 }
 
 /** A `run_command` step. */
-export const sh = (command: string, timeoutSeconds?: number): Step => ({ tool: 'run_command', input: { command, ...(timeoutSeconds ? { timeoutSeconds } : {}) } })
+export const sh = (command: string, timeoutSeconds?: number): Step => ({
+  tool: 'run_command',
+  input: { command, ...(timeoutSeconds ? { timeoutSeconds } : {}) }
+})
 
 /** A `run_code` step running Python source. */
 export const py = (sourceCode: string, extra: Record<string, unknown> = {}): Step => ({ tool: 'run_code', input: { language: 'python', sourceCode, ...extra } })
@@ -167,7 +187,7 @@ export function networkAttempt(body: string): string {
     '    except socket.gaierror as e:',
     "        print('gaierror', e.args[0])",
     '    except OSError as e:',
-    "        print(errno.errorcode.get(e.errno, e.errno) if e.errno else type(e).__name__)",
+    '        print(errno.errorcode.get(e.errno, e.errno) if e.errno else type(e).__name__)',
     body
   ].join('\n')
 }

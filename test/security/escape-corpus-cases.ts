@@ -140,7 +140,9 @@ const filesystem: EscapeCase[] = [
     area: 'filesystem',
     attack: "a code bundle whose file path climbs out of the execution area ('../')",
     unisolated: 'holds',
-    attempt: (ctx) => [py('', { sourceCode: undefined, files: [{ path: `../pwned-${ctx.caseId}.py`, content: 'print(1)' }], entrypoint: `../pwned-${ctx.caseId}.py` })],
+    attempt: (ctx) => [
+      py('', { sourceCode: undefined, files: [{ path: `../pwned-${ctx.caseId}.py`, content: 'print(1)' }], entrypoint: `../pwned-${ctx.caseId}.py` })
+    ],
     expect: (outcome) => {
       expect(outcome.last).toMatchObject({ ok: false, status: 'error', error: { code: 'invalid_input' } })
       expect(outcome.last.error?.message).toMatch(/contains \.\./)
@@ -155,7 +157,11 @@ const processes: EscapeCase[] = [
     attack: 'find a host process by its command line in /proc',
     unisolated: 'escapes',
     // The marker is assembled in a file, so grep's own command line does not hold it.
-    attempt: (ctx) => [sh(`printf '%s%s' '${ctx.canary.marker.slice(0, 10)}' '${ctx.canary.marker.slice(10)}' > .m; grep -l -F -f .m /proc/[0-9]*/cmdline 2>/dev/null | head -3; echo rc=0`)],
+    attempt: (ctx) => [
+      sh(
+        `printf '%s%s' '${ctx.canary.marker.slice(0, 10)}' '${ctx.canary.marker.slice(10)}' > .m; grep -l -F -f .m /proc/[0-9]*/cmdline 2>/dev/null | head -3; echo rc=0`
+      )
+    ],
     expect: printed('rc=0'),
     evidence: (outcome, ctx) => (outcome.stdout.includes(`/proc/${ctx.canary.pid}/cmdline`) ? ['the host canary was found in /proc'] : [])
   },
@@ -264,7 +270,8 @@ const privileges: EscapeCase[] = [
     unisolated: 'holds',
     attempt: (ctx) => [sh(`id -u; touch owned-${ctx.caseId}`)],
     expect: (outcome, ctx) => printed(String(lstatSync(join(ctx.workspace, `owned-${ctx.caseId}`)).uid))(outcome),
-    evidence: (_outcome, ctx) => (lstatSync(join(ctx.workspace, `owned-${ctx.caseId}`), { throwIfNoEntry: false })?.uid === 0 ? ['a file owned by host root'] : [])
+    evidence: (_outcome, ctx) =>
+      lstatSync(join(ctx.workspace, `owned-${ctx.caseId}`), { throwIfNoEntry: false })?.uid === 0 ? ['a file owned by host root'] : []
   }
 ]
 
@@ -274,7 +281,11 @@ const devices: EscapeCase[] = [
     area: 'devices',
     attack: 'create a device node (/dev/mem) in the workspace',
     unisolated: 'holds',
-    attempt: (ctx) => [py(`import errno, os, stat\ntry:\n    os.mknod('pwned-${ctx.caseId}-mem', stat.S_IFCHR | 0o666, os.makedev(1, 1))\n    print('made')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])`)],
+    attempt: (ctx) => [
+      py(
+        `import errno, os, stat\ntry:\n    os.mknod('pwned-${ctx.caseId}-mem', stat.S_IFCHR | 0o666, os.makedev(1, 1))\n    print('made')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])`
+      )
+    ],
     expect: printed('EPERM')
   },
   {
@@ -302,4 +313,13 @@ const devices: EscapeCase[] = [
 ]
 
 /** The whole corpus: every case, each run on every provider it applies to. */
-export const escapeCorpus: EscapeCase[] = [...filesystem, ...fileToolCases, ...raceCases, ...processes, ...privileges, ...devices, ...kernelCases, ...limitCases]
+export const escapeCorpus: EscapeCase[] = [
+  ...filesystem,
+  ...fileToolCases,
+  ...raceCases,
+  ...processes,
+  ...privileges,
+  ...devices,
+  ...kernelCases,
+  ...limitCases
+]

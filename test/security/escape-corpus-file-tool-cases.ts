@@ -30,8 +30,14 @@ function racer(ctx: CaseContext, setup: string, a: string, b: string): string {
  */
 const raceOutcome = (outcome: Outcome) => {
   expect(outcome.results.length).toBeGreaterThan(1)
-  for (const result of outcome.results) if (!result.ok) expect(result.error?.code).toMatch(/^workspace_file\.(changed_during_operation|outside_workspace|symlink_loop|not_found|not_directory|no_match|not_regular_file|is_directory)$/)
-  expect(outcome.results.some((result) => /^workspace_file\.(outside_workspace|changed_during_operation|symlink_loop)$/.test(result.error?.code ?? ''))).toBe(true)
+  for (const result of outcome.results)
+    if (!result.ok)
+      expect(result.error?.code).toMatch(
+        /^workspace_file\.(changed_during_operation|outside_workspace|symlink_loop|not_found|not_directory|no_match|not_regular_file|is_directory)$/
+      )
+  expect(outcome.results.some((result) => /^workspace_file\.(outside_workspace|changed_during_operation|symlink_loop)$/.test(result.error?.code ?? ''))).toBe(
+    true
+  )
   expect(outcome.results.some((result) => result.ok)).toBe(true)
 }
 
@@ -156,7 +162,9 @@ export const raceCases: EscapeCase[] = [
     attack: 'write_file into race/d while a sandboxed command swaps race/d with a symlink to a host folder (RENAME_EXCHANGE)',
     unisolated: 'holds',
     alone: true,
-    attempt: (ctx) => ({ race: { racer: racer(ctx, 'mkdir -p race/d', 'race/d', 'race/l'), victim: (i) => tool('write_file', { path: `race/d/landed-${i}.txt`, content: 'x' }) } }),
+    attempt: (ctx) => ({
+      race: { racer: racer(ctx, 'mkdir -p race/d', 'race/d', 'race/l'), victim: (i) => tool('write_file', { path: `race/d/landed-${i}.txt`, content: 'x' }) }
+    }),
     expect: raceOutcome
   },
   {
@@ -165,7 +173,12 @@ export const raceCases: EscapeCase[] = [
     attack: 'read_file race/d/secret.txt while race/d is swapped with a symlink to a folder holding the host secret',
     unisolated: 'holds',
     alone: true,
-    attempt: (ctx) => ({ race: { racer: racer(ctx, "mkdir -p race/d && printf 'decoy\\n' > race/d/secret.txt", 'race/d', 'race/l'), victim: () => tool('read_file', { path: 'race/d/secret.txt' }) } }),
+    attempt: (ctx) => ({
+      race: {
+        racer: racer(ctx, "mkdir -p race/d && printf 'decoy\\n' > race/d/secret.txt", 'race/d', 'race/l'),
+        victim: () => tool('read_file', { path: 'race/d/secret.txt' })
+      }
+    }),
     expect: raceOutcome
   },
   {
@@ -175,7 +188,10 @@ export const raceCases: EscapeCase[] = [
     unisolated: 'holds',
     alone: true,
     attempt: (ctx) => ({
-      race: { racer: racer(ctx, "mkdir -p race/d && printf 'original\\n' > race/d/target.txt", 'race/d', 'race/l'), victim: () => tool('edit_file', { path: 'race/d/target.txt', oldText: 'original', newText: 'pwned' }) }
+      race: {
+        racer: racer(ctx, "mkdir -p race/d && printf 'original\\n' > race/d/target.txt", 'race/d', 'race/l'),
+        victim: () => tool('edit_file', { path: 'race/d/target.txt', oldText: 'original', newText: 'pwned' })
+      }
     }),
     expect: raceOutcome
   },
@@ -185,7 +201,9 @@ export const raceCases: EscapeCase[] = [
     attack: 'write_file p/c/x (creating parents) while the parent p is renamed away and replaced by a symlink to a host folder',
     unisolated: 'holds',
     alone: true,
-    attempt: (ctx) => ({ race: { racer: racer(ctx, 'mkdir -p p/c', 'p', 'pl'), victim: (i) => tool('write_file', { path: `p/c/landed-${i}.txt`, content: 'x' }) } }),
+    attempt: (ctx) => ({
+      race: { racer: racer(ctx, 'mkdir -p p/c', 'p', 'pl'), victim: (i) => tool('write_file', { path: `p/c/landed-${i}.txt`, content: 'x' }) }
+    }),
     expect: raceOutcome
   }
 ]

@@ -9,7 +9,15 @@ const releaseAgents = ['blkio', 'cpu', 'memory', 'pids', 'devices'].map((name) =
 const releaseAgentsBefore = Object.fromEntries(releaseAgents.map((path) => [path, readFileSync(path, 'utf8')]))
 
 const syscalls: EscapeCase[] = [
-  { id: 'sys-mount', area: 'syscalls', attack: 'mount a tmpfs', unisolated: 'holds', attempt: () => [py(libcCall('', "libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)"))], expect: printed('-1 EPERM'), evidence: kernelAllowed('mount') },
+  {
+    id: 'sys-mount',
+    area: 'syscalls',
+    attack: 'mount a tmpfs',
+    unisolated: 'holds',
+    attempt: () => [py(libcCall('', "libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)"))],
+    expect: printed('-1 EPERM'),
+    evidence: kernelAllowed('mount')
+  },
   {
     id: 'sys-unshare-userns',
     area: 'syscalls',
@@ -132,7 +140,11 @@ const network: EscapeCase[] = [
     attack: "TCP to a listener on the host's loopback with the network off",
     unisolated: 'escapes',
     attempt: (ctx) => [
-      py(networkAttempt(`def f():\n    s = socket.create_connection(('127.0.0.1', ${ctx.net.tcpPort}), timeout=3)\n    s.sendall(b'${ctx.caseId}\\n')\n    return s.recv(16).decode().strip()\nattempt(f)`))
+      py(
+        networkAttempt(
+          `def f():\n    s = socket.create_connection(('127.0.0.1', ${ctx.net.tcpPort}), timeout=3)\n    s.sendall(b'${ctx.caseId}\\n')\n    return s.recv(16).decode().strip()\nattempt(f)`
+        )
+      )
     ],
     expect: printed('ECONNREFUSED')
   },
@@ -142,7 +154,11 @@ const network: EscapeCase[] = [
     attack: "TCP to the host's own address on its network interface",
     unisolated: 'escapes',
     attempt: (ctx) => [
-      py(networkAttempt(`def f():\n    s = socket.create_connection(('${ctx.net.hostIp}', ${ctx.net.tcpPort}), timeout=3)\n    s.sendall(b'${ctx.caseId}\\n')\n    return s.recv(16).decode().strip()\nattempt(f)`))
+      py(
+        networkAttempt(
+          `def f():\n    s = socket.create_connection(('${ctx.net.hostIp}', ${ctx.net.tcpPort}), timeout=3)\n    s.sendall(b'${ctx.caseId}\\n')\n    return s.recv(16).decode().strip()\nattempt(f)`
+        )
+      )
     ],
     // A host with no address but loopback is reached on 127.0.0.1, where nothing listens inside.
     expect: (outcome, ctx) => printed(ctx.net.hostIp === '127.0.0.1' ? 'ECONNREFUSED' : 'ENETUNREACH')(outcome)
@@ -162,7 +178,11 @@ const network: EscapeCase[] = [
     attack: "UDP datagrams to the host's address",
     unisolated: 'escapes',
     attempt: (ctx) => [
-      py(networkAttempt(`def f():\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    for _ in range(3):\n        s.sendto(b'${ctx.caseId}', ('${ctx.net.hostIp}', ${ctx.net.udpPort}))\n    return 'sent'\nattempt(f)`))
+      py(
+        networkAttempt(
+          `def f():\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    for _ in range(3):\n        s.sendto(b'${ctx.caseId}', ('${ctx.net.hostIp}', ${ctx.net.udpPort}))\n    return 'sent'\nattempt(f)`
+        )
+      )
     ],
     expect: (outcome, ctx) => printed(ctx.net.hostIp === '127.0.0.1' ? 'sent' : 'ENETUNREACH')(outcome)
   },
@@ -204,7 +224,11 @@ const network: EscapeCase[] = [
     unisolated: 'escapes',
     attempt: (ctx) => [
       // Node binds an abstract name padded with NULs to the whole sun_path: the client names it the same way.
-      py(networkAttempt(`def f():\n    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n    s.connect(b'\\0' + b'${ctx.net.abstractName}'.ljust(107, b'\\0'))\n    s.sendall(b'${ctx.caseId}\\n')\n    return s.recv(16).decode().strip()\nattempt(f)`))
+      py(
+        networkAttempt(
+          `def f():\n    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n    s.connect(b'\\0' + b'${ctx.net.abstractName}'.ljust(107, b'\\0'))\n    s.sendall(b'${ctx.caseId}\\n')\n    return s.recv(16).decode().strip()\nattempt(f)`
+        )
+      )
     ],
     expect: printed('ECONNREFUSED')
   },
@@ -238,7 +262,7 @@ const network: EscapeCase[] = [
     area: 'network',
     attack: 'AF_NETLINK and AF_PACKET sockets (routing tables, raw frames)',
     unisolated: 'escapes',
-    attempt: () => [py(libcCall("said(libc.socket(16, 3, 0))", 'libc.socket(17, 3, 0)'))],
+    attempt: () => [py(libcCall('said(libc.socket(16, 3, 0))', 'libc.socket(17, 3, 0)'))],
     expect: printed('-1 EAFNOSUPPORT\n-1 EAFNOSUPPORT'),
     evidence: kernelAllowed('a netlink or packet socket')
   },
@@ -281,7 +305,11 @@ const kernelKnobs: EscapeCase[] = [
     attack: 'write a pipe handler to /proc/sys/kernel/core_pattern, then crash (host root code execution)',
     regression: true,
     unisolated: 'not_run',
-    attempt: (ctx) => [sh(`printf '#!/bin/sh\\ntouch ${ctx.outside}/pwned-${ctx.caseId}\\n' > h.sh; chmod +x h.sh; echo "|${ctx.workspace}/h.sh" > /proc/sys/kernel/core_pattern; echo rc=$?; sh -c 'kill -SEGV $$'`)],
+    attempt: (ctx) => [
+      sh(
+        `printf '#!/bin/sh\\ntouch ${ctx.outside}/pwned-${ctx.caseId}\\n' > h.sh; chmod +x h.sh; echo "|${ctx.workspace}/h.sh" > /proc/sys/kernel/core_pattern; echo rc=$?; sh -c 'kill -SEGV $$'`
+      )
+    ],
     expect: printed('rc=1')
   },
   {
@@ -302,7 +330,9 @@ const kernelKnobs: EscapeCase[] = [
     area: 'kernel-knobs',
     attack: 'write /proc/sysrq-trigger (from Python: the policy refuses the shell spelling before any sandbox sees it)',
     unisolated: 'not_run',
-    attempt: () => [py("import errno\ntry:\n    open('/proc/sysrq-trigger', 'w').write('h')\n    print('written')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])")],
+    attempt: () => [
+      py("import errno\ntry:\n    open('/proc/sysrq-trigger', 'w').write('h')\n    print('written')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])")
+    ],
     // Kernels without magic SysRq (this CI machine's) have no such file at all.
     expect: (outcome) => {
       expect(outcome.last.status).toBe('success')
@@ -313,7 +343,7 @@ const kernelKnobs: EscapeCase[] = [
   {
     id: 'knob-release-agent',
     area: 'kernel-knobs',
-    attack: "write a cgroup v1 release_agent (host root code execution when a cgroup empties)",
+    attack: 'write a cgroup v1 release_agent (host root code execution when a cgroup empties)',
     unisolated: 'not_run',
     attempt: (ctx) => [
       py(

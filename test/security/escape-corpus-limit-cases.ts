@@ -34,10 +34,15 @@ const openForWrite = (paths: string[]) =>
     '        print(path, errno.errorcode[e.errno])'
   ].join('\n')
 const changedDigests = (paths: string[]) => paths.filter((path) => digest(path) !== digestsBefore[path]).map((path) => `${path} was changed`)
-const opened = (outcome: Outcome) => outcome.stdout.split('\n').filter((line) => line.endsWith(' opened')).map((line) => `${line} for writing`)
+const opened = (outcome: Outcome) =>
+  outcome.stdout
+    .split('\n')
+    .filter((line) => line.endsWith(' opened'))
+    .map((line) => `${line} for writing`)
 
 /** The result of a call that a resource limit ended: status error with the limit's code. */
-const endedByLimit = (limit: string) => (outcome: Outcome) => expect(outcome.last).toMatchObject({ ok: false, status: 'error', error: { code: `resource_limit.${limit}` } })
+const endedByLimit = (limit: string) => (outcome: Outcome) =>
+  expect(outcome.last).toMatchObject({ ok: false, status: 'error', error: { code: `resource_limit.${limit}` } })
 
 const limits: EscapeCase[] = [
   {
@@ -157,7 +162,9 @@ const limits: EscapeCase[] = [
     attack: 'a double-forked daemon in its own session, its output closed, outlives a run_code call',
     unisolated: escapesWhen(!unprivileged.runCgroup),
     attempt: (ctx) => [
-      py(`import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.closerange(0, 3)\n        os.execv('/bin/sleep', ['sleep', '${ctx.sleepMarker}'])\n    os._exit(0)\nos.wait()\nprint('started')`)
+      py(
+        `import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.closerange(0, 3)\n        os.execv('/bin/sleep', ['sleep', '${ctx.sleepMarker}'])\n    os._exit(0)\nos.wait()\nprint('started')`
+      )
     ],
     expect: printed('started')
   },
@@ -180,7 +187,8 @@ const launcher: EscapeCase[] = [
     unisolated: 'holds',
     attempt: () => [py(openForWrite(launcherFiles))],
     // The sandbox uid may not write them (in docker they are the image's own, and bwrap is not there).
-    expect: (outcome, ctx) => printed(launcherFiles.map((path) => `${path} ${ctx.providerId === 'docker' && path === '/usr/bin/bwrap' ? 'ENOENT' : 'EACCES'}`).join('\n'))(outcome),
+    expect: (outcome, ctx) =>
+      printed(launcherFiles.map((path) => `${path} ${ctx.providerId === 'docker' && path === '/usr/bin/bwrap' ? 'ENOENT' : 'EACCES'}`).join('\n'))(outcome),
     evidence: (outcome) => [...opened(outcome), ...changedDigests(launcherFiles)]
   },
   {
@@ -200,7 +208,9 @@ const launcher: EscapeCase[] = [
     area: 'launcher',
     attack: "plant a record in Airlock's run ledger (<home>/runs), which start-up recovery acts on",
     unisolated: escapesWhen(!unprivileged.ownUid),
-    attempt: (ctx) => [sh(`echo '{"providerId":"bubblewrap","pid":${ctx.canary.pid},"startTicks":"1"}' > ${ctx.home}/runs/pwned-${ctx.caseId}.json; echo rc=$?`)],
+    attempt: (ctx) => [
+      sh(`echo '{"providerId":"bubblewrap","pid":${ctx.canary.pid},"startTicks":"1"}' > ${ctx.home}/runs/pwned-${ctx.caseId}.json; echo rc=$?`)
+    ],
     expect: printed('rc=1')
   },
   {
@@ -214,7 +224,9 @@ const launcher: EscapeCase[] = [
     expect: (outcome, ctx) => {
       printed('rc=1\nrc=1')(outcome)
       // bubblewrap covers .airlock/ with an empty read-only tmpfs; docker leaves the host's, which the sandbox uid may not write.
-      expect(outcome.stderr).toMatch(ctx.providerId === 'bubblewrap' ? /No such file or directory[\s\S]*Read-only file system/ : /Permission denied[\s\S]*Permission denied/)
+      expect(outcome.stderr).toMatch(
+        ctx.providerId === 'bubblewrap' ? /No such file or directory[\s\S]*Read-only file system/ : /Permission denied[\s\S]*Permission denied/
+      )
     }
   },
   {
@@ -267,7 +279,9 @@ const mountedPaths: EscapeCase[] = [
     area: 'mounted-paths',
     attack: "a declared output that is a symlink to a host secret: the host's output collection follows it",
     unisolated: 'holds',
-    attempt: (ctx) => [py(`import os\nos.symlink('${ctx.outside}/secret.txt', '../output/leak.txt')\nprint('planted')`, { expectedOutputs: ['output/leak.txt'] })],
+    attempt: (ctx) => [
+      py(`import os\nos.symlink('${ctx.outside}/secret.txt', '../output/leak.txt')\nprint('planted')`, { expectedOutputs: ['output/leak.txt'] })
+    ],
     expect: (outcome) => expect(outcome.last).toMatchObject({ ok: false, status: 'error', error: { code: expect.stringMatching(/^expected_output/) } })
   },
   {
@@ -302,7 +316,7 @@ const mountedPaths: EscapeCase[] = [
           "    paths.update(p for p in re.findall(r'(?:upperdir|lowerdir|workdir)=([^,\\s]+)', line) for p in p.split(':'))",
           '    paths.add(fields[0].split()[3])',
           "paths = sorted(p for p in paths if p.startswith('/var/lib/docker') or p.startswith('/docker'))",
-          "reached = [p for p in paths if os.path.isdir(p) and os.access(p, os.R_OK)]",
+          'reached = [p for p in paths if os.path.isdir(p) and os.access(p, os.R_OK)]',
           "print(len(paths) > 0, 'reached:', ' '.join(reached) or 'none')"
         ].join('\n')
       )

@@ -98,7 +98,9 @@ async function stageAround(providerId: CorpusProviderId, dir: ReturnType<typeof 
 
   const outsideRoot = join(dir.path, 'outside')
   mkdirSync(outsideRoot, { mode: 0o711 })
-  const sysctls = ['kernel/core_pattern', 'fs/lease-break-time', 'kernel/hostname', 'vm/overcommit_memory', 'kernel/modprobe'].filter((name) => existsSync(`/proc/sys/${name}`))
+  const sysctls = ['kernel/core_pattern', 'fs/lease-break-time', 'kernel/hostname', 'vm/overcommit_memory', 'kernel/modprobe'].filter((name) =>
+    existsSync(`/proc/sys/${name}`)
+  )
   const sysctlsBefore = Object.fromEntries(sysctls.map((name) => [name, readFileSync(`/proc/sys/${name}`, 'utf8')]))
   const listeners = await openListeners(token)
 
@@ -136,7 +138,13 @@ async function stageAround(providerId: CorpusProviderId, dir: ReturnType<typeof 
       victimSecret,
       canary,
       sleepMarker: `${7000 + cases}.${stageNumber}`,
-      net: { hostIp: listeners.hostIp, tcpPort: listeners.tcpPort, udpPort: listeners.udpPort, dnsPort: listeners.dnsPort, abstractName: listeners.abstractName },
+      net: {
+        hostIp: listeners.hostIp,
+        tcpPort: listeners.tcpPort,
+        udpPort: listeners.udpPort,
+        dnsPort: listeners.dnsPort,
+        abstractName: listeners.abstractName
+      },
       hostEnvSecret,
       call: (tool, input) => host.agents.sessions.execute({ sessionId, tool, input }),
       detail: (callId) => host.agents.history.detail(callId),
@@ -157,11 +165,13 @@ async function stageAround(providerId: CorpusProviderId, dir: ReturnType<typeof 
   async function hostEvidence(ctx: CaseContext, results: readonly ActionResult[]): Promise<string[]> {
     const found: string[] = []
     const named = `pwned-${ctx.caseId}`
-    for (const path of [...walk(dir.path), ...readdirSync('/tmp').map((name) => join('/tmp', name))]) if (path.split('/').pop()!.startsWith(named)) found.push(`${path} was created`)
+    for (const path of [...walk(dir.path), ...readdirSync('/tmp').map((name) => join('/tmp', name))])
+      if (path.split('/').pop()!.startsWith(named)) found.push(`${path} was created`)
     const expected = outsideFiles(ctx.outsideSecret)
     const entries = readdirSync(ctx.outside).sort()
     if (entries.join() !== Object.keys(expected).sort().join()) found.push(`the outside folder now holds ${entries.join(', ')}`)
-    for (const [name, content] of Object.entries(expected)) if (existsSync(join(ctx.outside, name)) && readFileSync(join(ctx.outside, name), 'utf8') !== content) found.push(`outside/${name} was changed`)
+    for (const [name, content] of Object.entries(expected))
+      if (existsSync(join(ctx.outside, name)) && readFileSync(join(ctx.outside, name), 'utf8') !== content) found.push(`outside/${name} was changed`)
     const outsideStat = lstatSync(ctx.outside)
     if (outsideStat.uid !== identity.uid || !outsideStat.isDirectory()) found.push('the outside folder changed owner or type')
     // Entries another case made (named after it) are that case's evidence, not this one's.

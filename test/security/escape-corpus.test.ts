@@ -70,31 +70,41 @@ for (const provider of providers) {
       const title = `${c.id}: ${c.attack}${c.regression ? ' (escaped before)' : ''}${unisolated ? ` — ${c.unisolated} unisolated` : ''}`
       // Cases that load the machine or race run alone; the rest in small concurrent groups.
       const test = c.alone ? it : it.concurrent
-      test(title, async () => {
-        const ctx = await stage.openCase(c.id, c.limits)
-        try {
-          c.hostPrepare?.(ctx)
-          for (const step of c.prepare?.(ctx) ?? []) await ctx.call(step.tool, step.input)
-          const outcome = await attempt(c, ctx)
-          const evidence = [...((await c.evidence?.(outcome, ctx)) ?? []), ...(await stage.hostEvidence(ctx, outcome.results))]
-          verdicts.get(provider.id)!.set(c.id, evidence)
-          expectReportedProvider(outcome.results, provider, ctx)
-          if (unisolated) {
-            expect(evidence.length > 0 ? 'escapes' : 'holds', `evidence: ${JSON.stringify(evidence)}; stdout: ${outcome.stdout.slice(0, 500)}`).toBe(c.unisolated)
-          } else {
-            expect(evidence, `escape on ${provider.id}`).toEqual([])
-            c.expect(outcome, ctx)
+      test(
+        title,
+        async () => {
+          const ctx = await stage.openCase(c.id, c.limits)
+          try {
+            c.hostPrepare?.(ctx)
+            for (const step of c.prepare?.(ctx) ?? []) await ctx.call(step.tool, step.input)
+            const outcome = await attempt(c, ctx)
+            const evidence = [...((await c.evidence?.(outcome, ctx)) ?? []), ...(await stage.hostEvidence(ctx, outcome.results))]
+            verdicts.get(provider.id)!.set(c.id, evidence)
+            expectReportedProvider(outcome.results, provider, ctx)
+            if (unisolated) {
+              expect(evidence.length > 0 ? 'escapes' : 'holds', `evidence: ${JSON.stringify(evidence)}; stdout: ${outcome.stdout.slice(0, 500)}`).toBe(
+                c.unisolated
+              )
+            } else {
+              expect(evidence, `escape on ${provider.id}`).toEqual([])
+              c.expect(outcome, ctx)
+            }
+          } finally {
+            await ctx.close()
           }
-        } finally {
-          await ctx.close()
-        }
-      }, 60_000)
+        },
+        60_000
+      )
     }
 
     if (unisolated) {
       it('trusted_local is seen escaping in every area isolation alone protects (the corpus can fail)', () => {
         const escaped = casesFor('trusted_local').filter((c) => (verdicts.get('trusted_local')!.get(c.id) ?? []).length > 0)
-        expect(escaped.map((c) => c.id)).toEqual(casesFor('trusted_local').filter((c) => c.unisolated === 'escapes').map((c) => c.id))
+        expect(escaped.map((c) => c.id)).toEqual(
+          casesFor('trusted_local')
+            .filter((c) => c.unisolated === 'escapes')
+            .map((c) => c.id)
+        )
         expect([...new Set(escaped.map((c) => c.area))]).toEqual(expect.arrayContaining(['filesystem', 'process', 'syscalls', 'privilege', 'network']))
       })
     }

@@ -38,7 +38,26 @@ function keysOf(schema: z.ZodType): string[] {
 }
 
 /** Values an agent plausibly sends (so many generated calls pass validation and reach the tool itself). */
-const plausible = fc.constantFrom<unknown>('notes.txt', 'a/b.txt', '.', 'echo hi', 'print(1)', 'python', 'bash', 'select 1', 'hello', '', 0, 1, 5, true, false, ['x'], [0.1, 0.2], {})
+const plausible = fc.constantFrom<unknown>(
+  'notes.txt',
+  'a/b.txt',
+  '.',
+  'echo hi',
+  'print(1)',
+  'python',
+  'bash',
+  'select 1',
+  'hello',
+  '',
+  0,
+  1,
+  5,
+  true,
+  false,
+  ['x'],
+  [0.1, 0.2],
+  {}
+)
 
 /**
  * Anything at all; or an object over the schema's own keys (and a stray or prototype key) with
@@ -46,12 +65,24 @@ const plausible = fc.constantFrom<unknown>('notes.txt', 'a/b.txt', '.', 'echo hi
  */
 function inputFor(schema: z.ZodType): fc.Arbitrary<unknown> {
   const keys = keysOf(schema)
-  const value = fc.oneof(fc.anything({ withNullPrototype: true, withObjectString: true, withSparseArray: true }), fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null))
+  const value = fc.oneof(
+    fc.anything({ withNullPrototype: true, withObjectString: true, withSparseArray: true }),
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null)
+  )
   if (keys.length === 0) return fc.anything({ withNullPrototype: true, withObjectString: true })
   return fc.oneof(
     { weight: 1, arbitrary: fc.anything({ withNullPrototype: true, withObjectString: true }) },
     { weight: 3, arbitrary: fc.dictionary(fc.constantFrom(...keys, '__proto__', 'constructor', 'extra'), value, { maxKeys: keys.length + 1 }) },
-    { weight: 3, arbitrary: fc.record(Object.fromEntries(keys.map((key) => [key, fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 1, arbitrary: value })])), { requiredKeys: [] }) }
+    {
+      weight: 3,
+      arbitrary: fc.record(Object.fromEntries(keys.map((key) => [key, fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 1, arbitrary: value })])), {
+        requiredKeys: []
+      })
+    }
   )
 }
 
@@ -107,7 +138,8 @@ describe('fuzz: tool inputs through the agent runtime', () => {
           const result = await host.agents.sessions.execute({ sessionId, tool, input })
           outcomes.set(result.status, (outcomes.get(result.status) ?? 0) + 1)
           expect(['success', 'error', 'blocked', 'timed_out']).toContain(result.status)
-          if (result.status === 'error' && result.error?.code === 'invalid_input') expect(toolNamesAField(result.error.message), result.error.message).toBe(true)
+          if (result.status === 'error' && result.error?.code === 'invalid_input')
+            expect(toolNamesAField(result.error.message), result.error.message).toBe(true)
           expect(result.error?.code ?? '').not.toBe('internal')
         }
       ),
@@ -130,7 +162,11 @@ describe('fuzz: the agent profile schema', () => {
           // A non-object profile is refused as a whole; anything inside names its field (by its
           // path, or, for a key the schema does not know, in the message: `Unrecognized key: "x"`).
           if (typeof profile === 'object' && profile !== null && !Array.isArray(profile) && issue.code !== 'invalid_type') {
-            if (issue.code === 'unrecognized_keys') expect(issue.keys.every((key) => issue.message.includes(key)), issue.message).toBe(true)
+            if (issue.code === 'unrecognized_keys')
+              expect(
+                issue.keys.every((key) => issue.message.includes(key)),
+                issue.message
+              ).toBe(true)
             else expect(issue.path.length, issue.message).toBeGreaterThan(0)
           }
           expect(issue.message.length).toBeGreaterThan(0)

@@ -48,7 +48,9 @@ describe.skipIf(skip !== undefined)(`secrets never reach the record${skip ? ` (s
     const { sessionId } = host.agents.sessions.start('coder', 'test')
     const call = (tool: string, input: unknown) => host.agents.sessions.execute({ sessionId, tool, input })
     // Known secrets are redacted from what the agent gets (issue 10) and from every record.
-    const echoed = await call('run_command', { command: `echo ${envCanary} ${headerCanary}; curl -H "Authorization: Bearer ${typedCanary}" http://127.0.0.1:9/ 2>/dev/null; echo --token=${typedCanary} >&2; exit 3` })
+    const echoed = await call('run_command', {
+      command: `echo ${envCanary} ${headerCanary}; curl -H "Authorization: Bearer ${typedCanary}" http://127.0.0.1:9/ 2>/dev/null; echo --token=${typedCanary} >&2; exit 3`
+    })
     expect(echoed.data).toMatchObject({ exitCode: 3 })
     expect((echoed.data as { stdout: string }).stdout).not.toContain(envCanary)
     expect((echoed.data as { stdout: string }).stdout).toContain('[redacted]')

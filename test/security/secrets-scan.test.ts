@@ -144,7 +144,8 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
       )
     const leaks = tables.filter((table) => !(table in storedAsGiven)).flatMap((table) => leaksIn([{ where: `table ${table}`, value: dump(table) }]))
     expect(leaks).toEqual([])
-    for (const [table, expected] of Object.entries(storedAsGiven)) expect(secretsIn(JSON.stringify(dump(table)), secrets).sort(), `table ${table}`).toEqual([...expected].sort())
+    for (const [table, expected] of Object.entries(storedAsGiven))
+      expect(secretsIn(JSON.stringify(dump(table)), secrets).sort(), `table ${table}`).toEqual([...expected].sort())
     // The event log is not empty: the scan above read real rows.
     expect((db.prepare('select count(*) as n from events').get() as { n: number }).n).toBeGreaterThan(10)
   })
@@ -175,9 +176,19 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
       event.channel === 'airlock:settings:changed' && (event.payload as { key?: string }).key === 'code_execution.providers'
     expect(published.filter(isProviderOrder).map((event) => JSON.stringify(event).includes(configCanary))).toEqual([true])
     const channels = new Set(published.map((event) => event.channel))
-    for (const channel of ['airlock:resources:event', 'airlock:history:changed', 'airlock:history:output', 'airlock:approvals:changed', 'airlock:agents:changed', 'airlock:sessions:changed']) expect(channels).toContain(channel)
+    for (const channel of [
+      'airlock:resources:event',
+      'airlock:history:changed',
+      'airlock:history:output',
+      'airlock:approvals:changed',
+      'airlock:agents:changed',
+      'airlock:sessions:changed'
+    ])
+      expect(channels).toContain(channel)
     expect({
-      published: leaksIn(published.filter((event) => !isProviderOrder(event)).map((event, index) => ({ where: `published #${index} ${event.channel}`, value: event.payload }))),
+      published: leaksIn(
+        published.filter((event) => !isProviderOrder(event)).map((event, index) => ({ where: `published #${index} ${event.channel}`, value: event.payload }))
+      ),
       logged: leaksIn(logged.map((entry, index) => ({ where: `logged #${index}`, value: entry })))
     }).toEqual({ published: [], logged: [] })
   })
@@ -227,7 +238,10 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
     }
     const handles = await read<{ handleId: string; providerId: string; meta: Record<string, unknown> }[]>('resources:list', {})
     // The library caller's requirement was served by the configured candidate, with its config.
-    expect(handles.find((h) => h.handleId === scenario.configHandleId)).toMatchObject({ providerId: 'bubblewrap', meta: { selectedCandidate: { providerId: 'bubblewrap', index: 0 } } })
+    expect(handles.find((h) => h.handleId === scenario.configHandleId)).toMatchObject({
+      providerId: 'bubblewrap',
+      meta: { selectedCandidate: { providerId: 'bubblewrap', index: 0 } }
+    })
     for (const { handleId } of handles) await read('resources:checkHealth', { handleId })
     await read('resources:recentEvents', { limit: 500 })
     await read('providers:list', {})
@@ -261,7 +275,6 @@ describe.skipIf(skip !== undefined)(`known secrets reach no record, IPC answer o
     const calls = Object.entries(airlockContract).flatMap(([namespace, spec]) => Object.keys(spec.calls).map((name) => `${namespace}:${name}`))
     expect(calls.filter((name) => !made.has(name) && !changingCalls.has(name))).toEqual([])
     expect(leaksIn(answers)).toEqual([])
-
   }, 120_000)
 
   it('leaves nothing for a history search to find: the search index holds no known secret', async () => {

@@ -129,7 +129,9 @@ export async function runSecretsScenario(running: RunningConsole, options: { lea
   await run('commandArgs', coderAgent, 'run_command', {
     command: `echo ${canaries.mcpEnv} ${canaries.mcpHeader} ${canaries.processEnv} --password=${typedCanaries.password} ${typedCanaries.apiKey}; printf '%s\\n' ${decoded(canaries.mcpEnv)} ${decoded(canaries.processEnv)} >&2; exit 4`
   })
-  await run('commandOutput', coderAgent, 'run_command', { command: `printf 'token: %s\\nheader: %s\\n' ${decoded(canaries.mcpEnv)} ${decoded(canaries.mcpHeader)}` })
+  await run('commandOutput', coderAgent, 'run_command', {
+    command: `printf 'token: %s\\nheader: %s\\n' ${decoded(canaries.mcpEnv)} ${decoded(canaries.mcpHeader)}`
+  })
   // Printed while the command still runs: the console's live output is told it (history.output).
   await run('liveOutput', coderAgent, 'run_command', { command: `printf 'live: %s\\n' ${decoded(canaries.mcpEnv)}; sleep 1` })
   // Output over 64 KiB goes to a log file under <home>/logs.
@@ -165,7 +167,8 @@ export async function runSecretsScenario(running: RunningConsole, options: { lea
   // A line with a redacted part is never remembered as a rule (the rule would hold the secret or
   // match what the operator never saw): the console offers to approve it once.
   const asRule = await running.host.dispatch('airlock:approvals:decide', { id: ruled.id, decision: 'approve', scope: 'rule' }, ctx)
-  if (asRule.ok || asRule.error.code !== 'approval.not_rememberable') throw new Error(`a line with a secret was remembered as a rule: ${JSON.stringify(asRule)}`)
+  if (asRule.ok || asRule.error.code !== 'approval.not_rememberable')
+    throw new Error(`a line with a secret was remembered as a rule: ${JSON.stringify(asRule)}`)
   await call('approvals:decide', { id: ruled.id, decision: 'approve', scope: 'once' })
   await ruled.result
   const denied = await ask('denied', `rm -rf cache-${canaries.processEnv} --password=${typedCanaries.password}`)

@@ -59,7 +59,9 @@ function hostState(db: SqliteConnection) {
       processTempDirectory: fresh.pragma('temp_store_directory', { simple: true }) ?? null,
       processSoftHeapLimit: fresh.pragma('soft_heap_limit', { simple: true }),
       fileJournalMode: file.pragma('journal_mode', { simple: true }),
-      connection: db.query(`select (select group_concat(name) from pragma_database_list where name <> 'temp') as databases, t.trusted_schema, s.temp_store, q.query_only from pragma_trusted_schema t, pragma_temp_store s, pragma_query_only q`)
+      connection: db.query(
+        `select (select group_concat(name) from pragma_database_list where name <> 'temp') as databases, t.trusted_schema, s.temp_store, q.query_only from pragma_trusted_schema t, pragma_temp_store s, pragma_query_only q`
+      )
     }
   } finally {
     fresh.close()

@@ -124,7 +124,11 @@ describe('security corpus: links swapped in between check and use', () => {
   })
 
   it('a file swapped between a regular file, a symlink out and a hard link out never lets a write, an edit or a read through', async () => {
-    stage([{ file: 'f.file', content: 'agent\n' }, { symlink: 'f.link', to: '{outside}/target.txt' }, { hardlink: 'f.hard', to: '{outside}/secret.txt' }])
+    stage([
+      { file: 'f.file', content: 'agent\n' },
+      { symlink: 'f.link', to: '{outside}/target.txt' },
+      { hardlink: 'f.hard', to: '{outside}/secret.txt' }
+    ])
     const target = lstatSync(join(h.outside, 'target.txt'))
     const outcomes = new Map<string, number>()
     // A write that lands replaces the link in its way (and the renames then shuffle it), so the links are planted again each turn.
@@ -183,7 +187,13 @@ describe('the positive paths, through the same dispatcher', () => {
   })
 
   it('leaves no descriptor open, whether a call succeeds or is refused', async () => {
-    stage([{ dir: 'src' }, { file: 'src/a.ts', content: 'x\n' }, { symlink: 'escape', to: '{outside}' }, { hardlink: 'hl', to: '{outside}/secret.txt' }, { fifo: 'pipe' }])
+    stage([
+      { dir: 'src' },
+      { file: 'src/a.ts', content: 'x\n' },
+      { symlink: 'escape', to: '{outside}' },
+      { hardlink: 'hl', to: '{outside}/secret.txt' },
+      { fifo: 'pipe' }
+    ])
     const calls: [string, Record<string, unknown>][] = [
       ['write_file', { path: 'src/b.ts', content: 'y\n' }],
       ['write_file', { path: 'escape/x', content: 'x' }],

@@ -15,11 +15,13 @@ export async function approvalHost(home: string) {
     host,
     /** Creates an agent (default: bubblewrap, `ask: always`, so every command asks) and opens a session. */
     agent(agentId: string, profile: AgentProfile = {}) {
-      if (!host.agents.service.list().some((agent) => agent.id === agentId)) host.agents.service.create(agentId, { profile: { providers: ['bubblewrap'], ask: 'always', ...profile } })
+      if (!host.agents.service.list().some((agent) => agent.id === agentId))
+        host.agents.service.create(agentId, { profile: { providers: ['bubblewrap'], ask: 'always', ...profile } })
       return session(host, agentId)
     },
     session: (agentId: string) => session(host, agentId),
-    ipc: (namespace: 'approvals' | 'rules' | 'sessions', name: string, input: unknown) => host.dispatch(`airlock:${namespace}:${name}`, input, { transport: 'websocket' }),
+    ipc: (namespace: 'approvals' | 'rules' | 'sessions', name: string, input: unknown) =>
+      host.dispatch(`airlock:${namespace}:${name}`, input, { transport: 'websocket' }),
     /** The pending items, newest first. */
     pending: (): ApprovalView[] => host.approvals.list(),
     /** Waits until `count` items are pending and returns them (the call is queued asynchronously). */

@@ -62,7 +62,11 @@ export function valueOf<T>(result: ConsoleResult): T {
 }
 
 /** A raw HTTP GET of the web console on 127.0.0.1 with chosen headers (fetch cannot set Host, and follows redirects). */
-export function consoleGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+export function consoleGet(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {}
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((done, fail) => {
     const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
       let body = ''

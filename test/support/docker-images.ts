@@ -12,7 +12,13 @@ const cache = join(homedir(), '.cache', 'airlock-test')
  * running in parallel take a lock so only one of them provisions.
  */
 export async function ensureTestImages(docker: Docker): Promise<void> {
-  const current = async (image: string) => (await docker.getImage(image).inspect().catch(() => undefined))?.Config?.Labels?.[imageFormatLabel] === imageFormat
+  const current = async (image: string) =>
+    (
+      await docker
+        .getImage(image)
+        .inspect()
+        .catch(() => undefined)
+    )?.Config?.Labels?.[imageFormatLabel] === imageFormat
   const ready = async () => (await current('airlock/python:latest')) && (await current('airlock/nodejs:latest'))
   if (await ready()) return
   const lock = join(cache, 'provisioning.lock')

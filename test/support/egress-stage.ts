@@ -28,7 +28,8 @@ export async function openEgressStage(options: { prefix: string; pinned: string[
   const seen: string[] = []
   const server: Server = createServer((req, res) => {
     seen.push(`${req.method} ${req.headers.host} ${req.url}`)
-    if (req.url === '/simple/airlock-probe/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><a href="/files/${probeWheel}">${probeWheel}</a></body></html>`)
+    if (req.url === '/simple/airlock-probe/')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><a href="/files/${probeWheel}">${probeWheel}</a></body></html>`)
     if (req.url === `/files/${probeWheel}`) return void res.end(wheel)
     res.end(`hello from ${req.headers.host}${req.url}\n`)
   })

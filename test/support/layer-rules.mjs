@@ -17,14 +17,29 @@ export const mainLayers = {
   network: { may: ['core'], why: 'the egress proxy builds on core only; the host wires it to providers.' },
   files: { may: ['core'], why: 'workspace and skill file helpers build on core only; actions and the console use them.' },
   actions: { may: ['core', 'files'], why: 'actions use core contracts and the file helpers; they never reach into providers or the application.' },
-  capabilities: { may: ['core', 'files', 'actions'], why: 'capability helpers combine actions, policy and requirements; they never reach providers or the application.' },
+  capabilities: {
+    may: ['core', 'files', 'actions'],
+    why: 'capability helpers combine actions, policy and requirements; they never reach providers or the application.'
+  },
   store: { may: ['core'], why: 'the store keeps rows: it knows core types and shared shapes, not the services that use it.' },
-  console: { may: ['core', 'files', 'capabilities', 'store'], why: 'console services sit on the store and core; providers reach them only through ports the host fills.' },
-  gateway: { may: ['core', 'files', 'actions', 'capabilities', 'console'], why: 'the gateway reaches the host only through its GatewayDeps port: no host, app, store or provider internals.' },
+  console: {
+    may: ['core', 'files', 'capabilities', 'store'],
+    why: 'console services sit on the store and core; providers reach them only through ports the host fills.'
+  },
+  gateway: {
+    may: ['core', 'files', 'actions', 'capabilities', 'console'],
+    why: 'the gateway reaches the host only through its GatewayDeps port: no host, app, store or provider internals.'
+  },
   ipc: { may: ['core', 'console', 'store'], why: 'the contract handlers call console services; the host gives them what they serve.' },
-  host: { may: ['core', 'providers', 'network', 'files', 'actions', 'capabilities', 'store', 'console', 'gateway', 'ipc'], why: 'the host composes everything below it; only app, cli and the entry files import it.' },
+  host: {
+    may: ['core', 'providers', 'network', 'files', 'actions', 'capabilities', 'store', 'console', 'gateway', 'ipc'],
+    why: 'the host composes everything below it; only app, cli and the entry files import it.'
+  },
   app: { may: ['core', 'console', 'gateway', 'ipc', 'host'], why: 'the desktop, web and headless shells run a host; they do not build services themselves.' },
-  cli: { may: ['core', 'console', 'gateway', 'app', 'host'], why: "CLI commands get their services from the host's CLI context: no store, provider or action internals." }
+  cli: {
+    may: ['core', 'console', 'gateway', 'app', 'host'],
+    why: "CLI commands get their services from the host's CLI context: no store, provider or action internals."
+  }
 }
 
 const folders = Object.keys(mainLayers)
@@ -58,7 +73,12 @@ export const layerRules = [
       forbidden: [
         {
           patterns: [`^(\\.\\./)+(${above.join('|')})(/|$)`, '/renderer/', ...packages.map((name) => `^${name}$`)],
-          targets: [new RegExp(`^src/main/(${above.join('|')})(/|$)`), /^src\/renderer\//, /^src\/main\/index\.ts$/, ...packages.map((name) => new RegExp(`^${name}$`))],
+          targets: [
+            new RegExp(`^src/main/(${above.join('|')})(/|$)`),
+            /^src\/renderer\//,
+            /^src\/main\/index\.ts$/,
+            ...packages.map((name) => new RegExp(`^${name}$`))
+          ],
           message: why
         }
       ]
@@ -97,7 +117,13 @@ export const layerRules = [
 export const allowedTypeCycles = [
   { within: /^src\/renderer\/src\/features\/[^/]+\/store\//, why: 'a zustand slice names the whole state it is part of; the state composes the slices.' },
   { within: /^src\/main\/core\/policy\/shell\//, why: "the walker's helpers take the LineWalker they extend as a parameter type." },
-  { within: /^src\/main\/core\/code-execution\/(language-adapters|code-bundle)\.ts$/, why: 'a language adapter takes the bundle type the bundle module builds with the adapters.' },
-  { within: /^src\/main\/console\/checkpoints\/(checkpoint-retention|workspace-checkpoints)\.ts$/, why: 'retention takes the checkpoints service it prunes for as a parameter type.' },
+  {
+    within: /^src\/main\/core\/code-execution\/(language-adapters|code-bundle)\.ts$/,
+    why: 'a language adapter takes the bundle type the bundle module builds with the adapters.'
+  },
+  {
+    within: /^src\/main\/console\/checkpoints\/(checkpoint-retention|workspace-checkpoints)\.ts$/,
+    why: 'retention takes the checkpoints service it prunes for as a parameter type.'
+  },
   { within: /^src\/main\/network\/egress-(socks|proxy)\.ts$/, why: "the SOCKS5 front takes the proxy's option types; the proxy starts the front." }
 ]

@@ -15,7 +15,11 @@ import { airlockBin } from './run-cli'
  * each agent's open sessions (`gateway.max_sessions_per_agent`), and a test's sessions must not
  * linger until the idle timeout.
  */
-export async function connectAgent(url: string, token: string, options: { maxSockets?: number; fetch?: FetchLike } = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport; close(): Promise<void> }> {
+export async function connectAgent(
+  url: string,
+  token: string,
+  options: { maxSockets?: number; fetch?: FetchLike } = {}
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; close(): Promise<void> }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
     ...(options.maxSockets ? { fetch: pooledFetch(options.maxSockets) } : options.fetch ? { fetch: options.fetch } : {})
@@ -30,10 +34,17 @@ export async function connectAgent(url: string, token: string, options: { maxSoc
 }
 
 /** A tool result as the gateway returns it: the ActionResult in structuredContent, one text block. */
-export type GatewayToolResult = CallToolResult & { structuredContent: { ok: boolean; status: string; data?: unknown; error?: { code: string; message: string }; meta: Record<string, unknown> } }
+export type GatewayToolResult = CallToolResult & {
+  structuredContent: { ok: boolean; status: string; data?: unknown; error?: { code: string; message: string }; meta: Record<string, unknown> }
+}
 
 /** Calls a tool and types the result as the gateway's. */
-export async function callTool(client: Client, name: string, args: Record<string, unknown>, options?: Parameters<Client['callTool']>[2]): Promise<GatewayToolResult> {
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options?: Parameters<Client['callTool']>[2]
+): Promise<GatewayToolResult> {
   return (await client.callTool({ name, arguments: args }, undefined, options)) as GatewayToolResult
 }
 
@@ -61,7 +72,14 @@ export function rawRequest(
   const target = new URL(url)
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: options.method ?? 'POST', headers: options.headers, setHost: options.headers?.host === undefined },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: options.method ?? 'POST',
+        headers: options.headers,
+        setHost: options.headers?.host === undefined
+      },
       (response) => {
         let body = ''
         response.setEncoding('utf8')
@@ -140,7 +158,8 @@ function nodeFetch(agent: Agent, onSocket?: (socket: Socket) => void): FetchLike
       const req = httpRequest(new URL(String(url)), { method: init?.method ?? 'GET', headers, agent, signal: init?.signal ?? undefined }, (response) => {
         const body = response.statusCode === 202 || response.statusCode === 204 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>)
         const responseHeaders = new Headers()
-        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value)
+        for (const [name, value] of Object.entries(response.headers))
+          if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value)
         resolve(new Response(body, { status: response.statusCode ?? 0, headers: responseHeaders }))
       })
       if (onSocket) req.once('socket', onSocket)

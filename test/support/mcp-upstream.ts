@@ -15,19 +15,25 @@ export async function startUpstream(): Promise<{ url: string; started: string[];
   const sessions = new Map<string, StreamableHTTPServerTransport>()
   const newSession = async () => {
     const mcp = new McpServer({ name: 'test-upstream', version: '1.0.0' })
-    mcp.registerTool('echo', { description: 'Says back its text', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }))
-    mcp.registerTool('wait', { description: 'Waits until cancelled or ms passed', inputSchema: { label: z.string(), ms: z.number() } }, async ({ label, ms }, extra) => {
-      started.push(label)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms)
-        extra.signal.addEventListener('abort', () => {
-          cancelled.push(label)
-          clearTimeout(timer)
-          resolve()
+    mcp.registerTool('echo', { description: 'Says back its text', inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text: `echo: ${text}` }]
+    }))
+    mcp.registerTool(
+      'wait',
+      { description: 'Waits until cancelled or ms passed', inputSchema: { label: z.string(), ms: z.number() } },
+      async ({ label, ms }, extra) => {
+        started.push(label)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms)
+          extra.signal.addEventListener('abort', () => {
+            cancelled.push(label)
+            clearTimeout(timer)
+            resolve()
+          })
         })
-      })
-      return { content: [{ type: 'text', text: `waited: ${label}` }] }
-    })
+        return { content: [{ type: 'text', text: `waited: ${label}` }] }
+      }
+    )
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, transport)

@@ -122,7 +122,23 @@ function makeCertificates(tls: string, client: string): void {
     ['client', '/CN=airlock-test-client']
   ] as const) {
     ssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', subject, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`)
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}-cert.pem`)
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca-key.pem',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}-cert.pem`
+    )
   }
   // What DOCKER_CERT_PATH holds, named as the docker CLI and dockerode expect.
   for (const [from, to] of [

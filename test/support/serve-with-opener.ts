@@ -16,7 +16,14 @@ export async function serveWithOpener(dir: string, opener: string): Promise<Runn
   process.env.PATH = `${bin}:${process.env.PATH}`
   process.env.DISPLAY = ':99'
   try {
-    return await serve({ home: join(dir, 'home'), port: 0, gatewayPort: 0, rendererDir: resolve(__dirname, '../../out/renderer'), open: true, print: () => undefined })
+    return await serve({
+      home: join(dir, 'home'),
+      port: 0,
+      gatewayPort: 0,
+      rendererDir: resolve(__dirname, '../../out/renderer'),
+      open: true,
+      print: () => undefined
+    })
   } finally {
     process.env.PATH = saved.PATH
     if (saved.DISPLAY === undefined) delete process.env.DISPLAY

@@ -13,7 +13,8 @@ export const echoSkill = {
   files: [
     {
       path: 'main.py',
-      content: 'import hashlib, sys\nfrom lib.fmt import show\nprint(show(sys.argv[1:]))\nprint("self", hashlib.sha256(open(__file__, "rb").read()).hexdigest())\n'
+      content:
+        'import hashlib, sys\nfrom lib.fmt import show\nprint(show(sys.argv[1:]))\nprint("self", hashlib.sha256(open(__file__, "rb").read()).hexdigest())\n'
     },
     { path: 'lib/fmt.py', content: 'def show(args):\n    return "args=" + repr(args)\n' }
   ]

@@ -68,7 +68,13 @@ export const agentsContract = {
     /** `profile` replaces the stored profile, `patch` is laid over it; `role: null` clears the role. */
     update: {
       input: z
-        .object({ agentId: agentIdSchema, name: agentName.optional(), role: roleIdSchema.nullable().optional(), profile: agentProfileSchema.optional(), patch: agentProfileSchema.optional() })
+        .object({
+          agentId: agentIdSchema,
+          name: agentName.optional(),
+          role: roleIdSchema.nullable().optional(),
+          profile: agentProfileSchema.optional(),
+          patch: agentProfileSchema.optional()
+        })
         .strict()
         .refine((input) => input.profile === undefined || input.patch === undefined, { message: 'give a whole profile or a patch, not both', path: ['patch'] }),
       output: agentViewSchema

@@ -3,7 +3,13 @@ import { agentIdSchema } from '../agents'
 import type { NamespaceSpec } from './contract'
 
 /** An entry's state in a checkpoint: kind, mode, size, whether its content is kept (to show and to undo). */
-export const entryStateSchema = z.object({ kind: z.enum(['file', 'dir', 'link', 'other']), mode: z.number().int(), size: z.number().int(), hash: z.string().nullable(), kept: z.boolean() })
+export const entryStateSchema = z.object({
+  kind: z.enum(['file', 'dir', 'link', 'other']),
+  mode: z.number().int(),
+  size: z.number().int(),
+  hash: z.string().nullable(),
+  kept: z.boolean()
+})
 
 /** One checkpoint as listed: the call it belongs to (null for changes found between calls), why it exists, how much it changed. */
 export const checkpointSchema = z.object({
@@ -38,7 +44,11 @@ export type FileDiffView = z.infer<typeof fileDiffSchema>
 /** The most changed entries one `checkpoints.detail` shows with diffs; `more` counts the rest. */
 export const checkpointDetailLimit = 200
 
-const idSchema = z.string().min(1).max(100).regex(/^[0-9a-f-]+$/, 'a call id or checkpoint id')
+const idSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[0-9a-f-]+$/, 'a call id or checkpoint id')
 
 /**
  * The `checkpoints` namespace (issue 28): every change agents made to their workspaces, as diffs,

@@ -35,17 +35,13 @@ export function listenerName(event: string): string {
   return `on${event.charAt(0).toUpperCase()}${event.slice(1)}`
 }
 
-type CallArgs<S extends CallSpec> = Record<string, never> extends z.input<S['input']>
-  ? [input?: z.input<S['input']>]
-  : [input: z.input<S['input']>]
+type CallArgs<S extends CallSpec> = Record<string, never> extends z.input<S['input']> ? [input?: z.input<S['input']>] : [input: z.input<S['input']>]
 
 /** The client-side API of one namespace: a method per call, an `onX(cb) → unsubscribe` per event. */
 export type NamespaceApi<S extends NamespaceSpec> = {
   [C in keyof S['calls']]: (...args: CallArgs<S['calls'][C]>) => Promise<Result<z.output<S['calls'][C]['output']>>>
 } & {
-  [E in keyof S['events'] & string as ListenerName<E>]: (
-    listener: (payload: z.output<S['events'][E]['payload']>) => void
-  ) => () => void
+  [E in keyof S['events'] & string as ListenerName<E>]: (listener: (payload: z.output<S['events'][E]['payload']>) => void) => () => void
 }
 
 /** The whole client API for a contract (what `window.airlock` is). */
@@ -63,10 +59,7 @@ export type ContractTransport = {
  * Builds the client API object from the contract, so preload and the web console expose exactly
  * the contract's methods and nothing generic.
  */
-export function buildContractApi<C extends Record<string, NamespaceSpec>>(
-  contract: C,
-  transport: ContractTransport
-): ContractApi<C> {
+export function buildContractApi<C extends Record<string, NamespaceSpec>>(contract: C, transport: ContractTransport): ContractApi<C> {
   const api: Record<string, Record<string, unknown>> = {}
   for (const [namespace, spec] of Object.entries(contract)) {
     const methods: Record<string, unknown> = {}
@@ -76,8 +69,7 @@ export function buildContractApi<C extends Record<string, NamespaceSpec>>(
     }
     for (const event of Object.keys(spec.events)) {
       const channel = channelOf(namespace, event)
-      methods[listenerName(event)] = (listener: (payload: unknown) => void) =>
-        transport.subscribe(channel, listener)
+      methods[listenerName(event)] = (listener: (payload: unknown) => void) => transport.subscribe(channel, listener)
     }
     api[namespace] = Object.freeze(methods)
   }

@@ -33,7 +33,9 @@ export const doctorProviderSchema = z.object({
   reason: z.string().optional(),
   fix: z.string().optional(),
   mechanism: z.string().optional(),
-  axes: z.array(z.object({ axis: z.enum(doctorAxisNames), claimed: z.boolean(), status: doctorAxisStatusSchema, held: z.number().int(), tried: z.number().int() })),
+  axes: z.array(
+    z.object({ axis: z.enum(doctorAxisNames), claimed: z.boolean(), status: doctorAxisStatusSchema, held: z.number().int(), tried: z.number().int() })
+  ),
   checks: z.array(doctorCheckSchema)
 })
 

@@ -5,7 +5,17 @@ import type { NamespaceSpec } from './contract'
  * Every status a history row can have: an action's end status, plus `running`, `waiting_approval`
  * (running, but waiting for the operator's decision) and `interrupted` (SPEC §10).
  */
-export const historyStatuses = ['running', 'waiting_approval', 'success', 'error', 'blocked', 'approval_required', 'timed_out', 'cancelled', 'interrupted'] as const
+export const historyStatuses = [
+  'running',
+  'waiting_approval',
+  'success',
+  'error',
+  'blocked',
+  'approval_required',
+  'timed_out',
+  'cancelled',
+  'interrupted'
+] as const
 
 /** A history row's status. */
 export const historyStatusSchema = z.enum(historyStatuses)
@@ -81,7 +91,9 @@ export const historyDetailSchema = historyRowSchema.extend({
       /** The simple commands a command line would run, as the policy parsed them. */
       commands: z.array(z.array(z.string())).optional(),
       /** For a file write: the command lines it planted where they run later, and what the rules would do with each typed. */
-      planted: z.array(z.object({ where: z.string(), line: z.string(), verdict: z.string(), rule: z.string().optional(), riskFlags: z.array(z.string()) })).optional(),
+      planted: z
+        .array(z.object({ where: z.string(), line: z.string(), verdict: z.string(), rule: z.string().optional(), riskFlags: z.array(z.string()) }))
+        .optional(),
       /** The session's taint when the call was decided, and after it ran (SPEC §6.3). */
       taint: z.string().optional(),
       taintAfter: z.string().optional(),

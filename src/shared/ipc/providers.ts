@@ -25,7 +25,13 @@ export const providerViewSchema = z.object({
 export type ProviderView = z.infer<typeof providerViewSchema>
 
 /** An Airlock image in the Docker engine (SPEC §4 docker provider). */
-export const airlockImageSchema = z.object({ id: z.string(), tags: z.array(z.string()), languages: z.array(z.string()), sizeBytes: z.number(), created: z.string() })
+export const airlockImageSchema = z.object({
+  id: z.string(),
+  tags: z.array(z.string()),
+  languages: z.array(z.string()),
+  sizeBytes: z.number(),
+  created: z.string()
+})
 
 /** The Docker engine and its Airlock images; `engine.reason` says why it is unavailable and `languages` what can be provisioned. */
 export const providerImagesSchema = z.object({

@@ -14,9 +14,22 @@ export const rulesContract = {
     list: { input: z.object({ all: z.boolean().optional() }).strict(), output: z.array(ruleViewSchema) },
     update: {
       input: z
-        .object({ id: z.string().min(1).max(128), matcher: ruleMatcherSchema.optional(), ttlSeconds: z.number().int().min(1).max(365 * 24 * 3600).nullable().optional() })
+        .object({
+          id: z.string().min(1).max(128),
+          matcher: ruleMatcherSchema.optional(),
+          ttlSeconds: z
+            .number()
+            .int()
+            .min(1)
+            .max(365 * 24 * 3600)
+            .nullable()
+            .optional()
+        })
         .strict()
-        .refine((input) => input.matcher !== undefined || input.ttlSeconds !== undefined, { message: 'give a matcher, a ttlSeconds, or both', path: ['matcher'] }),
+        .refine((input) => input.matcher !== undefined || input.ttlSeconds !== undefined, {
+          message: 'give a matcher, a ttlSeconds, or both',
+          path: ['matcher']
+        }),
       output: ruleViewSchema
     },
     revoke: { input: idInput, output: ruleViewSchema }

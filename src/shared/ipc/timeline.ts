@@ -64,7 +64,13 @@ export const timelinePageLimit = 200
 export const timelineContract = {
   calls: {
     list: {
-      input: z.object({ agentId: agentIdSchema, before: z.iso.datetime({ offset: true }).optional(), limit: z.number().int().min(1).max(timelinePageLimit).optional() }).strict(),
+      input: z
+        .object({
+          agentId: agentIdSchema,
+          before: z.iso.datetime({ offset: true }).optional(),
+          limit: z.number().int().min(1).max(timelinePageLimit).optional()
+        })
+        .strict(),
       output: z.object({ entries: z.array(timelineEntrySchema), more: z.boolean() })
     }
   },

@@ -16,10 +16,7 @@ export const wireServerFrameSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('result'),
     id: z.number(),
-    result: z.union([
-      z.object({ ok: z.literal(true), value: z.unknown() }),
-      z.object({ ok: z.literal(false), error: appErrorSchema })
-    ])
+    result: z.union([z.object({ ok: z.literal(true), value: z.unknown() }), z.object({ ok: z.literal(false), error: appErrorSchema })])
   }),
   z.object({ type: z.literal('event'), channel: z.string(), payload: z.unknown() })
 ])

@@ -75,7 +75,10 @@ export const workspaceContract = {
       input: z.object({ agentId: agentIdSchema, path: workspacePathSchema.optional() }).strict(),
       output: z.object({ path: z.string(), entries: z.array(workspaceEntrySchema), truncated: z.boolean() })
     },
-    read: { input: z.object({ agentId: agentIdSchema, path: workspacePathSchema.refine((p) => p.length > 0, 'name a file') }).strict(), output: workspaceFileSchema },
+    read: {
+      input: z.object({ agentId: agentIdSchema, path: workspacePathSchema.refine((p) => p.length > 0, 'name a file') }).strict(),
+      output: workspaceFileSchema
+    },
     /** Files changed most recently anywhere in the workspace (a bounded walk; `scanned` says how many entries it looked at). */
     recent: {
       input: z.object({ agentId: agentIdSchema, limit: z.number().int().min(1).max(200).optional() }).strict(),

@@ -44,7 +44,7 @@ export function runTime(row: { durationMs: number | null; waitMs: number | null 
 
 /** A duration: `850 ms`, `1.43 s`, `2m 05s`, `1h 02m`; a dash when unknown. */
 export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "—"
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—'
   if (ms < 1000) return `${Math.round(ms)} ms`
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
   const seconds = Math.round(ms / 1000)

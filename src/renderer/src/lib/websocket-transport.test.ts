@@ -150,8 +150,16 @@ describe('web console transport: calls', () => {
 describe('web console transport: frames from main are checked', () => {
   const hostileAnswers: [string, (id: number) => string | Buffer, RegExp][] = [
     ['a result without ok', (id) => JSON.stringify({ type: 'result', id, result: { value: info } }), /not a result or event frame/],
-    ['an error result without a code', (id) => JSON.stringify({ type: 'result', id, result: { ok: false, error: { message: 'x' } } }), /not a result or event frame/],
-    ['a value that breaks the output schema', (id) => JSON.stringify({ type: 'result', id, result: { ok: true, value: { ...info, home: 42 } } }), /airlock:system:info result \(home: /],
+    [
+      'an error result without a code',
+      (id) => JSON.stringify({ type: 'result', id, result: { ok: false, error: { message: 'x' } } }),
+      /not a result or event frame/
+    ],
+    [
+      'a value that breaks the output schema',
+      (id) => JSON.stringify({ type: 'result', id, result: { ok: true, value: { ...info, home: 42 } } }),
+      /airlock:system:info result \(home: /
+    ],
     ['a value of the wrong kind', (id) => JSON.stringify({ type: 'result', id, result: { ok: true, value: 'pwned' } }), /airlock:system:info result/]
   ]
   for (const [name, frame, reason] of hostileAnswers) {
@@ -160,7 +168,10 @@ describe('web console transport: frames from main are checked', () => {
       const { transport, reports } = connect(main, { callTimeoutMs: 10_000 })
       const started = Date.now()
       const result = await transport.invoke('airlock:system:info', {})
-      expect(result).toMatchObject({ ok: false, error: { code: 'malformed_frame', message: expect.stringMatching(/^Airlock answered airlock:system:info with a malformed frame: /) } })
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: 'malformed_frame', message: expect.stringMatching(/^Airlock answered airlock:system:info with a malformed frame: /) }
+      })
       expect(Date.now() - started).toBeLessThan(2000)
       expect(reports).toEqual([expect.stringMatching(reason)])
     })

@@ -17,19 +17,24 @@ export const Button = forwardRef<
       aria-busy={busy || undefined}
       {...rest}
     >
-      {icon && <span className="btn-icon" aria-hidden="true">{icon}</span>}
+      {icon && (
+        <span className="btn-icon" aria-hidden="true">
+          {icon}
+        </span>
+      )}
       {children}
     </button>
   )
 })
 
 /** A square button holding only an icon; `label` is its accessible name and tooltip. */
-export const IconButton = forwardRef<HTMLButtonElement, ButtonHTMLAttributes<HTMLButtonElement> & { label: string; icon: ReactNode }>(
-  function IconButton({ label, icon, className, type, ...rest }, ref) {
-    return (
-      <button ref={ref} type={type ?? 'button'} className={`icon-btn${className ? ` ${className}` : ''}`} aria-label={label} title={label} {...rest}>
-        {icon}
-      </button>
-    )
-  }
-)
+export const IconButton = forwardRef<HTMLButtonElement, ButtonHTMLAttributes<HTMLButtonElement> & { label: string; icon: ReactNode }>(function IconButton(
+  { label, icon, className, type, ...rest },
+  ref
+) {
+  return (
+    <button ref={ref} type={type ?? 'button'} className={`icon-btn${className ? ` ${className}` : ''}`} aria-label={label} title={label} {...rest}>
+      {icon}
+    </button>
+  )
+})

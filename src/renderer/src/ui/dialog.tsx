@@ -20,7 +20,11 @@ export function Dialog(props: {
     <RadixDialog.Root open={props.open} onOpenChange={props.onOpenChange}>
       <RadixDialog.Portal>
         <RadixDialog.Overlay className="overlay" />
-        <RadixDialog.Content className={`dialog${props.wide ? ' dialog-wide' : ''}`} data-testid={props.testId} aria-describedby={props.description ? undefined : undefined}>
+        <RadixDialog.Content
+          className={`dialog${props.wide ? ' dialog-wide' : ''}`}
+          data-testid={props.testId}
+          aria-describedby={props.description ? undefined : undefined}
+        >
           <div className="dialog-head">
             <RadixDialog.Title className="dialog-title">{props.title}</RadixDialog.Title>
             <RadixDialog.Close className="icon-btn" aria-label="Close">

@@ -90,7 +90,9 @@ function LineOfDiff(props: { line: DiffLine }) {
       <span className="diff-ln">{line.kind !== 'add' ? line.oldLine : ''}</span>
       <span className="diff-ln">{line.kind !== 'del' ? line.newLine : ''}</span>
       <span className="diff-sign">{sign}</span>
-      <span className="diff-text"><TextAgent text={line.text} multiline /></span>
+      <span className="diff-text">
+        <TextAgent text={line.text} multiline />
+      </span>
     </div>
   )
 }

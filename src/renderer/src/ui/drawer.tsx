@@ -6,7 +6,15 @@ import { X } from 'lucide-react'
  * A side sheet over the right edge (the History detail, a file): non-modal so the table behind it
  * stays usable with the keyboard; Escape or the close button closes it.
  */
-export function Drawer(props: { open: boolean; onOpenChange(open: boolean): void; title: ReactNode; subtitle?: ReactNode; children: ReactNode; testId?: string; actions?: ReactNode }) {
+export function Drawer(props: {
+  open: boolean
+  onOpenChange(open: boolean): void
+  title: ReactNode
+  subtitle?: ReactNode
+  children: ReactNode
+  testId?: string
+  actions?: ReactNode
+}) {
   return (
     <RadixDialog.Root open={props.open} onOpenChange={props.onOpenChange} modal={false}>
       <RadixDialog.Portal>

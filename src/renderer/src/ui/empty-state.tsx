@@ -7,7 +7,11 @@ import type { ReactNode } from 'react'
 export function EmptyState(props: { title: string; children: ReactNode; action?: ReactNode; testId: string; icon?: ReactNode }) {
   return (
     <section className="empty-state" data-testid={props.testId}>
-      {props.icon && <div className="empty-state-icon" aria-hidden="true">{props.icon}</div>}
+      {props.icon && (
+        <div className="empty-state-icon" aria-hidden="true">
+          {props.icon}
+        </div>
+      )}
       <div>
         <h2>{props.title}</h2>
         <div className="empty-state-body">{props.children}</div>

@@ -17,9 +17,8 @@ export function NoteHiddenCharacters(props: { texts: readonly string[]; what: st
     <div className="note-hidden-chars" role="note" data-testid={props.testId}>
       <EyeOff size={15} aria-hidden="true" className="note-hidden-chars-icon" />
       <div>
-        <strong>Hidden characters.</strong> {props.what} holds characters a reader would not see, or that change the order text reads in. Each is
-        shown below as its escape, <mark className="text-hidden-char">marked like this</mark>.
-        {props.consequence && ` ${props.consequence}`}
+        <strong>Hidden characters.</strong> {props.what} holds characters a reader would not see, or that change the order text reads in. Each is shown below as
+        its escape, <mark className="text-hidden-char">marked like this</mark>.{props.consequence && ` ${props.consequence}`}
         <ul className="note-hidden-chars-list">
           {found.slice(0, namedAtMost).map((entry) => (
             <li key={entry.codePoint}>

@@ -29,4 +29,3 @@ export const TextAgent = memo(function TextAgent(props: { text: string; multilin
     </>
   )
 })
-

@@ -9,7 +9,13 @@ export function ThemeToggle() {
   const setChoice = useThemeStore((state) => state.setChoice)
   const Icon = choice === 'system' ? Monitor : choice === 'light' ? Sun : Moon
   return (
-    <button type="button" className="btn btn-ghost btn-sm theme-toggle" onClick={() => setChoice(nextTheme(choice))} data-testid="theme-toggle" aria-label={`${labels[choice]}. Change theme`}>
+    <button
+      type="button"
+      className="btn btn-ghost btn-sm theme-toggle"
+      onClick={() => setChoice(nextTheme(choice))}
+      data-testid="theme-toggle"
+      aria-label={`${labels[choice]}. Change theme`}
+    >
       <Icon size={14} aria-hidden="true" />
       {choice === 'system' ? 'System' : choice === 'light' ? 'Light' : 'Dark'}
     </button>

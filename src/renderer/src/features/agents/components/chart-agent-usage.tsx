@@ -94,11 +94,19 @@ export function ChartAgentUsage() {
             </div>
             <div className="ag-durations" data-testid="agent-usage-durations">
               <h4>Duration</h4>
-              <p className="ag-muted ag-small">{value.durations.count > 0 ? `percentiles of ${value.durations.count.toLocaleString()} finished calls` : 'No finished calls yet.'}</p>
+              <p className="ag-muted ag-small">
+                {value.durations.count > 0 ? `percentiles of ${value.durations.count.toLocaleString()} finished calls` : 'No finished calls yet.'}
+              </p>
               {value.durations.count > 0 && (
                 <div role="img" aria-label={`Duration percentiles: ${durations.map((d) => `${d.name} ${formatDuration(d.ms)}`).join(', ')}`}>
                   <ResponsiveContainer width="100%" height={84}>
-                    <BarChart data={durations} layout="vertical" margin={{ top: 0, right: 0, bottom: 0, left: 0 }} barCategoryGap={5} accessibilityLayer={false}>
+                    <BarChart
+                      data={durations}
+                      layout="vertical"
+                      margin={{ top: 0, right: 0, bottom: 0, left: 0 }}
+                      barCategoryGap={5}
+                      accessibilityLayer={false}
+                    >
                       <XAxis type="number" hide domain={[0, 'dataMax']} />
                       <YAxis yAxisId="name" type="category" dataKey="name" tick={axisTick} tickLine={false} axisLine={false} width={30} />
                       <YAxis
@@ -110,7 +118,15 @@ export function ChartAgentUsage() {
                         axisLine={false}
                         width={62}
                         tick={(tick: { x: number | string; y: number | string; payload: { value: string } }) => (
-                          <text x={Number(tick.x) + 6} y={tick.y} dy={4} fill="var(--text)" fontSize={12} fontWeight={600} data-testid={`agent-usage-${tick.payload.value}`}>
+                          <text
+                            x={Number(tick.x) + 6}
+                            y={tick.y}
+                            dy={4}
+                            fill="var(--text)"
+                            fontSize={12}
+                            fontWeight={600}
+                            data-testid={`agent-usage-${tick.payload.value}`}
+                          >
                             {formatDuration(durations.find((d) => d.name === tick.payload.value)?.ms)}
                           </text>
                         )}

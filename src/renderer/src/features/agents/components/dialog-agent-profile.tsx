@@ -5,9 +5,22 @@ import { useAgentsStore } from '../store/agents-store'
 import { FormAgentProfile } from './form-agent-profile'
 
 /** The profile form in a dialog: creating an agent (then its token shows once) or editing the selected one's profile. */
-export function DialogAgentProfile(props: { mode: 'create' | 'edit'; agentId?: string; open: boolean; onOpenChange(open: boolean): void; onCreated?(agentId: string): void }) {
+export function DialogAgentProfile(props: {
+  mode: 'create' | 'edit'
+  agentId?: string
+  open: boolean
+  onOpenChange(open: boolean): void
+  onCreated?(agentId: string): void
+}) {
   const { roles, saving, saveError, create, update, clearSaveError } = useAgentsStore(
-    useShallow((state) => ({ roles: state.roles, saving: state.saving, saveError: state.saveError?.message, create: state.create, update: state.update, clearSaveError: state.clearSaveError }))
+    useShallow((state) => ({
+      roles: state.roles,
+      saving: state.saving,
+      saveError: state.saveError?.message,
+      create: state.create,
+      update: state.update,
+      clearSaveError: state.clearSaveError
+    }))
   )
   const existingIds = useAgentsStore(useShallow((state) => state.agents.map((agent) => agent.id)))
   const operatorOrder = useAgentsStore((state) => state.operatorOrder)

@@ -32,7 +32,13 @@ function Section(props: { title: string; hint?: ReactNode; children: ReactNode; 
 }
 
 /** A select whose first option keeps the inherited value (the key stays out of the profile). */
-function InheritSelect(props: { form: ProfileFormApi; field: 'isolation' | 'network' | 'ask' | 'classificationCeiling'; label: string; options: readonly string[]; meaning?: Record<string, string> }) {
+function InheritSelect(props: {
+  form: ProfileFormApi
+  field: 'isolation' | 'network' | 'ask' | 'classificationCeiling'
+  label: string
+  options: readonly string[]
+  meaning?: Record<string, string>
+}) {
   const { form, field } = props
   const value = form.values[field]
   const inherited = String(form.inherited[field])
@@ -59,7 +65,12 @@ function FlagSelect(props: { form: ProfileFormApi; field: 'unsafeFallback' | 'al
   return (
     <Field label={props.label} error={form.errors[field]} testId={`agent-field-${field}`} hint={props.hint}>
       {(control) => (
-        <select {...control} className="ag-select" value={form.values[field]} onChange={(event) => form.set(field, event.target.value as ProfileFormValues['unsafeFallback'])}>
+        <select
+          {...control}
+          className="ag-select"
+          value={form.values[field]}
+          onChange={(event) => form.set(field, event.target.value as ProfileFormValues['unsafeFallback'])}
+        >
           <option value="">
             {form.inheritLabel}: {form.inherited[field] ? 'on' : 'off'}
           </option>
@@ -76,15 +87,48 @@ export function SectionIdentity({ form }: Props) {
   const { values, errors, set } = form
   return (
     <Section title="Agent">
-      <Field label="Id" error={errors.agentId} testId="agent-field-agentId" hint={form.mode === 'create' ? 'A slug: lowercase letters, digits and -. It names the workspace folder.' : 'Fixed: it names the workspace folder.'}>
+      <Field
+        label="Id"
+        error={errors.agentId}
+        testId="agent-field-agentId"
+        hint={form.mode === 'create' ? 'A slug: lowercase letters, digits and -. It names the workspace folder.' : 'Fixed: it names the workspace folder.'}
+      >
         {(control) => (
-          <input {...control} className="ag-input ag-mono" value={values.agentId} readOnly={form.mode === 'edit'} autoFocus={form.mode === 'create'} autoComplete="off" spellCheck={false} placeholder="coder" onChange={(event) => set('agentId', event.target.value)} />
+          <input
+            {...control}
+            className="ag-input ag-mono"
+            value={values.agentId}
+            readOnly={form.mode === 'edit'}
+            autoFocus={form.mode === 'create'}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="coder"
+            onChange={(event) => set('agentId', event.target.value)}
+          />
         )}
       </Field>
       <Field label="Name" error={errors.name} testId="agent-field-name" hint="Optional; the id when empty.">
-        {(control) => <input {...control} className="ag-input" value={values.name} autoComplete="off" placeholder="Coding assistant" onChange={(event) => set('name', event.target.value)} />}
+        {(control) => (
+          <input
+            {...control}
+            className="ag-input"
+            value={values.name}
+            autoComplete="off"
+            placeholder="Coding assistant"
+            onChange={(event) => set('name', event.target.value)}
+          />
+        )}
       </Field>
-      <Field label="Role" error={errors.role} testId="agent-field-role" hint={form.roles.length === 0 ? 'No roles yet (make one with airlock role save <id> --defaults FILE.json).' : 'Its defaults are inherited and cap this profile.'}>
+      <Field
+        label="Role"
+        error={errors.role}
+        testId="agent-field-role"
+        hint={
+          form.roles.length === 0
+            ? 'No roles yet (make one with airlock role save <id> --defaults FILE.json).'
+            : 'Its defaults are inherited and cap this profile.'
+        }
+      >
         {(control) => (
           <select {...control} className="ag-select" value={values.role} onChange={(event) => set('role', event.target.value)}>
             <option value="">No role</option>
@@ -105,8 +149,22 @@ export function SectionAsk({ form }: Props) {
   return (
     <Section title="When it asks">
       <InheritSelect form={form} field="ask" label="Ask the operator" options={profileOptions.ask} meaning={askMeaning} />
-      <Field label="Approval timeout (s)" error={form.errors.approvalTimeoutSeconds} testId="agent-field-approvalTimeoutSeconds" hint="How long a call waits for a decision.">
-        {(control) => <input {...control} className="ag-input ag-num" inputMode="numeric" value={form.values.approvalTimeoutSeconds} placeholder={`${form.inheritLabel}: ${form.inherited.approvalTimeoutSeconds}`} onChange={(event) => form.set('approvalTimeoutSeconds', event.target.value)} />}
+      <Field
+        label="Approval timeout (s)"
+        error={form.errors.approvalTimeoutSeconds}
+        testId="agent-field-approvalTimeoutSeconds"
+        hint="How long a call waits for a decision."
+      >
+        {(control) => (
+          <input
+            {...control}
+            className="ag-input ag-num"
+            inputMode="numeric"
+            value={form.values.approvalTimeoutSeconds}
+            placeholder={`${form.inheritLabel}: ${form.inherited.approvalTimeoutSeconds}`}
+            onChange={(event) => form.set('approvalTimeoutSeconds', event.target.value)}
+          />
+        )}
       </Field>
       <InheritSelect form={form} field="classificationCeiling" label="Classification ceiling" options={profileOptions.classification} />
     </Section>
@@ -126,7 +184,12 @@ export function SectionIsolation({ form }: Props) {
     <Section title="Isolation and network">
       <InheritSelect form={form} field="isolation" label="Isolation" options={profileOptions.isolation} meaning={isolationMeaning} />
       <InheritSelect form={form} field="network" label="Network" options={profileOptions.network} meaning={networkMeaning} />
-      <FlagSelect form={form} field="unsafeFallback" label="Unsafe fallback" hint="Run on the host when no isolating provider can (not with isolation required)." />
+      <FlagSelect
+        form={form}
+        field="unsafeFallback"
+        label="Unsafe fallback"
+        hint="Run on the host when no isolating provider can (not with isolation required)."
+      />
       <FlagSelect form={form} field="allowUnsafeLocal" label="Allow unsafe local" hint="Authorises that fallback; both must be on." />
       <Field label="Providers, in order" error={form.errors.providers} testId="agent-field-providers" hint="Tried top to bottom for code and shell.">
         {(control) => (
@@ -134,17 +197,33 @@ export function SectionIsolation({ form }: Props) {
             <label className="ag-check">
               <input type="checkbox" checked={values.inheritProviders} onChange={(event) => set('inheritProviders', event.target.checked)} />
               {form.inheritPhrase}: {form.inherited.providers.join(' → ')}
-              {!form.roles.find((r) => r.id === values.role)?.defaults.providers && <span className="ag-muted"> (the operator’s order in Providers; it follows that order when it changes)</span>}
+              {!form.roles.find((r) => r.id === values.role)?.defaults.providers && (
+                <span className="ag-muted"> (the operator’s order in Providers; it follows that order when it changes)</span>
+              )}
             </label>
             {!values.inheritProviders &&
               values.providers.map((row, index) => (
                 <div key={row.id} className="ag-provider-row">
                   <label className="ag-check">
-                    <input type="checkbox" checked={row.on} onChange={(event) => set('providers', values.providers.map((r) => (r.id === row.id ? { ...r, on: event.target.checked } : r)))} />
+                    <input
+                      type="checkbox"
+                      checked={row.on}
+                      onChange={(event) =>
+                        set(
+                          'providers',
+                          values.providers.map((r) => (r.id === row.id ? { ...r, on: event.target.checked } : r))
+                        )
+                      }
+                    />
                     <code>{row.id}</code>
                   </label>
                   <IconButton label={`Move ${row.id} up`} icon={<ArrowUp size={13} />} disabled={index === 0} onClick={() => move(index, -1)} />
-                  <IconButton label={`Move ${row.id} down`} icon={<ArrowDown size={13} />} disabled={index === values.providers.length - 1} onClick={() => move(index, 1)} />
+                  <IconButton
+                    label={`Move ${row.id} down`}
+                    icon={<ArrowDown size={13} />}
+                    disabled={index === values.providers.length - 1}
+                    onClick={() => move(index, 1)}
+                  />
                 </div>
               ))}
           </div>
@@ -158,7 +237,10 @@ export function SectionIsolation({ form }: Props) {
 export function SectionCapabilities({ form }: Props) {
   const { values, set } = form
   const toggle = (name: (typeof profileOptions.capabilities)[number], on: boolean) =>
-    set('capabilities', profileOptions.capabilities.filter((c) => (c === name ? on : values.capabilities.includes(c))))
+    set(
+      'capabilities',
+      profileOptions.capabilities.filter((c) => (c === name ? on : values.capabilities.includes(c)))
+    )
   return (
     <Section title="Capabilities" hint="The tools this agent gets over MCP." wide>
       <Field label="Tools" error={form.errors.capabilities} testId="agent-field-capabilities">
@@ -172,7 +254,12 @@ export function SectionCapabilities({ form }: Props) {
               <div className="ag-caps-grid">
                 {profileOptions.capabilities.map((name) => (
                   <label key={name} className="ag-check ag-cap">
-                    <input type="checkbox" checked={values.capabilities.includes(name)} onChange={(event) => toggle(name, event.target.checked)} data-testid={`agent-cap-${name}`} />
+                    <input
+                      type="checkbox"
+                      checked={values.capabilities.includes(name)}
+                      onChange={(event) => toggle(name, event.target.checked)}
+                      data-testid={`agent-cap-${name}`}
+                    />
                     <code>{name}</code>
                   </label>
                 ))}
@@ -211,7 +298,17 @@ export function SectionLimits({ form }: Props) {
 export function SectionLists({ form }: Props) {
   const list = (field: 'denylist' | 'allowlist' | 'runtimes', label: string, hint: string, placeholder: string) => (
     <Field label={label} error={form.errors[field]} testId={`agent-field-${field}`} hint={hint}>
-      {(control) => <textarea {...control} className="ag-textarea ag-mono" rows={3} value={form.values[field]} placeholder={placeholder} spellCheck={false} onChange={(event) => form.set(field, event.target.value)} />}
+      {(control) => (
+        <textarea
+          {...control}
+          className="ag-textarea ag-mono"
+          rows={3}
+          value={form.values[field]}
+          placeholder={placeholder}
+          spellCheck={false}
+          onChange={(event) => form.set(field, event.target.value)}
+        />
+      )}
     </Field>
   )
   return (
@@ -232,12 +329,35 @@ export function SectionLists({ form }: Props) {
 export function SectionAdvanced({ form }: Props) {
   const json = (field: 'mcpServers' | 'labels', label: string, hint: string, placeholder: string) => (
     <Field label={label} error={form.errors[field]} testId={`agent-field-${field}`} hint={hint}>
-      {(control) => <textarea {...control} className="ag-textarea ag-mono" rows={5} value={form.values[field]} placeholder={placeholder} spellCheck={false} onChange={(event) => form.set(field, event.target.value)} />}
+      {(control) => (
+        <textarea
+          {...control}
+          className="ag-textarea ag-mono"
+          rows={5}
+          value={form.values[field]}
+          placeholder={placeholder}
+          spellCheck={false}
+          onChange={(event) => form.set(field, event.target.value)}
+        />
+      )}
     </Field>
   )
   return (
-    <Section title="MCP servers and labels (JSON)" hint={<>Secrets show as <code>&lt;redacted&gt;</code>; sending that back keeps the stored value.</>} wide>
-      {json('mcpServers', 'Upstream MCP servers', 'An array of { name, command | url, env, headers, network, readOnlyPaths }.', '[{ "name": "github", "url": "https://…" }]')}
+    <Section
+      title="MCP servers and labels (JSON)"
+      hint={
+        <>
+          Secrets show as <code>&lt;redacted&gt;</code>; sending that back keeps the stored value.
+        </>
+      }
+      wide
+    >
+      {json(
+        'mcpServers',
+        'Upstream MCP servers',
+        'An array of { name, command | url, env, headers, network, readOnlyPaths }.',
+        '[{ "name": "github", "url": "https://…" }]'
+      )}
       {json('labels', 'Classification labels', 'An object of paths, databases, domains, mcpServers → level.', '{ "paths": { "secrets/**": "RESTRICTED" } }')}
     </Section>
   )

@@ -8,12 +8,24 @@ import { formValuesFrom, inheritedProfile } from '../lib/profile-form'
 import { FormAgentProfile } from './form-agent-profile'
 
 // The form is the unit here: `onSubmit` is the boundary to the store, so a spy stands in for it.
-const roles: RoleView[] = [{ id: 'dev', name: 'Developers', defaults: { ask: 'always', limits: { pids: 64 } }, agentCount: 1, createdAt: '2026-01-01T00:00:00Z' }]
+const roles: RoleView[] = [
+  { id: 'dev', name: 'Developers', defaults: { ask: 'always', limits: { pids: 64 } }, agentCount: 1, createdAt: '2026-01-01T00:00:00Z' }
+]
 
 function renderForm(mode: 'create' | 'edit', agent?: AgentView, existingIds: string[] = []) {
   const onSubmit = vi.fn()
   const role = roles.find((r) => r.id === agent?.role)
-  render(createElement(FormAgentProfile, { mode, initial: formValuesFrom(agent, inheritedProfile(role)), roles, existingIds, busy: false, onSubmit, onCancel: vi.fn() }))
+  render(
+    createElement(FormAgentProfile, {
+      mode,
+      initial: formValuesFrom(agent, inheritedProfile(role)),
+      roles,
+      existingIds,
+      busy: false,
+      onSubmit,
+      onCancel: vi.fn()
+    })
+  )
   return { onSubmit, user: userEvent.setup() }
 }
 
@@ -62,7 +74,12 @@ describe('FormAgentProfile', () => {
     await user.type(input('agent-field-denylist'), 'curl{Enter}ssh')
     await user.click(screen.getByTestId('agent-create-submit'))
     expect(onSubmit).toHaveBeenCalledTimes(1)
-    expect(onSubmit).toHaveBeenCalledWith({ agentId: 'coder', name: 'Coding assistant', role: 'dev', profile: { network: 'proxy', limits: { pids: 32 }, denylist: ['curl', 'ssh'] } })
+    expect(onSubmit).toHaveBeenCalledWith({
+      agentId: 'coder',
+      name: 'Coding assistant',
+      role: 'dev',
+      profile: { network: 'proxy', limits: { pids: 32 }, denylist: ['curl', 'ssh'] }
+    })
   })
 
   it('shows what a field inherits from the chosen role', async () => {
@@ -88,6 +105,11 @@ describe('FormAgentProfile', () => {
     await user.selectOptions(select('agent-field-ask'), 'always')
     await user.selectOptions(select('agent-field-role'), '')
     await user.click(screen.getByTestId('agent-edit-submit'))
-    expect(onSubmit).toHaveBeenCalledWith({ agentId: 'coder', name: 'Coder', role: null, profile: { ask: 'always', network: 'proxy', mcpServers: agent.profile.mcpServers } })
+    expect(onSubmit).toHaveBeenCalledWith({
+      agentId: 'coder',
+      name: 'Coder',
+      role: null,
+      profile: { ask: 'always', network: 'proxy', mcpServers: agent.profile.mcpServers }
+    })
   })
 })

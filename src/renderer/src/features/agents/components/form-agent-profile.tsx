@@ -1,8 +1,24 @@
 import type { RoleView } from '@shared/agents'
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { Button } from '../../../ui'
-import { inheritedProfile, parseProfileForm, type CodeProviderId, type CreateAgentInput, type ProfileFormValues, type UpdateAgentInput } from '../lib/profile-form'
-import { SectionAdvanced, SectionAsk, SectionCapabilities, SectionIdentity, SectionIsolation, SectionLimits, SectionLists, type ProfileFormApi } from './form-agent-profile-sections'
+import {
+  inheritedProfile,
+  parseProfileForm,
+  type CodeProviderId,
+  type CreateAgentInput,
+  type ProfileFormValues,
+  type UpdateAgentInput
+} from '../lib/profile-form'
+import {
+  SectionAdvanced,
+  SectionAsk,
+  SectionCapabilities,
+  SectionIdentity,
+  SectionIsolation,
+  SectionLimits,
+  SectionLists,
+  type ProfileFormApi
+} from './form-agent-profile-sections'
 
 /**
  * The agent profile form (SPEC §6.1), for a new agent or an existing one. It is checked with the
@@ -60,11 +76,26 @@ export function FormAgentProfile(props: {
     props.onSubmit(parsed.input)
   }
 
-  const form: ProfileFormApi = { values, errors, inherited, inheritLabel: role ? `From role ${role.id}` : 'Default',
-    inheritPhrase: role ? `Use role ${role.id}’s` : 'Use the defaults', set, mode: props.mode, roles: props.roles }
+  const form: ProfileFormApi = {
+    values,
+    errors,
+    inherited,
+    inheritLabel: role ? `From role ${role.id}` : 'Default',
+    inheritPhrase: role ? `Use role ${role.id}’s` : 'Use the defaults',
+    set,
+    mode: props.mode,
+    roles: props.roles
+  }
   const errorCount = Object.keys(errors).length
   return (
-    <form ref={formRef} className="ag-form" onSubmit={submit} noValidate data-testid="form-agent-profile" aria-label={props.mode === 'create' ? 'New agent' : `Profile of ${values.agentId}`}>
+    <form
+      ref={formRef}
+      className="ag-form"
+      onSubmit={submit}
+      noValidate
+      data-testid="form-agent-profile"
+      aria-label={props.mode === 'create' ? 'New agent' : `Profile of ${values.agentId}`}
+    >
       <SectionIdentity form={form} />
       <SectionAsk form={form} />
       <SectionIsolation form={form} />
@@ -85,7 +116,9 @@ export function FormAgentProfile(props: {
               {props.hostError}
             </span>
           )}
-          {errorCount === 0 && !props.hostError && <span className="ag-muted">Empty fields are inherited{role ? ` from the role ${role.id}` : ' from the defaults'}.</span>}
+          {errorCount === 0 && !props.hostError && (
+            <span className="ag-muted">Empty fields are inherited{role ? ` from the role ${role.id}` : ' from the defaults'}.</span>
+          )}
         </div>
         <Button onClick={props.onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" busy={props.busy} data-testid={props.mode === 'create' ? 'agent-create-submit' : 'agent-edit-submit'}>

@@ -3,7 +3,6 @@ import { useEffect, useState } from 'react'
 import { airlock } from '../../../lib/airlock-client'
 import { TextAgent } from '../../../ui'
 
-
 /**
  * The last line a running call printed, as it arrives (`history.output`), for the agent's recent
  * calls: one line, colours dropped, every other control character shown escaped (`TextAgent`).

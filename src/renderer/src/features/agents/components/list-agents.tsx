@@ -16,7 +16,15 @@ export function ListAgents(props: { selected?: string; onSelect(agentId: string)
       <div className="ag-list-head">
         <label className="ag-search">
           <Search size={14} aria-hidden="true" />
-          <input className="ag-input ag-search-input" type="search" placeholder="Filter by id, name or role" aria-label="Filter agents" value={filter} onChange={(event) => setFilter(event.target.value)} data-testid="agents-filter" />
+          <input
+            className="ag-input ag-search-input"
+            type="search"
+            placeholder="Filter by id, name or role"
+            aria-label="Filter agents"
+            value={filter}
+            onChange={(event) => setFilter(event.target.value)}
+            data-testid="agents-filter"
+          />
         </label>
         <div className="ag-list-count" data-testid="agents-count">
           {counts.total} {counts.total === 1 ? 'agent' : 'agents'} · {counts.enabled} enabled{counts.disabled > 0 ? ` · ${counts.disabled} disabled` : ''}
@@ -49,10 +57,12 @@ function moveFocus(event: KeyboardEvent<HTMLUListElement>) {
 const stateLabel: Record<AgentActivity['state'], string> = { connected: 'connected', idle: 'idle', disabled: 'disabled', invalid: 'profile invalid' }
 
 function RowAgent(props: { agentId: string; selected: boolean; onSelect(agentId: string): void }) {
-  const agent = useAgentsStore(useShallow((state) => {
-    const found = state.agents.find((a) => a.id === props.agentId)
-    return found ? { id: found.id, name: found.name, role: found.role } : undefined
-  }))
+  const agent = useAgentsStore(
+    useShallow((state) => {
+      const found = state.agents.find((a) => a.id === props.agentId)
+      return found ? { id: found.id, name: found.name, role: found.role } : undefined
+    })
+  )
   const activity = useAgentsStore(
     useShallow((state) => {
       const found = state.agents.find((a) => a.id === props.agentId)

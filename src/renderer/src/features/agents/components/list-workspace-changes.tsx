@@ -36,12 +36,18 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
                   <TextAgent text={change.path} />
                 </span>
                 <span className="ag-change-meta">
-                  {change.change && <Badge tone={change.change === 'deleted' ? 'bad' : change.change === 'added' ? 'ok' : 'neutral'}>{change.change}</Badge>} <TimeAgo iso={change.modifiedAt} />
+                  {change.change && <Badge tone={change.change === 'deleted' ? 'bad' : change.change === 'added' ? 'ok' : 'neutral'}>{change.change}</Badge>}{' '}
+                  <TimeAgo iso={change.modifiedAt} />
                   {change.change !== 'deleted' && <> · {formatBytes(change.bytes)}</>}
                 </span>
               </button>
               {change.callId && agentId && (
-                <a className="ag-change-call" href={`#/history?agent=${encodeURIComponent(agentId)}&id=${encodeURIComponent(change.callId)}`} data-testid={`workspace-change-call-${change.path}`} aria-label={`The call that changed ${visibleText(change.path)}: its diff and undo`}>
+                <a
+                  className="ag-change-call"
+                  href={`#/history?agent=${encodeURIComponent(agentId)}&id=${encodeURIComponent(change.callId)}`}
+                  data-testid={`workspace-change-call-${change.path}`}
+                  aria-label={`The call that changed ${visibleText(change.path)}: its diff and undo`}
+                >
                   call
                 </a>
               )}
@@ -50,11 +56,15 @@ export function ListWorkspaceChanges(props: { selected?: string; onOpen(path: st
         </ul>
       )}
       <p className="ag-changes-foot ag-muted">
-        {value.complete ? `Looked at all ${value.scanned.toLocaleString()} entries.` : `Looked at the first ${value.scanned.toLocaleString()} entries (the walk is bounded); older changes may be missing.`}
+        {value.complete
+          ? `Looked at all ${value.scanned.toLocaleString()} entries.`
+          : `Looked at the first ${value.scanned.toLocaleString()} entries (the walk is bounded); older changes may be missing.`}
       </p>
       {store && store.agentId === agentId && (
         <p className="ag-changes-foot ag-muted" data-testid="workspace-checkpoint-store">
-          {store.enabled ? `Checkpoints keep ${formatBytes(store.storeBytes)} for this agent (every change can be seen and undone from its call).` : 'Checkpoints are off (setting checkpoints.enabled): changes cannot be undone.'}
+          {store.enabled
+            ? `Checkpoints keep ${formatBytes(store.storeBytes)} for this agent (every change can be seen and undone from its call).`
+            : 'Checkpoints are off (setting checkpoints.enabled): changes cannot be undone.'}
         </p>
       )}
     </div>

@@ -13,30 +13,36 @@ const snippets = [
 /** The connect tab: the live gateway URL and ready-to-paste snippets; `<token>` stands for the token, except while a new one is shown. */
 export function PaneAgentConnect() {
   const { connection, issuedToken } = useAgentsStore(
-    useShallow((state) => ({ connection: state.connection, issuedToken: state.issued !== undefined && state.issued.agentId === state.selectedId ? state.issued.token : undefined }))
+    useShallow((state) => ({
+      connection: state.connection,
+      issuedToken: state.issued !== undefined && state.issued.agentId === state.selectedId ? state.issued.token : undefined
+    }))
   )
   const issuedHere = issuedToken !== undefined
   if (connection.status === 'error') return <ErrorBanner message={connection.error!.message} />
   if (!connection.value) return <Loading label="Asking the host for the gateway URL…" />
   const value = connection.value
   return (
-      <div className="ag-connect">
-        <div className="ag-connect-url">
-          <span className="ag-muted">Gateway</span>
-          <code data-testid="agent-gateway-url">{value.url}</code>
-          <CopyButton text={value.url} label="Copy URL" testId="agent-gateway-url-copy" />
-        </div>
-        <p className="ag-muted ag-connect-note">
-          {issuedHere ? (
-            <>The snippets hold the agent’s new token while it is shown above; once you dismiss it they show <code>&lt;token&gt;</code> again.</>
-          ) : (
-            <>
-              Replace <code>&lt;token&gt;</code> with the agent’s token. It is shown once, when the agent is created or its token rotated; if it is lost, rotate it.
-            </>
-          )}
-        </p>
-        <div className="ag-snippets">
-          {snippets.map((snippet) => {
+    <div className="ag-connect">
+      <div className="ag-connect-url">
+        <span className="ag-muted">Gateway</span>
+        <code data-testid="agent-gateway-url">{value.url}</code>
+        <CopyButton text={value.url} label="Copy URL" testId="agent-gateway-url-copy" />
+      </div>
+      <p className="ag-muted ag-connect-note">
+        {issuedHere ? (
+          <>
+            The snippets hold the agent’s new token while it is shown above; once you dismiss it they show <code>&lt;token&gt;</code> again.
+          </>
+        ) : (
+          <>
+            Replace <code>&lt;token&gt;</code> with the agent’s token. It is shown once, when the agent is created or its token rotated; if it is lost, rotate
+            it.
+          </>
+        )}
+      </p>
+      <div className="ag-snippets">
+        {snippets.map((snippet) => {
           // While the new token is on screen anyway, the snippets carry it: ready to paste as they are.
           const text = issuedToken ? value.snippets[snippet.key].replaceAll('<token>', issuedToken) : value.snippets[snippet.key]
           return (

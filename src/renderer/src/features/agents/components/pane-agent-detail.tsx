@@ -36,7 +36,11 @@ export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: 
           </h2>
           <div className="ag-detail-sub">
             <code>{id}</code>
-            {agent.role && <span>role <strong>{agent.role}</strong></span>}
+            {agent.role && (
+              <span>
+                role <strong>{agent.role}</strong>
+              </span>
+            )}
             <span>created {formatCreated(agent.createdAt)}</span>
             {workspace && (
               <span className="ag-detail-path" title={workspace}>
@@ -48,7 +52,14 @@ export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: 
         </div>
         <div className="ag-detail-actions">
           <label className="ag-switch" title={agent.enabled ? 'Disable: its sessions end and its calls stop' : 'Enable'}>
-            <input type="checkbox" role="switch" checked={agent.enabled} disabled={busy} onChange={(event) => void setEnabled(id, event.target.checked)} data-testid={`agent-enabled-${id}`} />
+            <input
+              type="checkbox"
+              role="switch"
+              checked={agent.enabled}
+              disabled={busy}
+              onChange={(event) => void setEnabled(id, event.target.checked)}
+              data-testid={`agent-enabled-${id}`}
+            />
             <span className="ag-switch-track" aria-hidden="true" />
             <span className="ag-switch-label" data-testid={`agent-state-${id}`}>
               {agent.enabled ? 'enabled' : 'disabled'}
@@ -57,10 +68,28 @@ export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: 
           <Button size="sm" icon={<Pencil size={13} />} onClick={() => setEditing(true)} data-testid="agent-edit-open">
             Edit profile
           </Button>
-          <Button size="sm" icon={<RotateCcw size={13} />} aria-label="Rotate token" title="Rotate token" onClick={() => setConfirm('rotate')} disabled={busy} data-testid={`agent-rotate-${id}`}>
+          <Button
+            size="sm"
+            icon={<RotateCcw size={13} />}
+            aria-label="Rotate token"
+            title="Rotate token"
+            onClick={() => setConfirm('rotate')}
+            disabled={busy}
+            data-testid={`agent-rotate-${id}`}
+          >
             <span className="ag-btn-label">Rotate token</span>
           </Button>
-          <Button size="sm" variant="ghost" className="ag-danger-ghost" icon={<Trash2 size={13} />} aria-label="Remove agent" title="Remove agent" onClick={() => setConfirm('remove')} disabled={busy} data-testid={`agent-remove-${id}`}>
+          <Button
+            size="sm"
+            variant="ghost"
+            className="ag-danger-ghost"
+            icon={<Trash2 size={13} />}
+            aria-label="Remove agent"
+            title="Remove agent"
+            onClick={() => setConfirm('remove')}
+            disabled={busy}
+            data-testid={`agent-remove-${id}`}
+          >
             <span className="ag-btn-label">Remove</span>
           </Button>
         </div>
@@ -78,7 +107,12 @@ export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: 
         items={[
           { value: 'overview', label: 'Overview', testId: 'agent-tab-overview', content: <PaneAgentOverview agentId={id} /> },
           { value: 'timeline', label: 'Timeline', testId: 'agent-tab-timeline', content: <PaneAgentTimeline agentId={id} /> },
-          { value: 'workspace', label: 'Workspace', testId: 'agent-tab-workspace', content: <PaneWorkspace agentId={id} file={props.file} onOpenFile={(file) => props.onQuery({ file })} /> },
+          {
+            value: 'workspace',
+            label: 'Workspace',
+            testId: 'agent-tab-workspace',
+            content: <PaneWorkspace agentId={id} file={props.file} onOpenFile={(file) => props.onQuery({ file })} />
+          },
           { value: 'connect', label: 'Connect', testId: 'agent-tab-connect', content: <PaneAgentConnect /> },
           { value: 'profile', label: 'Profile', testId: 'agent-tab-profile', content: <PaneAgentProfile agentId={id} /> }
         ]}
@@ -94,7 +128,9 @@ export function PaneAgentDetail(props: { agentId: string; tab: AgentTab; file?: 
         testId="dialog-agent-remove"
       >
         <p>Its token stops working and its open sessions end. Its history stays.</p>
-        <p>Its workspace is moved aside to <code>workspaces/.removed/</code>, not deleted.</p>
+        <p>
+          Its workspace is moved aside to <code>workspaces/.removed/</code>, not deleted.
+        </p>
       </ConfirmDialog>
       <ConfirmDialog
         open={confirm === 'rotate'}

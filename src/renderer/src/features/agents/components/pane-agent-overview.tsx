@@ -79,7 +79,9 @@ function ListAgentSessions() {
       </header>
       {sessions.status === 'error' && <ErrorBanner message={sessions.error!.message} />}
       {!sessions.value && sessions.status !== 'error' && <Loading label="Loading sessions…" />}
-      {sessions.value && sessions.value.length === 0 && <p className="ag-card-empty">No session yet: one opens when an MCP client connects with this agent’s token.</p>}
+      {sessions.value && sessions.value.length === 0 && (
+        <p className="ag-card-empty">No session yet: one opens when an MCP client connects with this agent’s token.</p>
+      )}
       {rows.length > 0 && (
         <ul className="ag-sessions">
           {rows.map((session) => {

@@ -21,7 +21,14 @@ export function PaneAgentProfile(props: { agentId: string }) {
     <div className="ag-profile" data-testid="agent-profile">
       <div className="ag-profile-intro">
         <p className="ag-muted">
-          The profile this agent runs under: its own values over {agent.role ? <>the role <strong>{agent.role}</strong>’s defaults</> : 'Airlock’s defaults'}
+          The profile this agent runs under: its own values over{' '}
+          {agent.role ? (
+            <>
+              the role <strong>{agent.role}</strong>’s defaults
+            </>
+          ) : (
+            'Airlock’s defaults'
+          )}
           {agent.role ? ', then Airlock’s defaults' : ''}. Tags show where each value comes from; <strong>Edit profile</strong> changes the agent’s own values.
         </p>
       </div>
@@ -38,7 +45,11 @@ export function PaneAgentProfile(props: { agentId: string }) {
           </ul>
         </div>
       )}
-      {profile ? <ProfileGroups profile={profile} from={from} /> : <p className="ag-muted">No effective profile: the agent runs nothing until the problem above is fixed.</p>}
+      {profile ? (
+        <ProfileGroups profile={profile} from={from} />
+      ) : (
+        <p className="ag-muted">No effective profile: the agent runs nothing until the problem above is fixed.</p>
+      )}
     </div>
   )
 }
@@ -63,11 +74,16 @@ function ProfileGroups({ profile, from }: { profile: EffectiveAgentProfile; from
         <Row label="Isolation" source={from('isolation')} hint={isolationMeaning[profile.isolation]}>
           <code>{profile.isolation}</code>
         </Row>
-        <Row label="Providers, in order" source={from('providers')} hint={from('providers') === 'default' ? 'the operator’s order (Providers view); follows it when it changes' : undefined}>
+        <Row
+          label="Providers, in order"
+          source={from('providers')}
+          hint={from('providers') === 'default' ? 'the operator’s order (Providers view); follows it when it changes' : undefined}
+        >
           {profile.providers.join(' → ')}
         </Row>
         <Row label="Unsafe fallback" source={from('unsafeFallback')}>
-          {profile.unsafeFallback ? 'on' : 'off'} {profile.unsafeFallback && !profile.allowUnsafeLocal && <span className="ag-muted">(needs allow unsafe local)</span>}
+          {profile.unsafeFallback ? 'on' : 'off'}{' '}
+          {profile.unsafeFallback && !profile.allowUnsafeLocal && <span className="ag-muted">(needs allow unsafe local)</span>}
         </Row>
         <Row label="Allow unsafe local" source={from('allowUnsafeLocal')}>
           {profile.allowUnsafeLocal ? 'on' : 'off'}
@@ -78,7 +94,17 @@ function ProfileGroups({ profile, from }: { profile: EffectiveAgentProfile; from
       </Group>
       <Group title="Capabilities">
         <Row label="Tools" source={from('capabilities')}>
-          <span className="ag-chips">{profile.capabilities.length === 0 ? <span className="ag-muted">none</span> : profile.capabilities.map((c) => <span key={c} className="ag-chip">{c}</span>)}</span>
+          <span className="ag-chips">
+            {profile.capabilities.length === 0 ? (
+              <span className="ag-muted">none</span>
+            ) : (
+              profile.capabilities.map((c) => (
+                <span key={c} className="ag-chip">
+                  {c}
+                </span>
+              ))
+            )}
+          </span>
         </Row>
         <Row label="Runtimes" source={from('runtimes')}>
           {profile.runtimes.length === 0 ? <span className="ag-muted">any</span> : profile.runtimes.join(', ')}
@@ -107,7 +133,8 @@ function ProfileGroups({ profile, from }: { profile: EffectiveAgentProfile; from
             <ul className="ag-plain-list">
               {servers.map((server) => (
                 <li key={server.name}>
-                  <code>{server.name}</code> <span className="ag-muted">{server.url ?? server.command?.join(' ')}</span> {server.unsafe && <Badge tone="bad">unsandboxed</Badge>}
+                  <code>{server.name}</code> <span className="ag-muted">{server.url ?? server.command?.join(' ')}</span>{' '}
+                  {server.unsafe && <Badge tone="bad">unsandboxed</Badge>}
                 </li>
               ))}
             </ul>

@@ -22,7 +22,8 @@ export function PaneAgentTimeline(props: { agentId: string }) {
     void refresh()
   }, [props.agentId, refresh])
   const mine = timeline.agentId === props.agentId ? timeline : undefined
-  if (!mine?.value && mine?.status === 'error') return <ErrorBanner message={mine.error?.message ?? 'The timeline could not be read.'} onRetry={() => void refresh()} />
+  if (!mine?.value && mine?.status === 'error')
+    return <ErrorBanner message={mine.error?.message ?? 'The timeline could not be read.'} onRetry={() => void refresh()} />
   if (!mine?.value) return <Loading label="Reading the agent's timeline…" />
   const { entries } = mine.value
   return (
@@ -47,7 +48,8 @@ export function PaneAgentTimeline(props: { agentId: string }) {
   )
 }
 
-const keyOf = (entry: TimelineEntry) => (entry.kind === 'call' ? `call-${entry.callId}` : entry.kind === 'session' ? `session-${entry.sessionId}-${entry.change}` : `changes-${entry.checkpointId}`)
+const keyOf = (entry: TimelineEntry) =>
+  entry.kind === 'call' ? `call-${entry.callId}` : entry.kind === 'session' ? `session-${entry.sessionId}-${entry.change}` : `changes-${entry.checkpointId}`
 
 function EntryTimeline(props: { agentId: string; entry: TimelineEntry }) {
   const { entry } = props
@@ -129,7 +131,11 @@ function EntryTimeline(props: { agentId: string; entry: TimelineEntry }) {
             {open ? 'Hide' : 'Show'} {entry.changed} changed {entry.changed === 1 ? 'entry' : 'entries'}
           </Button>
         )}
-        <a href={`#/history?agent=${encodeURIComponent(props.agentId)}&id=${encodeURIComponent(entry.callId)}`} className="ag-tl-link" data-testid={`timeline-history-${entry.callId}`}>
+        <a
+          href={`#/history?agent=${encodeURIComponent(props.agentId)}&id=${encodeURIComponent(entry.callId)}`}
+          className="ag-tl-link"
+          data-testid={`timeline-history-${entry.callId}`}
+        >
           history row
         </a>
       </div>
@@ -141,7 +147,11 @@ function EntryTimeline(props: { agentId: string; entry: TimelineEntry }) {
 /** Who answered the call's approval: the operator (once, for the session, as a rule) or a remembered rule, and how long it waited. */
 function ApprovalOfCall(props: { approval: NonNullable<Extract<TimelineEntry, { kind: 'call' }>['approval']>; waitMs: number | null }) {
   const { approval } = props
-  const by = approval.ruleId ? `by rule ${approval.ruleId}` : approval.reason === 'access_control_policy.auto_allow' ? 'automatically (auto-allow)' : 'by the operator'
+  const by = approval.ruleId
+    ? `by rule ${approval.ruleId}`
+    : approval.reason === 'access_control_policy.auto_allow'
+      ? 'automatically (auto-allow)'
+      : 'by the operator'
   const scope = approval.scope && approval.scope !== 'once' ? ` for the ${approval.scope}` : ''
   return (
     <span className="ag-tl-approval">

@@ -10,7 +10,12 @@ import { TreeWorkspace } from './tree-workspace'
 /** The workspace tab: a read-only browser of the agent's workspace (tree or recent changes beside the open file). */
 export function PaneWorkspace(props: { agentId: string; file?: string; onOpenFile(path: string | undefined): void }) {
   const { openWorkspace, openFile, refresh, changeCount } = useAgentsStore(
-    useShallow((state) => ({ openWorkspace: state.openWorkspace, openFile: state.openFile, refresh: state.refreshWorkspace, changeCount: state.changes.value?.changes.length }))
+    useShallow((state) => ({
+      openWorkspace: state.openWorkspace,
+      openFile: state.openFile,
+      refresh: state.refreshWorkspace,
+      changeCount: state.changes.value?.changes.length
+    }))
   )
   const [side, setSide] = useState<'tree' | 'recent'>('tree')
   useEffect(() => {
@@ -35,7 +40,11 @@ export function PaneWorkspace(props: { agentId: string; file?: string; onOpenFil
           />
           <IconButton label="Refresh the workspace" icon={<RefreshCw size={14} />} onClick={() => void refresh()} data-testid="workspace-refresh" />
         </div>
-        {side === 'tree' ? <TreeWorkspace selected={props.file} onOpen={props.onOpenFile} /> : <ListWorkspaceChanges selected={props.file} onOpen={props.onOpenFile} />}
+        {side === 'tree' ? (
+          <TreeWorkspace selected={props.file} onOpen={props.onOpenFile} />
+        ) : (
+          <ListWorkspaceChanges selected={props.file} onOpen={props.onOpenFile} />
+        )}
       </div>
       <PaneWorkspaceFile onClose={() => props.onOpenFile(undefined)} />
     </div>

@@ -48,11 +48,20 @@ export function PanelAgentToken({ issued, onDismiss }: { issued: IssuedToken; on
           <code ref={tokenRef} className="ag-token-value" data-testid="agent-token-value">
             {issued.token}
           </code>
-          <Button variant="primary" icon={copied === 'token' ? <Check size={14} /> : <Copy size={14} />} onClick={() => void copy('token', issued.token)} data-testid="agent-token-copy">
+          <Button
+            variant="primary"
+            icon={copied === 'token' ? <Check size={14} /> : <Copy size={14} />}
+            onClick={() => void copy('token', issued.token)}
+            data-testid="agent-token-copy"
+          >
             {copied === 'token' ? 'Copied' : 'Copy token'}
           </Button>
           {generic && (
-            <Button icon={copied === 'config' ? <Check size={14} /> : <Copy size={14} />} onClick={() => void copy('config', generic.replaceAll('<token>', issued.token))} data-testid="agent-token-copy-config">
+            <Button
+              icon={copied === 'config' ? <Check size={14} /> : <Copy size={14} />}
+              onClick={() => void copy('config', generic.replaceAll('<token>', issued.token))}
+              data-testid="agent-token-copy-config"
+            >
               {copied === 'config' ? 'Copied' : 'Copy MCP config with token'}
             </Button>
           )}

@@ -14,10 +14,12 @@ export function StripAgentFacts({ agentId }: { agentId: string }) {
     })
   )
   const total = useAgentsStore((state) => state.recentCalls.value?.total)
-  const profile = useAgentsStore(useShallow((state) => {
-    const effective = state.detail.value?.agent.id === agentId ? state.detail.value.effectiveProfile : undefined
-    return effective ? { ask: effective.ask, isolation: effective.isolation, network: effective.network } : undefined
-  }))
+  const profile = useAgentsStore(
+    useShallow((state) => {
+      const effective = state.detail.value?.agent.id === agentId ? state.detail.value.effectiveProfile : undefined
+      return effective ? { ask: effective.ask, isolation: effective.isolation, network: effective.network } : undefined
+    })
+  )
   if (!activity) return null
   return (
     <dl className="ag-facts" data-testid="agent-facts">
@@ -34,16 +36,34 @@ export function StripAgentFacts({ agentId }: { agentId: string }) {
         )}
       </Fact>
       <Fact label="Taint" testId="agent-fact-taint">
-        {activity.taint ? <Badge tone={taintTone(activity.taint)}>{activity.taint}</Badge> : <span className="ag-muted" title="Taint is a property of an open session">no session</span>}
+        {activity.taint ? (
+          <Badge tone={taintTone(activity.taint)}>{activity.taint}</Badge>
+        ) : (
+          <span className="ag-muted" title="Taint is a property of an open session">
+            no session
+          </span>
+        )}
       </Fact>
       <Fact label="Last activity" testId="agent-fact-activity">
         {activity.lastActivity ? <TimeAgo iso={activity.lastActivity} /> : <span className="ag-muted">never</span>}
       </Fact>
       <Fact label="Calls recorded" testId="agent-fact-calls">
-        {total === undefined ? <span className="ag-muted">…</span> : <a href={historyLink(agentId)} className="ag-fact-link">{total.toLocaleString()}</a>}
+        {total === undefined ? (
+          <span className="ag-muted">…</span>
+        ) : (
+          <a href={historyLink(agentId)} className="ag-fact-link">
+            {total.toLocaleString()}
+          </a>
+        )}
       </Fact>
       <Fact label="Asks · isolation" testId="agent-fact-policy">
-        {profile ? <span title={`Asks ${profile.ask}; isolation ${profile.isolation}; network ${profile.network}`}>{`${profile.ask.replace('_', ' ')} · ${profile.isolation}`}</span> : <span className="ag-muted">…</span>}
+        {profile ? (
+          <span
+            title={`Asks ${profile.ask}; isolation ${profile.isolation}; network ${profile.network}`}
+          >{`${profile.ask.replace('_', ' ')} · ${profile.isolation}`}</span>
+        ) : (
+          <span className="ag-muted">…</span>
+        )}
       </Fact>
     </dl>
   )

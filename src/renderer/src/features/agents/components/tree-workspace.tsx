@@ -25,7 +25,11 @@ export function TreeWorkspace(props: { selected?: string; onOpen(path: string): 
     else if (event.key === 'ArrowUp') move(index - 1)
     else if (event.key === 'Home') move(0)
     else if (event.key === 'End') move(buttons.length - 1)
-    else if ((event.key === 'ArrowRight' && current.getAttribute('aria-expanded') === 'false') || (event.key === 'ArrowLeft' && current.getAttribute('aria-expanded') === 'true')) toggle(current.dataset.path!)
+    else if (
+      (event.key === 'ArrowRight' && current.getAttribute('aria-expanded') === 'false') ||
+      (event.key === 'ArrowLeft' && current.getAttribute('aria-expanded') === 'true')
+    )
+      toggle(current.dataset.path!)
     else return
     event.preventDefault()
   }
@@ -46,7 +50,11 @@ function Line(props: { row: TreeRow; selected: boolean; onToggle(path: string): 
   const indent = { paddingLeft: `${8 + row.depth * 14}px` }
   if (row.type === 'note') {
     return (
-      <div className={`ag-tree-note ${row.tone === 'bad' ? 'ag-error-text' : 'ag-muted'}`} style={{ paddingLeft: `${26 + row.depth * 14}px` }} role={row.tone === 'bad' ? 'alert' : undefined}>
+      <div
+        className={`ag-tree-note ${row.tone === 'bad' ? 'ag-error-text' : 'ag-muted'}`}
+        style={{ paddingLeft: `${26 + row.depth * 14}px` }}
+        role={row.tone === 'bad' ? 'alert' : undefined}
+      >
         {row.text}
       </div>
     )
@@ -54,9 +62,21 @@ function Line(props: { row: TreeRow; selected: boolean; onToggle(path: string): 
   const { entry } = row
   if (entry.kind === 'directory') {
     return (
-      <button type="button" className="ag-tree-item" style={indent} aria-expanded={row.expanded} data-path={entry.path} data-testid={`workspace-entry-${entry.path}`} onClick={() => props.onToggle(entry.path)}>
+      <button
+        type="button"
+        className="ag-tree-item"
+        style={indent}
+        aria-expanded={row.expanded}
+        data-path={entry.path}
+        data-testid={`workspace-entry-${entry.path}`}
+        onClick={() => props.onToggle(entry.path)}
+      >
         {row.expanded ? <ChevronDown size={13} aria-hidden="true" /> : <ChevronRight size={13} aria-hidden="true" />}
-        {row.expanded ? <FolderOpen size={14} className="ag-tree-folder" aria-hidden="true" /> : <Folder size={14} className="ag-tree-folder" aria-hidden="true" />}
+        {row.expanded ? (
+          <FolderOpen size={14} className="ag-tree-folder" aria-hidden="true" />
+        ) : (
+          <Folder size={14} className="ag-tree-folder" aria-hidden="true" />
+        )}
         <span className="ag-tree-name">
           <TextAgent text={entry.name} />
         </span>
@@ -84,12 +104,17 @@ function Line(props: { row: TreeRow; selected: boolean; onToggle(path: string): 
     )
   }
   return (
-    <div className="ag-tree-item ag-tree-inert" style={indent} data-testid={`workspace-entry-${entry.path}`} title={entry.kind === 'symlink' ? 'A symbolic link: Airlock never follows it' : 'Not a regular file or folder'}>
+    <div
+      className="ag-tree-item ag-tree-inert"
+      style={indent}
+      data-testid={`workspace-entry-${entry.path}`}
+      title={entry.kind === 'symlink' ? 'A symbolic link: Airlock never follows it' : 'Not a regular file or folder'}
+    >
       <span className="ag-tree-spacer" aria-hidden="true" />
       {entry.kind === 'symlink' ? <Link2 size={14} aria-hidden="true" /> : <CircleSlash size={14} aria-hidden="true" />}
       <span className="ag-tree-name">
-          <TextAgent text={entry.name} />
-        </span>
+        <TextAgent text={entry.name} />
+      </span>
       <span className="ag-tree-size">{entry.kind === 'symlink' ? 'symlink' : 'special'}</span>
     </div>
   )

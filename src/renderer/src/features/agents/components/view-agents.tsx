@@ -58,14 +58,21 @@ export function AgentsView() {
   )
   return (
     <div className="ag-view">
-      <ViewHeader title="Agents" subtitle="Each agent connects over MCP with its own token and works in its own workspace, under its profile." actions={newAgent('agent-create-open')} />
+      <ViewHeader
+        title="Agents"
+        subtitle="Each agent connects over MCP with its own token and works in its own workspace, under its profile."
+        actions={newAgent('agent-create-open')}
+      />
       {error && <ErrorBanner message={error} onDismiss={clearError} testId="agents-error" />}
       {issued && <PanelAgentToken issued={issued} onDismiss={dismissToken} />}
       {status === 'loading' && ids.length === 0 && <Loading label="Loading agents…" testId="agents-loading" />}
       {status === 'error' && ids.length === 0 && <ErrorBanner message={error ?? 'The agents could not be listed.'} onRetry={() => void load()} />}
       {status === 'ready' && ids.length === 0 && (
         <EmptyState title="No agents yet" testId="empty-agents" icon={<Bot size={22} />} action={newAgent('agent-create-open-empty')}>
-          <p>An agent is an MCP client (Claude Code, Cursor, your own) that Airlock lets act on this machine: its own token, workspace, limits and approval rules.</p>
+          <p>
+            An agent is an MCP client (Claude Code, Cursor, your own) that Airlock lets act on this machine: its own token, workspace, limits and approval
+            rules.
+          </p>
           <p>
             Create one here, or from a terminal: <code>airlock agent create &lt;id&gt;</code>. Its token is shown once, with the snippet to connect it.
           </p>

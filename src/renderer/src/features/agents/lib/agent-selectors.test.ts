@@ -3,7 +3,16 @@ import type { SessionView } from '@shared/approvals'
 import { describe, expect, it } from 'vitest'
 import { activityOf, agentCounts, filterAgents, formatCreated, highestTaint, laterTime, mergeLastCalls, sortedAgents, taintTone } from './agent-selectors'
 
-const agent = (id: string, createdAt: string, enabled = true, extra: Partial<AgentView> = {}): AgentView => ({ id, name: id, role: null, enabled, profile: {}, createdAt, updatedAt: createdAt, ...extra })
+const agent = (id: string, createdAt: string, enabled = true, extra: Partial<AgentView> = {}): AgentView => ({
+  id,
+  name: id,
+  role: null,
+  enabled,
+  profile: {},
+  createdAt,
+  updatedAt: createdAt,
+  ...extra
+})
 
 const session = (id: string, agentId: string, extra: Partial<SessionView> = {}): SessionView => ({
   id,
@@ -19,7 +28,11 @@ const session = (id: string, agentId: string, extra: Partial<SessionView> = {}):
 })
 
 describe('agent selectors', () => {
-  const agents = [agent('b', '2026-01-01T10:00:00Z'), agent('c', '2026-01-02T10:00:00Z', false), agent('a', '2026-01-01T10:00:00Z', true, { name: 'Research bot', role: 'analyst' })]
+  const agents = [
+    agent('b', '2026-01-01T10:00:00Z'),
+    agent('c', '2026-01-02T10:00:00Z', false),
+    agent('a', '2026-01-01T10:00:00Z', true, { name: 'Research bot', role: 'analyst' })
+  ]
 
   it('lists the newest first, ties by id, without touching the input', () => {
     expect(sortedAgents(agents).map((a) => a.id)).toEqual(['c', 'a', 'b'])

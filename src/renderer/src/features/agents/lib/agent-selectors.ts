@@ -83,7 +83,10 @@ export function taintTone(level: Classification | null): 'neutral' | 'info' | 'w
 }
 
 /** The newest call start per agent from a page of history rows (newest first), merged over what was known. */
-export function mergeLastCalls(known: Readonly<Record<string, string>>, rows: readonly { agentId: string | null; startedAt: string }[]): Record<string, string> {
+export function mergeLastCalls(
+  known: Readonly<Record<string, string>>,
+  rows: readonly { agentId: string | null; startedAt: string }[]
+): Record<string, string> {
   const merged = { ...known }
   for (const row of rows) if (row.agentId) merged[row.agentId] = laterTime(merged[row.agentId], row.startedAt)!
   return merged

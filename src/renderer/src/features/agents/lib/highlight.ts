@@ -37,7 +37,11 @@ export const budgetMs = 150
 export type Coloured = 'all' | 'some' | 'none'
 
 /** A file's lines as highlighted nodes, and how much of it got colours. `clock` is for tests. */
-export function highlightLines(text: string, language: string | undefined, clock: () => number = () => performance.now()): { lines: HighlightNode[][]; coloured: Coloured } {
+export function highlightLines(
+  text: string,
+  language: string | undefined,
+  clock: () => number = () => performance.now()
+): { lines: HighlightNode[][]; coloured: Coloured } {
   if (!language || !hljs.getLanguage(language)) return { lines: splitLines([text]), coloured: 'none' }
   if (text.length <= wholeFileLimit && language !== 'ini' && longestLine(text) <= lineLimit) {
     return { lines: splitLines(highlightTree(text, language)), coloured: 'all' }

@@ -82,7 +82,11 @@ describe('profile form', () => {
       name: 'coder',
       role: 'dev',
       enabled: true,
-      profile: { providers: ['docker', 'bubblewrap'], network: 'proxy', mcpServers: [{ name: 'gh', url: 'https://gh.test', headers: { Authorization: '<redacted>' } }] },
+      profile: {
+        providers: ['docker', 'bubblewrap'],
+        network: 'proxy',
+        mcpServers: [{ name: 'gh', url: 'https://gh.test', headers: { Authorization: '<redacted>' } }]
+      },
       createdAt: '2026-01-01T00:00:00Z',
       updatedAt: '2026-01-01T00:00:00Z'
     }

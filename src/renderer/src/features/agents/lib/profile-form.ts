@@ -114,7 +114,10 @@ const text = (value: string) => (value.trim() === '' ? undefined : value.trim())
 const number = (value: string) => (value.trim() === '' ? undefined : Number(value.trim()))
 const bool = (value: '' | 'true' | 'false') => (value === '' ? undefined : value === 'true')
 const lines = (value: string) => {
-  const entries = value.split('\n').map((line) => line.trim()).filter(Boolean)
+  const entries = value
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
   return entries.length > 0 ? entries : undefined
 }
 
@@ -168,7 +171,14 @@ export function fieldOfIssue(path: readonly PropertyKey[]): string {
 function issueText(issue: z.core.$ZodIssue): string {
   const rest = issue.path[0] === 'profile' ? issue.path.slice(1) : issue.path
   const inner = rest.slice(fieldOfIssue(issue.path).startsWith('limits.') ? 2 : 1)
-  const where = rest[0] === 'denylist' || rest[0] === 'allowlist' || rest[0] === 'runtimes' ? (typeof inner[0] === 'number' ? `line ${inner[0] + 1}: ` : '') : inner.length > 0 ? `${inner.map(String).join('.')}: ` : ''
+  const where =
+    rest[0] === 'denylist' || rest[0] === 'allowlist' || rest[0] === 'runtimes'
+      ? typeof inner[0] === 'number'
+        ? `line ${inner[0] + 1}: `
+        : ''
+      : inner.length > 0
+        ? `${inner.map(String).join('.')}: `
+        : ''
   return `${where}${issue.message}`
 }
 
@@ -194,7 +204,8 @@ export function parseProfileForm(
       errors[field] ??= issueText(issue)
     }
   }
-  if (mode === 'create' && !errors.agentId && existingIds.includes(values.agentId.trim())) errors.agentId = `An agent with the id ${values.agentId.trim()} already exists.`
+  if (mode === 'create' && !errors.agentId && existingIds.includes(values.agentId.trim()))
+    errors.agentId = `An agent with the id ${values.agentId.trim()} already exists.`
   if (Object.keys(errors).length > 0 || !parsed.success) return { ok: false, errors }
   return { ok: true, input: parsed.data }
 }

@@ -29,9 +29,12 @@ describe('usage', () => {
   it('totals calls by status and lists only the statuses that occur, running last', () => {
     expect(usageTotals(usage)).toEqual({ total: 7, byStatus: { success: 5, error: 1, approval_required: 1 } })
     expect(usedStatuses(usage)).toEqual(['success', 'error', 'approval_required'])
-    expect(usedStatuses({ ...usage, buckets: [{ hour: usage.since, counts: { running: 1, timed_out: 2, success: 1 } }] })).toEqual(['success', 'timed_out', 'running'])
+    expect(usedStatuses({ ...usage, buckets: [{ hour: usage.since, counts: { running: 1, timed_out: 2, success: 1 } }] })).toEqual([
+      'success',
+      'timed_out',
+      'running'
+    ])
   })
-
 
   it('names what a call was about', () => {
     expect(callSubject({ inputSummary: { command: 'ls -la' } })).toBe('ls -la')

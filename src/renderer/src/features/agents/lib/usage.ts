@@ -54,8 +54,6 @@ export function usedStatuses(usage: HistoryUsage): HistoryStatus[] {
   return statusOrder.filter((status) => (byStatus[status] ?? 0) > 0)
 }
 
-
-
 /** What a recorded call was about, in one line: its command, path, code's first line, or its input as JSON. */
 export function callSubject(row: Pick<HistoryRow, 'inputSummary'>): string {
   const input = row.inputSummary

@@ -3,11 +3,21 @@ import { describe, expect, it } from 'vitest'
 import { agentsHash, historyLink, readAgentsQuery } from './agents-url'
 import { ancestorsOf, formatBytes, languageOf, visibleTreeRows, type DirectoryState } from './workspace-tree'
 
-const entry = (path: string, kind: WorkspaceEntry['kind'], bytes = 0): WorkspaceEntry => ({ name: path.split('/').pop()!, path, kind, bytes, modifiedAt: '2026-01-01T00:00:00Z' })
+const entry = (path: string, kind: WorkspaceEntry['kind'], bytes = 0): WorkspaceEntry => ({
+  name: path.split('/').pop()!,
+  path,
+  kind,
+  bytes,
+  modifiedAt: '2026-01-01T00:00:00Z'
+})
 
 describe('workspace tree', () => {
   const directories: Record<string, DirectoryState> = {
-    '': { status: 'ready', entries: [entry('z.txt', 'file', 5), entry('src', 'directory'), entry('link', 'symlink'), entry('a', 'directory')], truncated: false },
+    '': {
+      status: 'ready',
+      entries: [entry('z.txt', 'file', 5), entry('src', 'directory'), entry('link', 'symlink'), entry('a', 'directory')],
+      truncated: false
+    },
     src: { status: 'ready', entries: [entry('src/main.py', 'file', 10), entry('src/lib', 'directory')], truncated: true },
     'src/lib': { status: 'loading' },
     a: { status: 'error', error: { code: 'workspace.unreadable', message: 'a is not readable' } }

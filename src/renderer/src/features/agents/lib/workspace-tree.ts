@@ -33,7 +33,8 @@ export function visibleTreeRows(directories: Readonly<Record<string, DirectorySt
       rows.push({ type: 'entry', entry, depth, expanded: open })
       if (open) walk(entry.path, depth + 1)
     }
-    if (state.truncated) rows.push({ type: 'note', key: `${path}:cut`, depth, tone: 'muted', text: `Only the first ${state.entries.length} entries are listed.` })
+    if (state.truncated)
+      rows.push({ type: 'note', key: `${path}:cut`, depth, tone: 'muted', text: `Only the first ${state.entries.length} entries are listed.` })
   }
   walk(root, 0)
   return rows
@@ -53,13 +54,38 @@ export function formatBytes(bytes: number): string {
 }
 
 const byExtension: Record<string, string> = {
-  js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript',
-  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript',
-  py: 'python', json: 'json', jsonl: 'json', sh: 'bash', bash: 'bash', zsh: 'bash',
-  md: 'markdown', markdown: 'markdown', yml: 'yaml', yaml: 'yaml',
-  html: 'xml', htm: 'xml', xml: 'xml', svg: 'xml', css: 'css', sql: 'sql',
-  toml: 'ini', ini: 'ini', cfg: 'ini', conf: 'ini', diff: 'diff', patch: 'diff',
-  go: 'go', rs: 'rust'
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'javascript',
+  ts: 'typescript',
+  tsx: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  py: 'python',
+  json: 'json',
+  jsonl: 'json',
+  sh: 'bash',
+  bash: 'bash',
+  zsh: 'bash',
+  md: 'markdown',
+  markdown: 'markdown',
+  yml: 'yaml',
+  yaml: 'yaml',
+  html: 'xml',
+  htm: 'xml',
+  xml: 'xml',
+  svg: 'xml',
+  css: 'css',
+  sql: 'sql',
+  toml: 'ini',
+  ini: 'ini',
+  cfg: 'ini',
+  conf: 'ini',
+  diff: 'diff',
+  patch: 'diff',
+  go: 'go',
+  rs: 'rust'
 }
 
 const byName: Record<string, string> = { dockerfile: 'dockerfile', makefile: 'makefile', '.exec_history': 'json', '.bashrc': 'bash', '.profile': 'bash' }

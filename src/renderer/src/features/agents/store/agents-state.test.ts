@@ -10,12 +10,48 @@ import type { AgentsClient } from './client'
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 9, minute)).toISOString()
 
-const agentView = (id: string, patch: Partial<AgentView> = {}): AgentView => ({ id, name: id, role: null, enabled: true, profile: {}, createdAt: at(0), updatedAt: at(0), ...patch })
+const agentView = (id: string, patch: Partial<AgentView> = {}): AgentView => ({
+  id,
+  name: id,
+  role: null,
+  enabled: true,
+  profile: {},
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...patch
+})
 
-const session = (id: string, agentId: string, open: boolean): SessionView => ({ id, agentId, transport: 'http', taint: 'PUBLIC', startedAt: at(1), lastSeenAt: null, endedAt: open ? null : at(2), endReason: open ? null : 'closed', open })
+const session = (id: string, agentId: string, open: boolean): SessionView => ({
+  id,
+  agentId,
+  transport: 'http',
+  taint: 'PUBLIC',
+  startedAt: at(1),
+  lastSeenAt: null,
+  endedAt: open ? null : at(2),
+  endReason: open ? null : 'closed',
+  open
+})
 
 const call = (id: string, agentId: string, minute: number): HistoryRow =>
-  ({ seq: minute, id, agentId, sessionId: 's', tool: 'run_command', status: 'success', providerId: null, exitCode: 0, durationMs: 1, waitMs: null, waitingSince: null, startedAt: at(minute), finishedAt: at(minute), error: null, inputSummary: {}, approval: null }) as HistoryRow
+  ({
+    seq: minute,
+    id,
+    agentId,
+    sessionId: 's',
+    tool: 'run_command',
+    status: 'success',
+    providerId: null,
+    exitCode: 0,
+    durationMs: 1,
+    waitMs: null,
+    waitingSince: null,
+    startedAt: at(minute),
+    finishedAt: at(minute),
+    error: null,
+    inputSummary: {},
+    approval: null
+  }) as HistoryRow
 
 /**
  * A stand-in for the host at the contract boundary: agents, sessions, the pending queue and calls
@@ -50,8 +86,10 @@ function fakeHost() {
     agents: {
       list: async () => answer('agents.list', () => [...agents.values()]),
       listRoles: async () => answer('agents.listRoles', () => []),
-      get: async ({ agentId }: { agentId: string }) => answer('agents.get', () => (agents.has(agentId) ? { agent: agents.get(agentId)!, clamped: [], workspace: `/ws/${agentId}` } : missing(agentId))),
-      connection: async () => answer('agents.connection', () => ({ url: 'http://127.0.0.1:7411/mcp', snippets: { generic: '', claudeCode: '', cursor: '', stdio: '' } })),
+      get: async ({ agentId }: { agentId: string }) =>
+        answer('agents.get', () => (agents.has(agentId) ? { agent: agents.get(agentId)!, clamped: [], workspace: `/ws/${agentId}` } : missing(agentId))),
+      connection: async () =>
+        answer('agents.connection', () => ({ url: 'http://127.0.0.1:7411/mcp', snippets: { generic: '', claudeCode: '', cursor: '', stdio: '' } })),
       sessions: async ({ agentId }: { agentId: string }) => answer('agents.sessions', () => host.sessions.filter((s) => s.agentId === agentId)),
       create: async ({ agentId }: { agentId: string }) =>
         answer('agents.create', () => {
@@ -62,7 +100,8 @@ function fakeHost() {
       remove: async ({ agentId }: { agentId: string }) => answer('agents.remove', () => (agents.delete(agentId) ? {} : missing(agentId))),
       setEnabled: async ({ agentId, enabled }: { agentId: string; enabled: boolean }) =>
         answer('agents.setEnabled', () => (agents.has(agentId) ? agents.set(agentId, { ...agents.get(agentId)!, enabled }).get(agentId)! : missing(agentId))),
-      rotateToken: async ({ agentId }: { agentId: string }) => answer('agents.rotateToken', () => (agents.has(agentId) ? { token: 'alk_rotated' } : missing(agentId))),
+      rotateToken: async ({ agentId }: { agentId: string }) =>
+        answer('agents.rotateToken', () => (agents.has(agentId) ? { token: 'alk_rotated' } : missing(agentId))),
       onChanged: event('agents.changed')
     },
     sessions: {
@@ -71,13 +110,21 @@ function fakeHost() {
     },
     approvals: { list: async () => answer('approvals.list', () => [...host.pending]), onChanged: event('approvals.changed') },
     history: {
-      list: async (input: { agentId?: string; limit?: number }) => answer('history.list', () => ({ rows: host.calls.filter((c) => !input.agentId || c.agentId === input.agentId).slice(0, input.limit) })),
+      list: async (input: { agentId?: string; limit?: number }) =>
+        answer('history.list', () => ({ rows: host.calls.filter((c) => !input.agentId || c.agentId === input.agentId).slice(0, input.limit) })),
       count: async (input: { agentId?: string }) => answer('history.count', () => ({ count: host.calls.filter((c) => c.agentId === input.agentId).length })),
       usage: async () => answer('history.usage', () => ({ since: at(0), buckets: [], durations: { count: 0, p50: null, p90: null, p99: null } })),
       onChanged: event('history.changed')
     },
     settings: {
-      get: async () => answer('settings.get', () => ({ key: 'code_execution.providers', value: ['docker', { providerId: 'bubblewrap' }], defaultValue: [], isDefault: false, description: '' })),
+      get: async () =>
+        answer('settings.get', () => ({
+          key: 'code_execution.providers',
+          value: ['docker', { providerId: 'bubblewrap' }],
+          defaultValue: [],
+          isDefault: false,
+          description: ''
+        })),
       onChanged: event('settings.changed')
     },
     timeline: { list: async () => answer('timeline.list', () => ({ entries: [], more: false })) },
@@ -86,7 +133,10 @@ function fakeHost() {
       recent: async () => answer('workspace.recent', () => ({ changes: [], scanned: 0, complete: true })),
       read: async () => answer('workspace.read', () => ({ code: 'workspace.not_found', message: 'No such file.' }))
     },
-    checkpoints: { list: async () => answer('checkpoints.list', () => ({ checkpoints: [], storeBytes: 0, enabled: true })), onChanged: event('checkpoints.changed') }
+    checkpoints: {
+      list: async () => answer('checkpoints.list', () => ({ checkpoints: [], storeBytes: 0, enabled: true })),
+      onChanged: event('checkpoints.changed')
+    }
   }
   return {
     ...host,
@@ -120,12 +170,23 @@ describe('agents store', () => {
     const host = fakeHost()
     const store = createAgentsStore(host.client)
     await store.getState().load()
-    expect(store.getState()).toMatchObject({ status: 'ready', error: undefined, pending: [{ id: 'p1', agentId: 'coder' }], operatorOrder: ['docker', 'bubblewrap'], lastCalls: { coder: at(5) } })
+    expect(store.getState()).toMatchObject({
+      status: 'ready',
+      error: undefined,
+      pending: [{ id: 'p1', agentId: 'coder' }],
+      operatorOrder: ['docker', 'bubblewrap'],
+      lastCalls: { coder: at(5) }
+    })
     expect(store.getState().agents.map((agent) => agent.id)).toEqual(['coder', 'builder'])
-    expect(store.getState().sessions.map((s) => `${s.id}:${s.open}`).sort()).toEqual(['s1:true', 's2:false'])
+    expect(
+      store
+        .getState()
+        .sessions.map((s) => `${s.id}:${s.open}`)
+        .sort()
+    ).toEqual(['s1:true', 's2:false'])
   })
 
-  it('keeps the host\'s error code and message when the list cannot be read or an action is refused', async () => {
+  it("keeps the host's error code and message when the list cannot be read or an action is refused", async () => {
     const host = fakeHost()
     const store = createAgentsStore(host.client)
     host.refuse('agents.list', unavailable)
@@ -152,13 +213,17 @@ describe('agents store', () => {
     expect(await store.getState().create({ agentId: 'coder' })).toBeUndefined()
     expect(store.getState()).toMatchObject({ saving: false, saveError: { code: 'agent.exists' }, issued: undefined })
     expect(await store.getState().create({ agentId: 'tester' })).toBe('tester')
-    expect(store.getState()).toMatchObject({ saving: false, saveError: undefined, issued: { agentId: 'tester', token: 'alk_new', workspace: '/ws/tester', reason: 'created' } })
+    expect(store.getState()).toMatchObject({
+      saving: false,
+      saveError: undefined,
+      issued: { agentId: 'tester', token: 'alk_new', workspace: '/ws/tester', reason: 'created' }
+    })
     expect(store.getState().agents.map((agent) => agent.id)).toContain('tester')
     store.getState().dismissToken()
     expect(store.getState().issued).toBeUndefined()
   })
 
-  it('loads the selected agent\'s pane and keeps the code of a part the host refused', async () => {
+  it("loads the selected agent's pane and keeps the code of a part the host refused", async () => {
     const host = fakeHost()
     const store = createAgentsStore(host.client)
     host.refuse('agents.connection', { code: 'console.unavailable', message: 'The gateway is not listening.' })

@@ -1,8 +1,9 @@
+import { FooterRuleForm } from './footer-rule-form'
 import type { ApprovalView, RuleMatcher, RuleScope } from '@shared/approvals'
 import { ChevronDown, ChevronRight } from 'lucide-react'
 import { useEffect, useMemo, useState } from 'react'
 import { visibleJson } from '@shared/visible-text'
-import { Badge, Button, Dialog, TextAgent } from '../../../ui'
+import { Badge, Dialog, TextAgent } from '../../../ui'
 import { riskOf } from '../lib/queue'
 import { defaultTtlSeconds, parseMatcherJson } from '../lib/rules'
 import { FactsMatcher } from './facts-matcher'
@@ -17,7 +18,12 @@ export type RuleChoice = { scope: RuleScope; ttlSeconds: number | null; matcher?
  * proposed matcher, fact by fact, and the risk flags it answers), who it applies to and for how
  * long. The matcher can be edited as JSON, checked with the shared schema before anything is sent.
  */
-export function DialogApproveRule(props: { open: boolean; item?: ApprovalView; onOpenChange(open: boolean): void; onApprove(choice: RuleChoice): Promise<string | undefined> }) {
+export function DialogApproveRule(props: {
+  open: boolean
+  item?: ApprovalView
+  onOpenChange(open: boolean): void
+  onApprove(choice: RuleChoice): Promise<string | undefined>
+}) {
   const proposed = props.item?.proposedRule
   const [scope, setScope] = useState<RuleScope>('agent')
   const [ttl, setTtl] = useState<number | null>(defaultTtlSeconds)
@@ -71,7 +77,9 @@ export function DialogApproveRule(props: { open: boolean; item?: ApprovalView; o
             <FactsMatcher matcher={matcher} />
             <div className="appr-rule-preview-foot">
               <span className="appr-muted">
-                {proposed.riskFlags.length === 0 ? 'Only for requests with no risk flag: one with any flag still asks.' : 'Only with these risk flags; a request with any other flag still asks:'}
+                {proposed.riskFlags.length === 0
+                  ? 'Only for requests with no risk flag: one with any flag still asks.'
+                  : 'Only with these risk flags; a request with any other flag still asks:'}
               </span>
               {proposed.riskFlags.length > 0 && (
                 <span>
@@ -102,9 +110,32 @@ export function DialogApproveRule(props: { open: boolean; item?: ApprovalView; o
 
           <fieldset className="appr-choices">
             <legend>Applies to</legend>
-            <Choice name="scope" value="session" checked={scope === 'session'} onChange={setScope} disabled={item.sessionId === null} title="This session only" text={item.sessionId ? 'Until this agent session ends.' : 'This request came from no session.'} />
-            <Choice name="scope" value="agent" checked={scope === 'agent'} onChange={setScope} disabled={item.agentId === null} title={`Agent ${item.agentId ?? '—'}`} text="Every session of this agent, now and later." />
-            <Choice name="scope" value="global" checked={scope === 'global'} onChange={setScope} title="Every agent" text="Any agent making a matching request. Use sparingly." />
+            <Choice
+              name="scope"
+              value="session"
+              checked={scope === 'session'}
+              onChange={setScope}
+              disabled={item.sessionId === null}
+              title="This session only"
+              text={item.sessionId ? 'Until this agent session ends.' : 'This request came from no session.'}
+            />
+            <Choice
+              name="scope"
+              value="agent"
+              checked={scope === 'agent'}
+              onChange={setScope}
+              disabled={item.agentId === null}
+              title={`Agent ${item.agentId ?? '—'}`}
+              text="Every session of this agent, now and later."
+            />
+            <Choice
+              name="scope"
+              value="global"
+              checked={scope === 'global'}
+              onChange={setScope}
+              title="Every agent"
+              text="Any agent making a matching request. Use sparingly."
+            />
           </fieldset>
 
           <div className="field">
@@ -115,27 +146,42 @@ export function DialogApproveRule(props: { open: boolean; item?: ApprovalView; o
             <span className="field-hint">Counted from now. You can change or revoke it later in the Rules tab.</span>
           </div>
 
-          {error && (
-            <div className="appr-dialog-error" role="alert">
-              {error}
-            </div>
-          )}
-          <div className="dialog-footer">
-            <Button onClick={() => props.onOpenChange(false)}>Cancel</Button>
-            <Button type="submit" variant="primary" busy={busy} disabled={edited?.ok === false} data-testid="approval-rule-confirm" autoFocus>
-              Approve and remember
-            </Button>
-          </div>
+          <FooterRuleForm
+            error={error}
+            onCancel={() => props.onOpenChange(false)}
+            busy={busy}
+            disabled={edited?.ok === false}
+            testId="approval-rule-confirm"
+            autoFocus
+          >
+            Approve and remember
+          </FooterRuleForm>
         </form>
       )}
     </Dialog>
   )
 }
 
-function Choice(props: { name: string; value: RuleScope; checked: boolean; disabled?: boolean; onChange(value: RuleScope): void; title: string; text: string }) {
+function Choice(props: {
+  name: string
+  value: RuleScope
+  checked: boolean
+  disabled?: boolean
+  onChange(value: RuleScope): void
+  title: string
+  text: string
+}) {
   return (
     <label className="appr-choice">
-      <input type="radio" name={props.name} value={props.value} checked={props.checked} disabled={props.disabled} onChange={() => props.onChange(props.value)} data-testid={`rule-scope-${props.value}`} />
+      <input
+        type="radio"
+        name={props.name}
+        value={props.value}
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={() => props.onChange(props.value)}
+        data-testid={`rule-scope-${props.value}`}
+      />
       <span className="appr-choice-text">
         <strong>{props.title}</strong>
         <span>{props.text}</span>

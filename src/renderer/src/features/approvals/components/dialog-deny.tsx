@@ -11,7 +11,12 @@ const namedTargets = 5
  * each of them, when several requests are denied at once. Enter denies, Shift+Enter starts a new
  * line; the host's refusal (already decided) shows here.
  */
-export function DialogDeny(props: { open: boolean; items: ApprovalView[]; onOpenChange(open: boolean): void; onDeny(reason: string): Promise<string | undefined> }) {
+export function DialogDeny(props: {
+  open: boolean
+  items: ApprovalView[]
+  onOpenChange(open: boolean): void
+  onDeny(reason: string): Promise<string | undefined>
+}) {
   const count = props.items.length
   const agents = new Set(props.items.map((item) => item.agentId ?? 'no agent'))
   const [reason, setReason] = useState('')
@@ -36,7 +41,11 @@ export function DialogDeny(props: { open: boolean; items: ApprovalView[]; onOpen
       open={props.open}
       onOpenChange={props.onOpenChange}
       title={count > 1 ? `Deny ${count} requests` : 'Deny this request'}
-      description={count > 1 ? `From ${agents.size === 1 ? [...agents][0] : `${agents.size} agents`}: each call fails with your reason; nothing runs.` : 'The agent’s call fails with your reason; nothing runs.'}
+      description={
+        count > 1
+          ? `From ${agents.size === 1 ? [...agents][0] : `${agents.size} agents`}: each call fails with your reason; nothing runs.`
+          : 'The agent’s call fails with your reason; nothing runs.'
+      }
       testId="dialog-approval-deny"
     >
       <form

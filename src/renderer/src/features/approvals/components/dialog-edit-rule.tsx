@@ -1,7 +1,8 @@
+import { FooterRuleForm } from './footer-rule-form'
 import type { RuleMatcher, RuleView } from '@shared/approvals'
 import { useEffect, useMemo, useState } from 'react'
 import { visibleJson } from '@shared/visible-text'
-import { Button, Dialog, TextAgent } from '../../../ui'
+import { Dialog, TextAgent } from '../../../ui'
 import { parseMatcherJson } from '../lib/rules'
 import { FactsMatcher } from './facts-matcher'
 import { FieldMatcherJson } from './field-matcher-json'
@@ -11,7 +12,11 @@ import { PickTtl } from './pick-ttl'
  * Edits a remembered rule: its time to live (counted from now, or none) and its matcher as JSON,
  * checked with the shared schema as the operator types; only what changed is sent.
  */
-export function DialogEditRule(props: { rule?: RuleView; onOpenChange(open: boolean): void; onSave(change: { ttlSeconds?: number | null; matcher?: RuleMatcher }): Promise<string | undefined> }) {
+export function DialogEditRule(props: {
+  rule?: RuleView
+  onOpenChange(open: boolean): void
+  onSave(change: { ttlSeconds?: number | null; matcher?: RuleMatcher }): Promise<string | undefined>
+}) {
   const rule = props.rule
   const [ttl, setTtl] = useState<number | null | undefined>(undefined)
   const [text, setText] = useState('')
@@ -30,12 +35,22 @@ export function DialogEditRule(props: { rule?: RuleView; onOpenChange(open: bool
   const save = async () => {
     if (!parsed.ok || nothing) return
     setBusy(true)
-    const refused = await props.onSave({ ...(ttl !== undefined ? { ttlSeconds: ttl } : {}), ...(matcherChanged && parsed.ok ? { matcher: parsed.matcher } : {}) })
+    const refused = await props.onSave({
+      ...(ttl !== undefined ? { ttlSeconds: ttl } : {}),
+      ...(matcherChanged && parsed.ok ? { matcher: parsed.matcher } : {})
+    })
     setBusy(false)
     if (refused) setError(refused)
   }
   return (
-    <Dialog open={rule !== undefined} onOpenChange={props.onOpenChange} title="Edit rule" description={rule && <TextAgent text={rule.description} />} testId="dialog-rule-edit" wide>
+    <Dialog
+      open={rule !== undefined}
+      onOpenChange={props.onOpenChange}
+      title="Edit rule"
+      description={rule && <TextAgent text={rule.description} />}
+      testId="dialog-rule-edit"
+      wide
+    >
       {rule && (
         <form
           className="appr-dialog-form"
@@ -65,17 +80,9 @@ export function DialogEditRule(props: { rule?: RuleView; onOpenChange(open: bool
             />
             {parsed.ok && <FactsMatcher matcher={parsed.matcher} />}
           </div>
-          {error && (
-            <div className="appr-dialog-error" role="alert">
-              {error}
-            </div>
-          )}
-          <div className="dialog-footer">
-            <Button onClick={() => props.onOpenChange(false)}>Cancel</Button>
-            <Button type="submit" variant="primary" busy={busy} disabled={!parsed.ok || nothing} data-testid="rule-edit-save">
-              Save rule
-            </Button>
-          </div>
+          <FooterRuleForm error={error} onCancel={() => props.onOpenChange(false)} busy={busy} disabled={!parsed.ok || nothing} testId="rule-edit-save">
+            Save rule
+          </FooterRuleForm>
         </form>
       )}
     </Dialog>

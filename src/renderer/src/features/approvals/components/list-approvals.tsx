@@ -39,7 +39,9 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
         <span>
           <strong>{props.items.length}</strong> pending · newest first
         </span>
-        <span title="Agent calls blocked on these requests right now">{waiting} {waiting === 1 ? 'call' : 'calls'} waiting</span>
+        <span title="Agent calls blocked on these requests right now">
+          {waiting} {waiting === 1 ? 'call' : 'calls'} waiting
+        </span>
       </div>
       {checked.length > 0 && (
         <div className="appr-bulk" role="group" aria-label="Bulk decision" data-testid="approval-bulk">
@@ -74,7 +76,14 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
                 data-testid={`approval-pick-${item.id}`}
                 onChange={(event) => toggle(item.id, (event.nativeEvent as MouseEvent).shiftKey)}
               />
-              <RowApproval item={item} now={now} selected={item.id === props.selectedId} tabbable={item.id === tabStop} onSelect={props.onSelect} onPick={(range) => toggle(item.id, range)} />
+              <RowApproval
+                item={item}
+                now={now}
+                selected={item.id === props.selectedId}
+                tabbable={item.id === tabStop}
+                onSelect={props.onSelect}
+                onPick={(range) => toggle(item.id, range)}
+              />
             </li>
           ))}
         </ol>
@@ -107,7 +116,14 @@ export function ListApprovals(props: { items: ApprovalView[]; selectedId?: strin
   )
 }
 
-function RowApproval(props: { item: ApprovalView; now: number; selected: boolean; tabbable: boolean; onSelect(id: string): void; onPick(range: boolean): void }) {
+function RowApproval(props: {
+  item: ApprovalView
+  now: number
+  selected: boolean
+  tabbable: boolean
+  onSelect(id: string): void
+  onPick(range: boolean): void
+}) {
   const { item } = props
   const flow = writeDownOf(item.classification)
   const planted = riskiestPlanted(item.planted)

@@ -8,7 +8,10 @@ export function BadgeVerdict({ entry }: { entry: PlantedCommandView }) {
   if (entry.verdict === 'run') return null
   const rule = entry.rule ? ` (${entry.rule})` : ''
   return (
-    <Badge tone={entry.verdict === 'blocked' ? 'bad' : 'warn'} title={`Typed as a command, Airlock would ${entry.verdict === 'blocked' ? 'block' : 'ask about'} this line${rule}`}>
+    <Badge
+      tone={entry.verdict === 'blocked' ? 'bad' : 'warn'}
+      title={`Typed as a command, Airlock would ${entry.verdict === 'blocked' ? 'block' : 'ask about'} this line${rule}`}
+    >
       {entry.verdict === 'blocked' ? 'blocked if typed' : 'asks if typed'}
     </Badge>
   )

@@ -3,7 +3,18 @@ import { visibleText } from '@shared/visible-text'
 import { Check, ShieldCheck, Timer, X } from 'lucide-react'
 import { useMemo, type ReactNode } from 'react'
 import { Badge, Button, CopyButton, ErrorBanner, Kbd, NoteHiddenCharacters, TextAgent, TimeAgo, useNow } from '../../../ui'
-import { classificationLine, outcomeTitle, rememberBlocker, secondsLeft, sessionBlocker, statusTone, summaryText, taintOf, timeLeft, writeDownOf } from '../lib/queue'
+import {
+  classificationLine,
+  outcomeTitle,
+  rememberBlocker,
+  secondsLeft,
+  sessionBlocker,
+  statusTone,
+  summaryText,
+  taintOf,
+  timeLeft,
+  writeDownOf
+} from '../lib/queue'
 import { shortId } from '../lib/rules'
 import { useApprovalsStore } from '../store/approvals-store'
 import { ListCommands } from './list-commands'
@@ -31,7 +42,14 @@ export type DetailActions = {
  * and a request whose text hides characters says which, above it all. A request that is no longer pending shows its decision
  * instead, read-only.
  */
-export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolean; error?: string; notice?: string; onDismissError(): void; actions: DetailActions }) {
+export function PaneApprovalDetail(props: {
+  item: ApprovalView
+  deciding: boolean
+  error?: string
+  notice?: string
+  onDismissError(): void
+  actions: DetailActions
+}) {
   const { item } = props
   const now = useNow(1000)
   const pending = item.status === 'pending'
@@ -40,7 +58,12 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
   const taint = taintOf(item.classification)
   const texts = useMemo(() => approvalTexts(item), [item])
   return (
-    <section className="appr-detail" data-testid="approval-detail" aria-label={`Request from ${item.agentId ?? 'no agent'}: ${visibleText(item.tool)}`} data-status={item.status}>
+    <section
+      className="appr-detail"
+      data-testid="approval-detail"
+      aria-label={`Request from ${item.agentId ?? 'no agent'}: ${visibleText(item.tool)}`}
+      data-status={item.status}
+    >
       <header className="appr-detail-head">
         <div className="appr-detail-titlerow">
           <h2 className="appr-detail-title">
@@ -56,7 +79,10 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
             {pending && (
               <>
                 {' · '}
-                <span className={left < 60 ? 'appr-expiry-soon' : undefined} title={`Denied automatically at ${new Date(item.expiresAt).toLocaleString()} if nobody decides`}>
+                <span
+                  className={left < 60 ? 'appr-expiry-soon' : undefined}
+                  title={`Denied automatically at ${new Date(item.expiresAt).toLocaleString()} if nobody decides`}
+                >
                   <Timer size={12} aria-hidden="true" /> denied in {timeLeft(item.expiresAt, now)}
                 </span>
               </>
@@ -66,7 +92,12 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
         <pre className="appr-summary" data-testid="approval-summary">
           <TextAgent text={summaryText(item)} multiline />
         </pre>
-        <NoteHiddenCharacters texts={texts} what="This request" consequence="What runs is the text with them, whatever it reads as." testId="approval-hidden-note" />
+        <NoteHiddenCharacters
+          texts={texts}
+          what="This request"
+          consequence="What runs is the text with them, whatever it reads as."
+          testId="approval-hidden-note"
+        />
         <div className="appr-flags">
           {item.riskFlags.length === 0 && <span>no risk flags</span>}
           <BadgesRisk flags={item.riskFlags} />
@@ -85,7 +116,9 @@ export function PaneApprovalDetail(props: { item: ApprovalView; deciding: boolea
               ×{item.count} identical requests
             </Badge>
           )}
-          {pending && <span>· {item.waiting === 0 ? 'no call is waiting for it any more' : `${item.waiting} ${item.waiting === 1 ? 'call' : 'calls'} waiting`}</span>}
+          {pending && (
+            <span>· {item.waiting === 0 ? 'no call is waiting for it any more' : `${item.waiting} ${item.waiting === 1 ? 'call' : 'calls'} waiting`}</span>
+          )}
         </div>
         {pending ? <BarActions item={item} deciding={props.deciding} actions={props.actions} /> : <Outcome item={item} />}
         {props.error && <ErrorBanner message={props.error} onDismiss={props.onDismissError} testId="approval-decide-error" />}
@@ -171,13 +204,33 @@ function BarActions(props: { item: ApprovalView; deciding: boolean; actions: Det
   const fromAgent = useApprovalsStore((state) => state.items.filter((item) => item.agentId === props.item.agentId).length)
   return (
     <div className="appr-actions" role="group" aria-label="Decide">
-      <Button variant="primary" icon={<Check size={15} />} onClick={props.actions.approve} busy={props.deciding} data-testid="approval-approve" aria-keyshortcuts="a">
+      <Button
+        variant="primary"
+        icon={<Check size={15} />}
+        onClick={props.actions.approve}
+        busy={props.deciding}
+        data-testid="approval-approve"
+        aria-keyshortcuts="a"
+      >
         Approve once <KeyHint k="a" />
       </Button>
-      <Button onClick={props.actions.session} disabled={props.deciding || noSession !== undefined} title={noSession ?? 'Approve this and identical requests until the session ends'} data-testid="approval-approve-session" aria-keyshortcuts="s">
+      <Button
+        onClick={props.actions.session}
+        disabled={props.deciding || noSession !== undefined}
+        title={noSession ?? 'Approve this and identical requests until the session ends'}
+        data-testid="approval-approve-session"
+        aria-keyshortcuts="s"
+      >
         Approve for session <KeyHint k="s" />
       </Button>
-      <Button icon={<ShieldCheck size={15} />} onClick={props.actions.rule} disabled={props.deciding || noRule !== undefined} title={noRule ?? 'Choose scope and expiry, then approve and remember'} data-testid="approval-approve-rule" aria-keyshortcuts="r">
+      <Button
+        icon={<ShieldCheck size={15} />}
+        onClick={props.actions.rule}
+        disabled={props.deciding || noRule !== undefined}
+        title={noRule ?? 'Choose scope and expiry, then approve and remember'}
+        data-testid="approval-approve-rule"
+        aria-keyshortcuts="r"
+      >
         Approve as rule… <KeyHint k="r" />
       </Button>
       <span className="appr-actions-spacer" />

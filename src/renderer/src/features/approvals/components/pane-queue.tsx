@@ -66,7 +66,13 @@ export function PaneQueue(props: { actions: DetailActions; notice?: string }) {
         ) : (
           <section className="appr-detail" data-testid="approval-detail" aria-label="Selected request">
             <div className="appr-detail-head">
-              {settledError ? <ErrorBanner message={settledError} /> : <p className="appr-notice">Select a request on the left (or press <Kbd>j</Kbd>).</p>}
+              {settledError ? (
+                <ErrorBanner message={settledError} />
+              ) : (
+                <p className="appr-notice">
+                  Select a request on the left (or press <Kbd>j</Kbd>).
+                </p>
+              )}
             </div>
           </section>
         )}

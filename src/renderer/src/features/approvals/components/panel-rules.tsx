@@ -10,7 +10,13 @@ import { TableRules } from './table-rules'
 /** The Rules tab: remembered grants with their hit counts, edit and revoke (SPEC §7). */
 export function PanelRules() {
   const { rules, status, error, showEnded, actionError } = useApprovalsStore(
-    useShallow((state) => ({ rules: state.rules, status: state.rulesStatus, error: state.rulesError, showEnded: state.showEndedRules, actionError: state.rulesActionError }))
+    useShallow((state) => ({
+      rules: state.rules,
+      status: state.rulesStatus,
+      error: state.rulesError,
+      showEnded: state.showEndedRules,
+      actionError: state.rulesActionError
+    }))
   )
   const refresh = useApprovalsStore((state) => state.refreshRules)
   const setShowEnded = useApprovalsStore((state) => state.setShowEndedRules)
@@ -40,8 +46,8 @@ export function PanelRules() {
       {rules.length === 0 ? (
         <EmptyState title={showEnded ? 'No rules were ever made' : 'No active rules'} testId="rules-empty" icon={<ShieldCheck size={22} />}>
           <p>
-            A rule lets matching requests run without asking. Make one from a pending request with <strong>Approve as rule…</strong> (
-            <Kbd>r</Kbd>), or from the CLI with <code>airlock approvals approve &lt;id&gt; --scope rule</code>.
+            A rule lets matching requests run without asking. Make one from a pending request with <strong>Approve as rule…</strong> (<Kbd>r</Kbd>), or from the
+            CLI with <code>airlock approvals approve &lt;id&gt; --scope rule</code>.
           </p>
         </EmptyState>
       ) : (
@@ -68,7 +74,10 @@ export function PanelRules() {
         <p>
           <code>{revoking && <TextAgent text={revoking.description} />}</code>
         </p>
-        <p>Requests it matches will ask you again. It has matched {revoking?.matchCount ?? 0} times. A revoked rule cannot be restored; approve a request as a rule to make a new one.</p>
+        <p>
+          Requests it matches will ask you again. It has matched {revoking?.matchCount ?? 0} times. A revoked rule cannot be restored; approve a request as a
+          rule to make a new one.
+        </p>
       </ConfirmDialog>
     </div>
   )

@@ -35,7 +35,9 @@ export function StatusLastDecision() {
             {last.agentId ?? 'no agent'} · <TextAgent text={summaryText(last)} />
           </code>
           <span className="appr-muted">
-            {last.status === 'expired' ? 'nobody was waiting any more' : `delivered to ${last.decision.delivered} ${last.decision.delivered === 1 ? 'call' : 'calls'}`}
+            {last.status === 'expired'
+              ? 'nobody was waiting any more'
+              : `delivered to ${last.decision.delivered} ${last.decision.delivered === 1 ? 'call' : 'calls'}`}
           </span>
           <a
             href={approvalsHash({ tab: 'queue', id: last.id })}

@@ -75,10 +75,24 @@ export function TableRules(props: { rules: RuleView[]; onEdit(rule: RuleView): v
             <td>
               {state !== 'revoked' && (
                 <div className="appr-rule-actions">
-                  <Button size="sm" variant="ghost" icon={<Pencil size={13} />} onClick={() => props.onEdit(rule)} data-testid={`rule-edit-${rule.id}`} aria-label={`Edit rule ${visibleText(rule.description)}`}>
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    icon={<Pencil size={13} />}
+                    onClick={() => props.onEdit(rule)}
+                    data-testid={`rule-edit-${rule.id}`}
+                    aria-label={`Edit rule ${visibleText(rule.description)}`}
+                  >
                     Edit
                   </Button>
-                  <Button size="sm" variant="danger" icon={<Trash2 size={13} />} onClick={() => props.onRevoke(rule)} data-testid={`rule-revoke-${rule.id}`} aria-label={`Revoke rule ${visibleText(rule.description)}`}>
+                  <Button
+                    size="sm"
+                    variant="danger"
+                    icon={<Trash2 size={13} />}
+                    onClick={() => props.onRevoke(rule)}
+                    data-testid={`rule-revoke-${rule.id}`}
+                    aria-label={`Revoke rule ${visibleText(rule.description)}`}
+                  >
                     Revoke
                   </Button>
                 </div>

@@ -31,7 +31,9 @@ export function ApprovalsView() {
   const refreshRules = useApprovalsStore((state) => state.refreshRules)
   // Counts only once the host answered: never a placeholder zero.
   const pending = useApprovalsStore((state) => (state.queueStatus === 'ready' ? state.items.length : undefined))
-  const activeRules = useApprovalsStore((state) => (state.rulesStatus === 'ready' ? state.rules.filter((rule) => ruleState(rule, Date.now()) === 'active').length : undefined))
+  const activeRules = useApprovalsStore((state) =>
+    state.rulesStatus === 'ready' ? state.rules.filter((rule) => ruleState(rule, Date.now()) === 'active').length : undefined
+  )
   const selectedId = useApprovalsStore((state) => state.selectedId)
   const shownSince = useRef(0)
   const decide = useApprovalsStore((state) => state.decide)
@@ -80,12 +82,15 @@ export function ApprovalsView() {
       setNotice(undefined)
       if (action === 'approve') return void approveMany(bulk)
       if (action === 'deny') return setDialog({ kind: 'deny', items: bulk })
-      return setNotice(`With ${bulk.length} picked, a approves and d denies them all; ${action === 'session' ? 's' : 'r'} decides one request at a time — press Esc to clear the picks first.`)
+      return setNotice(
+        `With ${bulk.length} picked, a approves and d denies them all; ${action === 'session' ? 's' : 'r'} decides one request at a time — press Esc to clear the picks first.`
+      )
     }
     const item = target()
     if (!item) {
       const state = useApprovalsStore.getState()
-      if (state.decidingId === undefined && state.selectedId !== undefined) setNotice('This request is not pending: there is nothing to decide. Press j or k to go back to the queue.')
+      if (state.decidingId === undefined && state.selectedId !== undefined)
+        setNotice('This request is not pending: there is nothing to decide. Press j or k to go back to the queue.')
       return
     }
     setNotice(undefined)
@@ -117,7 +122,15 @@ export function ApprovalsView() {
   const click = (action: TriageAction) => () => {
     if (Date.now() - shownSince.current >= clickGuardMs) act(action)
   }
-  const actions: DetailActions = { approve: click('approve'), session: click('session'), rule: click('rule'), deny: click('deny'), denyAgent, approvePicked: () => act('approve'), denyPicked: () => act('deny') }
+  const actions: DetailActions = {
+    approve: click('approve'),
+    session: click('session'),
+    rule: click('rule'),
+    deny: click('deny'),
+    denyAgent,
+    approvePicked: () => act('approve'),
+    denyPicked: () => act('deny')
+  }
   const close = (open: boolean) => !open && setDialog(undefined)
 
   /** Decides from a dialog: closes it when the host recorded the decision, else returns its message. */
@@ -136,7 +149,13 @@ export function ApprovalsView() {
         title="Approvals"
         subtitle="Requests your agents’ policies leave to a person. Decide with the buttons or the keyboard; a request nobody decides is denied when it expires."
         actions={
-          <Button variant="ghost" icon={<Keyboard size={15} />} onClick={() => setDialog({ kind: 'help' })} aria-keyshortcuts="?" data-testid="approvals-keys-open">
+          <Button
+            variant="ghost"
+            icon={<Keyboard size={15} />}
+            onClick={() => setDialog({ kind: 'help' })}
+            aria-keyshortcuts="?"
+            data-testid="approvals-keys-open"
+          >
             Keys
           </Button>
         }
@@ -190,7 +209,11 @@ export function ApprovalsView() {
             id: (dialog as { item: ApprovalView }).item.id,
             decision: 'approve',
             scope: 'rule',
-            rule: { scope: choice.scope, ...(choice.ttlSeconds !== null ? { ttlSeconds: choice.ttlSeconds } : {}), ...(choice.matcher ? { matcher: choice.matcher } : {}) }
+            rule: {
+              scope: choice.scope,
+              ...(choice.ttlSeconds !== null ? { ttlSeconds: choice.ttlSeconds } : {}),
+              ...(choice.matcher ? { matcher: choice.matcher } : {})
+            }
           })
         }
       />

@@ -1,12 +1,29 @@
 import type { ApprovalView } from '@shared/approvals'
 import { describe, expect, it } from 'vitest'
-import { classificationLine, newestFirst, summaryText, taintOf, writeDownOf, outcomeTitle, rememberBlocker, riskOf, selectionAfterRemoval, sessionBlocker, stepSelection, timeLeft } from './queue'
+import {
+  classificationLine,
+  newestFirst,
+  summaryText,
+  taintOf,
+  writeDownOf,
+  outcomeTitle,
+  rememberBlocker,
+  riskOf,
+  selectionAfterRemoval,
+  sessionBlocker,
+  stepSelection,
+  timeLeft
+} from './queue'
 
 const at = (iso: string) => ({ createdAt: iso }) as ApprovalView
 
 describe('queue selectors', () => {
   it('orders newest first with a stable tie-break', () => {
-    const items = [{ ...at('2024-01-01T00:00:01Z'), id: 'b' }, { ...at('2024-01-01T00:00:03Z'), id: 'c' }, { ...at('2024-01-01T00:00:01Z'), id: 'a' }]
+    const items = [
+      { ...at('2024-01-01T00:00:01Z'), id: 'b' },
+      { ...at('2024-01-01T00:00:03Z'), id: 'c' },
+      { ...at('2024-01-01T00:00:01Z'), id: 'a' }
+    ]
     expect(newestFirst(items).map((item) => item.id)).toEqual(['c', 'a', 'b'])
   })
 
@@ -51,7 +68,9 @@ describe('queue selectors', () => {
   it('says outcomes and write-downs in words', () => {
     expect(outcomeTitle({ decision: 'approve', scope: 'session', reason: '', by: 'console', decidedAt: '', delivered: 1 })).toBe('Approved for this session')
     expect(outcomeTitle({ decision: 'expire', reason: '', by: 'timeout', decidedAt: '', delivered: 0 })).toBe('Expired')
-    expect(classificationLine({ reads: 'CONFIDENTIAL', sink: 'PUBLIC', taint: 'CONFIDENTIAL' })).toBe('reads CONFIDENTIAL → writes to PUBLIC · session taint CONFIDENTIAL')
+    expect(classificationLine({ reads: 'CONFIDENTIAL', sink: 'PUBLIC', taint: 'CONFIDENTIAL' })).toBe(
+      'reads CONFIDENTIAL → writes to PUBLIC · session taint CONFIDENTIAL'
+    )
     expect(classificationLine(null)).toBeUndefined()
   })
 

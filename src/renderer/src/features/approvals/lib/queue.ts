@@ -26,7 +26,10 @@ export function selectionAfterRemoval(ids: readonly string[], removed: string): 
 }
 
 const riskFacts: Record<string, { tone: BadgeTone; hint: string }> = {
-  [hiddenCharactersFlag]: { tone: 'bad', hint: 'its text holds hidden characters (bidi controls, zero-width characters, escapes) that read differently from what runs: each is shown escaped and marked' },
+  [hiddenCharactersFlag]: {
+    tone: 'bad',
+    hint: 'its text holds hidden characters (bidi controls, zero-width characters, escapes) that read differently from what runs: each is shown escaped and marked'
+  },
   deletion: { tone: 'bad', hint: 'removes files or folders' },
   network: { tone: 'bad', hint: 'reaches the network' },
   isolation_fallback: { tone: 'bad', hint: 'may run without a sandbox (unsafe fallback)' },
@@ -35,7 +38,10 @@ const riskFacts: Record<string, { tone: BadgeTone; hint: string }> = {
   vcs_write: { tone: 'warn', hint: 'changes version control (commit, push, reset…)' },
   config_write: { tone: 'warn', hint: 'changes configuration or package scripts' },
   long_runtime: { tone: 'info', hint: 'asks for a long run time' },
-  plants_command: { tone: 'bad', hint: 'writes a command that runs later (a package script, a hook, a CI step) which Airlock would stop or ask about if it were typed' }
+  plants_command: {
+    tone: 'bad',
+    hint: 'writes a command that runs later (a package script, a hook, a CI step) which Airlock would stop or ask about if it were typed'
+  }
 }
 
 /** A risk flag's tone and a plain-words hint (a flag Airlock adds later shows neutral, named as is). */
@@ -53,7 +59,9 @@ export function sessionBlocker(item: Pick<ApprovalView, 'proposedRule' | 'sessio
 
 /** Why an item cannot become a rule, or undefined when it can. */
 export function rememberBlocker(item: Pick<ApprovalView, 'proposedRule'>): string | undefined {
-  return item.proposedRule ? undefined : 'Airlock offers no rule for this request (it must be decided every time, or it cannot be pinned down safely): approve it once or deny it.'
+  return item.proposedRule
+    ? undefined
+    : 'Airlock offers no rule for this request (it must be decided every time, or it cannot be pinned down safely): approve it once or deny it.'
 }
 
 /** The time left before an item expires, as `9m 48s` / `48s` / `2h 5m`; `expired` once past. */

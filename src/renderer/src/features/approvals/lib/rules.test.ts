@@ -12,8 +12,14 @@ describe('rule helpers', () => {
   })
 
   it('validates an edited matcher with the shared schema and says what is wrong', () => {
-    expect(parseMatcherJson('{"kind":"path","subtree":"src","tools":["write_file"]}')).toEqual({ ok: true, matcher: { kind: 'path', subtree: 'src', tools: ['write_file'] } })
-    expect(parseMatcherJson('{"kind":"path","subtree":"../etc","tools":["write_file"]}')).toMatchObject({ ok: false, error: expect.stringMatching(/^subtree: .*without \.\./) })
+    expect(parseMatcherJson('{"kind":"path","subtree":"src","tools":["write_file"]}')).toEqual({
+      ok: true,
+      matcher: { kind: 'path', subtree: 'src', tools: ['write_file'] }
+    })
+    expect(parseMatcherJson('{"kind":"path","subtree":"../etc","tools":["write_file"]}')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^subtree: .*without \.\./)
+    })
     expect(parseMatcherJson('{nope')).toMatchObject({ ok: false, error: expect.stringMatching(/^Not JSON/) })
   })
 

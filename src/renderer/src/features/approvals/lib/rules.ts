@@ -48,7 +48,9 @@ export function matcherFacts(matcher: RuleMatcher): MatcherFact[] {
               ? 'any input'
               : Object.keys(matcher.args).length === 0
                 ? 'no input fields'
-                : `exactly ${Object.entries(matcher.args).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')}`
+                : `exactly ${Object.entries(matcher.args)
+                    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+                    .join(', ')}`
         }
       ]
   }
@@ -94,5 +96,7 @@ export function shortId(id: string): string {
 
 /** Active rules first (newest first), then the ended ones. */
 export function rulesInOrder(rules: readonly RuleView[], now: number): RuleView[] {
-  return [...rules].sort((a, b) => Number(ruleState(a, now) !== 'active') - Number(ruleState(b, now) !== 'active') || Date.parse(b.createdAt) - Date.parse(a.createdAt))
+  return [...rules].sort(
+    (a, b) => Number(ruleState(a, now) !== 'active') - Number(ruleState(b, now) !== 'active') || Date.parse(b.createdAt) - Date.parse(a.createdAt)
+  )
 }

@@ -3,11 +3,20 @@ import { triageActionOf, type KeyPress } from './triage-keys'
 
 describe('triage keys', () => {
   const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({ key, ctrlKey: false, metaKey: false, altKey: false, target: null, ...extra })
-  const element = (tagName: string, attributes: Record<string, string> = {}) => ({ tagName, getAttribute: (name: string) => attributes[name] ?? null }) as unknown as EventTarget
+  const element = (tagName: string, attributes: Record<string, string> = {}) =>
+    ({ tagName, getAttribute: (name: string) => attributes[name] ?? null }) as unknown as EventTarget
   const free = { dialogOpen: false }
 
   it('maps the triage keys', () => {
-    expect(['j', 'k', 'a', 's', 'r', 'd', '?'].map((key) => triageActionOf(press(key), free))).toEqual(['next', 'previous', 'approve', 'session', 'rule', 'deny', 'help'])
+    expect(['j', 'k', 'a', 's', 'r', 'd', '?'].map((key) => triageActionOf(press(key), free))).toEqual([
+      'next',
+      'previous',
+      'approve',
+      'session',
+      'rule',
+      'deny',
+      'help'
+    ])
     expect(['x', 'X', 'Escape'].map((key) => triageActionOf(press(key), free))).toEqual(['check', 'checkAgent', 'clear'])
     expect(triageActionOf(press('q'), free)).toBeUndefined()
     // Escape stays a focused tab's or menu's own.

@@ -31,7 +31,15 @@ const byKey: Record<string, TriageAction> = {
 }
 
 /** The parts of a keyboard event the triage reads (a DOM `KeyboardEvent` has them all). */
-export type KeyPress = { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean; repeat?: boolean; target: EventTarget | null; defaultPrevented?: boolean }
+export type KeyPress = {
+  key: string
+  ctrlKey: boolean
+  metaKey: boolean
+  altKey: boolean
+  repeat?: boolean
+  target: EventTarget | null
+  defaultPrevented?: boolean
+}
 
 /**
  * The triage action of a key press, or undefined when the key is not the queue's: while the

@@ -49,11 +49,18 @@ function fakeHost(items: ApprovalView[], rules: RuleView[] = []) {
         const parsed = approvalDecisionInputSchema.parse(input)
         const current = all.get(parsed.id)
         if (!current) return fail('approval.not_found', `There is no approval "${parsed.id}".`)
-        if (current.status !== 'pending') return fail('approval.already_decided', `Approval ${parsed.id} was already ${current.status}; an item is decided once.`)
+        if (current.status !== 'pending')
+          return fail('approval.already_decided', `Approval ${parsed.id} was already ${current.status}; an item is decided once.`)
         const decided: ApprovalView = {
           ...current,
           status: parsed.decision === 'approve' ? 'approved' : 'denied',
-          decision: { decision: parsed.decision, reason: parsed.decision === 'deny' ? parsed.reason : 'approved once', by: 'console', decidedAt: new Date().toISOString(), delivered: 1 }
+          decision: {
+            decision: parsed.decision,
+            reason: parsed.decision === 'deny' ? parsed.reason : 'approved once',
+            by: 'console',
+            decidedAt: new Date().toISOString(),
+            delivered: 1
+          }
         }
         all.set(parsed.id, decided)
         return ok(decided)
@@ -75,7 +82,11 @@ function fakeHost(items: ApprovalView[], rules: RuleView[] = []) {
     client,
     /** Another process (the CLI) decides an item. */
     decideElsewhere(id: string) {
-      all.set(id, { ...all.get(id)!, status: 'approved', decision: { decision: 'approve', scope: 'once', reason: 'approved once', by: 'cli', decidedAt: new Date().toISOString(), delivered: 1 } })
+      all.set(id, {
+        ...all.get(id)!,
+        status: 'approved',
+        decision: { decision: 'approve', scope: 'once', reason: 'approved once', by: 'cli', decidedAt: new Date().toISOString(), delivered: 1 }
+      })
     },
     add: (added: ApprovalView) => all.set(added.id, added),
     /** Holds list answers until the returned function is called. */
@@ -201,8 +212,14 @@ describe('approvals store: rules', () => {
     expect(await store.getState().updateRule({ id: 'r1', ttlSeconds: 60 })).toMatch(/revoked rule does not change/)
   })
 
-  it('picks requests for a bulk decision (one, a range, an agent\'s) and decides each, one answer per item; one decided elsewhere is refused and reported', async () => {
-    const host = fakeHost([item('a1', 1, { agentId: 'coder' }), item('a2', 2, { agentId: 'builder' }), item('a3', 3, { agentId: 'coder' }), item('a4', 4, { agentId: 'builder' }), item('a5', 5, { agentId: 'coder' })])
+  it("picks requests for a bulk decision (one, a range, an agent's) and decides each, one answer per item; one decided elsewhere is refused and reported", async () => {
+    const host = fakeHost([
+      item('a1', 1, { agentId: 'coder' }),
+      item('a2', 2, { agentId: 'builder' }),
+      item('a3', 3, { agentId: 'coder' }),
+      item('a4', 4, { agentId: 'builder' }),
+      item('a5', 5, { agentId: 'coder' })
+    ])
     const store = createApprovalsStore(host.client)
     await store.getState().refreshQueue()
     const ids = () => store.getState().checked

@@ -79,7 +79,13 @@ export const createQueueSlice =
       const stillPending = selectedId !== undefined && items.some((item) => item.id === selectedId)
       const leftElsewhere = selectedId !== undefined && !stillPending && before.some((item) => item.id === selectedId)
       const pending = new Set(items.map((item) => item.id))
-      set({ items, queueStatus: 'ready', queueError: undefined, selectedId: selectedId ?? items[0]?.id, checked: get().checked.filter((id) => pending.has(id)) })
+      set({
+        items,
+        queueStatus: 'ready',
+        queueError: undefined,
+        selectedId: selectedId ?? items[0]?.id,
+        checked: get().checked.filter((id) => pending.has(id))
+      })
       if (selectedId !== undefined && (leftElsewhere || (!stillPending && settled?.id === selectedId))) await loadSettled(selectedId)
     })
 
@@ -118,7 +124,13 @@ export const createQueueSlice =
         }
         decidedHere.add(input.id)
         const { items, selectedId, settled } = get()
-        const next = selectedId === input.id ? selectionAfterRemoval(items.map((item) => item.id), input.id) : selectedId
+        const next =
+          selectedId === input.id
+            ? selectionAfterRemoval(
+                items.map((item) => item.id),
+                input.id
+              )
+            : selectedId
         set({
           items: items.filter((item) => item.id !== input.id),
           checked: get().checked.filter((id) => id !== input.id),

@@ -27,7 +27,8 @@ export function PaneCheckpointChanges(props: { callId: string; running?: boolean
   }, [props.callId, props.running, load])
   if (props.running) return null
   if (!loaded || (loaded.status === 'loading' && !loaded.value)) return <Loading label="Reading what the call changed…" />
-  if (loaded.status === 'error' && !loaded.value) return <ErrorBanner message={loaded.error ?? 'The changes could not be read.'} onRetry={() => void load(props.callId)} />
+  if (loaded.status === 'error' && !loaded.value)
+    return <ErrorBanner message={loaded.error ?? 'The changes could not be read.'} onRetry={() => void load(props.callId)} />
   const detail = loaded.value
   if (!detail) return null
   const { checkpoint, files, more } = detail
@@ -42,15 +43,35 @@ export function PaneCheckpointChanges(props: { callId: string; running?: boolean
           {checkpoint.kind !== 'call' && <> · {checkpoint.kind === 'outside' ? 'changed between calls' : `the operator's ${checkpoint.kind}`}</>}
         </span>
         <div className="cp-actions">
-          <Button variant="secondary" size="sm" disabled={pruned || mine?.status === 'working'} onClick={() => setConfirm('revert')} data-testid="checkpoint-revert" icon={<RotateCcw size={14} aria-hidden="true" />} busy={mine?.status === 'working' && mine.kind === 'revert'}>
+          <Button
+            variant="secondary"
+            size="sm"
+            disabled={pruned || mine?.status === 'working'}
+            onClick={() => setConfirm('revert')}
+            data-testid="checkpoint-revert"
+            icon={<RotateCcw size={14} aria-hidden="true" />}
+            busy={mine?.status === 'working' && mine.kind === 'revert'}
+          >
             Revert this call
           </Button>
-          <Button variant="ghost" size="sm" disabled={pruned || mine?.status === 'working'} onClick={() => setConfirm('restore')} data-testid="checkpoint-restore" icon={<History size={14} aria-hidden="true" />} busy={mine?.status === 'working' && mine.kind === 'restore'}>
+          <Button
+            variant="ghost"
+            size="sm"
+            disabled={pruned || mine?.status === 'working'}
+            onClick={() => setConfirm('restore')}
+            data-testid="checkpoint-restore"
+            icon={<History size={14} aria-hidden="true" />}
+            busy={mine?.status === 'working' && mine.kind === 'restore'}
+          >
             Restore to before
           </Button>
         </div>
       </header>
-      {pruned && <p className="cp-note" role="note">This checkpoint was pruned ({checkpoint.prunedAt}): what changed is no longer kept, so it cannot be undone.</p>}
+      {pruned && (
+        <p className="cp-note" role="note">
+          This checkpoint was pruned ({checkpoint.prunedAt}): what changed is no longer kept, so it cannot be undone.
+        </p>
+      )}
       {checkpoint.note && <p className="cp-note">{checkpoint.note}</p>}
       {mine && mine.status !== 'working' && (
         <div className={`cp-undo cp-undo-${mine.status}`} role={mine.status === 'error' ? 'alert' : 'status'} data-testid="checkpoint-undo-result">
@@ -67,7 +88,11 @@ export function PaneCheckpointChanges(props: { callId: string; running?: boolean
           </li>
         ))}
       </ul>
-      {more > 0 && <p className="cp-note">…and {more} more (the CLI shows them all: airlock checkpoints diff {props.callId}).</p>}
+      {more > 0 && (
+        <p className="cp-note">
+          …and {more} more (the CLI shows them all: airlock checkpoints diff {props.callId}).
+        </p>
+      )}
       <ConfirmDialog
         open={confirm !== undefined}
         onOpenChange={(open) => {

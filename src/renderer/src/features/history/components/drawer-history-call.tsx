@@ -28,7 +28,9 @@ export function DrawerHistoryCall() {
   const running = recorded?.status === 'running' || recorded?.status === 'waiting_approval'
   // While it runs, what is decided so far comes from the dispatcher (it is recorded with the end).
   const shown =
-    recorded && running && live?.id === recorded.id ? { ...recorded, policy: recorded.policy ?? live.policy ?? null, approval: recorded.approval ?? live.approval ?? null } : recorded
+    recorded && running && live?.id === recorded.id
+      ? { ...recorded, policy: recorded.policy ?? live.policy ?? null, approval: recorded.approval ?? live.approval ?? null }
+      : recorded
   return (
     <Drawer
       open={selectedId !== undefined}
@@ -46,7 +48,13 @@ export function DrawerHistoryCall() {
       actions={selectedId && <CopyButton text={selectedId} label="Copy id" testId="history-drawer-copy-id" />}
     >
       {detailStatus === 'loading' && !shown && <Loading label="Reading the call…" />}
-      {detailStatus === 'error' && <ErrorBanner message={detailError ?? 'The call could not be read.'} onRetry={selectedId ? () => void select(selectedId) : undefined} testId="history-drawer-error" />}
+      {detailStatus === 'error' && (
+        <ErrorBanner
+          message={detailError ?? 'The call could not be read.'}
+          onRetry={selectedId ? () => void select(selectedId) : undefined}
+          testId="history-drawer-error"
+        />
+      )}
       {shown && (
         <div className="history-drawer-body">
           <PaneCallSummary detail={shown} />

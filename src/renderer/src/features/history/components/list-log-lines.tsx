@@ -32,7 +32,15 @@ function VirtualLogLines({ lines, label, testId }: { lines: AnsiLine[]; label: s
   const virtualizer = useVirtualizer({ count: lines.length, getScrollElement: () => scrollRef.current, estimateSize: () => logLineHeight, overscan: 30 })
   const digits = String(lines.length).length
   return (
-    <div className="history-log history-log-scroll" ref={scrollRef} tabIndex={0} role="region" aria-label={label} data-testid={testId} style={{ ['--ln-digits' as string]: digits }}>
+    <div
+      className="history-log history-log-scroll"
+      ref={scrollRef}
+      tabIndex={0}
+      role="region"
+      aria-label={label}
+      data-testid={testId}
+      style={{ ['--ln-digits' as string]: digits }}
+    >
       <div className="history-log-body" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((item) => (
           <LogLine key={item.index} line={lines[item.index]!} number={item.index + 1} top={item.start} />

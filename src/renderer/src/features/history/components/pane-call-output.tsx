@@ -52,7 +52,8 @@ export function PaneCallOutput({ name, stream }: { name: 'stdout' | 'stderr'; st
       )}
       {shown && shown.omitted > 0 && (
         <p className="history-cut">
-          <Scissors size={13} aria-hidden="true" /> Showing the first {formatCount(outputDisplayChars)} characters; {formatCount(shown.omitted)} more are in the record.
+          <Scissors size={13} aria-hidden="true" /> Showing the first {formatCount(outputDisplayChars)} characters; {formatCount(shown.omitted)} more are in the
+          record.
         </p>
       )}
       {notes.map((note) => (

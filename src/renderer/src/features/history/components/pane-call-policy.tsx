@@ -71,7 +71,9 @@ export function PaneCallPolicy({ detail }: { detail: HistoryDetail }) {
                     <code className="history-token">
                       <TextAgent text={entry.line} />
                     </code>{' '}
-                    {entry.verdict !== 'run' && <Badge tone={entry.verdict === 'blocked' ? 'bad' : 'warn'}>{entry.verdict === 'blocked' ? 'blocked if typed' : 'asks if typed'}</Badge>}
+                    {entry.verdict !== 'run' && (
+                      <Badge tone={entry.verdict === 'blocked' ? 'bad' : 'warn'}>{entry.verdict === 'blocked' ? 'blocked if typed' : 'asks if typed'}</Badge>
+                    )}
                   </li>
                 ))}
               </ul>

@@ -28,7 +28,7 @@ export function PaneCallProvider({ detail }: { detail: HistoryDetail }) {
                   {facts.axes.map((axis) => (
                     <li key={axis.label} className={axis.on ? 'is-on' : 'is-off'}>
                       {axis.on ? <Check size={13} aria-hidden="true" /> : <X size={13} aria-hidden="true" />}
-                      <span className="visually-hidden">{axis.on ? "yes:" : "no:"}</span> {axis.label}
+                      <span className="visually-hidden">{axis.on ? 'yes:' : 'no:'}</span> {axis.label}
                     </li>
                   ))}
                 </ul>
@@ -50,7 +50,7 @@ export function PaneCallProvider({ detail }: { detail: HistoryDetail }) {
                 {facts.probes.map((probe) => (
                   <li key={probe.providerId} className={probe.eligible ? 'is-on' : 'is-off'}>
                     {probe.eligible ? <Check size={13} aria-hidden="true" /> : <X size={13} aria-hidden="true" />}
-                    <span className="visually-hidden">{probe.eligible ? "eligible:" : "not eligible:"}</span>
+                    <span className="visually-hidden">{probe.eligible ? 'eligible:' : 'not eligible:'}</span>
                     <code>{probe.providerId}</code>
                     {probe.reason && (
                       <span className="history-dim">

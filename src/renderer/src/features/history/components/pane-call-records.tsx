@@ -45,7 +45,9 @@ export function PaneCallLineage({ lineage }: { lineage: HistoryDetail['lineage']
         <ul className="history-records">
           {lineage.map((endpoint, index) => (
             <li key={`${endpoint.kind}-${index}`} className="history-inline">
-              <Badge tone={endpoint.decision === 'denied' ? 'bad' : endpoint.decision === 'allowed' ? 'ok' : 'info'}>{endpoint.decision ?? endpoint.kind}</Badge>
+              <Badge tone={endpoint.decision === 'denied' ? 'bad' : endpoint.decision === 'allowed' ? 'ok' : 'info'}>
+                {endpoint.decision ?? endpoint.kind}
+              </Badge>
               <code className="history-break">
                 <TextAgent text={endpoint.endpoint} />
               </code>
@@ -66,7 +68,13 @@ export function PaneCallLineage({ lineage }: { lineage: HistoryDetail['lineage']
 function egressFacts(endpoint: HistoryDetail['lineage'][number]): string {
   if (endpoint.decision === 'denied') return endpoint.reason ?? 'refused'
   const bytes = (n: number | undefined) => (n === undefined ? '?' : n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`)
-  return [endpoint.address ? `at ${endpoint.address}` : '', `${bytes(endpoint.bytesUp)} up, ${bytes(endpoint.bytesDown)} down`, endpoint.rule ? `rule ${endpoint.rule}` : ''].filter(Boolean).join(' · ')
+  return [
+    endpoint.address ? `at ${endpoint.address}` : '',
+    `${bytes(endpoint.bytesUp)} up, ${bytes(endpoint.bytesDown)} down`,
+    endpoint.rule ? `rule ${endpoint.rule}` : ''
+  ]
+    .filter(Boolean)
+    .join(' · ')
 }
 
 /** The result's data as recorded (outputs left out), when there is any. */

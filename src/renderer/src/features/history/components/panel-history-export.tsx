@@ -9,7 +9,14 @@ export function PanelHistoryExport() {
   const cancel = useHistoryStore((state) => state.cancelExport)
   const dismiss = useHistoryStore((state) => state.dismissExport)
   if (exporting.status === 'idle') return null
-  if (exporting.status === 'error') return <ErrorBanner message={`The export stopped after ${callsText(exporting.rows)}: ${exporting.error.message}`} onDismiss={dismiss} testId="history-export-progress" />
+  if (exporting.status === 'error')
+    return (
+      <ErrorBanner
+        message={`The export stopped after ${callsText(exporting.rows)}: ${exporting.error.message}`}
+        onDismiss={dismiss}
+        testId="history-export-progress"
+      />
+    )
   const running = exporting.status === 'running'
   const total = running ? exporting.total : undefined
   const percent = total ? Math.min(100, Math.round((exporting.rows / Math.max(total, 1)) * 100)) : undefined
@@ -17,7 +24,12 @@ export function PanelHistoryExport() {
     <div className={`history-export history-export-${exporting.status}`} role="status" data-testid="history-export-progress">
       <Download size={14} aria-hidden="true" />
       <span className="history-export-text">
-        {running && <>Exporting {formatCount(exporting.rows)}{total !== undefined ? ` of ${callsText(total)}` : ' calls'} as JSON Lines…</>}
+        {running && (
+          <>
+            Exporting {formatCount(exporting.rows)}
+            {total !== undefined ? ` of ${callsText(total)}` : ' calls'} as JSON Lines…
+          </>
+        )}
         {exporting.status === 'done' && (
           <>
             Saved {callsText(exporting.rows)} to <code>{exporting.fileName}</code>

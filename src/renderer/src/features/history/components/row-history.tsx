@@ -62,7 +62,11 @@ export const RowHistory = memo(function RowHistory(props: {
       >
         {hides && (
           <span className="history-hidden-flag">
-            <Badge tone="bad" title="This call's input or error holds hidden characters (bidi controls, zero-width characters, escapes): shown escaped and marked" testId={`history-hidden-${row.id}`}>
+            <Badge
+              tone="bad"
+              title="This call's input or error holds hidden characters (bidi controls, zero-width characters, escapes): shown escaped and marked"
+              testId={`history-hidden-${row.id}`}
+            >
               hidden characters
             </Badge>
           </span>
@@ -81,7 +85,9 @@ export const RowHistory = memo(function RowHistory(props: {
         {row.exitCode ?? <span className="history-dim">—</span>}
       </div>
       <div role="gridcell" className="history-cell history-mono history-num history-dim" title={durationTitle(row)} data-testid={`history-duration-${row.id}`}>
-        {row.status === 'waiting_approval' && row.waitingSince ? `waiting ${formatElapsed(props.now.getTime() - Date.parse(row.waitingSince))}` : formatDuration(runTime(row))}
+        {row.status === 'waiting_approval' && row.waitingSince
+          ? `waiting ${formatElapsed(props.now.getTime() - Date.parse(row.waitingSince))}`
+          : formatDuration(runTime(row))}
       </div>
     </div>
   )

@@ -102,7 +102,16 @@ export function TableHistory() {
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.altKey || event.ctrlKey || event.metaKey || rows.length === 0) return
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / historyRowHeight) - 1)
-    const moves: Record<string, number> = { ArrowDown: active + 1, j: active + 1, ArrowUp: active - 1, k: active - 1, PageDown: active + page, PageUp: active - page, Home: 0, End: rows.length - 1 }
+    const moves: Record<string, number> = {
+      ArrowDown: active + 1,
+      j: active + 1,
+      ArrowUp: active - 1,
+      k: active - 1,
+      PageDown: active + page,
+      PageUp: active - page,
+      Home: 0,
+      End: rows.length - 1
+    }
     if (event.key in moves) {
       event.preventDefault()
       moveTo(moves[event.key]!)
@@ -116,7 +125,16 @@ export function TableHistory() {
   // The row that takes Tab: the active one while it is drawn, else the first one drawn.
   const tabbable = items.some((item) => item.index === active) ? active : items[0]?.index
   return (
-    <div className={`history-grid${reloading ? ' is-reloading' : ''}`} role="grid" aria-busy={reloading} aria-label="Recorded calls, newest first" aria-rowcount={count !== undefined ? count + 1 : -1} aria-colcount={historyColumns.length} aria-readonly="true" data-testid="table-history">
+    <div
+      className={`history-grid${reloading ? ' is-reloading' : ''}`}
+      role="grid"
+      aria-busy={reloading}
+      aria-label="Recorded calls, newest first"
+      aria-rowcount={count !== undefined ? count + 1 : -1}
+      aria-colcount={historyColumns.length}
+      aria-readonly="true"
+      data-testid="table-history"
+    >
       <div role="rowgroup" className="history-grid-head">
         <div role="row" aria-rowindex={1} className="history-row history-row-head">
           {historyColumns.map((name) => (
@@ -135,7 +153,18 @@ export function TableHistory() {
         <div role="rowgroup" className="history-grid-body" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = rows[item.index]!
-            return <RowHistory key={item.key} row={row} index={item.index} top={item.start} selected={row.id === selectedId} active={item.index === tabbable} now={now} onOpen={open} />
+            return (
+              <RowHistory
+                key={item.key}
+                row={row}
+                index={item.index}
+                top={item.start}
+                selected={row.id === selectedId}
+                active={item.index === tabbable}
+                now={now}
+                onOpen={open}
+              />
+            )
           })}
         </div>
       </div>

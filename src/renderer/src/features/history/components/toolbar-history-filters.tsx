@@ -63,7 +63,13 @@ export function ToolbarHistoryFilters() {
         ))}
       </Picker>
       {/* An upstream MCP server names its tools: an option holds no markup, so the name is escaped (`visibleText`). */}
-      <Picker name="tool" label="Tool" value={filters.tool} shown={filters.tool ? visibleText(filters.tool) : 'All'} onChange={(tool) => void setFilters({ tool })}>
+      <Picker
+        name="tool"
+        label="Tool"
+        value={filters.tool}
+        shown={filters.tool ? visibleText(filters.tool) : 'All'}
+        onChange={(tool) => void setFilters({ tool })}
+      >
         <option value="">All</option>
         {tools.map((name) => (
           <option key={name} value={name}>
@@ -71,7 +77,13 @@ export function ToolbarHistoryFilters() {
           </option>
         ))}
       </Picker>
-      <Picker name="status" label="Status" value={filters.status} shown={filters.status ? statusLabel(filters.status) : 'All'} onChange={(status) => void setFilters({ status: status as typeof filters.status })}>
+      <Picker
+        name="status"
+        label="Status"
+        value={filters.status}
+        shown={filters.status ? statusLabel(filters.status) : 'All'}
+        onChange={(status) => void setFilters({ status: status as typeof filters.status })}
+      >
         <option value="">All</option>
         {historyStatuses.map((status) => (
           <option key={status} value={status}>
@@ -79,7 +91,13 @@ export function ToolbarHistoryFilters() {
           </option>
         ))}
       </Picker>
-      <Picker name="provider" label="Provider" value={filters.providerId} shown={filters.providerId || 'All'} onChange={(providerId) => void setFilters({ providerId })}>
+      <Picker
+        name="provider"
+        label="Provider"
+        value={filters.providerId}
+        shown={filters.providerId || 'All'}
+        onChange={(providerId) => void setFilters({ providerId })}
+      >
         <option value="">All</option>
         {providers.map((id) => (
           <option key={id} value={id}>

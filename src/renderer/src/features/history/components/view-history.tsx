@@ -48,7 +48,13 @@ export function HistoryView() {
         subtitle="Every call an agent makes, newest first and live, hash-chained so tampering shows."
         actions={
           <>
-            <Button icon={<ShieldCheck size={15} />} busy={verifying} onClick={() => void verify()} data-testid="history-verify" title="Re-hash every recorded call and log file and check the chain">
+            <Button
+              icon={<ShieldCheck size={15} />}
+              busy={verifying}
+              onClick={() => void verify()}
+              data-testid="history-verify"
+              title="Re-hash every recorded call and log file and check the chain"
+            >
               {verifying ? 'Verifying…' : 'Verify chain'}
             </Button>
             <Button
@@ -67,10 +73,12 @@ export function HistoryView() {
       <PanelHistoryExport />
       {nothingYet ? (
         <EmptyState title="No calls recorded yet" testId="empty-history" icon={<History size={22} />}>
-          <p>Each call an agent makes appears here live: its tool, input, status, provider and isolation, output and duration, hash-chained so tampering shows.</p>
           <p>
-            Create an agent in <a href="#/agents">Agents</a>, paste its connection snippet into your MCP client (or run <code className="history-nowrap">airlock agent create</code>), and
-            its first call will land at the top of this list.
+            Each call an agent makes appears here live: its tool, input, status, provider and isolation, output and duration, hash-chained so tampering shows.
+          </p>
+          <p>
+            Create an agent in <a href="#/agents">Agents</a>, paste its connection snippet into your MCP client (or run{' '}
+            <code className="history-nowrap">airlock agent create</code>), and its first call will land at the top of this list.
           </p>
         </EmptyState>
       ) : (
@@ -92,7 +100,13 @@ export function HistoryView() {
 /** How many calls match (from `history.count`) and how many of them are loaded. */
 function CountLine() {
   const { count, countError, rows, filtered, loading } = useHistoryStore(
-    useShallow((state) => ({ count: state.count, countError: state.countError?.message, rows: state.rows.length, filtered: hasFilters(state.filters), loading: state.status === 'loading' }))
+    useShallow((state) => ({
+      count: state.count,
+      countError: state.countError?.message,
+      rows: state.rows.length,
+      filtered: hasFilters(state.filters),
+      loading: state.status === 'loading'
+    }))
   )
   return (
     <div className="history-countline" data-testid="history-countline" data-loaded={rows}>
@@ -108,9 +122,7 @@ function CountLine() {
       ) : (
         <span className="history-dim">Counting…</span>
       )}
-      <span className="history-dim">
-        {loading ? 'Loading…' : `${formatCount(rows)} loaded · newest first · live`}
-      </span>
+      <span className="history-dim">{loading ? 'Loading…' : `${formatCount(rows)} loaded · newest first · live`}</span>
     </div>
   )
 }
@@ -118,7 +130,14 @@ function CountLine() {
 /** Below the table: the next page loading, a page that failed, or the end of the history. */
 function FooterHistory() {
   const { hasMore, loadingMore, moreError, rows, status, loadMore } = useHistoryStore(
-    useShallow((state) => ({ hasMore: state.nextCursor !== undefined, loadingMore: state.loadingMore, moreError: state.moreError?.message, rows: state.rows.length, status: state.status, loadMore: state.loadMore }))
+    useShallow((state) => ({
+      hasMore: state.nextCursor !== undefined,
+      loadingMore: state.loadingMore,
+      moreError: state.moreError?.message,
+      rows: state.rows.length,
+      status: state.status,
+      loadMore: state.loadMore
+    }))
   )
   if (status !== 'ready' || rows === 0) return null
   return (

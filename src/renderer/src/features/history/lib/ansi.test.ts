@@ -11,7 +11,17 @@ describe('ansi output', () => {
 
   it('folds bright colours and palette 0–15 onto the eight names, and drops colours without a token', () => {
     const [line] = ansiLines('\x1b[92mok\x1b[0m \x1b[38;5;9mbad\x1b[0m \x1b[38;5;200mpink\x1b[0m \x1b[38;2;1;2;3mtrue\x1b[0m \x1b[42mbg\x1b[0m')
-    expect(line).toEqual([{ text: 'ok', fg: 'green' }, { text: ' ' }, { text: 'bad', fg: 'red' }, { text: ' ' }, { text: 'pink' }, { text: ' ' }, { text: 'true' }, { text: ' ' }, { text: 'bg', bg: 'green' }])
+    expect(line).toEqual([
+      { text: 'ok', fg: 'green' },
+      { text: ' ' },
+      { text: 'bad', fg: 'red' },
+      { text: ' ' },
+      { text: 'pink' },
+      { text: ' ' },
+      { text: 'true' },
+      { text: ' ' },
+      { text: 'bg', bg: 'green' }
+    ])
   })
 
   it('takes CRLF as LF but keeps every other \\r in the line: what a terminal would overwrite is not hidden', () => {

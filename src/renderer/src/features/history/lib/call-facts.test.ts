@@ -37,7 +37,10 @@ describe('call facts', () => {
       isolation: { processContained: true, syscallsRestricted: false, mechanism: 'docker', networkMode: 'bridge' },
       preferenceFallback: true,
       fallback: { reason: 'bubblewrap has no network' },
-      probes: [{ providerId: 'bubblewrap', eligible: false, reason: 'no network' }, { providerId: 'docker', eligible: true }],
+      probes: [
+        { providerId: 'bubblewrap', eligible: false, reason: 'no network' },
+        { providerId: 'docker', eligible: true }
+      ],
       handleId: 'h1'
     })!
     expect(facts.axes).toEqual([
@@ -64,7 +67,11 @@ describe('call facts', () => {
     expect(chainStanding(chained, undefined).label).toBe('not verified')
     expect(chainStanding(chained, { ok: true, rows: 12 }).label).toBe('verified')
     expect(chainStanding(chained, { ok: true, rows: 9 }).label).toBe('not verified')
-    expect(chainStanding(chained, { ok: false, rows: 9, brokenAt: { seq: 10, id: null }, reason: 'changed' })).toEqual({ tone: 'bad', label: 'broken here', text: 'changed' })
+    expect(chainStanding(chained, { ok: false, rows: 9, brokenAt: { seq: 10, id: null }, reason: 'changed' })).toEqual({
+      tone: 'bad',
+      label: 'broken here',
+      text: 'changed'
+    })
     expect(chainStanding(chained, { ok: false, rows: 5, brokenAt: { seq: 6, id: null } }).label).toBe('after a break')
     expect(chainStanding(chained, { ok: false, rows: 20, brokenAt: { seq: 21, id: null } }).label).toBe('verified')
   })

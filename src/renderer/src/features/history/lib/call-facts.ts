@@ -84,7 +84,13 @@ export function providerFacts(provider: Record<string, unknown> | null): Provide
   const iso = isolation !== null && typeof isolation === 'object' ? (isolation as Record<string, unknown>) : undefined
   const reason = fallback !== null && typeof fallback === 'object' ? (fallback as Record<string, unknown>).reason : fallback
   const fallbackText =
-    typeof reason === 'string' ? reason : fallback !== undefined && fallback !== null ? JSON.stringify(fallback) : preferenceFallback === true ? 'the preferred isolation was not available' : undefined
+    typeof reason === 'string'
+      ? reason
+      : fallback !== undefined && fallback !== null
+        ? JSON.stringify(fallback)
+        : preferenceFallback === true
+          ? 'the preferred isolation was not available'
+          : undefined
   return {
     providerId: typeof providerId === 'string' ? providerId : undefined,
     axes: iso ? axisLabels.filter(([key]) => typeof iso[key] === 'boolean').map(([key, label]) => ({ label, on: iso[key] === true })) : [],
@@ -94,7 +100,11 @@ export function providerFacts(provider: Record<string, unknown> | null): Provide
     probes: Array.isArray(probes)
       ? probes
           .filter((probe): probe is Record<string, unknown> => probe !== null && typeof probe === 'object')
-          .map((probe) => ({ providerId: String(probe.providerId), eligible: probe.eligible === true, ...(typeof probe.reason === 'string' ? { reason: probe.reason } : {}) }))
+          .map((probe) => ({
+            providerId: String(probe.providerId),
+            eligible: probe.eligible === true,
+            ...(typeof probe.reason === 'string' ? { reason: probe.reason } : {})
+          }))
       : [],
     other: Object.entries(rest).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)])
   }
@@ -123,7 +133,11 @@ export function chainStanding(detail: Pick<HistoryDetail, 'chain' | 'seq'>, veri
   if (verification.brokenAt?.seq === detail.seq) return { tone: 'bad', label: 'broken here', text: verification.reason ?? 'This row does not match its hash.' }
   return detail.chain.chainSeq <= verification.rows
     ? { tone: 'ok', label: 'verified', text: `This row checks out; the chain breaks later, at row ${verification.brokenAt?.seq ?? '?'}.` }
-    : { tone: 'bad', label: 'after a break', text: `The chain breaks before this row, at row ${verification.brokenAt?.seq ?? '?'}: rows after the break cannot be trusted.` }
+    : {
+        tone: 'bad',
+        label: 'after a break',
+        text: `The chain breaks before this row, at row ${verification.brokenAt?.seq ?? '?'}: rows after the break cannot be trusted.`
+      }
 }
 
 /** The result's data as text for the drawer, or undefined when there is nothing to show. */

@@ -15,6 +15,9 @@ export function exportFileName(filters: HistoryFilters, now: Date): string {
   const parts = Object.entries(filterInputOf(filters))
     .filter(([key]) => key !== 'since' && key !== 'until')
     .map(([key, value]) => `${key === 'agentId' ? 'agent' : key === 'providerId' ? 'provider' : key}-${String(value)}`)
-  const suffix = parts.join('-').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 80)
+  const suffix = parts
+    .join('-')
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .slice(0, 80)
   return `airlock-history-${stamp}${suffix ? `-${suffix}` : ''}.jsonl`
 }

@@ -4,7 +4,12 @@ import { filterInputOf, hasFilters, isoOrBlank, listInputOf, localInputOf, noFil
 describe('history filters', () => {
   it('leaves blank filters out of the contract input and trims text', () => {
     expect(filterInputOf(noFilters)).toEqual({})
-    expect(filterInputOf({ ...noFilters, agentId: 'coder', tool: ' run_command ', text: '  curl  ', status: 'error' })).toEqual({ agentId: 'coder', tool: 'run_command', status: 'error', text: 'curl' })
+    expect(filterInputOf({ ...noFilters, agentId: 'coder', tool: ' run_command ', text: '  curl  ', status: 'error' })).toEqual({
+      agentId: 'coder',
+      tool: 'run_command',
+      status: 'error',
+      text: 'curl'
+    })
     expect(filterInputOf({ ...noFilters, text: '   ' })).toEqual({})
   })
 
@@ -22,7 +27,10 @@ describe('history filters', () => {
   })
 
   it('round-trips the view state through the URL query', () => {
-    const state = { filters: { ...noFilters, agentId: 'coder', status: 'blocked' as const, providerId: 'bubblewrap', since: '2026-01-02T03:04:05.000Z', text: 'curl sh' }, id: 'call-1' }
+    const state = {
+      filters: { ...noFilters, agentId: 'coder', status: 'blocked' as const, providerId: 'bubblewrap', since: '2026-01-02T03:04:05.000Z', text: 'curl sh' },
+      id: 'call-1'
+    }
     const query = queryOf(state)
     expect(query).toBe('agent=coder&status=blocked&provider=bubblewrap&since=2026-01-02T03%3A04%3A05.000Z&q=curl+sh&id=call-1')
     expect(urlStateOf(query)).toEqual(state)

@@ -1,7 +1,19 @@
 import type { HistoryRow } from '@shared/ipc/history'
 
 /** The built-in tools an agent can call (SPEC §5.3); upstream MCP tools join from the rows. */
-export const builtinTools = ['browse', 'edit_file', 'list_directory', 'read_file', 'run_code', 'run_command', 'search_files', 'sqlite_query', 'vector_search', 'vector_upsert', 'write_file']
+export const builtinTools = [
+  'browse',
+  'edit_file',
+  'list_directory',
+  'read_file',
+  'run_code',
+  'run_command',
+  'search_files',
+  'sqlite_query',
+  'vector_search',
+  'vector_upsert',
+  'write_file'
+]
 
 /** Agent ids, tools and provider ids seen in any page the host returned (removed agents keep their history). */
 export type SeenValues = { agentIds: readonly string[]; tools: readonly string[]; providerIds: readonly string[] }
@@ -21,7 +33,11 @@ export function withSeen(seen: SeenValues, rows: readonly HistoryRow[]): SeenVal
     }
     return set ? [...set] : known
   }
-  const next = { agentIds: grow(seen.agentIds, (row) => row.agentId), tools: grow(seen.tools, (row) => row.tool), providerIds: grow(seen.providerIds, (row) => row.providerId) }
+  const next = {
+    agentIds: grow(seen.agentIds, (row) => row.agentId),
+    tools: grow(seen.tools, (row) => row.tool),
+    providerIds: grow(seen.providerIds, (row) => row.providerId)
+  }
   return next.agentIds === seen.agentIds && next.tools === seen.tools && next.providerIds === seen.providerIds ? seen : next
 }
 

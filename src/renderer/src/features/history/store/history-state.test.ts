@@ -15,7 +15,24 @@ function fakeHost(total: number) {
   const rows: HistoryRow[] = []
   const add = (status: HistoryRow['status'] = 'success') => {
     const seq = rows.length + 1
-    rows.unshift({ seq, id: `call-${seq}`, agentId: 'coder', sessionId: 's', tool: 'read_file', status, providerId: null, exitCode: null, durationMs: 1, waitMs: null, waitingSince: null, startedAt: new Date(seq * 1000).toISOString(), finishedAt: null, error: null, inputSummary: { path: `f${seq}` }, approval: null })
+    rows.unshift({
+      seq,
+      id: `call-${seq}`,
+      agentId: 'coder',
+      sessionId: 's',
+      tool: 'read_file',
+      status,
+      providerId: null,
+      exitCode: null,
+      durationMs: 1,
+      waitMs: null,
+      waitingSince: null,
+      startedAt: new Date(seq * 1000).toISOString(),
+      finishedAt: null,
+      error: null,
+      inputSummary: { path: `f${seq}` },
+      approval: null
+    })
   }
   for (let index = 0; index < total; index++) add(index % 10 === 0 ? 'error' : 'success')
   const matching = (input: Omit<HistoryListInput, 'cursor' | 'limit'>) => rows.filter((row) => !input.status || row.status === input.status)
@@ -147,7 +164,7 @@ describe('history store', () => {
     expect(host.saved).toHaveLength(0)
   })
 
-  it('keeps the host\'s error code and message when a page or an export is refused', async () => {
+  it("keeps the host's error code and message when a page or an export is refused", async () => {
     const host = fakeHost(700)
     await host.store.getState().load()
     const refused = { code: 'store.busy', message: 'The database is locked by another process.' }

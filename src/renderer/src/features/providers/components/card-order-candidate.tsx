@@ -49,7 +49,10 @@ export function CardOrderCandidate({ row, count, busy, onMove, onRemove }: CardO
               {row.verdict.label}
             </Badge>
             {row.isolation && (
-              <Badge tone={row.claimedAxes === shownAxisCount ? 'ok' : row.claimedAxes === 0 ? 'bad' : 'warn'} title="Claimed by the provider's probe; the doctor's verification is in the probe results below">
+              <Badge
+                tone={row.claimedAxes === shownAxisCount ? 'ok' : row.claimedAxes === 0 ? 'bad' : 'warn'}
+                title="Claimed by the provider's probe; the doctor's verification is in the probe results below"
+              >
                 {row.claimedAxes}/{shownAxisCount} axes claimed
               </Badge>
             )}

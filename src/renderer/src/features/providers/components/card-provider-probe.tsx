@@ -20,7 +20,13 @@ export function CardProviderProbe({ provider, position, doctor }: { provider: Pr
         <span className="prv-muted prv-small">{provider.kinds.join(' · ')}</span>
       </header>
       {provider.probes.map((probe, index) => (
-        <KindSection key={probe.kind} providerId={provider.providerId} probe={probe} earlier={provider.probes.slice(0, index)} doctor={probe.kind === 'code_execution' ? doctor : undefined} />
+        <KindSection
+          key={probe.kind}
+          providerId={provider.providerId}
+          probe={probe}
+          earlier={provider.probes.slice(0, index)}
+          doctor={probe.kind === 'code_execution' ? doctor : undefined}
+        />
       ))}
     </article>
   )
@@ -32,7 +38,8 @@ function KindSection({ providerId, probe, earlier, doctor }: { providerId: strin
   const reason = probe.reason ? splitReason(probe.reason) : undefined
   const fix = fixFor(providerId, probe)
   const failed = probe.probed && !probe.available
-  const sameAs = (pick: (p: KindProbe) => unknown) => earlier.find((other) => pick(other) !== undefined && JSON.stringify(pick(other)) === JSON.stringify(pick(probe)))?.kind
+  const sameAs = (pick: (p: KindProbe) => unknown) =>
+    earlier.find((other) => pick(other) !== undefined && JSON.stringify(pick(other)) === JSON.stringify(pick(probe)))?.kind
   const sameFix = earlier.find((other) => fix !== undefined && fixFor(providerId, other) === fix)?.kind
   const sameIsolation = sameAs((p) => p.isolation)
   const sameToolchains = sameAs((p) => p.toolchains)
@@ -55,8 +62,14 @@ function KindSection({ providerId, probe, earlier, doctor }: { providerId: strin
           </span>
         </p>
       )}
-      {(sameFix || repeated.length > 0) && <p className="prv-same">{sameText([sameFix && 'fix', ...repeated].filter(Boolean) as string[], sameFix ?? sameIsolation ?? sameToolchains ?? sameLimits)}</p>}
-      {probe.isolation && !sameIsolation && <TableIsolationAxes isolation={probe.isolation} caption={`${providerId} ${probe.kind} isolation`} doctor={doctor?.result} doctorAt={doctor?.at} />}
+      {(sameFix || repeated.length > 0) && (
+        <p className="prv-same">
+          {sameText([sameFix && 'fix', ...repeated].filter(Boolean) as string[], sameFix ?? sameIsolation ?? sameToolchains ?? sameLimits)}
+        </p>
+      )}
+      {probe.isolation && !sameIsolation && (
+        <TableIsolationAxes isolation={probe.isolation} caption={`${providerId} ${probe.kind} isolation`} doctor={doctor?.result} doctorAt={doctor?.at} />
+      )}
       {probe.toolchains && !sameToolchains && Object.keys(probe.toolchains).length > 0 && (
         <div className="prv-facts-line">
           <span className="prv-fact-label">Toolchains</span>

@@ -33,7 +33,11 @@ export function FormCandidateConfig({ row, onDone }: { row: OrderRow; onDone(): 
     >
       <Field
         label={`Config for ${row.providerId} (JSON object; empty for none)`}
-        hint={knownConfigKeys[row.providerId] ? `Keys it reads: ${knownConfigKeys[row.providerId]}` : 'Keys are the provider\'s own; main validates them when it probes.'}
+        hint={
+          knownConfigKeys[row.providerId]
+            ? `Keys it reads: ${knownConfigKeys[row.providerId]}`
+            : "Keys are the provider's own; main validates them when it probes."
+        }
         error={error}
         testId={`provider-config-field-${row.sortId}`}
       >

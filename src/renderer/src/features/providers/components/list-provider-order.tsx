@@ -16,7 +16,8 @@ function announcements(rows: OrderRow[]): Announcements {
   return {
     onDragStart: ({ active }) => `Picked up ${name(active.id)} at position ${position(active.id)} of ${rows.length}.`,
     onDragOver: ({ active, over }) => (over ? `${name(active.id)} is over position ${position(over.id)}.` : `${name(active.id)} is outside the list.`),
-    onDragEnd: ({ active, over }) => (over ? `${name(active.id)} dropped at position ${position(over.id)}; the order is saved.` : `${name(active.id)} dropped where it was.`),
+    onDragEnd: ({ active, over }) =>
+      over ? `${name(active.id)} dropped at position ${position(over.id)}; the order is saved.` : `${name(active.id)} dropped where it was.`,
     onDragCancel: ({ active }) => `Reordering cancelled; ${name(active.id)} is back at position ${position(active.id)}.`
   }
 }
@@ -66,13 +67,22 @@ export function ListProviderOrder() {
         onDragEnd={onDragEnd}
         accessibility={{
           announcements: announcements(rows),
-          screenReaderInstructions: { draggable: 'To reorder, press Space, move with the up and down arrow keys, then press Space again to drop or Escape to cancel.' }
+          screenReaderInstructions: {
+            draggable: 'To reorder, press Space, move with the up and down arrow keys, then press Space again to drop or Escape to cancel.'
+          }
         }}
       >
         <SortableContext items={rows.map((row) => row.sortId)} strategy={verticalListSortingStrategy}>
           <ol className="prv-candidates" data-testid="provider-order" aria-label="Code-execution providers, in the order tried">
             {rows.map((row) => (
-              <CardOrderCandidate key={row.sortId} row={row} count={rows.length} busy={orderSaving} onMove={(from, to) => void move(from, to)} onRemove={(index) => void remove(index)} />
+              <CardOrderCandidate
+                key={row.sortId}
+                row={row}
+                count={rows.length}
+                busy={orderSaving}
+                onMove={(from, to) => void move(from, to)}
+                onRemove={(index) => void remove(index)}
+              />
             ))}
           </ol>
         </SortableContext>
@@ -88,7 +98,13 @@ export function ListProviderOrder() {
           <label className="prv-add-label" htmlFor="provider-add-select">
             Add a registered code-execution provider
           </label>
-          <select id="provider-add-select" className="prv-select" value={toAdd} onChange={(event) => setToAdd(event.target.value)} data-testid="provider-add-select">
+          <select
+            id="provider-add-select"
+            className="prv-select"
+            value={toAdd}
+            onChange={(event) => setToAdd(event.target.value)}
+            data-testid="provider-add-select"
+          >
             <option value="">Choose…</option>
             {addable.map((id) => (
               <option key={id} value={id}>

@@ -49,8 +49,8 @@ export function PanelDockerImages() {
         )}
       </header>
       <p className="prv-muted">
-        The docker provider runs each language in its Airlock image (<code>airlock/&lt;language&gt;</code>). The <code>strict</code> profile never pulls: a missing
-        image fails the call until you provision it here (or with <code>airlock images provision</code>).
+        The docker provider runs each language in its Airlock image (<code>airlock/&lt;language&gt;</code>). The <code>strict</code> profile never pulls: a
+        missing image fails the call until you provision it here (or with <code>airlock images provision</code>).
       </p>
       {status === 'error' && <ErrorBanner message={`Could not list the images: ${error}`} onRetry={() => void loadImages()} testId="provider-images-error" />}
       {(status === 'idle' || status === 'loading') && <Loading label="Asking the Docker engine…" />}
@@ -123,8 +123,8 @@ export function PanelDockerImages() {
           </Table>
           {images.images.length === 0 && (
             <p className="prv-muted prv-small prv-none" data-testid="provider-images-none">
-              <HardDrive size={13} aria-hidden="true" /> No Airlock image on this engine yet. Provision the languages your agents run; until then the docker provider
-              fails their calls under the strict profile.
+              <HardDrive size={13} aria-hidden="true" /> No Airlock image on this engine yet. Provision the languages your agents run; until then the docker
+              provider fails their calls under the strict profile.
             </p>
           )}
         </>

@@ -25,14 +25,17 @@ export function PanelDoctor() {
           </>
         ) : (
           <>
-            <strong>Doctor</strong> has not run on this machine yet. It tries real escapes in each code-execution provider and marks every claimed axis verified or failed.
+            <strong>Doctor</strong> has not run on this machine yet. It tries real escapes in each code-execution provider and marks every claimed axis verified
+            or failed.
           </>
         )}
       </p>
       <Button icon={<Stethoscope size={14} />} busy={status === 'running'} onClick={() => void runDoctor()} data-testid="providers-doctor-run">
         {status === 'running' ? 'Running…' : report ? 'Run the doctor again' : 'Run the doctor'}
       </Button>
-      {status === 'error' && error && <ErrorBanner message={`The doctor could not run: ${error}`} onRetry={() => void runDoctor()} testId="providers-doctor-error" />}
+      {status === 'error' && error && (
+        <ErrorBanner message={`The doctor could not run: ${error}`} onRetry={() => void runDoctor()} testId="providers-doctor-error" />
+      )}
     </div>
   )
 }

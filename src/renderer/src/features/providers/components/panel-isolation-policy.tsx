@@ -45,15 +45,15 @@ export function PanelIsolationPolicy() {
             <Badge tone="bad">unsafeFallback</Badge>
           </dt>
           <dd>
-            Only with <code>preferred</code> or <code>none</code>. When no provider in the order can run the call, it runs with <code>trusted_local</code>: directly on
-            this machine, as your user, with <strong>no isolation at all</strong>. It also needs <code>allowUnsafeLocal: true</code> on the same agent; without it there
-            is no fallback. Such calls are flagged <code>isolation_fallback</code> in History.
+            Only with <code>preferred</code> or <code>none</code>. When no provider in the order can run the call, it runs with <code>trusted_local</code>:
+            directly on this machine, as your user, with <strong>no isolation at all</strong>. It also needs <code>allowUnsafeLocal: true</code> on the same
+            agent; without it there is no fallback. Such calls are flagged <code>isolation_fallback</code> in History.
           </dd>
         </div>
       </dl>
       <p className="prv-muted prv-small">
-        The code-execution order on this page is the order every agent follows unless its profile or its role names its own <code>providers</code>; a
-        change here applies to their next call. An agent's pane says which order it follows.
+        The code-execution order on this page is the order every agent follows unless its profile or its role names its own <code>providers</code>; a change
+        here applies to their next call. An agent's pane says which order it follows.
       </p>
     </section>
   )

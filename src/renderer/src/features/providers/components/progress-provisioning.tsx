@@ -14,9 +14,7 @@ export function ProgressProvisioning({ progress }: { progress: ProvisionProgress
   return (
     <div className={`prv-progress${progress.state === 'done' ? ' prv-progress-done' : ''}`} data-testid="provider-image-progress">
       <div className="prv-progress-line">
-        <span>
-          {progress.state === 'done' ? `${progress.image}: provisioned` : `${label}: ${progress.stage}`}
-        </span>
+        <span>{progress.state === 'done' ? `${progress.image}: provisioned` : `${label}: ${progress.stage}`}</span>
         <span className="prv-num">{percent === undefined ? '' : `${percent}%`}</span>
       </div>
       <div

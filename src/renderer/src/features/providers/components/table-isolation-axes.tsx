@@ -10,7 +10,17 @@ const columns: TableColumn[] = [{ label: 'Axis' }, { label: 'Claimed by the prob
  * The isolation axes: what the provider's probe claims from observed facts, and what the doctor
  * found when it tried real escapes on this machine (verified / failed / unverified), with when.
  */
-export function TableIsolationAxes({ isolation, caption, doctor, doctorAt }: { isolation: IsolationFacts; caption: string; doctor?: DoctorProviderResult; doctorAt?: string }) {
+export function TableIsolationAxes({
+  isolation,
+  caption,
+  doctor,
+  doctorAt
+}: {
+  isolation: IsolationFacts
+  caption: string
+  doctor?: DoctorProviderResult
+  doctorAt?: string
+}) {
   return (
     <Table
       columns={columns}

@@ -44,7 +44,12 @@ export function ProvidersView() {
         title="Providers"
         subtitle="Where agents' code runs: the order providers are tried in, what each one enforces on this machine by its own probe, and the Docker images it runs."
         actions={
-          <Button icon={<RefreshCw size={14} />} busy={probeStatus === 'probing'} onClick={() => void Promise.all([probe(), loadImages()])} data-testid="providers-probe">
+          <Button
+            icon={<RefreshCw size={14} />}
+            busy={probeStatus === 'probing'}
+            onClick={() => void Promise.all([probe(), loadImages()])}
+            data-testid="providers-probe"
+          >
             {probeStatus === 'probing' ? 'Probing…' : 'Probe again'}
           </Button>
         }
@@ -56,9 +61,9 @@ export function ProvidersView() {
               Code-execution order
             </h2>
             <p className="prv-muted prv-lead">
-              Tried top to bottom; the first eligible provider runs the code. Drag a row by its handle, or focus the handle and press <kbd className="kbd">Space</kbd>,{' '}
-              <kbd className="kbd">↑</kbd>/<kbd className="kbd">↓</kbd>, <kbd className="kbd">Space</kbd>. Every change is saved at once to the setting{' '}
-              <code>code_execution.providers</code>.
+              Tried top to bottom; the first eligible provider runs the code. Drag a row by its handle, or focus the handle and press{' '}
+              <kbd className="kbd">Space</kbd>, <kbd className="kbd">↑</kbd>/<kbd className="kbd">↓</kbd>, <kbd className="kbd">Space</kbd>. Every change is
+              saved at once to the setting <code>code_execution.providers</code>.
             </p>
             <ListProviderOrder />
           </section>

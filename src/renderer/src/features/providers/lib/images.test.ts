@@ -3,7 +3,11 @@ import { formatBytes, imagesOfLanguage, readProgress } from './images'
 
 describe('docker images', () => {
   it('reads progress events as running, done or failed with the host message', () => {
-    expect(readProgress({ image: 'airlock/python:latest', stage: 'downloading packages', percent: 40 }, 'python')).toMatchObject({ state: 'running', language: 'python', percent: 40 })
+    expect(readProgress({ image: 'airlock/python:latest', stage: 'downloading packages', percent: 40 }, 'python')).toMatchObject({
+      state: 'running',
+      language: 'python',
+      percent: 40
+    })
     expect(readProgress({ image: 'airlock/python:latest', stage: 'done', percent: 100 }).state).toBe('done')
     expect(readProgress({ image: 'airlock/go:latest', stage: 'failed: debootstrap exited 1: mirror unreachable' })).toMatchObject({
       state: 'failed',

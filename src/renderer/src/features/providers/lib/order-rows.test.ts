@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { orderRows, providersForProbeList } from './order-rows'
 
-const isolation = { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' as const }
+const isolation = {
+  processContained: true,
+  hostFilesystemRestricted: true,
+  privilegeEscalationBlocked: true,
+  syscallsRestricted: true,
+  mechanism: 'bubblewrap',
+  networkMode: 'none' as const
+}
 const providers = [
   { providerId: 'sqlite', kinds: ['sqlite'], probes: [{ kind: 'sqlite', probed: true, available: true }] },
   { providerId: 'trusted_local', kinds: ['code_execution'], probes: [{ kind: 'code_execution', probed: true, available: false, reason: 'not authorised' }] },
@@ -11,7 +18,11 @@ const providers = [
 
 describe('order rows', () => {
   it('joins each candidate with its code-execution probe', () => {
-    const rows = orderRows([{ providerId: 'bubblewrap' }, { providerId: 'docker', config: { profile: 'strict' } }, { providerId: 'firecracker' }], providers, true)
+    const rows = orderRows(
+      [{ providerId: 'bubblewrap' }, { providerId: 'docker', config: { profile: 'strict' } }, { providerId: 'firecracker' }],
+      providers,
+      true
+    )
     expect(rows.map((row) => [row.sortId, row.verdict.label, row.claimedAxes, row.registered])).toEqual([
       ['bubblewrap', 'available', 5, true],
       ['docker', 'unavailable', 0, true],
@@ -21,7 +32,10 @@ describe('order rows', () => {
   })
 
   it('gives a provider listed twice distinct sort ids', () => {
-    expect(orderRows([{ providerId: 'docker' }, { providerId: 'docker', config: { language: 'go' } }], providers, true).map((row) => row.sortId)).toEqual(['docker', 'docker#2'])
+    expect(orderRows([{ providerId: 'docker' }, { providerId: 'docker', config: { language: 'go' } }], providers, true).map((row) => row.sortId)).toEqual([
+      'docker',
+      'docker#2'
+    ])
   })
 
   it('does not call a provider unregistered before the probe answered', () => {
@@ -29,6 +43,11 @@ describe('order rows', () => {
   })
 
   it('lists the ordered providers first, then other code-execution providers, then the rest', () => {
-    expect(providersForProbeList(providers, [{ providerId: 'docker' }, { providerId: 'bubblewrap' }]).map((p) => p.providerId)).toEqual(['docker', 'bubblewrap', 'trusted_local', 'sqlite'])
+    expect(providersForProbeList(providers, [{ providerId: 'docker' }, { providerId: 'bubblewrap' }]).map((p) => p.providerId)).toEqual([
+      'docker',
+      'bubblewrap',
+      'trusted_local',
+      'sqlite'
+    ])
   })
 })

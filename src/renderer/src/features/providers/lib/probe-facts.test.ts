@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { DoctorProviderResult } from '@shared/ipc/doctor'
 import { axisRows, claimedAxisCount, doctorSummary, fixFor, probeVerdict, splitReason } from './probe-facts'
 
-const isolation = { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: false, syscallsRestricted: true, mechanism: 'container', networkMode: 'none' as const }
+const isolation = {
+  processContained: true,
+  hostFilesystemRestricted: true,
+  privilegeEscalationBlocked: false,
+  syscallsRestricted: true,
+  mechanism: 'container',
+  networkMode: 'none' as const
+}
 
 describe('probe facts', () => {
   it('reads a probe verdict', () => {
@@ -37,7 +44,15 @@ describe('probe facts', () => {
         { axis: 'syscallsRestricted', claimed: true, status: 'unverified', held: 2, tried: 3 },
         { axis: 'networkOff', claimed: true, status: 'verified', held: 1, tried: 1 }
       ],
-      checks: [{ id: 'fs-docker-socket', axis: 'hostFilesystemRestricted', attack: 'reach the engine socket', outcome: 'escaped', detail: 'socket /var/run/docker.sock' }]
+      checks: [
+        {
+          id: 'fs-docker-socket',
+          axis: 'hostFilesystemRestricted',
+          attack: 'reach the engine socket',
+          outcome: 'escaped',
+          detail: 'socket /var/run/docker.sock'
+        }
+      ]
     }
     const rows = axisRows(isolation, doctor)
     expect(rows.map((row) => [row.axis, row.verified, `${row.held}/${row.tried}`])).toEqual([
@@ -53,7 +68,11 @@ describe('probe facts', () => {
   })
 
   it('splits the fix a provider wrote into its reason', () => {
-    expect(splitReason('bwrap cannot create user namespaces: kernel.unprivileged_userns_clone=0 (bwrap said: x). Fix: sudo sysctl -w kernel.unprivileged_userns_clone=1')).toEqual({
+    expect(
+      splitReason(
+        'bwrap cannot create user namespaces: kernel.unprivileged_userns_clone=0 (bwrap said: x). Fix: sudo sysctl -w kernel.unprivileged_userns_clone=1'
+      )
+    ).toEqual({
       cause: 'bwrap cannot create user namespaces: kernel.unprivileged_userns_clone=0 (bwrap said: x)',
       fix: 'sudo sysctl -w kernel.unprivileged_userns_clone=1'
     })
@@ -61,14 +80,22 @@ describe('probe facts', () => {
       cause: 'bwrap not found on the PATH',
       fix: 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap)'
     })
-    expect(splitReason('the Docker engine at /var/run/docker.sock is not reachable (connect ENOENT). Start it (sudo systemctl start docker, or Docker Desktop), or set DOCKER_HOST').fix).toMatch(/^Start it/)
+    expect(
+      splitReason(
+        'the Docker engine at /var/run/docker.sock is not reachable (connect ENOENT). Start it (sudo systemctl start docker, or Docker Desktop), or set DOCKER_HOST'
+      ).fix
+    ).toMatch(/^Start it/)
     expect(splitReason('trusted_local is not authorised')).toEqual({ cause: 'trusted_local is not authorised' })
   })
 
   it('says how to fix an unavailable probe, and nothing for an available one', () => {
     expect(fixFor('docker', { kind: 'code_execution', probed: true, available: true, reason: 'x' })).toBeUndefined()
-    expect(fixFor('trusted_local', { kind: 'code_execution', probed: true, available: false, reason: 'trusted_local is not authorised (allowUnsafeLocal)' })).toMatch(/allowUnsafeLocal: true/)
+    expect(
+      fixFor('trusted_local', { kind: 'code_execution', probed: true, available: false, reason: 'trusted_local is not authorised (allowUnsafeLocal)' })
+    ).toMatch(/allowUnsafeLocal: true/)
     expect(fixFor('docker', { kind: 'docker', probed: true, available: false, reason: 'invalid docker config: profile bad' })).toMatch(/default config/)
-    expect(fixFor('bubblewrap', { kind: 'bash', probed: true, available: false, reason: 'bwrap not found on the PATH. Install bubblewrap' })).toBe('Install bubblewrap')
+    expect(fixFor('bubblewrap', { kind: 'bash', probed: true, available: false, reason: 'bwrap not found on the PATH. Install bubblewrap' })).toBe(
+      'Install bubblewrap'
+    )
   })
 })

@@ -23,7 +23,10 @@ export function probeOfKind(provider: ProviderView | undefined, kind: string): K
 /** Plain words for each isolation axis (SPEC §3.4), and for the network being off. */
 export const axisLabels: Record<DoctorAxis, { label: string; meaning: string }> = {
   processContained: { label: 'Process contained', meaning: 'the code cannot see or signal host processes' },
-  hostFilesystemRestricted: { label: 'Host filesystem restricted', meaning: 'only the granted workspace is writable; the rest of the host is hidden or read-only' },
+  hostFilesystemRestricted: {
+    label: 'Host filesystem restricted',
+    meaning: 'only the granted workspace is writable; the rest of the host is hidden or read-only'
+  },
   privilegeEscalationBlocked: { label: 'Privilege escalation blocked', meaning: 'no root, capabilities dropped, no setuid gain' },
   syscallsRestricted: { label: 'Syscalls restricted', meaning: 'a seccomp filter refuses dangerous system calls' },
   networkOff: { label: 'Network off', meaning: 'no connection leaves the sandbox, not even to the host' }
@@ -55,7 +58,16 @@ export function axisRows(isolation: IsolationFacts, doctor?: DoctorProviderResul
     // else the provider's own reason for being unavailable.
     const errors = checks.filter((check) => check.outcome === 'error').map((check) => `${check.attack}: ${check.detail}`)
     const unverifiedWhy = errors.length > 0 ? errors : doctor && !doctor.available && doctor.reason ? [doctor.reason] : []
-    return { axis, ...axisLabels[axis], claimed, verified: found?.status ?? 'not_run', held: found?.held ?? 0, tried: found?.tried ?? 0, escapes, unverifiedWhy }
+    return {
+      axis,
+      ...axisLabels[axis],
+      claimed,
+      verified: found?.status ?? 'not_run',
+      held: found?.held ?? 0,
+      tried: found?.tried ?? 0,
+      escapes,
+      unverifiedWhy
+    }
   })
 }
 
@@ -91,12 +103,13 @@ export function fixFor(providerId: string, probe: KindProbe): string | undefined
   const { fix } = splitReason(probe.reason)
   if (fix) return fix
   if (providerId === 'trusted_local') {
-    return 'Nothing to fix if you want it off. To authorise it for one agent, set allowUnsafeLocal: true in that agent\'s profile (Agents view): its code then runs on this machine with no isolation at all.'
+    return "Nothing to fix if you want it off. To authorise it for one agent, set allowUnsafeLocal: true in that agent's profile (Agents view): its code then runs on this machine with no isolation at all."
   }
   if (/invalid \S+ config/.test(probe.reason)) {
-    return 'This probe ran with the provider\'s default config, which it does not accept: each call brings its own (the agent\'s profile, or a candidate\'s config above). Only if agents\' calls fail with this reason is there a config to correct.'
+    return "This probe ran with the provider's default config, which it does not accept: each call brings its own (the agent's profile, or a candidate's config above). Only if agents' calls fail with this reason is there a config to correct."
   }
-  if (/engine|docker/i.test(probe.reason)) return 'Start the Docker engine (sudo systemctl start docker, or Docker Desktop) or set DOCKER_HOST, then probe again.'
+  if (/engine|docker/i.test(probe.reason))
+    return 'Start the Docker engine (sudo systemctl start docker, or Docker Desktop) or set DOCKER_HOST, then probe again.'
   return 'Fix what the reason names on this machine, then probe again.'
 }
 

@@ -10,7 +10,13 @@ import { createProvidersStore } from './providers-state'
 function fakeHost(initial: unknown) {
   let stored = initial
   const calls: unknown[] = []
-  const view = (): SettingView => ({ key: 'code_execution.providers', value: stored, defaultValue: settingDefinitions['code_execution.providers'].defaultValue, isDefault: false, description: '' })
+  const view = (): SettingView => ({
+    key: 'code_execution.providers',
+    value: stored,
+    defaultValue: settingDefinitions['code_execution.providers'].defaultValue,
+    isDefault: false,
+    description: ''
+  })
   const provisionAnswers: Result<{ started: true }>[] = []
   const doctorReports: DoctorReport[] = []
   const client = {
@@ -42,7 +48,7 @@ function fakeHost(initial: unknown) {
 }
 
 describe('providers store', () => {
-  it('saves a move with every candidate\'s config kept', async () => {
+  it("saves a move with every candidate's config kept", async () => {
     const host = fakeHost(['bubblewrap', { providerId: 'docker', config: { profile: 'strict' } }])
     const store = createProvidersStore(host.client)
     await store.getState().loadOrder()
@@ -51,7 +57,7 @@ describe('providers store', () => {
     expect(store.getState().candidates.map((c) => c.providerId)).toEqual(['docker', 'bubblewrap'])
   })
 
-  it('reverts and shows the host\'s message when a change is refused', async () => {
+  it("reverts and shows the host's message when a change is refused", async () => {
     const host = fakeHost(['bubblewrap'])
     const store = createProvidersStore(host.client)
     await store.getState().loadOrder()
@@ -61,7 +67,7 @@ describe('providers store', () => {
     expect(store.getState().candidates).toEqual([{ providerId: 'bubblewrap' }])
   })
 
-  it('sets and clears one candidate\'s config', async () => {
+  it("sets and clears one candidate's config", async () => {
     const host = fakeHost(['bubblewrap', 'docker'])
     const store = createProvidersStore(host.client)
     await store.getState().loadOrder()

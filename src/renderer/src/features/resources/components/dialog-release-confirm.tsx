@@ -21,8 +21,8 @@ export function DialogReleaseConfirm(props: { handle?: ResourceHandleView; onCan
         <>
           <p>
             The <code>{handle.providerId}</code> provider ends this {handle.kind} ({handle.scope}
-            {handle.ownerId ? ` ${handle.ownerId}` : ''}, handle <code>#{handle.handleId.slice(0, 8)}</code>) now, the way it ends its own: a sandbox or container
-            is stopped and removed, a connection or browser is closed.
+            {handle.ownerId ? ` ${handle.ownerId}` : ''}, handle <code>#{handle.handleId.slice(0, 8)}</code>) now, the way it ends its own: a sandbox or
+            container is stopped and removed, a connection or browser is closed.
           </p>
           <p>
             {handle.refCount > 1

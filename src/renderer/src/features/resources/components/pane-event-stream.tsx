@@ -14,9 +14,18 @@ import { useResourcesStore } from '../store/resources-store'
 export function PaneEventStream() {
   useEventFiltersInUrl()
   const { events, held, paused, filters, status, error } = useResourcesStore(
-    useShallow((state) => ({ events: state.events, held: state.held, paused: state.paused, filters: state.filters, status: state.eventsStatus, error: state.eventsError }))
+    useShallow((state) => ({
+      events: state.events,
+      held: state.held,
+      paused: state.paused,
+      filters: state.filters,
+      status: state.eventsStatus,
+      error: state.eventsError
+    }))
   )
-  const { setPaused, setFilters, loadEvents } = useResourcesStore(useShallow((state) => ({ setPaused: state.setPaused, setFilters: state.setFilters, loadEvents: state.loadEvents })))
+  const { setPaused, setFilters, loadEvents } = useResourcesStore(
+    useShallow((state) => ({ setPaused: state.setPaused, setFilters: state.setFilters, loadEvents: state.loadEvents }))
+  )
   const shown = useMemo(() => filterEvents(events, filters), [events, filters])
   const options = useMemo(() => typeFilterOptions(events), [events])
   const filtered = filters.type !== '' || filters.text.trim() !== ''

@@ -85,7 +85,13 @@ export function TableHandles({ handles, onRelease }: { handles: ResourceHandleVi
               </time>
             </td>
             <td className="res-actions">
-              <Button size="sm" variant="ghost" icon={<Activity size={14} />} onClick={() => void checkHealth(handle.handleId)} aria-label={`Check the health of ${handle.kind} ${handle.handleId}`}>
+              <Button
+                size="sm"
+                variant="ghost"
+                icon={<Activity size={14} />}
+                onClick={() => void checkHealth(handle.handleId)}
+                aria-label={`Check the health of ${handle.kind} ${handle.handleId}`}
+              >
                 Check
               </Button>
               <Button

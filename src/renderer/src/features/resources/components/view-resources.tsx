@@ -16,7 +16,12 @@ export function ResourcesView() {
     useShallow((state) => ({ handles: state.handles, status: state.handlesStatus, error: state.handlesError, eventsStatus: state.eventsStatus }))
   )
   const { loadHandles, loadEvents, release, dismissHandlesError } = useResourcesStore(
-    useShallow((state) => ({ loadHandles: state.loadHandles, loadEvents: state.loadEvents, release: state.release, dismissHandlesError: state.dismissHandlesError }))
+    useShallow((state) => ({
+      loadHandles: state.loadHandles,
+      loadEvents: state.loadEvents,
+      release: state.release,
+      dismissHandlesError: state.dismissHandlesError
+    }))
   )
   const [confirming, setConfirming] = useState<ResourceHandleView>()
   // Handles are read fresh on each visit; the event stream is read once and then only pushed to.
@@ -38,8 +43,8 @@ export function ResourcesView() {
       ) : status === 'error' && handles.length === 0 ? null : sorted.length === 0 ? (
         <EmptyState title="No live resources" testId="empty-resources" icon={<Boxes size={22} />}>
           <p>
-            Each resource an agent's call holds appears here while it is live — its kind, scope and owner, provider, reference count, status and age — with a button
-            to release it.
+            Each resource an agent's call holds appears here while it is live — its kind, scope and owner, provider, reference count, status and age — with a
+            button to release it.
           </p>
           <p>Nothing is live right now. Connect an agent (Agents view) and let it run a command or code; its sandbox shows up here.</p>
         </EmptyState>

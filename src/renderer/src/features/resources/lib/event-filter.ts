@@ -24,7 +24,14 @@ export function eventMatches(event: ResourceEventView, filters: EventFilters): b
   const needle = filters.text.trim().toLowerCase()
   if (!needle) return true
   if (event.type.toLowerCase().includes(needle)) return true
-  return Object.values(event.payload).some((value) => value !== null && value !== undefined && String(typeof value === 'object' ? JSON.stringify(value) : value).toLowerCase().includes(needle))
+  return Object.values(event.payload).some(
+    (value) =>
+      value !== null &&
+      value !== undefined &&
+      String(typeof value === 'object' ? JSON.stringify(value) : value)
+        .toLowerCase()
+        .includes(needle)
+  )
 }
 
 /** The events that pass the filters, in the order given (newest first). */
@@ -43,7 +50,10 @@ export function filtersFromHash(hash: string): EventFilters {
 export function hashWithFilters(hash: string, filters: EventFilters): string {
   const [path, query] = hash.split('?')
   const params = new URLSearchParams(query ?? '')
-  for (const [key, value] of [['type', filters.type], ['q', filters.text]] as const) {
+  for (const [key, value] of [
+    ['type', filters.type],
+    ['q', filters.text]
+  ] as const) {
     if (value) params.set(key, value)
     else params.delete(key)
   }

@@ -16,12 +16,9 @@ describe('resource formatting', () => {
   })
 
   it('lists the facts of an event, never its whole payload', () => {
-    expect(eventFacts({ kind: 'code_execution', providerId: 'docker', scope: 'session', ownerId: 's-1', handleId: '0123456789abcdef', reuseKeyHash: 'x' })).toEqual([
-      'code_execution',
-      'via docker',
-      'session s-1',
-      '#01234567'
-    ])
+    expect(
+      eventFacts({ kind: 'code_execution', providerId: 'docker', scope: 'session', ownerId: 's-1', handleId: '0123456789abcdef', reuseKeyHash: 'x' })
+    ).toEqual(['code_execution', 'via docker', 'session s-1', '#01234567'])
     expect(eventFacts({ kind: 'sqlite', providerId: 'sqlite' })).toEqual(['sqlite'])
     expect(eventFacts({ scope: 'global', nested: { a: 1 } })).toEqual(['global'])
   })

@@ -50,7 +50,7 @@ describe('resources store', () => {
     expect(store.getState().releasing).toEqual({})
   })
 
-  it('shows the host\'s message when a release fails, and when the handle was already gone', async () => {
+  it("shows the host's message when a release fails, and when the handle was already gone", async () => {
     const refusing = createResourcesStore(fakeHost({ refuse: 'the provider could not remove the container' }))
     expect(await refusing.getState().release('h1')).toBe(false)
     expect(refusing.getState().handlesError).toBe('Could not release h1: the provider could not remove the container')

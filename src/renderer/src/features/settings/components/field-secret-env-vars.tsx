@@ -25,7 +25,17 @@ export function FieldSecretEnvVars({ setting }: { setting: SettingView }) {
         {names.map((name) => (
           <li key={name} className="set-chip">
             <code>{name}</code>
-            <button type="button" className="set-chip-remove" aria-label={`Stop redacting ${name}`} onClick={() => void save(setting.key, names.filter((n) => n !== name))}>
+            <button
+              type="button"
+              className="set-chip-remove"
+              aria-label={`Stop redacting ${name}`}
+              onClick={() =>
+                void save(
+                  setting.key,
+                  names.filter((n) => n !== name)
+                )
+              }
+            >
               <X size={12} aria-hidden="true" />
             </button>
           </li>

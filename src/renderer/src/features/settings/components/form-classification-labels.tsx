@@ -60,14 +60,24 @@ export function FormClassificationLabels({ setting }: { setting: SettingView }) 
                     value={row.pattern}
                     spellCheck={false}
                     data-testid={`setting-label-${group.key}-${index}-pattern`}
-                    onChange={(event) => update(group.key, draft[group.key].map((r, at) => (at === index ? { ...r, pattern: event.target.value } : r)))}
+                    onChange={(event) =>
+                      update(
+                        group.key,
+                        draft[group.key].map((r, at) => (at === index ? { ...r, pattern: event.target.value } : r))
+                      )
+                    }
                   />
                   <select
                     className="set-input set-label-level"
                     aria-label={`${group.title}: level of pattern ${index + 1}`}
                     value={row.level}
                     data-testid={`setting-label-${group.key}-${index}-level`}
-                    onChange={(event) => update(group.key, draft[group.key].map((r, at) => (at === index ? { ...r, level: event.target.value as typeof row.level } : r)))}
+                    onChange={(event) =>
+                      update(
+                        group.key,
+                        draft[group.key].map((r, at) => (at === index ? { ...r, level: event.target.value as typeof row.level } : r))
+                      )
+                    }
                   >
                     {levels.map((level) => (
                       <option key={level} value={level}>
@@ -78,7 +88,12 @@ export function FormClassificationLabels({ setting }: { setting: SettingView }) 
                   <IconButton
                     label={`Remove ${row.pattern || 'this row'} from ${group.title.toLowerCase()}`}
                     icon={<Trash2 size={14} aria-hidden="true" />}
-                    onClick={() => update(group.key, draft[group.key].filter((_, at) => at !== index))}
+                    onClick={() =>
+                      update(
+                        group.key,
+                        draft[group.key].filter((_, at) => at !== index)
+                      )
+                    }
                   />
                   {error && (
                     <p id={errorId} className="set-error set-label-error" role="alert">
@@ -108,10 +123,15 @@ export function FormClassificationLabels({ setting }: { setting: SettingView }) 
           <Button type="submit" variant="primary" size="sm" disabled={!dirty} busy={saving} data-testid="setting-policy.labels-save">
             Save labels
           </Button>
-          <Button size="sm" variant="ghost" disabled={!dirty} onClick={() => {
+          <Button
+            size="sm"
+            variant="ghost"
+            disabled={!dirty}
+            onClick={() => {
               setDraft(stored)
               setErrors({})
-            }}>
+            }}
+          >
             Discard changes
           </Button>
           <span className="set-muted set-small" aria-live="polite">

@@ -27,8 +27,8 @@ export function SectionApprovals({ autoAllow }: { autoAllow: SettingView }) {
           <div className="set-text">
             <h3 className="set-title">Approval handler</h3>
             <p className="set-description">
-              Every approval goes to the operator&apos;s queue: the Approvals view of any open console, or <code>airlock approvals</code> on the command line. The
-              call waits until someone decides or its item expires. This build has no other handler to choose.
+              Every approval goes to the operator&apos;s queue: the Approvals view of any open console, or <code>airlock approvals</code> on the command line.
+              The call waits until someone decides or its item expires. This build has no other handler to choose.
             </p>
           </div>
           <div className="set-editor">
@@ -61,9 +61,7 @@ export function SectionApprovals({ autoAllow }: { autoAllow: SettingView }) {
             on && (
               <p className="set-warning" data-testid="auto-allow-warning" role="status">
                 <ShieldAlert size={15} aria-hidden="true" />
-                <span>
-                  On: policy gates are approved without asking you. Blocked calls, sandboxes, path, command and network limits still apply.
-                </span>
+                <span>On: policy gates are approved without asking you. Blocked calls, sandboxes, path, command and network limits still apply.</span>
               </p>
             )
           }
@@ -98,14 +96,20 @@ export function SectionApprovals({ autoAllow }: { autoAllow: SettingView }) {
 function RowBrowserNotifications() {
   const { supported, permission, enabled } = useWebNotifications()
   if (!supported) return null
-  const state = !enabled ? 'off' : permission === 'granted' ? 'on' : permission === 'denied' ? 'blocked by this browser' : 'waiting for the browser\u2019s permission'
+  const state = !enabled
+    ? 'off'
+    : permission === 'granted'
+      ? 'on'
+      : permission === 'denied'
+        ? 'blocked by this browser'
+        : 'waiting for the browser\u2019s permission'
   return (
     <div className="set-row" data-testid="setting-browser-notifications">
       <div className="set-text">
         <h3 className="set-title">Browser notifications</h3>
         <p className="set-description">
-          A notification per new approval request, so a request is seen with this tab in the background. A choice of this browser only; the browser must allow it
-          too (a block is lifted in the browser&apos;s site settings).
+          A notification per new approval request, so a request is seen with this tab in the background. A choice of this browser only; the browser must allow
+          it too (a block is lifted in the browser&apos;s site settings).
         </p>
       </div>
       <div className="set-editor">

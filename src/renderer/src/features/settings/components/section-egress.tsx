@@ -13,7 +13,9 @@ const tones = { allow: 'ok', deny: 'bad', ask: 'warn' } as const
  */
 export function SectionEgress() {
   const { rules, hosts, error } = useSettingsStore(useShallow((state) => ({ rules: state.netRules, hosts: state.netHosts, error: state.netError })))
-  const { loadEgress, removeNetRule, removeNetHost } = useSettingsStore(useShallow((state) => ({ loadEgress: state.loadEgress, removeNetRule: state.removeNetRule, removeNetHost: state.removeNetHost })))
+  const { loadEgress, removeNetRule, removeNetHost } = useSettingsStore(
+    useShallow((state) => ({ loadEgress: state.loadEgress, removeNetRule: state.removeNetRule, removeNetHost: state.removeNetHost }))
+  )
   useEffect(() => void loadEgress(), [loadEgress])
   return (
     <section className="set-section" aria-labelledby="set-egress">
@@ -21,10 +23,10 @@ export function SectionEgress() {
         Network egress
       </h2>
       <p className="set-section-lead">
-        Agents with <code>network: &quot;proxy&quot;</code> reach the network only through Airlock&apos;s proxy, which decides each connection: a deny rule wins, then
-        allow, then ask; a domain no rule names follows the agent&apos;s <code>ask</code> mode. A rule is for every agent, one agent or the agents of a role.
-        Loopback, private and metadata addresses need a rule naming the host exactly, or a pinned name. A session that has read labelled data is asked before it
-        connects to a domain labelled lower (write-down; domain labels are under Classification labels).
+        Agents with <code>network: &quot;proxy&quot;</code> reach the network only through Airlock&apos;s proxy, which decides each connection: a deny rule
+        wins, then allow, then ask; a domain no rule names follows the agent&apos;s <code>ask</code> mode. A rule is for every agent, one agent or the agents of
+        a role. Loopback, private and metadata addresses need a rule naming the host exactly, or a pinned name. A session that has read labelled data is asked
+        before it connects to a domain labelled lower (write-down; domain labels are under Classification labels).
       </p>
       {error && (
         <p className="set-error" role="alert" data-testid="egress-error">
@@ -132,7 +134,15 @@ function FormNetRule() {
         )}
       </Field>
       <Field label="Host (or *.suffix), optional :port" error={problem}>
-        {(control) => <input {...control} className="set-input" value={target} placeholder="files.pythonhosted.org:443" onChange={(event) => setTarget(event.target.value)} />}
+        {(control) => (
+          <input
+            {...control}
+            className="set-input"
+            value={target}
+            placeholder="files.pythonhosted.org:443"
+            onChange={(event) => setTarget(event.target.value)}
+          />
+        )}
       </Field>
       <Field label="For">
         {(control) => (
@@ -145,7 +155,15 @@ function FormNetRule() {
       </Field>
       {scope !== 'all' && (
         <Field label={scope === 'agent' ? 'Agent' : 'Role'}>
-          {(control) => <input {...control} className="set-input" value={name} placeholder={scope === 'agent' ? 'coder' : 'builders'} onChange={(event) => setName(event.target.value)} />}
+          {(control) => (
+            <input
+              {...control}
+              className="set-input"
+              value={name}
+              placeholder={scope === 'agent' ? 'coder' : 'builders'}
+              onChange={(event) => setName(event.target.value)}
+            />
+          )}
         </Field>
       )}
       <Button type="submit" variant="primary" disabled={target.trim() === '' || (scope !== 'all' && name.trim() === '')}>
@@ -169,8 +187,12 @@ function FormNetHost() {
   }
   return (
     <form className="set-egress-form" onSubmit={(event) => void submit(event)} data-testid="egress-host-form">
-      <Field label="Name">{(control) => <input {...control} className="set-input" value={name} placeholder="pkgs.local" onChange={(event) => setName(event.target.value)} />}</Field>
-      <Field label="Address">{(control) => <input {...control} className="set-input" value={address} placeholder="10.1.2.3" onChange={(event) => setAddress(event.target.value)} />}</Field>
+      <Field label="Name">
+        {(control) => <input {...control} className="set-input" value={name} placeholder="pkgs.local" onChange={(event) => setName(event.target.value)} />}
+      </Field>
+      <Field label="Address">
+        {(control) => <input {...control} className="set-input" value={address} placeholder="10.1.2.3" onChange={(event) => setAddress(event.target.value)} />}
+      </Field>
       <Button type="submit" disabled={name.trim() === '' || address.trim() === ''}>
         Pin name
       </Button>

@@ -27,8 +27,8 @@ export function SectionNetwork({ settings }: { settings: Partial<Record<SettingK
         Gateway and console
       </h2>
       <p className="set-section-lead">
-        Ports are read when Airlock starts (<code>airlock serve --port</code> and <code>--gateway-port</code> override them): a change applies at the next start. Both
-        listen on 127.0.0.1 only.
+        Ports are read when Airlock starts (<code>airlock serve --port</code> and <code>--gateway-port</code> override them): a change applies at the next
+        start. Both listen on 127.0.0.1 only.
         {servedPort && (
           <>
             {' '}

@@ -17,7 +17,9 @@ import { SectionNetwork } from './section-network'
  * Stored in this home's database; main validates every change.
  */
 export function SettingsView() {
-  const { settings, status, loadError } = useSettingsStore(useShallow((state) => ({ settings: state.settings, status: state.status, loadError: state.loadError })))
+  const { settings, status, loadError } = useSettingsStore(
+    useShallow((state) => ({ settings: state.settings, status: state.status, loadError: state.loadError }))
+  )
   const load = useSettingsStore((state) => state.load)
   useEffect(() => void load(), [load])
   const byKey = useMemo(() => Object.fromEntries(settings.map((setting) => [setting.key, setting])) as Partial<Record<SettingKey, SettingView>>, [settings])
@@ -25,7 +27,10 @@ export function SettingsView() {
 
   return (
     <div className="set-view">
-      <ViewHeader title="Settings" subtitle="Stored in this Airlock home's database and checked by Airlock before they are kept; most apply at once, to every agent." />
+      <ViewHeader
+        title="Settings"
+        subtitle="Stored in this Airlock home's database and checked by Airlock before they are kept; most apply at once, to every agent."
+      />
       {status === 'error' && <ErrorBanner message={`Could not load the settings: ${loadError}`} onRetry={() => void load()} testId="settings-error" />}
       {status !== 'ready' && status !== 'error' ? (
         <Loading label="Reading the settings…" />

@@ -12,7 +12,7 @@ describe('classification label editor', () => {
     expect(draftFromLabels(null).mcpServers).toEqual([])
   })
 
-  it('puts errors on the rows they belong to, with the shared schema\'s words', () => {
+  it("puts errors on the rows they belong to, with the shared schema's words", () => {
     const draft = draftFromLabels({})
     draft.domains = [
       { pattern: 'ok.example', level: 'PUBLIC' },

@@ -2,10 +2,10 @@ import { classificationLabelsSchema, classificationSchema, type Classification, 
 
 /** The four kinds of thing a classification label names (SPEC §6.3). */
 export const labelGroups = [
-  { key: 'paths', title: 'Workspace paths', placeholder: 'secrets/**', hint: 'Globs inside an agent\'s workspace.' },
+  { key: 'paths', title: 'Workspace paths', placeholder: 'secrets/**', hint: "Globs inside an agent's workspace." },
   { key: 'databases', title: 'SQLite databases', placeholder: '/srv/data/customers.db', hint: 'Globs of database file paths.' },
   { key: 'domains', title: 'Network domains', placeholder: '*.corp.example', hint: 'A host name, or *.suffix for every host under it.' },
-  { key: 'mcpServers', title: 'MCP servers', placeholder: 'crm', hint: 'An upstream server\'s name in agent profiles.' }
+  { key: 'mcpServers', title: 'MCP servers', placeholder: 'crm', hint: "An upstream server's name in agent profiles." }
 ] as const
 
 /** One of the four label groups. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { describeSeconds, envNameError, parseNumberSetting } from './setting-input'
 
 describe('setting inputs', () => {
-  it('reads whole numbers and checks them with the setting\'s schema', () => {
+  it("reads whole numbers and checks them with the setting's schema", () => {
     expect(parseNumberSetting('console.port', '8080')).toEqual({ ok: true, value: 8080 })
     expect(parseNumberSetting('console.port', ' 8080 ')).toEqual({ ok: true, value: 8080 })
     expect(parseNumberSetting('console.port', 'eighty')).toEqual({ ok: false, error: 'Enter a whole number.' })

@@ -10,7 +10,13 @@ function fakeHost() {
   const values = new Map<SettingKey, unknown>()
   const view = (key: SettingKey): SettingView => {
     const defaultValue = settingDefinitions[key].defaultValue
-    return { key, value: values.has(key) ? values.get(key) : defaultValue, defaultValue, isDefault: !values.has(key), description: settingDefinitions[key].description }
+    return {
+      key,
+      value: values.has(key) ? values.get(key) : defaultValue,
+      defaultValue,
+      isDefault: !values.has(key),
+      description: settingDefinitions[key].description
+    }
   }
   const client = {
     settings: {
@@ -31,7 +37,7 @@ function fakeHost() {
 }
 
 describe('settings store', () => {
-  it('saves, shows the host\'s refusal at the key, and resets', async () => {
+  it("saves, shows the host's refusal at the key, and resets", async () => {
     const store = createSettingsStore(fakeHost())
     await store.getState().load()
     expect(selectSetting(store.getState(), 'console.port')?.value).toBe(7410)

@@ -8,7 +8,12 @@ import { useSystemStore } from '../store/system-store'
  */
 export function PanelConsoleToken() {
   const { transport, rotating, rotateError, rotate } = useSystemStore(
-    useShallow((state) => ({ transport: state.info?.transport, rotating: state.rotating === true, rotateError: state.rotateError, rotate: state.rotateConsoleToken }))
+    useShallow((state) => ({
+      transport: state.info?.transport,
+      rotating: state.rotating === true,
+      rotateError: state.rotateError,
+      rotate: state.rotateConsoleToken
+    }))
   )
   if (transport !== 'websocket') return null
   return (
@@ -16,8 +21,8 @@ export function PanelConsoleToken() {
       <div className="set-text">
         <h3 className="set-title">Console token</h3>
         <p className="set-description">
-          The web console’s credential, kept in <code>console-token</code> in the home so tabs and bookmarks survive restarts. Make a new one if the URL may have
-          leaked: every other open console must then open the new URL (<code>airlock serve</code> prints it), and this tab reopens with it.
+          The web console’s credential, kept in <code>console-token</code> in the home so tabs and bookmarks survive restarts. Make a new one if the URL may
+          have leaked: every other open console must then open the new URL (<code>airlock serve</code> prints it), and this tab reopens with it.
         </p>
         {rotateError && <ErrorBanner message={rotateError} />}
       </div>

@@ -15,6 +15,22 @@ import { z } from 'zod'
  * (core/sandbox/workspace-entries.ts), except inside a `.git` the run itself made (`git
  * init`), whose config and hooks are the new repository's own.
  */
+/** Shell start-up files (sh, bash, zsh, ksh): every command in them runs at the next shell. */
+export const shellStartupFiles: readonly string[] = [
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.zlogin',
+  '.zlogout',
+  '.kshrc',
+  '.mkshrc'
+]
+
 export const defaultProtectedPaths: readonly string[] = [
   '.git/hooks',
   '.git/config',
@@ -33,14 +49,7 @@ export const defaultProtectedPaths: readonly string[] = [
   '.cursor',
   '.mcp.json',
   '.envrc',
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zprofile',
-  '.zshenv',
+  ...shellStartupFiles,
   '.ssh'
 ]
 

@@ -121,9 +121,5 @@ export const allowedTypeCycles = [
     within: /^src\/main\/core\/code-execution\/(language-adapters|code-bundle)\.ts$/,
     why: 'a language adapter takes the bundle type the bundle module builds with the adapters.'
   },
-  {
-    within: /^src\/main\/console\/checkpoints\/(checkpoint-retention|workspace-checkpoints)\.ts$/,
-    why: 'retention takes the checkpoints service it prunes for as a parameter type.'
-  },
   { within: /^src\/main\/network\/egress-(socks|proxy)\.ts$/, why: "the SOCKS5 front takes the proxy's option types; the proxy starts the front." }
 ]

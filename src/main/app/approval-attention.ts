@@ -61,7 +61,8 @@ export class ApprovalAttention {
     const fresh = items.filter((item) => !this.known.has(item.id))
     this.known = new Set(items.map((item) => item.id))
     this.show(items.length)
-    if (fresh.length > 0) this.options.sink.notify(fresh.map(({ id, agentId, tool, summary, riskFlags, count }) => ({ id, agentId, tool, summary, riskFlags, count })))
+    if (fresh.length > 0)
+      this.options.sink.notify(fresh.map(({ id, agentId, tool, summary, riskFlags, count }) => ({ id, agentId, tool, summary, riskFlags, count })))
   }
 
   private show(count: number): void {
@@ -80,7 +81,10 @@ export function notificationText(items: readonly AttentionItem[]): { title: stri
     return { title: visibleText(`${first.agentId ?? 'An agent'} asks to ${first.tool}${risk}`), body: visibleText(first.summary.slice(0, 200)) }
   }
   const agents = [...new Set(items.map((item) => item.agentId ?? 'unknown'))]
-  return { title: `${items.length} new approvals waiting`, body: `From ${agents.slice(0, 3).join(', ')}${agents.length > 3 ? ` and ${agents.length - 3} more` : ''}. Open Airlock to decide.` }
+  return {
+    title: `${items.length} new approvals waiting`,
+    body: `From ${agents.slice(0, 3).join(', ')}${agents.length > 3 ? ` and ${agents.length - 3} more` : ''}. Open Airlock to decide.`
+  }
 }
 
 /** The tray's tooltip for a pending count. */

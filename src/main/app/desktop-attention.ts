@@ -81,7 +81,9 @@ function openApprovals(options: DesktopAttentionOptions, approvalId?: string): v
   focus(window)
   const hash = approvalId ? `#/approvals?id=${encodeURIComponent(approvalId)}` : '#/approvals'
   // A hash change stays on the trusted page (will-navigate only guards loads of other URLs).
-  window.webContents.executeJavaScript(`location.hash = ${JSON.stringify(hash)}`).catch((error: unknown) => options.log('Airlock: could not open the Approvals view', error))
+  window.webContents
+    .executeJavaScript(`location.hash = ${JSON.stringify(hash)}`)
+    .catch((error: unknown) => options.log('Airlock: could not open the Approvals view', error))
 }
 
 function focus(window: BrowserWindow): void {

@@ -8,8 +8,7 @@ export function openInBrowser(url: string): void {
   const parsed = new URL(url)
   // A file: URL is only ever Airlock's own launch page (see launch-page.ts).
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:' && parsed.protocol !== 'file:') return
-  const command =
-    process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '', url] : ['xdg-open', url]
+  const command = process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '', url] : ['xdg-open', url]
   if (!canOpenBrowser()) return
   try {
     const child = spawn(command[0]!, command.slice(1), { stdio: 'ignore', detached: true })

@@ -60,7 +60,12 @@ describe('quitting the desktop app waits for the host', () => {
   })
 
   it('quits when dispose fails (rejects or throws), logging the error', async () => {
-    for (const dispose of [() => Promise.reject(new Error('docker gone')), () => { throw new Error('docker gone') }]) {
+    for (const dispose of [
+      () => Promise.reject(new Error('docker gone')),
+      () => {
+        throw new Error('docker gone')
+      }
+    ]) {
       const app = electronLikeApp()
       const logged: [string, unknown][] = []
       holdQuitUntilDisposed(app, { dispose, log: (message, error) => logged.push([message, error]) })

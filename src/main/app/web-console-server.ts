@@ -109,11 +109,7 @@ export async function startWebConsole(options: WebConsoleOptions): Promise<WebCo
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new PortInUseError(`Port ${options.port} on 127.0.0.1 is in use; choose another with --port.`)
-          : error
-      )
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(`Port ${options.port} on 127.0.0.1 is in use; choose another with --port.`) : error)
     )
     server.listen(options.port, '127.0.0.1', () => resolve())
   })

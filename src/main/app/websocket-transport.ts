@@ -21,9 +21,10 @@ export function attachWebSocketTransport(server: Server, options: WebSocketTrans
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxInputBytes + 4096 })
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const verdict = new URL(request.url ?? '/', 'http://x').pathname === wirePath
-      ? options.guard.check(request)
-      : { refusal: { status: 403 as const, reason: 'unknown path' } }
+    const verdict =
+      new URL(request.url ?? '/', 'http://x').pathname === wirePath
+        ? options.guard.check(request)
+        : { refusal: { status: 403 as const, reason: 'unknown path' } }
     if ('refusal' in verdict) {
       const { refusal } = verdict
       socket.end(`HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)

@@ -20,7 +20,20 @@ export function agentToolset(profile: EffectiveAgentProfile, workspace: string):
 }
 
 /** The `ActionAgent` the dispatcher needs for one session of an agent. */
-export function actionAgent(input: { agentId: string; sessionId: string; workspace: string; profile: EffectiveAgentProfile; secrets?: readonly string[] }): ActionAgent {
+export function actionAgent(input: {
+  agentId: string
+  sessionId: string
+  workspace: string
+  profile: EffectiveAgentProfile
+  secrets?: readonly string[]
+}): ActionAgent {
   const toolset = agentToolset(input.profile, input.workspace)
-  return { agentId: input.agentId, sessionId: input.sessionId, workspace: input.workspace, profile: toolset.profile, tools: toolset.tools, secrets: input.secrets ?? [] }
+  return {
+    agentId: input.agentId,
+    sessionId: input.sessionId,
+    workspace: input.workspace,
+    profile: toolset.profile,
+    tools: toolset.tools,
+    secrets: input.secrets ?? []
+  }
 }

@@ -10,7 +10,17 @@ const profile = (overrides: Partial<EffectiveAgentProfile> = {}): EffectiveAgent
 describe('capability helpers', () => {
   it('a default agent gets the files, shell and python/nodejs tools, and run_code for those two runtimes only', () => {
     const toolset = agentToolset(profile(), workspace)
-    expect([...toolset.tools].sort()).toEqual(['edit_file', 'list_directory', 'persist_skill', 'read_file', 'run_code', 'run_command', 'run_skill', 'search_files', 'write_file'])
+    expect([...toolset.tools].sort()).toEqual([
+      'edit_file',
+      'list_directory',
+      'persist_skill',
+      'read_file',
+      'run_code',
+      'run_command',
+      'run_skill',
+      'search_files',
+      'write_file'
+    ])
     expect(toolset.profile.runtimes).toEqual(['python', 'nodejs'])
     expect(toolset.tools.has('browse')).toBe(false)
   })
@@ -24,7 +34,14 @@ describe('capability helpers', () => {
 
   it('the shell requirement follows the agent: its workspace, network, limits and sandbox order; trusted_local only when authorised', () => {
     const shell = enableShell({ profile: profile({ providers: ['trusted_local', 'bubblewrap'], network: 'proxy' }), workspace })
-    expect(shell.requirements).toEqual([expect.objectContaining({ kind: 'bash', scope: 'session', providerCandidates: ['bubblewrap'], requiredCapabilities: expect.objectContaining({ isolation: expect.any(Object) }) })])
+    expect(shell.requirements).toEqual([
+      expect.objectContaining({
+        kind: 'bash',
+        scope: 'session',
+        providerCandidates: ['bubblewrap'],
+        requiredCapabilities: expect.objectContaining({ isolation: expect.any(Object) })
+      })
+    ])
     // network proxy is carried as such: the provider bridges the sandbox to the egress proxy.
     expect(shell.policy).toMatchObject({ workspaceRoots: [workspace], networkMode: 'proxy', timeoutSeconds: 120, maxOutputBytes: 1024 * 1024 })
     const authorised = enableShell({ profile: profile({ providers: ['trusted_local'], allowUnsafeLocal: true, isolation: 'none' }), workspace })

@@ -17,7 +17,13 @@ export function enableWorkspaceFiles(_target: CapabilityTarget): AgentCapability
 /** `shell`: `run_command` through the agent's ordered sandbox providers, in a warm session shell. */
 export function enableShell(target: CapabilityTarget): AgentCapability {
   const requirement = shellRequirement(agentOf(target))
-  return { ...noCapability(), tools: ['run_command'], actions: [builtinActions.run_command], requirements: [{ ...requirement, scope: 'session' }], policy: requirement.policy ?? {} }
+  return {
+    ...noCapability(),
+    tools: ['run_command'],
+    actions: [builtinActions.run_command],
+    requirements: [{ ...requirement, scope: 'session' }],
+    policy: requirement.policy ?? {}
+  }
 }
 
 /** `code_runtime` for one language (or every language the profile allows): `run_code` through the ordered providers, and skills (`persist_skill`, `run_skill`, SPEC §6.4). */
@@ -76,7 +82,12 @@ export function enableVectorStore(_target: CapabilityTarget): AgentCapability {
 
 /** An upstream MCP server attached to the agent: its tools appear as `<server>__<tool>`. */
 export function useMcp(server: McpServerConfig): AgentCapability {
-  return { ...noCapability(), tools: [`${server.name}__*`], resolvers: [builtinActions.mcpToolResolver], requirements: [{ kind: 'mcp', scope: 'session', resourceKey: `mcp:${server.name}` }] }
+  return {
+    ...noCapability(),
+    tools: [`${server.name}__*`],
+    resolvers: [builtinActions.mcpToolResolver],
+    requirements: [{ kind: 'mcp', scope: 'session', resourceKey: `mcp:${server.name}` }]
+  }
 }
 
 /** `files` + `shell` + every code runtime the profile allows: the write / run / fix loop. */

@@ -1,7 +1,16 @@
 import { AirlockError } from '@shared/errors'
 
 /** Stable codes of the command line's own failures (`usage` exits 2, the others 1). */
-export type CliErrorCode = 'usage' | 'engine_unavailable' | 'image_unavailable' | 'not_found' | 'invalid_input' | 'chain_broken' | 'not_built' | 'conflict' | 'isolation_failed'
+export type CliErrorCode =
+  | 'usage'
+  | 'engine_unavailable'
+  | 'image_unavailable'
+  | 'not_found'
+  | 'invalid_input'
+  | 'chain_broken'
+  | 'not_built'
+  | 'conflict'
+  | 'isolation_failed'
 
 /** A failure the CLI reports itself as one line on stderr, with a stable code for scripts and tests. */
 export class CliError extends AirlockError<`cli.${CliErrorCode}`> {

@@ -14,21 +14,69 @@ export type CommandEntry = { name: string; summary: string; load: () => Promise<
 
 /** Every subcommand, in the order `--help` lists them. */
 export const commands: readonly CommandEntry[] = [
-  { name: 'serve', summary: 'Run the web console and the agent gateway on 127.0.0.1 (prints the console URL, then the gateway URL)', load: async () => (await import('./commands/serve')).serveCommand },
-  { name: 'agent', summary: 'Create (prints its token once), update, list, disable, enable and remove agents', load: async () => (await import('./commands/agent')).agentCommand },
-  { name: 'role', summary: 'List, save or remove roles (defaults agents inherit and cannot exceed)', load: async () => (await import('./commands/role')).roleCommand },
-  { name: 'approvals', summary: 'List the approval queue, show an item whole; approve or deny a waiting request', load: async () => (await import('./commands/approvals')).approvalsCommand },
+  {
+    name: 'serve',
+    summary: 'Run the web console and the agent gateway on 127.0.0.1 (prints the console URL, then the gateway URL)',
+    load: async () => (await import('./commands/serve')).serveCommand
+  },
+  {
+    name: 'agent',
+    summary: 'Create (prints its token once), update, list, disable, enable and remove agents',
+    load: async () => (await import('./commands/agent')).agentCommand
+  },
+  {
+    name: 'role',
+    summary: 'List, save or remove roles (defaults agents inherit and cannot exceed)',
+    load: async () => (await import('./commands/role')).roleCommand
+  },
+  {
+    name: 'approvals',
+    summary: 'List the approval queue, show an item whole; approve or deny a waiting request',
+    load: async () => (await import('./commands/approvals')).approvalsCommand
+  },
   { name: 'rules', summary: 'List remembered approval rules, or revoke one', load: async () => (await import('./commands/rules')).rulesCommand },
   { name: 'net', summary: 'Egress proxy rules (allow/deny/ask per domain) and pinned names', load: async () => (await import('./commands/net')).netCommand },
   { name: 'history', summary: 'Show the execution history, newest first', load: async () => (await import('./commands/history')).historyCommand },
-  { name: 'checkpoints', summary: "List an agent's workspace checkpoints, show a call's changes as a diff, undo them", load: async () => (await import('./commands/checkpoints')).checkpointsCommand },
-  { name: 'policy', summary: 'Explain what the policy decides for a command line by an agent', load: async () => (await import('./commands/policy')).policyCommand },
-  { name: 'skills', summary: "List an agent's skills and approve or reject a revision that waits", load: async () => (await import('./commands/skills')).skillsCommand },
-  { name: 'audit', summary: 'Verify the history chain, the audit ledger and its anchored head (audit verify)', load: async () => (await import('./commands/audit')).auditCommand },
-  { name: 'doctor', summary: 'Check which isolation guarantees hold on this machine, with real escape attempts', load: async () => (await import('./commands/doctor')).doctorCommand },
-  { name: 'images', summary: 'List Airlock images, or provision one for a language (--offline builds it without a registry)', load: async () => (await import('./commands/images')).imagesCommand },
-  { name: 'home', summary: 'Show the Airlock home, or move it with `home move DIR` (agents, tokens and history kept)', load: async () => (await import('./commands/home')).homeCommand },
-  { name: 'mcp-stdio', summary: 'Serve MCP over stdio for one agent, relayed to the running agent gateway', load: async () => (await import('./commands/mcp-stdio')).mcpStdioCommand }
+  {
+    name: 'checkpoints',
+    summary: "List an agent's workspace checkpoints, show a call's changes as a diff, undo them",
+    load: async () => (await import('./commands/checkpoints')).checkpointsCommand
+  },
+  {
+    name: 'policy',
+    summary: 'Explain what the policy decides for a command line by an agent',
+    load: async () => (await import('./commands/policy')).policyCommand
+  },
+  {
+    name: 'skills',
+    summary: "List an agent's skills and approve or reject a revision that waits",
+    load: async () => (await import('./commands/skills')).skillsCommand
+  },
+  {
+    name: 'audit',
+    summary: 'Verify the history chain, the audit ledger and its anchored head (audit verify)',
+    load: async () => (await import('./commands/audit')).auditCommand
+  },
+  {
+    name: 'doctor',
+    summary: 'Check which isolation guarantees hold on this machine, with real escape attempts',
+    load: async () => (await import('./commands/doctor')).doctorCommand
+  },
+  {
+    name: 'images',
+    summary: 'List Airlock images, or provision one for a language (--offline builds it without a registry)',
+    load: async () => (await import('./commands/images')).imagesCommand
+  },
+  {
+    name: 'home',
+    summary: 'Show the Airlock home, or move it with `home move DIR` (agents, tokens and history kept)',
+    load: async () => (await import('./commands/home')).homeCommand
+  },
+  {
+    name: 'mcp-stdio',
+    summary: 'Serve MCP over stdio for one agent, relayed to the running agent gateway',
+    load: async () => (await import('./commands/mcp-stdio')).mcpStdioCommand
+  }
 ]
 
 /** The `--help` text. */

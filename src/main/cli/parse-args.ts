@@ -91,7 +91,11 @@ function parsePort(name: string, value: string): number {
 }
 
 /** A required argument or option value checked against a schema: missing or invalid is a usage error naming `what` and the value. */
-export function parseValue<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } }, value: string | undefined, what: string): T {
+export function parseValue<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } },
+  value: string | undefined,
+  what: string
+): T {
   if (value === undefined || value === '') throw new UsageError(`${what} is missing`)
   const parsed = schema.safeParse(value)
   if (!parsed.success) throw new UsageError(`${what} ${JSON.stringify(value)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`)

@@ -36,7 +36,14 @@ afterEach(() => {
 })
 
 const secret = 'hunter2-very-secret-value'
-const agent: ActionAgent = { agentId: 'coder', sessionId: 'session-1', workspace: '/unused', profile: agentProfileDefaults, tools: new Set(['shout']), secrets: [secret] }
+const agent: ActionAgent = {
+  agentId: 'coder',
+  sessionId: 'session-1',
+  workspace: '/unused',
+  profile: agentProfileDefaults,
+  tools: new Set(['shout']),
+  secrets: [secret]
+}
 
 /** A real dispatcher over the recorder, with one tool that prints what it is told to, as much as asked. */
 function dispatcherWith(recorder: ActionHistoryRecorder): ActionDispatcher {
@@ -57,7 +64,11 @@ function dispatcherWith(recorder: ActionHistoryRecorder): ActionDispatcher {
   })
   return new ActionDispatcher({ manager: new ExecutionResourceManager(), registry, history: recorder })
 }
-const execHistory = () => readFileSync(join(workspace, '.exec_history'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+const execHistory = () =>
+  readFileSync(join(workspace, '.exec_history'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
 
 describe('ActionHistoryRecorder through the real dispatcher', () => {
   it('records each call in the chained history and one secret-free line in the workspace file', async () => {
@@ -72,8 +83,26 @@ describe('ActionHistoryRecorder through the real dispatcher', () => {
     ])
     const lines = execHistory()
     expect(lines).toEqual([
-      { callId: ok.meta.callId, tool: 'shout', status: 'success', startedAt: expect.any(String), finishedAt: expect.any(String), durationMs: expect.any(Number), exitCode: 0, errorCode: null },
-      { callId: failed.meta.callId, tool: 'shout', status: 'error', startedAt: expect.any(String), finishedAt: expect.any(String), durationMs: expect.any(Number), exitCode: 3, errorCode: 'command.failed' }
+      {
+        callId: ok.meta.callId,
+        tool: 'shout',
+        status: 'success',
+        startedAt: expect.any(String),
+        finishedAt: expect.any(String),
+        durationMs: expect.any(Number),
+        exitCode: 0,
+        errorCode: null
+      },
+      {
+        callId: failed.meta.callId,
+        tool: 'shout',
+        status: 'error',
+        startedAt: expect.any(String),
+        finishedAt: expect.any(String),
+        durationMs: expect.any(Number),
+        exitCode: 3,
+        errorCode: 'command.failed'
+      }
     ])
     expect(readFileSync(join(workspace, '.exec_history'), 'utf8')).not.toMatch(/token|hunter2|warn/)
     expect(statSync(join(workspace, '.exec_history')).uid).toBe(sandboxIdentity().uid)
@@ -92,9 +121,17 @@ describe('ActionHistoryRecorder through the real dispatcher', () => {
     const logFile = join(dir.path, 'logs', `${id}.stdout`)
     expect(statSync(logFile).size).toBeGreaterThan(inlineOutputLimitBytes)
     expect(statSync(logFile).mode & 0o777).toBe(0o600)
-    expect(store.db.prepare('select stdout, stdout_log, stderr from action_calls where id = ?').get(id)).toEqual({ stdout: null, stdout_log: `${id}.stdout`, stderr: 'warn\n' })
+    expect(store.db.prepare('select stdout, stdout_log, stderr from action_calls where id = ?').get(id)).toEqual({
+      stdout: null,
+      stdout_log: `${id}.stdout`,
+      stderr: 'warn\n'
+    })
     const history = new HistoryService(store.history)
-    expect(history.detail(id).stdout).toMatchObject({ text: 'line of output\n'.repeat(5000), logFile: `${id}.stdout`, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    expect(history.detail(id).stdout).toMatchObject({
+      text: 'line of output\n'.repeat(5000),
+      logFile: `${id}.stdout`,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/)
+    })
     expect(history.verify()).toMatchObject({ ok: true, rows: 1 })
     appendFileSync(logFile, 'forged line\n')
     expect(history.detail(id).stdout).toMatchObject({ text: null, problem: expect.stringMatching(/does not match the sha256/) })
@@ -108,7 +145,11 @@ describe('ActionHistoryRecorder through the real dispatcher', () => {
     store.close()
     store = openStore(join(dir.path, 'airlock.db'))
     changes = []
-    expect(recorderFor(store).recoverInterrupted().map((row) => row.status)).toEqual(['interrupted'])
+    expect(
+      recorderFor(store)
+        .recoverInterrupted()
+        .map((row) => row.status)
+    ).toEqual(['interrupted'])
     expect(changes).toEqual([{ id: 'left-running', status: 'interrupted' }])
     expect(execHistory()).toEqual([expect.objectContaining({ callId: 'left-running', status: 'interrupted', errorCode: 'interrupted', exitCode: null })])
     expect(store.history.verify()).toMatchObject({ ok: true, rows: 1 })

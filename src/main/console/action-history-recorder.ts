@@ -76,7 +76,16 @@ export class ActionHistoryRecorder implements ActionHistory {
   private ended(row: HistoryRow): void {
     const workspace = row.agentId === null ? undefined : this.options.workspaceOf(row.agentId)
     if (workspace !== undefined) {
-      const line = { callId: row.id, tool: row.tool, status: row.status, startedAt: row.startedAt, finishedAt: row.finishedAt, durationMs: row.durationMs, exitCode: row.exitCode, errorCode: row.error?.code ?? null }
+      const line = {
+        callId: row.id,
+        tool: row.tool,
+        status: row.status,
+        startedAt: row.startedAt,
+        finishedAt: row.finishedAt,
+        durationMs: row.durationMs,
+        exitCode: row.exitCode,
+        errorCode: row.error?.code ?? null
+      }
       const appended = appendExecHistoryLine(workspace, line, this.identity)
       if (!appended.appended) this.diagnose(`history: no .exec_history line for call ${row.id}: ${appended.reason}`)
     }
@@ -92,7 +101,9 @@ export class ActionHistoryRecorder implements ActionHistory {
     try {
       writeLogFile(this.options.repository.logsDir, logFile, bytes)
     } catch (error) {
-      this.diagnose(`history: the ${stream} of call ${callId} stays in the database: logs/${logFile} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+      this.diagnose(
+        `history: the ${stream} of call ${callId} stays in the database: logs/${logFile} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`
+      )
       return { text }
     }
     return { logFile, sha256: createHash('sha256').update(bytes).digest('hex') }

@@ -16,6 +16,6 @@ export type AgentErrorCode =
 
 /**
  * A refusal of the agent or role service: `code` is stable (the IPC result and the CLI use it),
- * the message names the bad field, `payload` holds the details for machines (never a secret).
+ * the message names the bad field, `data` holds the details for machines (never a secret).
  */
 export class AgentError extends AirlockError<AgentErrorCode> {}

@@ -27,7 +27,13 @@ afterEach(() => {
 })
 
 function build(): AgentService {
-  return new AgentService({ agents: store.agents, roles: store.roles, workspaces: new AgentWorkspaces(workspacesOf(), clock), now: clock, onChange: (event) => changes.push(event) })
+  return new AgentService({
+    agents: store.agents,
+    roles: store.roles,
+    workspaces: new AgentWorkspaces(workspacesOf(), clock),
+    now: clock,
+    onChange: (event) => changes.push(event)
+  })
 }
 
 describe('AgentService: create and tokens', () => {
@@ -60,7 +66,13 @@ describe('AgentService: create and tokens', () => {
     expect(agents.list().map((a) => a.id)).toEqual(['dup'])
   })
 
-  const badIds: [string, unknown][] = [['upper case', 'Coder'], ['a path', '../etc'], ['the reserved name', 'background'], ['a leading dash', '-x'], ['not a string', 7]]
+  const badIds: [string, unknown][] = [
+    ['upper case', 'Coder'],
+    ['a path', '../etc'],
+    ['the reserved name', 'background'],
+    ['a leading dash', '-x'],
+    ['not a string', 7]
+  ]
   for (const [what, id] of badIds) {
     it(`refuses ${what} as an id with agent.invalid_id, creating nothing`, () => {
       expect(() => agents.create(id)).toThrow(expect.objectContaining({ code: 'agent.invalid_id', message: expect.stringMatching(/^id /) }))
@@ -133,7 +145,9 @@ describe('AgentService: workspaces', () => {
 
   it('a workspace that cannot be made refuses the agent and records nothing', () => {
     writeFileSync(workspacesOf(), 'a file where the workspaces folder goes')
-    expect(() => agents.create('coder')).toThrow(expect.objectContaining({ code: 'agent.workspace_unavailable', message: expect.stringContaining(join(workspacesOf(), 'coder')) }))
+    expect(() => agents.create('coder')).toThrow(
+      expect.objectContaining({ code: 'agent.workspace_unavailable', message: expect.stringContaining(join(workspacesOf(), 'coder')) })
+    )
     expect(agents.list()).toEqual([])
     expect(changes).toEqual([])
   })
@@ -166,8 +180,12 @@ describe('AgentService: enable, update, effective profile', () => {
     agents.create('coder', { profile: { network: 'proxy', limits: { pids: 64 } } })
     expect(agents.update('coder', { patch: { limits: { memoryMb: 512 } } }).profile).toEqual({ network: 'proxy', limits: { pids: 64, memoryMb: 512 } })
     expect(agents.update('coder', { profile: { ask: 'always' }, name: 'Renamed' })).toMatchObject({ name: 'Renamed', profile: { ask: 'always' } })
-    expect(() => agents.update('coder', { patch: { limits: { pids: 0 } } })).toThrow(expect.objectContaining({ code: 'agent.invalid_profile', message: expect.stringMatching(/^limits\.pids: /) }))
-    expect(() => agents.update('coder', { patch: { isolation: 'required', unsafeFallback: true } })).toThrow(expect.objectContaining({ code: 'agent.invalid_profile' }))
+    expect(() => agents.update('coder', { patch: { limits: { pids: 0 } } })).toThrow(
+      expect.objectContaining({ code: 'agent.invalid_profile', message: expect.stringMatching(/^limits\.pids: /) })
+    )
+    expect(() => agents.update('coder', { patch: { isolation: 'required', unsafeFallback: true } })).toThrow(
+      expect.objectContaining({ code: 'agent.invalid_profile' })
+    )
     expect(agents.get('coder').profile).toEqual({ ask: 'always' })
     expect(() => agents.update('nobody', { name: 'x' })).toThrow(expect.objectContaining({ code: 'agent.not_found' }))
   })
@@ -182,7 +200,9 @@ describe('AgentService: enable, update, effective profile', () => {
     agents.update('coder', { profile: { ...shown, ask: 'always' } })
     expect(agents.effectiveProfile('coder').mcpServers[0]?.headers).toEqual({ Authorization: 'Bearer s3cret' })
     const unknown = { ...shown, mcpServers: [{ ...server, name: 'other', headers: { Authorization: redactedSecret } }] }
-    expect(() => agents.update('coder', { profile: unknown })).toThrow(expect.objectContaining({ code: 'agent.invalid_profile', message: expect.stringMatching(/^mcpServers\.0\.headers\.Authorization: /) }))
+    expect(() => agents.update('coder', { profile: unknown })).toThrow(
+      expect.objectContaining({ code: 'agent.invalid_profile', message: expect.stringMatching(/^mcpServers\.0\.headers\.Authorization: /) })
+    )
   })
 
   it('a stored profile that no longer validates fails closed', () => {

@@ -98,14 +98,16 @@ export class AgentService {
   /** Changes an agent's name, role or profile; the result is validated and checked against the role as a whole. */
   update(agentId: string, change: AgentUpdateInput): AgentView {
     const record = this.record(agentId)
-    if (change.profile !== undefined && change.patch !== undefined) throw new AgentError('agent.invalid_profile', 'profile: give a whole profile or a patch, not both')
+    if (change.profile !== undefined && change.patch !== undefined)
+      throw new AgentError('agent.invalid_profile', 'profile: give a whole profile or a patch, not both')
     const name = change.name === undefined ? undefined : parseOrRefuse(agentNameSchema, change.name, 'agent.invalid_name', 'name')
     const stored = readStoredProfile(record.profile)
     let next: AgentProfile | undefined
     if (change.profile !== undefined) next = parseOrRefuse(agentProfileSchema, change.profile, 'agent.invalid_profile', 'profile')
     if (change.patch !== undefined) {
       const patch = parseOrRefuse(agentProfileSchema, change.patch, 'agent.invalid_profile', 'patch')
-      if (!stored.ok) throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.error.message}); replace it with a whole profile.`)
+      if (!stored.ok)
+        throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.error.message}); replace it with a whole profile.`)
       const merged = { ...stored.value, ...patch, ...(patch.limits ? { limits: { ...stored.value.limits, ...patch.limits } } : {}) }
       next = parseOrRefuse(agentProfileSchema, merged, 'agent.invalid_profile', 'profile')
     }
@@ -172,7 +174,8 @@ export class AgentService {
     const record = this.record(agentId)
     const stored = readStoredProfile(record.profile)
     // Fail closed: an agent whose stored profile no longer validates runs nothing.
-    if (!stored.ok) throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.error.message}); save it again.`, { agentId })
+    if (!stored.ok)
+      throw new AgentError('agent.profile_corrupt', `The stored profile of ${agentId} is invalid (${stored.error.message}); save it again.`, { agentId })
     return resolveProfile(stored.value, record.roleId ? this.role(record.roleId) : undefined, this.options.defaults?.())
   }
 
@@ -223,7 +226,8 @@ export class AgentService {
     const record = this.options.roles.get(roleId)
     if (!record) throw new AgentError('role.not_found', `There is no role ${roleId}.`, { roleId })
     const defaults = roleDefaultsSchema.safeParse(record.defaults)
-    if (!defaults.success) throw new AgentError('role.invalid', `The stored defaults of role ${roleId} are invalid: ${describeIssues(defaults.error, 'defaults')}`, { roleId })
+    if (!defaults.success)
+      throw new AgentError('role.invalid', `The stored defaults of role ${roleId} are invalid: ${describeIssues(defaults.error, 'defaults')}`, { roleId })
     return { id: roleId, defaults: defaults.data }
   }
 
@@ -248,6 +252,9 @@ function parseOrRefuse<T>(schema: z.ZodType<T>, value: unknown, code: 'agent.inv
   const parsed = schema.safeParse(value)
   if (parsed.success) return parsed.data
   // An id or a name is one field: say which value was refused; a profile names the path of each bad field.
-  const message = root === 'id' || root === 'name' ? `${root} ${JSON.stringify(value)}: ${parsed.error.issues.map((i) => i.message).join('; ')}` : describeIssues(parsed.error, root)
+  const message =
+    root === 'id' || root === 'name'
+      ? `${root} ${JSON.stringify(value)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`
+      : describeIssues(parsed.error, root)
   throw new AgentError(code, message)
 }

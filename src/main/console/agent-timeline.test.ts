@@ -25,7 +25,15 @@ afterEach(() => {
 function call(sessionId: string, at: string, input: unknown, policy?: { rule: string; riskFlags: string[] }) {
   const callId = randomUUID()
   store.history.begin({ callId, agentId: 'coder', sessionId, tool: 'run_command', inputSummary: input, startedAt: at })
-  store.history.finish({ callId, status: 'success', finishedAt: at, durationMs: 5, artifacts: [], lineage: [], ...(policy ? { policy: { decision: 'allow', ...policy } } : {}) })
+  store.history.finish({
+    callId,
+    status: 'success',
+    finishedAt: at,
+    durationMs: 5,
+    artifacts: [],
+    lineage: [],
+    ...(policy ? { policy: { decision: 'allow', ...policy } } : {})
+  })
   return callId
 }
 
@@ -39,7 +47,11 @@ describe('AgentTimeline', () => {
     const second = call(sessionId, later(20), { command: 'rm -rf build' }, { rule: 'risk.deletion', riskFlags: ['recoverable_deletion'] })
     const timeline = new AgentTimeline({ sessions: store.sessions, history: store.history, checkpoints: store.checkpoints })
     const page = timeline.list('coder', undefined, 100)
-    expect(page.entries.map((entry) => (entry.kind === 'call' ? entry.callId : `${entry.kind}:${'change' in entry ? entry.change : ''}`))).toEqual([second, first, 'session:connected'])
+    expect(page.entries.map((entry) => (entry.kind === 'call' ? entry.callId : `${entry.kind}:${'change' in entry ? entry.change : ''}`))).toEqual([
+      second,
+      first,
+      'session:connected'
+    ])
     expect(page.entries[0]).toMatchObject({ what: 'rm -rf build', rule: 'risk.deletion', riskFlags: ['recoverable_deletion'] })
     expect(page.entries[2]).toMatchObject({ kind: 'session', client: 'claude-code 2.0.1' })
     const older = timeline.list('coder', page.entries[0]!.at, 1)

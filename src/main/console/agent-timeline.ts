@@ -28,9 +28,25 @@ export class AgentTimeline {
     const until = before ?? new Date(Date.now() + 1000).toISOString()
     const entries: TimelineEntry[] = []
     for (const session of this.options.sessions.startedBefore(agentId, until, limit)) {
-      entries.push({ kind: 'session', at: session.startedAt, sessionId: session.id, change: 'connected', transport: session.transport, client: session.client, reason: null })
+      entries.push({
+        kind: 'session',
+        at: session.startedAt,
+        sessionId: session.id,
+        change: 'connected',
+        transport: session.transport,
+        client: session.client,
+        reason: null
+      })
       if (session.endedAt && session.endedAt < until) {
-        entries.push({ kind: 'session', at: session.endedAt, sessionId: session.id, change: 'disconnected', transport: session.transport, client: session.client, reason: session.endReason })
+        entries.push({
+          kind: 'session',
+          at: session.endedAt,
+          sessionId: session.id,
+          change: 'disconnected',
+          transport: session.transport,
+          client: session.client,
+          reason: session.endReason
+        })
       }
     }
     // `until` of a history query is inclusive: a millisecond earlier keeps the page boundary's row out.
@@ -39,7 +55,15 @@ export class AgentTimeline {
     for (const row of rows) entries.push(this.callEntry(row, changed.get(row.id)?.files ?? null))
     for (const checkpoint of this.options.checkpoints.list(agentId, { limit })) {
       if (checkpoint.kind !== 'outside' || checkpoint.createdAt >= until) continue
-      entries.push({ kind: 'changes', at: checkpoint.createdAt, checkpointId: checkpoint.id, cause: 'outside', callId: null, files: checkpoint.files, note: checkpoint.note })
+      entries.push({
+        kind: 'changes',
+        at: checkpoint.createdAt,
+        checkpointId: checkpoint.id,
+        cause: 'outside',
+        callId: null,
+        files: checkpoint.files,
+        note: checkpoint.note
+      })
     }
     entries.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : order(a) - order(b)))
     return { entries: entries.slice(0, limit), more: entries.length > limit || rows.length === limit }
@@ -62,7 +86,14 @@ export class AgentTimeline {
       error: row.error,
       rule,
       riskFlags,
-      approval: row.approval ? { status: row.approval.status, reason: row.approval.reason, ...(row.approval.scope ? { scope: row.approval.scope } : {}), ...(row.approval.ruleId ? { ruleId: row.approval.ruleId } : {}) } : null,
+      approval: row.approval
+        ? {
+            status: row.approval.status,
+            reason: row.approval.reason,
+            ...(row.approval.scope ? { scope: row.approval.scope } : {}),
+            ...(row.approval.ruleId ? { ruleId: row.approval.ruleId } : {})
+          }
+        : null,
       changed
     }
   }
@@ -82,7 +113,12 @@ function whatOf(row: HistoryRow): string {
     const target = text('call') ?? `checkpoint ${text('checkpoint') ?? '?'}`
     return row.tool === 'checkpoint.revert' ? `reverted ${target}` : `restored the workspace to before ${target}`
   }
-  const what = text('command') ?? (text('sql') ? `${text('database') ?? ''}: ${text('sql')}` : undefined) ?? text('path') ?? text('url') ?? (text('code') ? `${text('language') ?? ''} ${text('code')}`.trim() : undefined)
+  const what =
+    text('command') ??
+    (text('sql') ? `${text('database') ?? ''}: ${text('sql')}` : undefined) ??
+    text('path') ??
+    text('url') ??
+    (text('code') ? `${text('language') ?? ''} ${text('code')}`.trim() : undefined)
   const line = what ?? JSON.stringify(row.inputSummary ?? {})
   return line.length > whatChars ? `${line.slice(0, whatChars)}…` : line
 }

@@ -34,7 +34,10 @@ export function redactProfile<P extends Pick<AgentProfile, 'mcpServers'>>(profil
  * same server and key (a form that showed the redacted view and saved it). A marker with nothing
  * behind it is refused.
  */
-export function restoreSecrets<P extends Pick<AgentProfile, 'mcpServers'>>(profile: P, stored: Pick<AgentProfile, 'mcpServers'> | undefined): { profile: P; problems: string[] } {
+export function restoreSecrets<P extends Pick<AgentProfile, 'mcpServers'>>(
+  profile: P,
+  stored: Pick<AgentProfile, 'mcpServers'> | undefined
+): { profile: P; problems: string[] } {
   if (!profile.mcpServers) return { profile, problems: [] }
   const problems: string[] = []
   const mcpServers = profile.mcpServers.map((server, index) => {

@@ -50,7 +50,9 @@ export class AgentWorkspaces {
       return movedAside ? { path, movedAside } : { path }
     } catch (error) {
       if (error instanceof AgentError) throw error
-      throw new AgentError('agent.workspace_unavailable', `Cannot make the workspace ${path}: ${error instanceof Error ? error.message : String(error)}`, { agentId })
+      throw new AgentError('agent.workspace_unavailable', `Cannot make the workspace ${path}: ${error instanceof Error ? error.message : String(error)}`, {
+        agentId
+      })
     }
   }
 
@@ -90,7 +92,11 @@ export class AgentWorkspaces {
       if (exists(state)) renameSync(state, `${target}.mcp-state`)
       return target
     } catch (error) {
-      throw new AgentError('agent.workspace_unavailable', `Cannot move the workspace ${path} aside: ${error instanceof Error ? error.message : String(error)}`, { agentId })
+      throw new AgentError(
+        'agent.workspace_unavailable',
+        `Cannot move the workspace ${path} aside: ${error instanceof Error ? error.message : String(error)}`,
+        { agentId }
+      )
     }
   }
 

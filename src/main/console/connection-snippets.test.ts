@@ -14,11 +14,15 @@ describe('connectionSnippets', () => {
   })
 
   it('gives the exact snippets the clients take', () => {
-    expect(connection.snippets.claudeCode).toBe('claude mcp add --transport http airlock-coder http://127.0.0.1:7411/mcp --header "Authorization: Bearer <token>"')
+    expect(connection.snippets.claudeCode).toBe(
+      'claude mcp add --transport http airlock-coder http://127.0.0.1:7411/mcp --header "Authorization: Bearer <token>"'
+    )
     expect(JSON.parse(connection.snippets.generic)).toEqual({
       mcpServers: { 'airlock-coder': { type: 'http', url: 'http://127.0.0.1:7411/mcp', headers: { Authorization: 'Bearer <token>' } } }
     })
-    expect(JSON.parse(connection.snippets.cursor)).toEqual({ mcpServers: { 'airlock-coder': { url: 'http://127.0.0.1:7411/mcp', headers: { Authorization: 'Bearer <token>' } } } })
+    expect(JSON.parse(connection.snippets.cursor)).toEqual({
+      mcpServers: { 'airlock-coder': { url: 'http://127.0.0.1:7411/mcp', headers: { Authorization: 'Bearer <token>' } } }
+    })
     expect(JSON.parse(connection.snippets.stdio)).toEqual({
       mcpServers: { 'airlock-coder': { command: 'airlock', args: ['mcp-stdio', '--agent', 'coder'], env: { AIRLOCK_TOKEN: '<token>' } } }
     })

@@ -50,7 +50,8 @@ export function appendExecHistoryLine(workspace: string, line: ExecHistoryLine, 
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ELOOP') return { appended: false, reason: `${workspace}/${execHistoryFileName} is a symbolic link; Airlock does not follow links the workspace can plant` }
+    if (code === 'ELOOP')
+      return { appended: false, reason: `${workspace}/${execHistoryFileName} is a symbolic link; Airlock does not follow links the workspace can plant` }
     if (code === 'ENXIO') return { appended: false, reason: `${workspace}/${execHistoryFileName} is a FIFO; it was left alone` }
     return { appended: false, reason: `${workspace}/${execHistoryFileName} could not be appended to (${describe(error)})` }
   } finally {

@@ -1,5 +1,20 @@
 import { AirlockError } from '@shared/errors'
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  type Stats
+} from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 
@@ -89,7 +104,9 @@ export function trustedGatewayAddress(home: string): GatewayAddress {
   if (!lstatOrUndefined(file)) throw new GatewayNotTrusted(gone)
   const dir = lstatOrUndefined(runDir)
   if (!dir?.isDirectory() || (uid !== undefined && dir.uid !== uid) || (dir.mode & 0o022) !== 0) {
-    throw new GatewayNotTrusted(`Refused ${runDir}: it must be a directory of this user, not writable by group or others (someone else could plant the gateway's address).`)
+    throw new GatewayNotTrusted(
+      `Refused ${runDir}: it must be a directory of this user, not writable by group or others (someone else could plant the gateway's address).`
+    )
   }
   let text: string
   let fd: number
@@ -98,12 +115,16 @@ export function trustedGatewayAddress(home: string): GatewayAddress {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') throw new GatewayNotTrusted(gone)
-    throw new GatewayNotTrusted(`Refused ${file}: ${code === 'ELOOP' ? 'it is a symbolic link' : `it cannot be opened (${code})`}; the gateway writes a regular file there.`)
+    throw new GatewayNotTrusted(
+      `Refused ${file}: ${code === 'ELOOP' ? 'it is a symbolic link' : `it cannot be opened (${code})`}; the gateway writes a regular file there.`
+    )
   }
   try {
     const stat = fstatSync(fd)
     if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) {
-      throw new GatewayNotTrusted(`Refused ${file}: it must be a regular file of this user, not writable by group or others (someone else could plant the gateway's address).`)
+      throw new GatewayNotTrusted(
+        `Refused ${file}: it must be a regular file of this user, not writable by group or others (someone else could plant the gateway's address).`
+      )
     }
     text = readFileSync(fd, 'utf8')
   } finally {
@@ -119,7 +140,8 @@ export function trustedGatewayAddress(home: string): GatewayAddress {
   if (!addressIsLive(address)) throw new GatewayNotTrusted(gone)
   if (existsSync('/proc/net/tcp')) {
     const owner = lstatOrUndefined(`/proc/${address.pid}`)
-    if (!owner || (uid !== undefined && owner.uid !== uid)) throw new GatewayNotTrusted(`Refused ${file}: the process that wrote it (${address.pid}) is not this user's.`)
+    if (!owner || (uid !== undefined && owner.uid !== uid))
+      throw new GatewayNotTrusted(`Refused ${file}: the process that wrote it (${address.pid}) is not this user's.`)
     if (!holdsListeningSocket(address.pid, address.port)) throw new GatewayNotTrusted(gone)
   }
   return address

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto'
 import type { HistoryDetail, HistoryOutput, HistoryPage, HistoryUsage, HistoryVerification } from '@shared/ipc/history'
 export { historyQueryMaxLimit, type AuditVerification } from '../store'
-import { HistoryError, usageMaxWindowMs, type ActionCallRepository, type AuditVerification, type HistoryFilters, type LedgerHead, type HistoryQuery } from '../store'
+import {
+  HistoryError,
+  usageMaxWindowMs,
+  type ActionCallRepository,
+  type AuditVerification,
+  type HistoryFilters,
+  type LedgerHead,
+  type HistoryQuery
+} from '../store'
 
 /**
  * The execution history as the console and the CLI read it (SPEC §10, §11): pages of calls,
@@ -33,9 +41,12 @@ export class HistoryService {
     const since = query.since === undefined ? new Date(now.getTime() - 24 * 3_600_000) : new Date(query.since)
     if (Number.isNaN(since.getTime())) throw new HistoryError('history.invalid_query', `since: ${query.since ?? ''} is not a date.`, { since: query.since })
     if (now.getTime() - since.getTime() > usageMaxWindowMs) {
-      throw new HistoryError('history.invalid_query', `since: the usage window is at most 31 days; ${query.since ?? ''} is further back.`, { since: query.since })
+      throw new HistoryError('history.invalid_query', `since: the usage window is at most 31 days; ${query.since ?? ''} is further back.`, {
+        since: query.since
+      })
     }
-    if (since.getTime() > now.getTime()) throw new HistoryError('history.invalid_query', `since: ${query.since ?? ''} is in the future.`, { since: query.since })
+    if (since.getTime() > now.getTime())
+      throw new HistoryError('history.invalid_query', `since: ${query.since ?? ''} is in the future.`, { since: query.since })
     return this.repository.usage({ agentId: query.agentId, since, now })
   }
 
@@ -75,10 +86,18 @@ export class HistoryService {
     try {
       bytes = this.repository.readLog(stream.logFile)
     } catch (error) {
-      return { ...stream, text: null, problem: `the log file logs/${stream.logFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }
+      return {
+        ...stream,
+        text: null,
+        problem: `the log file logs/${stream.logFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`
+      }
     }
     if (createHash('sha256').update(bytes).digest('hex') !== stream.sha256) {
-      return { ...stream, text: null, problem: `the log file logs/${stream.logFile} does not match the sha256 recorded for it: it was changed, so it is not shown` }
+      return {
+        ...stream,
+        text: null,
+        problem: `the log file logs/${stream.logFile} does not match the sha256 recorded for it: it was changed, so it is not shown`
+      }
     }
     return { ...stream, text: bytes.toString('utf8') }
   }

@@ -22,7 +22,9 @@ const skip = skipReasonFor('Docker engine', { available: engine.ok, reason: engi
 /** A root filesystem with bash and the libraries it links: enough for the image check to run `bash -c 'echo 1'`. */
 function bashRootfs(dir: string): string {
   const root = join(dir, 'rootfs')
-  const files = ['/usr/bin/bash', ...execFileSync('ldd', ['/usr/bin/bash'], { encoding: 'utf8' }).matchAll(/(\/\S+)/g)].map((m) => (typeof m === 'string' ? m : m[1]!))
+  const files = ['/usr/bin/bash', ...execFileSync('ldd', ['/usr/bin/bash'], { encoding: 'utf8' }).matchAll(/(\/\S+)/g)].map((m) =>
+    typeof m === 'string' ? m : m[1]!
+  )
   for (const file of files) {
     mkdirSync(join(root, dirname(file)), { recursive: true, mode: 0o755 })
     copyFileSync(realpathSync(file), join(root, file))
@@ -56,17 +58,28 @@ describe.skipIf(skip !== undefined)(`image provisioning from the console${skip ?
     dir = makeTempDir('airlock-images-')
   })
   afterAll(async () => {
-    await docker.getImage(image).remove({ force: true }).catch(() => undefined)
+    await docker
+      .getImage(image)
+      .remove({ force: true })
+      .catch(() => undefined)
     dir.remove()
   })
 
   it('provisions one image at a time, reports progress below 100 until it is checked, then lists it', async () => {
     const events: ImageProgress[] = []
-    const images = new ImageProvisioning({ engine: dockerImageEngine(docker), workDir: join(dir.path, 'images'), onProgress: (p) => events.push(p), provision: { rootfsTarball: bashRootfs(dir.path), tag } })
+    const images = new ImageProvisioning({
+      engine: dockerImageEngine(docker),
+      workDir: join(dir.path, 'images'),
+      onProgress: (p) => events.push(p),
+      provision: { rootfsTarball: bashRootfs(dir.path), tag }
+    })
     await expect(images.provision('bash', { offline: true })).resolves.toEqual({ started: true })
     // While it runs: the view sees which language, and a second provisioning is refused by name.
     expect((await images.images()).provisioning).toBe('bash')
-    await expect(images.provision('python', { offline: true })).rejects.toMatchObject({ code: 'providers.provisioning_busy', message: expect.stringContaining('bash image is being provisioned') })
+    await expect(images.provision('python', { offline: true })).rejects.toMatchObject({
+      code: 'providers.provisioning_busy',
+      message: expect.stringContaining('bash image is being provisioned')
+    })
     const last = await ended(events)
     expect(last).toEqual({ image, stage: 'done', percent: 100 })
     expect(events.slice(0, -1).every((e) => e.image === image && (e.percent ?? 0) < 100)).toBe(true)
@@ -81,7 +94,12 @@ describe.skipIf(skip !== undefined)(`image provisioning from the console${skip ?
   it('ends a provisioning that fails with a `failed:` stage saying why, and then takes the next one', async () => {
     const events: ImageProgress[] = []
     // Nothing listens on port 9 here: debootstrap cannot fetch the release file.
-    const images = new ImageProvisioning({ engine: dockerImageEngine(docker), workDir: join(dir.path, 'images'), onProgress: (p) => events.push(p), provision: { mirror: 'http://127.0.0.1:9/debian', tag: `${tag}-fail` } })
+    const images = new ImageProvisioning({
+      engine: dockerImageEngine(docker),
+      workDir: join(dir.path, 'images'),
+      onProgress: (p) => events.push(p),
+      provision: { mirror: 'http://127.0.0.1:9/debian', tag: `${tag}-fail` }
+    })
     await images.provision('bash', { offline: true })
     const last = await ended(events)
     expect(last.stage).toMatch(/^failed: debootstrap (failed|could not start)/)
@@ -99,7 +117,10 @@ describe.skipIf(skip !== undefined)(`image provisioning from the console${skip ?
 
   it('refuses a language it has no image for, naming the known ones', async () => {
     const images = new ImageProvisioning({ engine: dockerImageEngine(docker), workDir: join(dir.path, 'images'), onProgress: () => undefined })
-    await expect(images.provision('cobol')).rejects.toMatchObject({ code: 'providers.unknown_language', message: expect.stringContaining('python, nodejs, bash, go, cpp') })
+    await expect(images.provision('cobol')).rejects.toMatchObject({
+      code: 'providers.unknown_language',
+      message: expect.stringContaining('python, nodejs, bash, go, cpp')
+    })
     await expect(images.provision('constructor')).rejects.toMatchObject({ code: 'providers.unknown_language' })
   })
 })
@@ -109,8 +130,16 @@ describe('image provisioning without an engine', () => {
     const dir = makeTempDir('airlock-images-')
     try {
       const events: ImageProgress[] = []
-      const images = new ImageProvisioning({ engine: dockerImageEngine(createDockerClient({ socketPath: join(dir.path, 'no-engine.sock') })), workDir: dir.path, onProgress: (p) => events.push(p) })
-      expect(await images.images()).toMatchObject({ engine: { ok: false, reason: expect.stringContaining('not reachable') }, images: [], languages: expect.arrayContaining(['python']) })
+      const images = new ImageProvisioning({
+        engine: dockerImageEngine(createDockerClient({ socketPath: join(dir.path, 'no-engine.sock') })),
+        workDir: dir.path,
+        onProgress: (p) => events.push(p)
+      })
+      expect(await images.images()).toMatchObject({
+        engine: { ok: false, reason: expect.stringContaining('not reachable') },
+        images: [],
+        languages: expect.arrayContaining(['python'])
+      })
       await expect(images.provision('python', { offline: true })).rejects.toMatchObject({ code: 'providers.engine_unavailable' })
       await expect(images.provision('python', { offline: true })).rejects.toMatchObject({ code: 'providers.engine_unavailable' })
       expect(events).toEqual([])

@@ -16,7 +16,16 @@ export interface ImageEngine {
   imageOf(language: string, tag: string): string
   check(): Promise<{ ok: true } | { ok: false; reason: string }>
   list(): Promise<{ id: string; tags: string[]; languages: string[]; sizeBytes: number; created: string }[]>
-  provision(options: { language: string; workDir: string; fromRegistry: boolean; mirror?: string; suite?: string; rootfsTarball?: string; tag?: string; onProgress: (progress: ImageProgress) => void }): Promise<string[]>
+  provision(options: {
+    language: string
+    workDir: string
+    fromRegistry: boolean
+    mirror?: string
+    suite?: string
+    rootfsTarball?: string
+    tag?: string
+    onProgress: (progress: ImageProgress) => void
+  }): Promise<string[]>
 }
 
 /** What `providers.images` returns. */
@@ -76,12 +85,20 @@ export class ImageProvisioning {
    */
   async provision(language: string, options: { offline?: boolean } = {}): Promise<{ started: true }> {
     if (!this.options.engine.languages.includes(language)) {
-      throw new ImageProvisioningError('providers.unknown_language', `No image is known for ${JSON.stringify(language)}; known languages: ${this.options.engine.languages.join(', ')}.`, { language })
+      throw new ImageProvisioningError(
+        'providers.unknown_language',
+        `No image is known for ${JSON.stringify(language)}; known languages: ${this.options.engine.languages.join(', ')}.`,
+        { language }
+      )
     }
     if (this.current) {
-      throw new ImageProvisioningError('providers.provisioning_busy', `The ${this.current.language} image is being provisioned now; one provisioning runs at a time. Wait until it is done.`, {
-        language: this.current.language
-      })
+      throw new ImageProvisioningError(
+        'providers.provisioning_busy',
+        `The ${this.current.language} image is being provisioned now; one provisioning runs at a time. Wait until it is done.`,
+        {
+          language: this.current.language
+        }
+      )
     }
     // Taken before the first await, so a second call in the same tick is refused too.
     let finish = () => undefined as void

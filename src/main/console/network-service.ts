@@ -10,7 +10,9 @@ export class NetworkError extends AirlockError<'network.not_found'> {}
  * agent or role checked to exist before a rule names it, and a change event so every console refreshes.
  */
 export class NetworkService {
-  constructor(private readonly options: { network: NetworkRepository; agents: AgentRepository; roles: RoleRepository; onChange?: (what: 'rules' | 'hosts') => void }) {}
+  constructor(
+    private readonly options: { network: NetworkRepository; agents: AgentRepository; roles: RoleRepository; onChange?: (what: 'rules' | 'hosts') => void }
+  ) {}
 
   rules(): NetRule[] {
     return this.options.network.rules()
@@ -41,7 +43,8 @@ export class NetworkService {
   }
 
   removeHost(name: string): { removed: string } {
-    if (!this.options.network.removeHost(name.toLowerCase())) throw new NetworkError('network.not_found', `No pinned name ${JSON.stringify(name.slice(0, 64))}.`)
+    if (!this.options.network.removeHost(name.toLowerCase()))
+      throw new NetworkError('network.not_found', `No pinned name ${JSON.stringify(name.slice(0, 64))}.`)
     this.options.onChange?.('hosts')
     return { removed: name }
   }

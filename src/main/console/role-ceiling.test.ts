@@ -46,10 +46,30 @@ describe('ceilingClamps: what an agent of a role may not have', () => {
     ['any runtime when the role lists some', { runtimes: [] }, { runtimes: ['python'] }, ['runtimes']],
     ['an allowlist entry outside the role', { allowlist: ['git status', 'gitk', 'rm'] }, { allowlist: ['git', 'ls'] }, ['allowlist.1', 'allowlist.2']],
     ['no allowlist when the role has one', { allowlist: [] }, { allowlist: ['ls'] }, ['allowlist']],
-    ['an unsafe MCP server without allowUnsafeLocal', { capabilities: ['mcp'], mcpServers: [{ name: 'fs', command: ['srv'], unsafe: true }] }, { capabilities: ['mcp'] }, ['mcpServers.0.unsafe']],
-    ['a networked MCP server under a role without network', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'] }, ['mcpServers.0.network']],
-    ['a proxied MCP server under a role without network', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'proxy' }] }, { capabilities: ['mcp'] }, ['mcpServers.0.network']],
-    ['a networked MCP server under a role with network proxy', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'], network: 'proxy' }, ['mcpServers.0.network']]
+    [
+      'an unsafe MCP server without allowUnsafeLocal',
+      { capabilities: ['mcp'], mcpServers: [{ name: 'fs', command: ['srv'], unsafe: true }] },
+      { capabilities: ['mcp'] },
+      ['mcpServers.0.unsafe']
+    ],
+    [
+      'a networked MCP server under a role without network',
+      { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] },
+      { capabilities: ['mcp'] },
+      ['mcpServers.0.network']
+    ],
+    [
+      'a proxied MCP server under a role without network',
+      { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'proxy' }] },
+      { capabilities: ['mcp'] },
+      ['mcpServers.0.network']
+    ],
+    [
+      'a networked MCP server under a role with network proxy',
+      { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] },
+      { capabilities: ['mcp'], network: 'proxy' },
+      ['mcpServers.0.network']
+    ]
   ]
   for (const [what, profile, defaults, expected] of cases) {
     it(`refuses ${what}`, () => expect(paths(profile, defaults)).toEqual(expected))
@@ -57,13 +77,33 @@ describe('ceilingClamps: what an agent of a role may not have', () => {
 
   const allowed: [string, AgentProfile, RoleDefaults][] = [
     ['the role defaults themselves', {}, { network: 'proxy', isolation: 'preferred', unsafeFallback: true }],
-    ['stricter values everywhere', { isolation: 'required', ask: 'always', network: 'none', limits: { pids: 1 }, classificationCeiling: 'PUBLIC', capabilities: [] }, { network: 'full', isolation: 'none' }],
-    ['what the role allows explicitly', { allowUnsafeLocal: true, providers: ['trusted_local'], network: 'full' }, { allowUnsafeLocal: true, providers: ['bubblewrap', 'trusted_local'], network: 'full' }],
+    [
+      'stricter values everywhere',
+      { isolation: 'required', ask: 'always', network: 'none', limits: { pids: 1 }, classificationCeiling: 'PUBLIC', capabilities: [] },
+      { network: 'full', isolation: 'none' }
+    ],
+    [
+      'what the role allows explicitly',
+      { allowUnsafeLocal: true, providers: ['trusted_local'], network: 'full' },
+      { allowUnsafeLocal: true, providers: ['bubblewrap', 'trusted_local'], network: 'full' }
+    ],
     ['any runtime and allowlist when the role lists none', { runtimes: ['go'], allowlist: ['make'] }, {}],
     ['a narrower allowlist', { allowlist: ['git status'] }, { allowlist: ['git'] }],
-    ['an unsafe MCP server the role allows', { capabilities: ['mcp'], mcpServers: [{ name: 'fs', command: ['srv'], unsafe: true }] }, { capabilities: ['mcp'], allowUnsafeLocal: true }],
-    ['a networked MCP server under a role with network full', { capabilities: ['mcp'], network: 'full', mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] }, { capabilities: ['mcp'], network: 'full' }],
-    ['a proxied MCP server under a role with network proxy', { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'proxy' }] }, { capabilities: ['mcp'], network: 'proxy' }]
+    [
+      'an unsafe MCP server the role allows',
+      { capabilities: ['mcp'], mcpServers: [{ name: 'fs', command: ['srv'], unsafe: true }] },
+      { capabilities: ['mcp'], allowUnsafeLocal: true }
+    ],
+    [
+      'a networked MCP server under a role with network full',
+      { capabilities: ['mcp'], network: 'full', mcpServers: [{ name: 'web', command: ['srv'], network: 'full' }] },
+      { capabilities: ['mcp'], network: 'full' }
+    ],
+    [
+      'a proxied MCP server under a role with network proxy',
+      { capabilities: ['mcp'], mcpServers: [{ name: 'web', command: ['srv'], network: 'proxy' }] },
+      { capabilities: ['mcp'], network: 'proxy' }
+    ]
   ]
   for (const [what, profile, defaults] of allowed) {
     it(`accepts ${what}`, () => expect(ceilingClamps(profile, role(defaults))).toEqual([]))
@@ -76,10 +116,33 @@ describe('ceilingClamps: what an agent of a role may not have', () => {
 
 describe('resolveProfile: a role tightened after its agents were saved clamps them', () => {
   it('caps every value at the role and reports each clamp', () => {
-    const saved: AgentProfile = { capabilities: ['files', 'shell', 'browser'], network: 'full', isolation: 'none', unsafeFallback: true, limits: { pids: 1000 }, runtimes: ['go'], allowlist: ['git status'] }
-    const tightened: RoleDefaults = { capabilities: ['files', 'shell'], network: 'proxy', isolation: 'preferred', limits: { pids: 100 }, runtimes: ['python'], allowlist: ['ls'] }
+    const saved: AgentProfile = {
+      capabilities: ['files', 'shell', 'browser'],
+      network: 'full',
+      isolation: 'none',
+      unsafeFallback: true,
+      limits: { pids: 1000 },
+      runtimes: ['go'],
+      allowlist: ['git status']
+    }
+    const tightened: RoleDefaults = {
+      capabilities: ['files', 'shell'],
+      network: 'proxy',
+      isolation: 'preferred',
+      limits: { pids: 100 },
+      runtimes: ['python'],
+      allowlist: ['ls']
+    }
     const { profile, clamped } = resolveProfile(saved, role(tightened))
-    expect(profile).toMatchObject({ capabilities: ['files', 'shell'], network: 'proxy', isolation: 'preferred', unsafeFallback: false, limits: { pids: 100 }, runtimes: ['python'], allowlist: ['ls'] })
+    expect(profile).toMatchObject({
+      capabilities: ['files', 'shell'],
+      network: 'proxy',
+      isolation: 'preferred',
+      unsafeFallback: false,
+      limits: { pids: 100 },
+      runtimes: ['python'],
+      allowlist: ['ls']
+    })
     expect(clamped.map((c) => c.path)).toEqual(['capabilities.2', 'isolation', 'network', 'unsafeFallback', 'limits.pids', 'runtimes.0', 'allowlist.0'])
   })
 

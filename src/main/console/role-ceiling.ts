@@ -155,7 +155,13 @@ function subset<T extends string>(path: string, values: T[], allowed: T[], clamp
 }
 
 /** A list where empty means "any": within a non-empty ceiling it keeps the entries covered, else the ceiling's. */
-function listWithin(path: string, values: string[], allowed: string[], covers: (entry: string, allowed: string) => boolean, clamp: (path: string, message: string) => void): string[] {
+function listWithin(
+  path: string,
+  values: string[],
+  allowed: string[],
+  covers: (entry: string, allowed: string) => boolean,
+  clamp: (path: string, message: string) => void
+): string[] {
   if (allowed.length === 0) return values
   if (values.length === 0) {
     clamp(path, `an empty list (any) is wider than ${allowed.join(', ')}`)

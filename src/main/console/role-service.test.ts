@@ -84,25 +84,38 @@ describe('agents under a role', () => {
   it('inherit the role defaults; the role is taken from --role or the profile', () => {
     agents.create('a', { role: 'ci' })
     agents.create('b', { profile: { role: 'ci', network: 'none' } })
-    expect(agents.effectiveProfile('a')).toMatchObject({ role: 'ci', capabilities: ['files', 'shell'], network: 'proxy', limits: { memoryMb: 512 }, denylist: ['git push'] })
+    expect(agents.effectiveProfile('a')).toMatchObject({
+      role: 'ci',
+      capabilities: ['files', 'shell'],
+      network: 'proxy',
+      limits: { memoryMb: 512 },
+      denylist: ['git push']
+    })
     expect(agents.get('b')).toMatchObject({ role: 'ci', profile: { network: 'none' } })
     expect(roles.get('ci').agentCount).toBe(2)
   })
 
   it('a profile beyond the role is refused at create and update, naming the fields', () => {
     expect(() => agents.create('a', { role: 'ci', profile: { network: 'full', limits: { memoryMb: 4096 } } })).toThrow(
-      expect.objectContaining({ code: 'agent.exceeds_role', message: expect.stringMatching(/network: "full" is wider than "proxy" \(role ci\); limits\.memoryMb: 4096 is above 512/) })
+      expect.objectContaining({
+        code: 'agent.exceeds_role',
+        message: expect.stringMatching(/network: "full" is wider than "proxy" \(role ci\); limits\.memoryMb: 4096 is above 512/)
+      })
     )
     expect(agents.list()).toEqual([])
     agents.create('a', { profile: { network: 'full' } })
-    expect(() => agents.update('a', { role: 'ci' })).toThrow(expect.objectContaining({ code: 'agent.exceeds_role', message: expect.stringMatching(/^The profile exceeds its role: network: /) }))
+    expect(() => agents.update('a', { role: 'ci' })).toThrow(
+      expect.objectContaining({ code: 'agent.exceeds_role', message: expect.stringMatching(/^The profile exceeds its role: network: /) })
+    )
     expect(() => agents.update('a', { patch: { role: 'ci', capabilities: ['browser'] } })).toThrow(expect.objectContaining({ code: 'agent.exceeds_role' }))
     expect(agents.get('a').role).toBeNull()
   })
 
   it('an unknown role or two different roles are refused', () => {
     expect(() => agents.create('a', { role: 'nope' })).toThrow(expect.objectContaining({ code: 'role.not_found' }))
-    expect(() => agents.create('a', { role: 'ci', profile: { role: 'other' } })).toThrow(expect.objectContaining({ code: 'agent.invalid_profile', message: expect.stringMatching(/^role: /) }))
+    expect(() => agents.create('a', { role: 'ci', profile: { role: 'other' } })).toThrow(
+      expect.objectContaining({ code: 'agent.invalid_profile', message: expect.stringMatching(/^role: /) })
+    )
     expect(agents.list()).toEqual([])
   })
 
@@ -118,7 +131,7 @@ describe('agents under a role', () => {
 
   it('a role whose stored defaults no longer validate stops its agents (fail closed)', () => {
     agents.create('a', { role: 'ci' })
-    store.db.prepare("update roles set defaults_json = '{\"network\":\"everywhere\"}' where id = 'ci'").run()
+    store.db.prepare('update roles set defaults_json = \'{"network":"everywhere"}\' where id = \'ci\'').run()
     expect(roles.get('ci')).toMatchObject({ defaults: {}, defaultsError: expect.stringMatching(/^network: /) })
     expect(() => agents.effectiveProfile('a')).toThrow(expect.objectContaining({ code: 'role.invalid' }))
   })

@@ -60,7 +60,8 @@ export class RoleService {
   remove(roleId: string): void {
     const agentIds = this.options.agents.transaction(() => {
       const users = this.agentsOf(roleId)
-      if (users.length > 0) throw new AgentError('role.in_use', `Role ${roleId} is still the role of ${users.join(', ')}; change their role first.`, { roleId, agentIds: users })
+      if (users.length > 0)
+        throw new AgentError('role.in_use', `Role ${roleId} is still the role of ${users.join(', ')}; change their role first.`, { roleId, agentIds: users })
       if (!this.options.roles.delete(roleId)) throw new AgentError('role.not_found', `There is no role ${roleId}.`, { roleId })
       return users
     })

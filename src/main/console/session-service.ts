@@ -22,7 +22,8 @@ export class SessionService {
     const before = this.view(id)
     if (!before) throw new ApprovalError('session.not_found', `There is no session ${JSON.stringify(id)}.`, { id })
     if (!before.open) return before
-    if (!this.options.sessions.agentOf(id)) throw new ApprovalError('session.not_here', `Session ${id} is not open in this console (another Airlock process holds it).`, { id })
+    if (!this.options.sessions.agentOf(id))
+      throw new ApprovalError('session.not_here', `Session ${id} is not open in this console (another Airlock process holds it).`, { id })
     await this.options.sessions.end(id, reason)
     await this.options.resources.releaseScope('session', id)
     return this.view(id)!

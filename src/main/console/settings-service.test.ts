@@ -20,10 +20,7 @@ describe('SettingsService', () => {
     settings.set('code_execution.providers', ['docker', { providerId: 'bubblewrap', config: { cpu: 2 } }])
     fresh.store.close()
     fresh.store = openStore(join(fresh.dir.path, 'airlock.db'))
-    expect(new SettingsService(fresh.store.settings).get('code_execution.providers')).toEqual([
-      'docker',
-      { providerId: 'bubblewrap', config: { cpu: 2 } }
-    ])
+    expect(new SettingsService(fresh.store.settings).get('code_execution.providers')).toEqual(['docker', { providerId: 'bubblewrap', config: { cpu: 2 } }])
     expect(seen).toEqual([['code_execution.providers', ['docker', { providerId: 'bubblewrap', config: { cpu: 2 } }]]])
   })
 

@@ -1,10 +1,4 @@
-import {
-  settingDefinitions,
-  settingKeys,
-  type SettingKey,
-  type SettingValue,
-  type SettingView
-} from '@shared/settings'
+import { settingDefinitions, settingKeys, type SettingKey, type SettingValue, type SettingView } from '@shared/settings'
 import type { SettingsRepository } from '../store'
 
 /** Reads and changes the operator's settings; stored values are re-validated on read. */

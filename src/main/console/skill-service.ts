@@ -109,7 +109,12 @@ export class SkillService implements SkillLedger {
     if (!decided) {
       const existing = this.options.repository.get(agentId, name, revision)
       if (!existing) throw new SkillDecisionError('skill.not_found', `There is no ${label}.`, { agentId, name, revision })
-      throw new SkillDecisionError('skill.already_decided', `The ${label} was already ${existing.state}; a decided revision does not change.`, { agentId, name, revision, state: existing.state })
+      throw new SkillDecisionError('skill.already_decided', `The ${label} was already ${existing.state}; a decided revision does not change.`, {
+        agentId,
+        name,
+        revision,
+        state: existing.state
+      })
     }
     if (!fromQueue) this.withdrawQueueItem(decided, reason)
     this.options.onChange?.({ agentId, name, revision, change: state })
@@ -154,7 +159,10 @@ export class SkillService implements SkillLedger {
     const { queue } = this.options
     if (!queue) return
     const facts = skillApprovalFacts(decided.agentId, decided)
-    const { batchKey } = prepareRequest({ requirementId: decided.skillId, kind: 'skill', scope: 'action_call', reason: '', summary: '', ...facts }, undefined).item
+    const { batchKey } = prepareRequest(
+      { requirementId: decided.skillId, kind: 'skill', scope: 'action_call', reason: '', summary: '', ...facts },
+      undefined
+    ).item
     const item = batchKey ? queue.approvals.findPending(batchKey, decided.agentId) : undefined
     if (!item) return
     const by = this.options.decidedBy ?? 'console'

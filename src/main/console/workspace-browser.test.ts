@@ -58,7 +58,11 @@ describe('workspace.list', () => {
   it('lists a subfolder with paths relative to the workspace, whatever slashes and dots the path had', async () => {
     write('src/app/main.ts', 'x')
     for (const path of ['src/app', 'src//app/', './src/./app']) {
-      expect(await browser.list('coder', path)).toEqual({ path: 'src/app', truncated: false, entries: [expect.objectContaining({ name: 'main.ts', path: 'src/app/main.ts', kind: 'file' })] })
+      expect(await browser.list('coder', path)).toEqual({
+        path: 'src/app',
+        truncated: false,
+        entries: [expect.objectContaining({ name: 'main.ts', path: 'src/app/main.ts', kind: 'file' })]
+      })
     }
   })
 

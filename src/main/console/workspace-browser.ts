@@ -77,7 +77,9 @@ export class WorkspaceBrowser {
         return found && found.change !== 'deleted' ? { ...change, change: found.change, callId: found.callId } : change
       }),
       // Deleted files are gone from the walk: their checkpoint says when and by which call.
-      ...recorded.filter((change) => change.change === 'deleted' && !listed.has(change.path)).map((change) => ({ path: change.path, bytes: 0, modifiedAt: change.at, change: change.change, callId: change.callId }))
+      ...recorded
+        .filter((change) => change.change === 'deleted' && !listed.has(change.path))
+        .map((change) => ({ path: change.path, bytes: 0, modifiedAt: change.at, change: change.change, callId: change.callId }))
     ]
     changes.sort((a, b) => Date.parse(b.modifiedAt) - Date.parse(a.modifiedAt) || a.path.localeCompare(b.path))
     return { ...walk, changes: changes.slice(0, limit) }

@@ -120,11 +120,21 @@ export function openRegularFileAt(dirFd: number, name: string, components: reado
 
 function assertReadable(stat: Stats | undefined, path: string): asserts stat is Stats {
   if (!stat) throw new WorkspaceBrowserError('workspace.not_found', `${path} does not exist.`, { path })
-  if (stat.isSymbolicLink()) throw new WorkspaceBrowserError('workspace.symlink', `${path} is a symbolic link; the browser shows links as links and never follows them.`, { path })
+  if (stat.isSymbolicLink())
+    throw new WorkspaceBrowserError('workspace.symlink', `${path} is a symbolic link; the browser shows links as links and never follows them.`, { path })
   if (stat.isDirectory()) throw new WorkspaceBrowserError('workspace.is_directory', `${path} is a folder, not a file.`, { path })
-  if (!stat.isFile()) throw new WorkspaceBrowserError('workspace.not_regular_file', `${path} is not a regular file (a FIFO, socket or device); the browser shows regular files only.`, { path })
+  if (!stat.isFile())
+    throw new WorkspaceBrowserError(
+      'workspace.not_regular_file',
+      `${path} is not a regular file (a FIFO, socket or device); the browser shows regular files only.`,
+      { path }
+    )
   if (stat.nlink > 1) {
-    throw new WorkspaceBrowserError('workspace.hard_link', `${path} has ${stat.nlink} hard links; it may be a file outside the workspace, so the browser does not show it.`, { path, links: stat.nlink })
+    throw new WorkspaceBrowserError(
+      'workspace.hard_link',
+      `${path} has ${stat.nlink} hard links; it may be a file outside the workspace, so the browser does not show it.`,
+      { path, links: stat.nlink }
+    )
   }
 }
 
@@ -150,8 +160,10 @@ function refusal(error: unknown, at: string, components: readonly string[]): Wor
         return undefined
       }
     })()
-    if (stat?.isSymbolicLink()) return new WorkspaceBrowserError('workspace.symlink', `${path} is a symbolic link; the browser shows links as links and never follows them.`, { path })
-    if (!stat) return new WorkspaceBrowserError('workspace.changed', `${path} changed while Airlock was reading it; refresh to see what is there now.`, { path })
+    if (stat?.isSymbolicLink())
+      return new WorkspaceBrowserError('workspace.symlink', `${path} is a symbolic link; the browser shows links as links and never follows them.`, { path })
+    if (!stat)
+      return new WorkspaceBrowserError('workspace.changed', `${path} changed while Airlock was reading it; refresh to see what is there now.`, { path })
     return new WorkspaceBrowserError('workspace.not_directory', `${path} is not a folder.`, { path })
   }
   return new WorkspaceBrowserError('workspace.io_error', `${path} cannot be read: ${(error as Error).message}`, { path, errno: code })

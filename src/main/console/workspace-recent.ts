@@ -25,7 +25,11 @@ export type RecentWalk = { changes: WorkspaceChange[]; scanned: number; complete
  * is reopened from the root one name at a time with O_NOFOLLOW, so a folder swapped for a link is
  * skipped, never followed; only lstat is used on files (nothing is opened, so FIFOs cannot block).
  */
-export async function recentChanges(rootFd: number, limit: number, bounds: { maxEntries: number; maxDepth: number; maxMs: number } = recentBounds): Promise<RecentWalk> {
+export async function recentChanges(
+  rootFd: number,
+  limit: number,
+  bounds: { maxEntries: number; maxDepth: number; maxMs: number } = recentBounds
+): Promise<RecentWalk> {
   const deadline = performance.now() + bounds.maxMs
   const files: WorkspaceChange[] = []
   const queue: Buffer[][] = [[]]

@@ -29,41 +29,62 @@ describe('WorkspaceUsageIndex', () => {
     writeFileSync(join(outside, 'big'), mib(3))
     const steps: [string, () => void][] = [
       ['files at the root', () => ['a.txt', 'b.txt'].forEach((name) => writeFileSync(join(workspace, name), 'x'.repeat(9000)))],
-      ['a nested tree', () => {
-        mkdirSync(join(workspace, 'src/lib/deep'), { recursive: true })
-        writeFileSync(join(workspace, 'src/lib/deep/one.js'), 'y'.repeat(70_000))
-        writeFileSync(join(workspace, 'src/index.js'), 'z')
-      }],
+      [
+        'a nested tree',
+        () => {
+          mkdirSync(join(workspace, 'src/lib/deep'), { recursive: true })
+          writeFileSync(join(workspace, 'src/lib/deep/one.js'), 'y'.repeat(70_000))
+          writeFileSync(join(workspace, 'src/index.js'), 'z')
+        }
+      ],
       ['a file grown in place', () => appendFileSync(join(workspace, 'src/lib/deep/one.js'), mib(1))],
-      ['a hard link in another folder, then the file grown through one name', () => {
-        linkSync(join(workspace, 'a.txt'), join(workspace, 'src/a-link.txt'))
-        appendFileSync(join(workspace, 'src/a-link.txt'), mib(1))
-      }],
+      [
+        'a hard link in another folder, then the file grown through one name',
+        () => {
+          linkSync(join(workspace, 'a.txt'), join(workspace, 'src/a-link.txt'))
+          appendFileSync(join(workspace, 'src/a-link.txt'), mib(1))
+        }
+      ],
       ['one of the two names removed', () => rmSync(join(workspace, 'a.txt'))],
-      ['a new folder holding a second name of a file elsewhere', () => {
-        mkdirSync(join(workspace, 'copies'))
-        linkSync(join(workspace, 'b.txt'), join(workspace, 'copies/b.txt'))
-      }],
+      [
+        'a new folder holding a second name of a file elsewhere',
+        () => {
+          mkdirSync(join(workspace, 'copies'))
+          linkSync(join(workspace, 'b.txt'), join(workspace, 'copies/b.txt'))
+        }
+      ],
       ['a folder renamed', () => renameSync(join(workspace, 'src/lib'), join(workspace, 'lib2'))],
-      ['a folder replaced by another at the same name', () => {
-        rmSync(join(workspace, 'lib2'), { recursive: true })
-        mkdirSync(join(workspace, 'lib2/other'), { recursive: true })
-        writeFileSync(join(workspace, 'lib2/other/new.bin'), mib(2))
-      }],
-      ['a folder swapped for a link to a big folder outside (never followed)', () => {
-        rmSync(join(workspace, 'lib2'), { recursive: true })
-        symlinkSync(outside, join(workspace, 'lib2'))
-      }],
-      ['a sparse file, a fifo, a mode change', () => {
-        writeFileSync(join(workspace, 'sparse'), '')
-        truncateSync(join(workspace, 'sparse'), 1024 ** 3)
-        spawnSync('mkfifo', [join(workspace, 'pipe')])
-        chmodSync(join(workspace, 'b.txt'), 0o600)
-      }],
-      ['files written into a folder made in the same step', () => {
-        mkdirSync(join(workspace, '.airlock/executions/c1'), { recursive: true })
-        writeFileSync(join(workspace, '.airlock/executions/c1/out.log'), mib(1))
-      }],
+      [
+        'a folder replaced by another at the same name',
+        () => {
+          rmSync(join(workspace, 'lib2'), { recursive: true })
+          mkdirSync(join(workspace, 'lib2/other'), { recursive: true })
+          writeFileSync(join(workspace, 'lib2/other/new.bin'), mib(2))
+        }
+      ],
+      [
+        'a folder swapped for a link to a big folder outside (never followed)',
+        () => {
+          rmSync(join(workspace, 'lib2'), { recursive: true })
+          symlinkSync(outside, join(workspace, 'lib2'))
+        }
+      ],
+      [
+        'a sparse file, a fifo, a mode change',
+        () => {
+          writeFileSync(join(workspace, 'sparse'), '')
+          truncateSync(join(workspace, 'sparse'), 1024 ** 3)
+          spawnSync('mkfifo', [join(workspace, 'pipe')])
+          chmodSync(join(workspace, 'b.txt'), 0o600)
+        }
+      ],
+      [
+        'files written into a folder made in the same step',
+        () => {
+          mkdirSync(join(workspace, '.airlock/executions/c1'), { recursive: true })
+          writeFileSync(join(workspace, '.airlock/executions/c1/out.log'), mib(1))
+        }
+      ],
       ['a tree removed whole', () => rmSync(join(workspace, '.airlock'), { recursive: true })],
       ['nothing changed', () => undefined]
     ]

@@ -82,7 +82,19 @@ export class WorkspaceUsageIndex {
   private trackedFor(workspace: string): Tracked {
     let tracked = this.tracked.get(workspace)
     if (!tracked) {
-      tracked = { watch: new WorkspaceWatch(), folders: new Map(), linked: new Map(), total: { bytes: 0, entries: 0 }, complete: false, wholeAt: 0, freeBytes: 0, unexplained: 0, newLink: false, wholeWalk: false, queue: Promise.resolve() }
+      tracked = {
+        watch: new WorkspaceWatch(),
+        folders: new Map(),
+        linked: new Map(),
+        total: { bytes: 0, entries: 0 },
+        complete: false,
+        wholeAt: 0,
+        freeBytes: 0,
+        unexplained: 0,
+        newLink: false,
+        wholeWalk: false,
+        queue: Promise.resolve()
+      }
       this.tracked.set(workspace, tracked)
     }
     return tracked

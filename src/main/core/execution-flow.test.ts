@@ -6,7 +6,12 @@ describe('execution flows', () => {
   it('flow close releases its managed handles and leaves unmanaged runtime resources alone', async () => {
     const provider = new FakeProvider('fake', ['sqlite', 'browser'])
     const manager = new ExecutionResourceManager().registerProvider(provider)
-    const logger = { closed: false, close() { this.closed = true } }
+    const logger = {
+      closed: false,
+      close() {
+        this.closed = true
+      }
+    }
     const other = await manager.ensure({ kind: 'sqlite', scope: 'session', ownerId: 'someone-else' })
     const flow = createExecution({
       manager,

@@ -58,7 +58,8 @@ export function createExecution(options: ExecutionOptions): Execution {
       assertRunning()
       if (Object.hasOwn(runtime, key)) return runtime[key] as T
       const requirementId = requirementIds.get(key)
-      if (!requirementId) throw new ExecutionResourceError('invalid_argument', `Execution ${executionId} has no resource named ${JSON.stringify(key)}.`, { executionId, key })
+      if (!requirementId)
+        throw new ExecutionResourceError('invalid_argument', `Execution ${executionId} has no resource named ${JSON.stringify(key)}.`, { executionId, key })
       let pending = handles.get(key)
       if (!pending) {
         pending = options.manager.ensure(requirementId, { scope: 'execution', ownerId: executionId })

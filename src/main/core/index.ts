@@ -1,5 +1,6 @@
 // The public API of the execution-resource core (SPEC §3.7). Tests and integrators import from here.
-export { ExecutionResourceManager, type EnsureOptions, type ExecutionResourceManagerOptions } from './manager'
+export { ExecutionResourceManager } from './manager'
+export type { EnsureOptions, ExecutionResourceManagerOptions } from './manager-options'
 export { PolicyApproval, createInputTimeoutHandler, type ApprovalDecision, type ApprovalHandler, type ApprovalRequest, type PromptIo } from './policy-approval'
 export { ExecutionResourceError, executionResourceErrorCodes, PortInUseError, type ExecutionResourceErrorCode } from './errors'
 export { ResourceEventBus, eventPayload, resourceEventTypes, type ResourceEventListener, type ResourceEventType } from './resource-events'

@@ -217,7 +217,12 @@ describe('ExecutionResourceManager: reuse and release', () => {
     const agentScoped = await manager.ensure({ kind: 'code_execution', scope: 'agent', ownerId: 's1', reuseKey: 'a' })
     expect(mine.refCount).toBe(2)
     await manager.releaseScope('session', 's1')
-    expect(manager.list().map((h) => h.handleId).sort()).toEqual([other.handleId, agentScoped.handleId].sort())
+    expect(
+      manager
+        .list()
+        .map((h) => h.handleId)
+        .sort()
+    ).toEqual([other.handleId, agentScoped.handleId].sort())
 
     provider.releaseFailures = 2
     await manager.ensure({ kind: 'code_execution', scope: 'session', ownerId: 's3', reuseKey: 'x' })

@@ -5,9 +5,10 @@ import { ExecutionResourceError } from './errors'
 import { PolicyApproval, type ApprovalDecision } from './policy-approval'
 import { noEligibleProvider, planCandidates, probeCandidate, type EligibleCandidate, type ProbeRecord } from './provider-selection'
 import { ProviderRegistry, type ProviderRecovery } from './provider-registry'
-import { ResourceEventBus, type ResourceEventType } from './resource-events'
+import { ResourceEventBus } from './resource-events'
 import { KeyedLock } from './keyed-lock'
 import { finalReuseKey } from './reuse-key'
+import type { EnsureOptions, ExecutionResourceManagerOptions } from './manager-options'
 import type {
   ResourceHandleRecord,
   ExecutionResourceProvider,
@@ -20,12 +21,6 @@ import type {
   ResourceStatus,
   SettingsReader
 } from './types'
-
-/** What the manager is built with; all optional (SPEC §3.7). */
-export type ExecutionResourceManagerOptions = { approval?: PolicyApproval; settings?: SettingsReader; handleStore?: HandleStore }
-
-/** Options of one `ensure`: scope/owner overrides and cancellation of the provider start. */
-export type EnsureOptions = { scope?: ResourceScope; ownerId?: string; signal?: AbortSignal }
 
 type Entry = { handle: ResourceHandle; provider: ExecutionResourceProvider; key: string }
 type MutableHandle = { -readonly [K in keyof ResourceHandle]: ResourceHandle[K] }
@@ -74,7 +69,7 @@ export class ExecutionResourceManager {
   declare(input: ResourceRequirementInput): ResourceRequirement {
     const requirement = normaliseRequirement(input)
     this.requirements.add(requirement, () => new Set([...this.entries.values()].map((entry) => entry.handle.requirementId)))
-    this.emit('execution_resource.declared', { requirement })
+    this.events.emit('execution_resource.declared', { requirement })
     return requirement
   }
 
@@ -164,7 +159,12 @@ export class ExecutionResourceManager {
   list(filter: { scope?: ResourceScope; ownerId?: string; status?: ResourceStatus } = {}): ResourceHandle[] {
     return [...this.entries.values()]
       .map((entry) => entry.handle)
-      .filter((h) => (filter.scope === undefined || h.scope === filter.scope) && (filter.ownerId === undefined || h.ownerId === filter.ownerId) && (filter.status === undefined || h.status === filter.status))
+      .filter(
+        (h) =>
+          (filter.scope === undefined || h.scope === filter.scope) &&
+          (filter.ownerId === undefined || h.ownerId === filter.ownerId) &&
+          (filter.status === undefined || h.status === filter.status)
+      )
   }
 
   /** Asks the health of a handle now (for the console); does not change it. */
@@ -184,8 +184,8 @@ export class ExecutionResourceManager {
     if (requirement.approvalRequired !== true && mode !== 'always') return policy
     const reason = requirement.approvalRequired ? 'the requirement asks for approval' : 'approvalMode is always'
     const handler = policy.approvalHandler ?? this.approval.defaultHandlerName
-    this.emit('execution_resource.approval_required', { requirement, reason, handler })
-    this.emit('policy.approval.requested', { requirement, reason, handler })
+    this.events.emit('execution_resource.approval_required', { requirement, reason, handler })
+    this.events.emit('policy.approval.requested', { requirement, reason, handler })
     let decision: ApprovalDecision
     if (mode === 'never') decision = { status: 'denied', reason: 'approvalMode is never' }
     else if (policy.autoAllow) decision = { status: 'approved', reason: 'access_control_policy.auto_allow' }
@@ -206,7 +206,7 @@ export class ExecutionResourceManager {
         { handler: policy.approvalHandler }
       )
     }
-    this.emit(`policy.approval.${decision.status}`, { requirement, reason: decision.reason, handler })
+    this.events.emit(`policy.approval.${decision.status}`, { requirement, reason: decision.reason, handler })
     const payload = { requirementId: requirement.requirementId, reason: decision.reason }
     if (decision.status === 'pending') throw new ExecutionResourceError('approval_required', `Approval is required and pending: ${decision.reason}.`, payload)
     if (decision.status === 'denied') throw new ExecutionResourceError('approval_denied', `Approval denied: ${decision.reason}.`, payload)
@@ -214,7 +214,12 @@ export class ExecutionResourceManager {
   }
 
   /** Reuse or start on one candidate; undefined when its re-probe no longer qualifies it. */
-  private async acquire(candidate: EligibleCandidate, policy: ResourcePolicy, probes: ProbeRecord[], signal?: AbortSignal): Promise<ResourceHandle | undefined> {
+  private async acquire(
+    candidate: EligibleCandidate,
+    policy: ResourcePolicy,
+    probes: ProbeRecord[],
+    signal?: AbortSignal
+  ): Promise<ResourceHandle | undefined> {
     const key = finalReuseKey(candidate.requirement, candidate.provider.providerId, candidate.config)
     const joining = this.starting.get(key)
     if (joining) return this.retain(await joining)
@@ -249,7 +254,7 @@ export class ExecutionResourceManager {
     if (existing) {
       if ((await this.health(existing)) === 'ready') return this.retain(existing)
       this.mutable(existing).status = 'unhealthy'
-      this.emit('execution_resource.unhealthy', { handle: existing.handle })
+      this.events.emit('execution_resource.unhealthy', { handle: existing.handle })
       await this.releaseNow(existing)
     }
     const reprobe = await probeCandidate(candidate.provider, candidate.requirement, policy, 'reprobe')
@@ -273,12 +278,12 @@ export class ExecutionResourceManager {
 
   private async start(key: string, candidate: EligibleCandidate, policy: ResourcePolicy, probes: ProbeRecord[], signal?: AbortSignal): Promise<Entry> {
     const { requirement, provider } = candidate
-    this.emit('execution_resource.ensuring', { requirement, providerId: provider.providerId, reuseKeyHash: key })
+    this.events.emit('execution_resource.ensuring', { requirement, providerId: provider.providerId, reuseKeyHash: key })
     let provided
     try {
       provided = await provider.ensure({ requirement, policy, signal })
     } catch (error) {
-      this.emit('execution_resource.failed', { requirement, providerId: provider.providerId, reuseKeyHash: key, error })
+      this.events.emit('execution_resource.failed', { requirement, providerId: provider.providerId, reuseKeyHash: key, error })
       throw error
     }
     const isolation = isolationFactsSchema.safeParse(candidate.capabilities?.isolation)
@@ -309,7 +314,7 @@ export class ExecutionResourceManager {
     this.entries.set(handle.handleId, entry)
     this.liveByKey.set(key, entry)
     this.persist(entry)
-    this.emit('execution_resource.ready', { handle })
+    this.events.emit('execution_resource.ready', { handle })
     return entry
   }
 
@@ -333,7 +338,7 @@ export class ExecutionResourceManager {
     const handle = this.mutable(entry)
     handle.status = 'releasing'
     this.persist(entry)
-    this.emit('execution_resource.releasing', { handle })
+    this.events.emit('execution_resource.releasing', { handle })
     await this.releaseThroughProvider(entry)
   }
 
@@ -355,7 +360,7 @@ export class ExecutionResourceManager {
     if (this.liveByKey.get(entry.key) === entry) this.liveByKey.delete(entry.key)
     this.quarantineByKey.set(entry.key, entry)
     this.persist(entry)
-    this.emit('execution_resource.failed', { handle, error })
+    this.events.emit('execution_resource.failed', { handle, error })
   }
 
   private forget(entry: Entry): void {
@@ -365,16 +370,21 @@ export class ExecutionResourceManager {
     this.mutable(entry).status = 'released'
     this.mutable(entry).refCount = 0
     this.handleStore?.remove(entry.handle.handleId)
-    this.emit('execution_resource.released', { handle: entry.handle })
+    this.events.emit('execution_resource.released', { handle: entry.handle })
   }
 
   private releaseFailed(entry: Entry, error: unknown): ExecutionResourceError {
     const message = error instanceof Error ? error.message : String(error)
-    return new ExecutionResourceError('release_failed', `Releasing ${entry.handle.kind} handle ${entry.handle.handleId} (${entry.handle.providerId}) failed: ${message}`, {
-      handleId: entry.handle.handleId,
-      providerId: entry.handle.providerId,
-      cleanupError: message
-    }, { cause: error })
+    return new ExecutionResourceError(
+      'release_failed',
+      `Releasing ${entry.handle.kind} handle ${entry.handle.handleId} (${entry.handle.providerId}) failed: ${message}`,
+      {
+        handleId: entry.handle.handleId,
+        providerId: entry.handle.providerId,
+        cleanupError: message
+      },
+      { cause: error }
+    )
   }
 
   private persist(entry: Entry): void {
@@ -385,9 +395,5 @@ export class ExecutionResourceManager {
 
   private mutable(entry: Entry): MutableHandle {
     return entry.handle as MutableHandle
-  }
-
-  private emit(type: ResourceEventType, facts: Parameters<ResourceEventBus['emit']>[1]): void {
-    this.events.emit(type, facts)
   }
 }

@@ -4,7 +4,8 @@ import { FakeProvider } from '../../../test/support/fake-provider'
 import { ExecutionResourceManager, PolicyApproval, type ExecutionResourceError, type ResourceEvent } from './index'
 
 const request = { requirementId: 'r', kind: 'code_execution', scope: 'session', reason: 'test', summary: 'run code' }
-const nonInteractive = () => new PolicyApproval({ promptIo: () => ({ input: new PassThrough(), output: new PassThrough(), interactive: false, timeoutMs: 50 }) })
+const nonInteractive = () =>
+  new PolicyApproval({ promptIo: () => ({ input: new PassThrough(), output: new PassThrough(), interactive: false, timeoutMs: 50 }) })
 
 function managerWith(approval: PolicyApproval, settings?: Record<string, unknown>) {
   const provider = new FakeProvider('fake')
@@ -33,7 +34,11 @@ describe('PolicyApproval registry', () => {
   })
 
   it('input_timeout_fail asks on a terminal: yes approves, anything else or silence denies', async () => {
-    for (const [answer, status] of [['y\n', 'approved'], ['no\n', 'denied'], [undefined, 'denied']] as const) {
+    for (const [answer, status] of [
+      ['y\n', 'approved'],
+      ['no\n', 'denied'],
+      [undefined, 'denied']
+    ] as const) {
       const input = new PassThrough()
       const output = new PassThrough()
       const approval = new PolicyApproval({ promptIo: () => ({ input, output, interactive: true, timeoutMs: 100 }) })

@@ -81,7 +81,9 @@ export function createInputTimeoutHandler(io: () => PromptIo): ApprovalHandler {
       }
       output.write(`Airlock: approve ${request.summary}? [y/N] `)
       prompt.once('line', (answer) =>
-        finish(/^\s*y(es)?\s*$/i.test(answer) ? { status: 'approved', reason: 'approved at the terminal' } : { status: 'denied', reason: 'denied at the terminal' })
+        finish(
+          /^\s*y(es)?\s*$/i.test(answer) ? { status: 'approved', reason: 'approved at the terminal' } : { status: 'denied', reason: 'denied at the terminal' }
+        )
       )
     })
   }
@@ -108,7 +110,11 @@ export class PolicyApproval {
   /** Adds a handler; an existing name needs `{replace: true}`. Returns this. */
   registerHandler(name: string, handler: ApprovalHandler, options: { replace?: boolean } = {}): this {
     if (this.handlers.has(name) && !options.replace) {
-      throw new ExecutionResourceError('invalid_argument', `An approval handler named ${JSON.stringify(name)} is already registered; pass {replace: true} to replace it.`, { name })
+      throw new ExecutionResourceError(
+        'invalid_argument',
+        `An approval handler named ${JSON.stringify(name)} is already registered; pass {replace: true} to replace it.`,
+        { name }
+      )
     }
     this.handlers.set(name, handler)
     return this
@@ -116,7 +122,8 @@ export class PolicyApproval {
 
   /** Makes a registered handler the default. */
   setDefaultHandler(name: string): this {
-    if (!this.handlers.has(name)) throw new ExecutionResourceError('invalid_argument', `No approval handler named ${JSON.stringify(name)} is registered.`, { name })
+    if (!this.handlers.has(name))
+      throw new ExecutionResourceError('invalid_argument', `No approval handler named ${JSON.stringify(name)} is registered.`, { name })
     this.defaultHandler = name
     return this
   }

@@ -60,7 +60,10 @@ export class ProviderRegistry {
         .filter((provider) => typeof provider.recover === 'function')
         .map(async (provider) => {
           try {
-            return { providerId: provider.providerId, ended: await provider.recover!({ leftovers: leftovers.filter((h) => h.providerId === provider.providerId) }) }
+            return {
+              providerId: provider.providerId,
+              ended: await provider.recover!({ leftovers: leftovers.filter((h) => h.providerId === provider.providerId) })
+            }
           } catch (error) {
             return { providerId: provider.providerId, ended: [], error: error instanceof Error ? error.message : String(error) }
           }

@@ -70,7 +70,13 @@ export function planCandidates(input: {
         continue
       }
       if (!provider.supportedKinds.includes(requirement.kind)) {
-        probes.push({ providerId: candidate.providerId, stage: 'probe', available: false, eligible: false, reason: `does not support kind ${requirement.kind}` })
+        probes.push({
+          providerId: candidate.providerId,
+          stage: 'probe',
+          available: false,
+          eligible: false,
+          reason: `does not support kind ${requirement.kind}`
+        })
         continue
       }
       const config = candidate.config || requirement.config ? { ...requirement.config, ...candidate.config } : undefined
@@ -105,7 +111,13 @@ export async function probeCandidate(
   try {
     probe = providerProbeSchema.parse(await provider.probe({ requirement, policy }))
   } catch (error) {
-    return { providerId: provider.providerId, stage, available: false, eligible: false, reason: `probe failed: ${error instanceof Error ? error.message : String(error)}` }
+    return {
+      providerId: provider.providerId,
+      stage,
+      available: false,
+      eligible: false,
+      reason: `probe failed: ${error instanceof Error ? error.message : String(error)}`
+    }
   }
   const base = { providerId: provider.providerId, stage, available: probe.available, capabilities: probe.capabilities, diagnostics: probe.diagnostics }
   if (!probe.available) return { ...base, eligible: false, reason: probe.reason ?? 'unavailable' }
@@ -113,7 +125,11 @@ export async function probeCandidate(
   if (mismatch) return { ...base, eligible: false, reason: `capabilities do not match: ${mismatch}` }
   // Labelled paths kept out of a call's sandbox: a provider that cannot hide them does not serve it (fail closed).
   if (policy.hiddenPaths?.length && probe.capabilities?.hidesPaths !== true) {
-    return { ...base, eligible: false, reason: `cannot hide the workspace's labelled paths from this call (${policy.hiddenPaths.join(', ')}): labelled data stays out of what it cannot keep it from` }
+    return {
+      ...base,
+      eligible: false,
+      reason: `cannot hide the workspace's labelled paths from this call (${policy.hiddenPaths.join(', ')}): labelled data stays out of what it cannot keep it from`
+    }
   }
   return { ...base, eligible: true, reason: probe.reason }
 }
@@ -121,11 +137,11 @@ export async function probeCandidate(
 /** The error when nothing qualified, with every probe record. */
 export function noEligibleProvider(requirement: ResourceRequirement, probes: ProbeRecord[]): ExecutionResourceError {
   const reasons = probes.map((p) => `${p.providerId}${p.stage === 'reprobe' ? ' (re-probe)' : ''}: ${p.reason ?? 'not eligible'}`)
-  return new ExecutionResourceError(
-    'provider_unavailable',
-    `No provider can serve ${requirement.kind} here: ${reasons.join('; ')}.`,
-    { kind: requirement.kind, requirementId: requirement.requirementId, probes }
-  )
+  return new ExecutionResourceError('provider_unavailable', `No provider can serve ${requirement.kind} here: ${reasons.join('; ')}.`, {
+    kind: requirement.kind,
+    requirementId: requirement.requirementId,
+    probes
+  })
 }
 
 function candidatesOf(
@@ -141,7 +157,11 @@ function candidatesOf(
     if (configured !== undefined) {
       const parsed = candidateList.safeParse(configured)
       if (!parsed.success) {
-        throw new ExecutionResourceError('invalid_requirement', 'The setting code_execution.providers is not a list of provider ids or {providerId, config}.', {})
+        throw new ExecutionResourceError(
+          'invalid_requirement',
+          'The setting code_execution.providers is not a list of provider ids or {providerId, config}.',
+          {}
+        )
       }
       return normalise(parsed.data)
     }

@@ -1,10 +1,4 @@
-import type {
-  ProviderProbe,
-  ResourcePolicy,
-  ResourceRequirementInput,
-  ResourceScope,
-  ResourceStatus
-} from '@shared/resources'
+import type { ProviderProbe, ResourcePolicy, ResourceRequirementInput, ResourceScope, ResourceStatus } from '@shared/resources'
 
 export type {
   IsolationDemand,

@@ -25,7 +25,10 @@ export type GatewayDeps = {
   /** The calls' runs: when each starts running, its last output line, its session's held resources. */
   runs: { hooks: Pick<ActionHooks, 'onRunning'>; liveOutput: Pick<LiveOutput, 'lastLine'>; holds: SessionHolds }
   /** What an MCP session's `initialize` said, kept so a client may resume it after a restart. */
-  initializations: { save(sessionId: string, initialize: string): void; resumable(sessionId: string, agentId: string, withinMs: number): { initialize: string } | undefined }
+  initializations: {
+    save(sessionId: string, initialize: string): void
+    resumable(sessionId: string, agentId: string, withinMs: number): { initialize: string } | undefined
+  }
 }
 
 /** What the gateway is built from: the host's port, a TCP port, and the approval queue's hook when there is one. */
@@ -139,7 +142,12 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     if (shape) return sendRefusal(response, shape)
     if (sessionId === undefined) {
       if (request.method !== 'POST' || !messages.some(isInitializeRequest)) {
-        return sendRefusal(response, { status: 400, code: gatewayErrorCodes.invalidRequest, reason: 'no_session', message: 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request.' })
+        return sendRefusal(response, {
+          status: 400,
+          code: gatewayErrorCodes.invalidRequest,
+          reason: 'no_session',
+          message: 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request.'
+        })
       }
       return initialize(agent.id, request, response, parsed)
     }
@@ -156,12 +164,16 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     const resume = resumeRefusal(session, request)
     if (resume) return sendRefusal(response, resume)
     if (serveEndedStream(session, request, response)) return
-    session.noteStreams(messages.filter(isJSONRPCRequest).map((message) => message.id), response)
+    session.noteStreams(
+      messages.filter(isJSONRPCRequest).map((message) => message.id),
+      response
+    )
     await session.transport.handleRequest(request, response, parsed)
   }
 
   async function initialize(agentId: string, request: IncomingMessage, response: ServerResponse, parsed: unknown): Promise<void> {
-    if (closing) return sendRefusal(response, { status: 503, code: gatewayErrorCodes.refused, reason: 'shutting_down', message: 'Refused: the gateway is shutting down.' })
+    if (closing)
+      return sendRefusal(response, { status: 503, code: gatewayErrorCodes.refused, reason: 'shutting_down', message: 'Refused: the gateway is shutting down.' })
     try {
       limits.takeRate(agentId)
     } catch (error) {
@@ -174,9 +186,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     // never DELETE their session and simply reconnect, and must not lock themselves out until the
     // idle timeout. Only when every session is busy is the new one refused.
     if (held.length >= max) {
-      const quiet = held
-        .filter((s) => open.get(s.sessionId) === s && s.quietForMs() !== undefined)
-        .sort((a, b) => b.quietForMs()! - a.quietForMs()!)[0]
+      const quiet = held.filter((s) => open.get(s.sessionId) === s && s.quietForMs() !== undefined).sort((a, b) => b.quietForMs()! - a.quietForMs()!)[0]
       if (quiet) await quiet.close('replaced_by_new_session')
     }
     if ([...open.values(), ...starting].filter((s) => s.agentId === agentId).length >= max) {
@@ -248,7 +258,9 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new PortInUseError(`Port ${options.port} on 127.0.0.1 is in use, so the agent gateway cannot start; choose another with --gateway-port (or the gateway.port setting).`)
+          ? new PortInUseError(
+              `Port ${options.port} on 127.0.0.1 is in use, so the agent gateway cannot start; choose another with --gateway-port (or the gateway.port setting).`
+            )
           : error
       )
     )
@@ -268,7 +280,9 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
       else if (!session.resourcesReleased && session.idleFor(releaseMs)) {
         // Resources are not sessions: the session stays (its directory, taint), its warm sandbox goes.
         session.resourcesReleased = true
-        void deps.runs.holds.end(session.sessionId).catch((error: unknown) => logError(`Airlock: releasing the resources of idle MCP session ${session.sessionId} failed`, error))
+        void deps.runs.holds
+          .end(session.sessionId)
+          .catch((error: unknown) => logError(`Airlock: releasing the resources of idle MCP session ${session.sessionId} failed`, error))
       }
     }
     sweeper = setTimeout(sweep, options.sweepMs ?? Math.min(30_000, Math.min(idleMs, releaseMs) / 4))
@@ -299,7 +313,13 @@ function checkRoute(request: IncomingMessage): HttpRefusal | undefined {
   const path = (request.url ?? '/').split('?')[0]
   if (path !== '/mcp') return { status: 404, code: gatewayErrorCodes.refused, reason: 'not_found', message: 'Not found: the MCP endpoint is /mcp.' }
   if (!['POST', 'GET', 'DELETE'].includes(request.method ?? '')) {
-    return { status: 405, code: gatewayErrorCodes.refused, reason: 'method_not_allowed', message: `Method ${request.method} is not allowed on /mcp.`, headers: { allow: 'POST, GET, DELETE' } }
+    return {
+      status: 405,
+      code: gatewayErrorCodes.refused,
+      reason: 'method_not_allowed',
+      message: `Method ${request.method} is not allowed on /mcp.`,
+      headers: { allow: 'POST, GET, DELETE' }
+    }
   }
   return undefined
 }
@@ -325,7 +345,12 @@ function resumeRefusal(session: GatewaySession, request: IncomingMessage): HttpR
     : lookup.reason === 'dropped'
       ? `Cannot resume after event ${String(lastEventId)}: the session no longer keeps it (it keeps the last ${sessionEventLimits.events} events, ${sessionEventLimits.bytes / 1024 / 1024} MiB); what the call returned is in Airlock's history (airlock history).`
       : `Cannot resume after event ${String(lastEventId)}: no event of this session has that id.`
-  return { status: 400, code: gatewayErrorCodes.invalidRequest, reason: session.resumed ? 'interrupted_by_restart' : lookup.reason === 'dropped' ? 'events_dropped' : 'unknown_event_id', message }
+  return {
+    status: 400,
+    code: gatewayErrorCodes.invalidRequest,
+    reason: session.resumed ? 'interrupted_by_restart' : lookup.reason === 'dropped' ? 'events_dropped' : 'unknown_event_id',
+    message
+  }
 }
 
 /**
@@ -357,5 +382,10 @@ function negotiatedVersion(parsed: unknown): string {
 }
 
 function sessionNotFound(): HttpRefusal {
-  return { status: 404, code: gatewayErrorCodes.sessionNotFound, reason: 'session_not_found', message: 'Session not found: it ended or never existed; start a new session with initialize.' }
+  return {
+    status: 404,
+    code: gatewayErrorCodes.sessionNotFound,
+    reason: 'session_not_found',
+    message: 'Session not found: it ended or never existed; start a new session with initialize.'
+  }
 }

@@ -20,7 +20,7 @@ const refusal = (run: () => unknown): GatewayRefusal => {
 }
 
 describe('CallLimits', () => {
-  it('a burst of a minute\'s budget passes, the next is refused with when to retry; the budget refills with time', () => {
+  it("a burst of a minute's budget passes, the next is refused with when to retry; the budget refills with time", () => {
     const { subject, advance } = limits({ max: 10, rate: 60 })
     for (let i = 0; i < 60; i += 1) subject.takeRate('a')
     const refused = refusal(() => subject.takeRate('a'))

@@ -17,7 +17,13 @@ export function checkSingleHeaders(request: IncomingMessage): HttpRefusal | unde
     const name = request.rawHeaders[i]!.toLowerCase()
     if (!singleHeaders.has(name)) continue
     if (seen.has(name)) {
-      return { status: 400, code: gatewayErrorCodes.refused, reason: 'repeated_header', message: `Refused: the ${name} header may be sent once; this request repeats it.`, headers: { connection: 'close' } }
+      return {
+        status: 400,
+        code: gatewayErrorCodes.refused,
+        reason: 'repeated_header',
+        message: `Refused: the ${name} header may be sent once; this request repeats it.`,
+        headers: { connection: 'close' }
+      }
     }
     seen.add(name)
   }
@@ -34,11 +40,21 @@ export function checkHostAndOrigin(request: IncomingMessage, port: number): Http
   const allowed = [`127.0.0.1:${port}`, `localhost:${port}`]
   const host = request.headers.host ?? ''
   if (!allowed.includes(host)) {
-    return { status: 421, code: gatewayErrorCodes.refused, reason: 'foreign_host', message: `Refused: the Host header ${quoteForMessage(host)} is not this gateway (use http://127.0.0.1:${port}/mcp).` }
+    return {
+      status: 421,
+      code: gatewayErrorCodes.refused,
+      reason: 'foreign_host',
+      message: `Refused: the Host header ${quoteForMessage(host)} is not this gateway (use http://127.0.0.1:${port}/mcp).`
+    }
   }
   const origin = request.headers.origin
   if (origin !== undefined && !allowed.some((h) => origin === `http://${h}`)) {
-    return { status: 403, code: gatewayErrorCodes.refused, reason: 'foreign_origin', message: `Refused: requests from the web origin ${quoteForMessage(origin)} are not allowed.` }
+    return {
+      status: 403,
+      code: gatewayErrorCodes.refused,
+      reason: 'foreign_origin',
+      message: `Refused: requests from the web origin ${quoteForMessage(origin)} are not allowed.`
+    }
   }
   return undefined
 }
@@ -66,9 +82,18 @@ export function unauthorized(): HttpRefusal {
  * `accepted` runs once the body is going to be read (for `Expect: 100-continue`: only then may
  * the client hear `100 Continue`).
  */
-export async function readBody(request: IncomingMessage, options: { limit?: number; accepted?: () => void } = {}): Promise<{ ok: true; body: Buffer } | { ok: false; refusal: HttpRefusal }> {
+export async function readBody(
+  request: IncomingMessage,
+  options: { limit?: number; accepted?: () => void } = {}
+): Promise<{ ok: true; body: Buffer } | { ok: false; refusal: HttpRefusal }> {
   const limit = options.limit ?? maxRequestBytes
-  const tooLarge = (): HttpRefusal => ({ status: 413, code: gatewayErrorCodes.refused, reason: 'body_too_large', message: `Refused: the request body is larger than ${limit} bytes.`, headers: { connection: 'close' } })
+  const tooLarge = (): HttpRefusal => ({
+    status: 413,
+    code: gatewayErrorCodes.refused,
+    reason: 'body_too_large',
+    message: `Refused: the request body is larger than ${limit} bytes.`,
+    headers: { connection: 'close' }
+  })
   const declared = Number(request.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) return { ok: false, refusal: tooLarge() }
   options.accepted?.()
@@ -88,7 +113,11 @@ export async function readBody(request: IncomingMessage, options: { limit?: numb
       finish({ ok: false, refusal: tooLarge() })
     }
     const onEnd = () => finish({ ok: true, body: Buffer.concat(chunks) })
-    const onError = () => finish({ ok: false, refusal: { status: 400, code: gatewayErrorCodes.refused, reason: 'body_unreadable', message: 'Refused: the request body could not be read.' } })
+    const onError = () =>
+      finish({
+        ok: false,
+        refusal: { status: 400, code: gatewayErrorCodes.refused, reason: 'body_unreadable', message: 'Refused: the request body could not be read.' }
+      })
     request.on('data', onData).on('end', onEnd).on('error', onError)
   })
 }
@@ -98,7 +127,10 @@ export function parseJson(body: Buffer): { ok: true; value: unknown } | { ok: fa
   try {
     return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown }
   } catch {
-    return { ok: false, refusal: { status: 400, code: gatewayErrorCodes.parseError, reason: 'parse_error', message: 'Parse error: the request body is not JSON.' } }
+    return {
+      ok: false,
+      refusal: { status: 400, code: gatewayErrorCodes.parseError, reason: 'parse_error', message: 'Parse error: the request body is not JSON.' }
+    }
   }
 }
 
@@ -108,7 +140,11 @@ export function sendRefusal(response: ServerResponse, refusal: HttpRefusal): voi
     response.end()
     return
   }
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: refusal.code, message: refusal.message, data: { ...refusal.data, reason: refusal.reason } } })
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: refusal.code, message: refusal.message, data: { ...refusal.data, reason: refusal.reason } }
+  })
   response.writeHead(refusal.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...refusal.headers })
   response.end(body)
 }

@@ -125,10 +125,12 @@ export class GatewaySession {
           const callId = randomUUID()
           const started = { call: this.execute({ tool: name, input: args ?? {}, callId, signal: extra.signal }), callId, requests: new Set<RequestId>() }
           if (key !== undefined) this.running.set(key, started)
-          void started.call.catch(() => undefined).finally(() => {
-            if (key !== undefined && this.running.get(key) === started) this.running.delete(key)
-            for (const id of started.requests) this.lostStreams.delete(id)
-          })
+          void started.call
+            .catch(() => undefined)
+            .finally(() => {
+              if (key !== undefined && this.running.get(key) === started) this.running.delete(key)
+              for (const id of started.requests) this.lostStreams.delete(id)
+            })
           inFlight = started
         }
         inFlight.requests.add(extra.requestId)
@@ -165,7 +167,11 @@ export class GatewaySession {
     if (!inner) return false
     const post = async (body: unknown, headers: Record<string, string>) => {
       const response = await inner.handleRequest(
-        new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) }),
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: JSON.stringify(body)
+        }),
         { parsedBody: body }
       )
       await response.text()
@@ -174,7 +180,9 @@ export class GatewaySession {
     if ((await post(initialize, {})) !== 200 || this.sessionId === '') return false
     const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' }
     this.resumed = true
-    return (await post(initialized, { 'mcp-session-id': this.sessionId, ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}) })) === 202
+    return (
+      (await post(initialized, { 'mcp-session-id': this.sessionId, ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}) })) === 202
+    )
   }
 
   /** Starts serving: connects the SDK server to the transport. */
@@ -236,20 +244,24 @@ export class GatewaySession {
   /** The agent context of the session, or a `session not found` refusal when it ended (agent disabled, removed). */
   private agent(): ActionAgent {
     const agent = this.deps.sessions.agentOf(this.sessionId)
-    if (!agent) throw new GatewayRefusal(gatewayErrorCodes.sessionNotFound, `Session ${this.sessionId} has ended; start a new session.`, { reason: 'session_ended' })
+    if (!agent)
+      throw new GatewayRefusal(gatewayErrorCodes.sessionNotFound, `Session ${this.sessionId} has ended; start a new session.`, { reason: 'session_ended' })
     return agent
   }
 
   private execute(input: { tool: string; input: unknown; callId: string; signal: AbortSignal }): Promise<ActionResult> {
     const call = this.deps.sessions.execute({ sessionId: this.sessionId, ...input }).catch((error: unknown) => {
-      if (error instanceof SessionClosedError) throw new GatewayRefusal(gatewayErrorCodes.sessionNotFound, `Session ${this.sessionId} has ended; start a new session.`, { reason: 'session_ended' })
+      if (error instanceof SessionClosedError)
+        throw new GatewayRefusal(gatewayErrorCodes.sessionNotFound, `Session ${this.sessionId} has ended; start a new session.`, { reason: 'session_ended' })
       throw error
     })
     this.calls.add(call)
-    void call.catch(() => undefined).finally(() => {
-      this.calls.delete(call)
-      this.touch()
-    })
+    void call
+      .catch(() => undefined)
+      .finally(() => {
+        this.calls.delete(call)
+        this.touch()
+      })
     return call
   }
 }

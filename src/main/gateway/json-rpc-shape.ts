@@ -16,7 +16,10 @@ export function jsonRpcShapeRefusal(parsed: unknown, protocolVersion: string | u
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return invalid('empty_batch', 'Invalid Request: an empty batch.')
     if (protocolVersion !== undefined && protocolVersion >= batchesRemovedIn) {
-      return invalid('batch_not_supported', `Invalid Request: protocol version ${protocolVersion} (this session's) has no JSON-RPC batches; send one message per POST.`)
+      return invalid(
+        'batch_not_supported',
+        `Invalid Request: protocol version ${protocolVersion} (this session's) has no JSON-RPC batches; send one message per POST.`
+      )
     }
     for (const message of parsed) {
       const refusal = messageRefusal(message)
@@ -28,7 +31,8 @@ export function jsonRpcShapeRefusal(parsed: unknown, protocolVersion: string | u
 }
 
 function messageRefusal(message: unknown): HttpRefusal | undefined {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return invalid('not_an_object', 'Invalid Request: a JSON-RPC message is an object.')
+  if (typeof message !== 'object' || message === null || Array.isArray(message))
+    return invalid('not_an_object', 'Invalid Request: a JSON-RPC message is an object.')
   const record = message as Record<string, unknown>
   if (record.jsonrpc !== '2.0') return invalid('jsonrpc_version', 'Invalid Request: "jsonrpc" must be "2.0".')
   if ('id' in record && typeof record.id !== 'string' && !(typeof record.id === 'number' && Number.isFinite(record.id))) {

@@ -48,7 +48,11 @@ describe('SessionEventStore (what a resuming client is sent)', () => {
     // `"1"` is another request than `1`: still running.
     expect(store.endedStreamAfter(priming)).toBeUndefined()
     const last = await store.storeEvent('s', { jsonrpc: '2.0', id: '1', error: { code: -32020, message: 'too many' } })
-    expect(store.endedStreamAfter(priming)?.map((event) => event.message)).toEqual([message(1), { jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: '1', error: { code: -32020, message: 'too many' } }])
+    expect(store.endedStreamAfter(priming)?.map((event) => event.message)).toEqual([
+      message(1),
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: '1', error: { code: -32020, message: 'too many' } }
+    ])
     expect(store.endedStreamAfter(last)).toEqual([])
     expect(store.endedStreamAfter('garbage')).toBeUndefined()
   })

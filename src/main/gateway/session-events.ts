@@ -75,7 +75,9 @@ export class SessionEventStore implements EventStore {
   endedStreamAfter(lastEventId: string): StoredEvent[] | undefined {
     const last = this.find(lastEventId)
     if (!last || !this.streams.get(last.streamId)?.ended) return undefined
-    return this.events.filter((event) => event.seq > last.seq && event.streamId === last.streamId).map((event) => ({ id: `${this.prefix}-${event.seq}`, message: event.message }))
+    return this.events
+      .filter((event) => event.seq > last.seq && event.streamId === last.streamId)
+      .map((event) => ({ id: `${this.prefix}-${event.seq}`, message: event.message }))
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {

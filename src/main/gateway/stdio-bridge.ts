@@ -157,7 +157,14 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<void>
     const notJson = error instanceof SyntaxError
     options.report(`airlock mcp-stdio: a message from the client was not ${notJson ? 'JSON' : 'JSON-RPC'} (${describe(error)})`)
     void stdio
-      .send({ jsonrpc: '2.0', id: null, error: { code: notJson ? gatewayErrorCodes.parseError : gatewayErrorCodes.invalidRequest, message: notJson ? 'Parse error: the line is not JSON.' : 'Invalid Request: the line is not a JSON-RPC message.' } } as unknown as JSONRPCMessage)
+      .send({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: notJson ? gatewayErrorCodes.parseError : gatewayErrorCodes.invalidRequest,
+          message: notJson ? 'Parse error: the line is not JSON.' : 'Invalid Request: the line is not a JSON-RPC message.'
+        }
+      } as unknown as JSONRPCMessage)
       .catch(() => undefined)
   }
   await stdio.start()

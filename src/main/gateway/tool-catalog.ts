@@ -77,15 +77,25 @@ export async function listSessionTools(input: {
  * `isError` and the bad fields named, which the model sees and can correct (MCP reports input
  * validation errors as tool execution errors).
  */
-export async function checkToolCall(input: { agent: ActionAgent; registry: Pick<ActionRegistry, 'resolve'>; holds: SessionHolder; name: string; signal?: AbortSignal }): Promise<void> {
+export async function checkToolCall(input: {
+  agent: ActionAgent
+  registry: Pick<ActionRegistry, 'resolve'>
+  holds: SessionHolder
+  name: string
+  signal?: AbortSignal
+}): Promise<void> {
   const { agent, name } = input
   const offered = name.includes('__')
     ? (await upstreamListsTool({ agent, sessions: input.holds, name, signal: input.signal })) !== 'not_listed'
     : agent.tools.has(name)
   if (!offered || !input.registry.resolve(name)) {
-    throw new GatewayRefusal(gatewayErrorCodes.invalidParams, `Unknown tool: ${quoteForMessage(name)} is not a tool of agent ${agent.agentId} (tools/list shows its tools).`, {
-      reason: 'unknown_tool',
-      tool: name.length > maxEchoChars ? `${name.slice(0, maxEchoChars)}…` : name
-    })
+    throw new GatewayRefusal(
+      gatewayErrorCodes.invalidParams,
+      `Unknown tool: ${quoteForMessage(name)} is not a tool of agent ${agent.agentId} (tools/list shows its tools).`,
+      {
+        reason: 'unknown_tool',
+        tool: name.length > maxEchoChars ? `${name.slice(0, maxEchoChars)}…` : name
+      }
+    )
   }
 }

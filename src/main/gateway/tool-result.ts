@@ -48,7 +48,9 @@ function renderData(data: unknown): string | undefined {
   }
   // A proxied upstream result: its text items as the upstream wrote them.
   if (Array.isArray(record.content)) {
-    const texts = record.content.flatMap((item) => (item && typeof item === 'object' && (item as { type?: unknown }).type === 'text' ? [String((item as { text?: unknown }).text)] : []))
+    const texts = record.content.flatMap((item) =>
+      item && typeof item === 'object' && (item as { type?: unknown }).type === 'text' ? [String((item as { text?: unknown }).text)] : []
+    )
     if (texts.length === record.content.length && texts.length > 0) return texts.join('\n')
   }
   return JSON.stringify(data, null, 2)

@@ -12,7 +12,17 @@ import { LiveCalls } from '../console/live-calls'
 import { RoleService } from '../console/role-service'
 import { SkillService } from '../console/skill-service'
 import { WorkspaceUsageIndex } from '../console/workspace-usage'
-import { ActionDispatcher, ActionRegistry, installOutputRedaction, loadCommandAnalyzer, PolicyEngine, type ActionResult, type ExecutionResourceManager, type PostToolResponseEvent, type RunningHook } from '../core'
+import {
+  ActionDispatcher,
+  ActionRegistry,
+  installOutputRedaction,
+  loadCommandAnalyzer,
+  PolicyEngine,
+  type ActionResult,
+  type ExecutionResourceManager,
+  type PostToolResponseEvent,
+  type RunningHook
+} from '../core'
 import type { SettingsService } from '../console/settings-service'
 import type { ContractEventHub } from '../ipc'
 import type { Store } from '../store'
@@ -69,7 +79,10 @@ export function createAgentRuntime(input: {
       events.publish('skills', 'changed', change)
     }
   })
-  const unregister = registerBuiltinActions(registry, { skills, directories: { cwd: (id) => store.sessions.cwd(id), setCwd: (id, cwd) => store.sessions.setCwd(id, cwd) } })
+  const unregister = registerBuiltinActions(registry, {
+    skills,
+    directories: { cwd: (id) => store.sessions.cwd(id), setCwd: (id, cwd) => store.sessions.setCwd(id, cwd) }
+  })
   // The agent service tells sessions about disabled agents; sessions need the service: built after it.
   const late: { sessions?: AgentSessions; checkpoints?: WorkspaceCheckpoints } = {}
   // Each workspace's disk use, kept from what changed (the after-run quota check reads it).
@@ -221,6 +234,11 @@ async function quotaAfterCommands({ tool, agent, result }: PostToolResponseEvent
     if (refusal) throw refusal
     return undefined
   } catch (error) {
-    return { ...result, ok: false, status: 'error', error: { code: error instanceof AirlockError ? error.code : 'workspace_file.quota', message: (error as Error).message } }
+    return {
+      ...result,
+      ok: false,
+      status: 'error',
+      error: { code: error instanceof AirlockError ? error.code : 'workspace_file.quota', message: (error as Error).message }
+    }
   }
 }

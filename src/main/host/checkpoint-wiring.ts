@@ -46,11 +46,28 @@ export function createCheckpoints(input: {
     onRecorded: (record) => input.onRecorded?.(record.agentId),
     ...(input.secretsOf ? { secretsOf: input.secretsOf } : {}),
     foreignWrites: () => input.store.db.pragma('data_version', { simple: true }) as number,
-    onPruned: (agentId, pruned) => input.store.events.append('checkpoint.pruned', { agentId, checkpoints: pruned.map((record) => record.id), oldest: pruned[0]?.createdAt }),
+    onPruned: (agentId, pruned) =>
+      input.store.events.append('checkpoint.pruned', { agentId, checkpoints: pruned.map((record) => record.id), oldest: pruned[0]?.createdAt }),
     recordOperatorCall: ({ callId, agentId, tool, target, files, error }) => {
       const at = new Date().toISOString()
-      input.recorder.begin({ callId, agentId, sessionId: 'operator', tool, inputSummary: { actor: 'operator', checkpoint: target.id, call: target.callId }, startedAt: at })
-      input.recorder.finish({ callId, status: error ? 'error' : 'success', finishedAt: new Date().toISOString(), durationMs: 0, artifacts: [], lineage: [], resultSummary: { files }, ...(error ? { error } : {}) })
+      input.recorder.begin({
+        callId,
+        agentId,
+        sessionId: 'operator',
+        tool,
+        inputSummary: { actor: 'operator', checkpoint: target.id, call: target.callId },
+        startedAt: at
+      })
+      input.recorder.finish({
+        callId,
+        status: error ? 'error' : 'success',
+        finishedAt: new Date().toISOString(),
+        durationMs: 0,
+        artifacts: [],
+        lineage: [],
+        resultSummary: { files },
+        ...(error ? { error } : {})
+      })
     }
   })
 }
@@ -87,7 +104,10 @@ export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceChe
       const lost = vouched.filter((segments) => !checkpoints.recoverable(agent.agentId, segments))
       if (lost.length > 0 || (vouched.length > 0 && checkpoints.othersInFlight(agent.agentId))) {
         await end(callId)
-        throw notRecoverable(lost.length > 0 ? lost : vouched, lost.length > 0 ? 'a file there is over checkpoints.max_file_mb, a link, or not kept' : 'another call of this agent is changing the workspace')
+        throw notRecoverable(
+          lost.length > 0 ? lost : vouched,
+          lost.length > 0 ? 'a file there is over checkpoints.max_file_mb, a link, or not kept' : 'another call of this agent is changing the workspace'
+        )
       }
     }
     return async () => {
@@ -96,7 +116,9 @@ export function installCheckpoints(hooks: ActionHooks, checkpoints: WorkspaceChe
       const { id, files } = outcome.checkpoint
       return {
         meta: { checkpoint: { id, files, ...(outcome.complete ? {} : { complete: false }) } },
-        ...(outcome.unstable.length > 0 ? { diagnostics: [`changed while its checkpoint was taken (content not kept): ${outcome.unstable.slice(0, 5).join(', ')}`] } : {})
+        ...(outcome.unstable.length > 0
+          ? { diagnostics: [`changed while its checkpoint was taken (content not kept): ${outcome.unstable.slice(0, 5).join(', ')}`] }
+          : {})
       }
     }
   })

@@ -50,7 +50,10 @@ export class CliContext {
 
   get agents(): AgentService {
     const { store } = this
-    return this.once('agents', () => new AgentService({ agents: store.agents, roles: store.roles, workspaces: this.workspaces, defaults: defaultsFromSettings(this.settings) }))
+    return this.once(
+      'agents',
+      () => new AgentService({ agents: store.agents, roles: store.roles, workspaces: this.workspaces, defaults: defaultsFromSettings(this.settings) })
+    )
   }
 
   get roles(): RoleService {
@@ -72,7 +75,10 @@ export class CliContext {
   /** Skill revisions, decided as `cli`. */
   get skills(): SkillService {
     const { store } = this
-    return this.once('skills', () => new SkillService({ repository: store.skills, queue: store, decidedBy: 'cli', onChange: (change) => store.events.append('skill.changed', change) }))
+    return this.once(
+      'skills',
+      () => new SkillService({ repository: store.skills, queue: store, decidedBy: 'cli', onChange: (change) => store.events.append('skill.changed', change) })
+    )
   }
 
   /** Checkpoints without a workspace watch (a one-shot command walks what it needs). */
@@ -91,7 +97,11 @@ export class CliContext {
 
   /** The doctor over this machine's built-in providers (loaded now; nothing is recovered or ended). */
   async doctor(): Promise<DoctorService> {
-    const [doctor, { ExecutionResourceManager }, { createBuiltinProviders }] = await Promise.all([import('../console/doctor'), import('../core'), import('../providers')])
+    const [doctor, { ExecutionResourceManager }, { createBuiltinProviders }] = await Promise.all([
+      import('../console/doctor'),
+      import('../core'),
+      import('../providers')
+    ])
     const manager = new ExecutionResourceManager()
     for (const provider of createBuiltinProviders({ home: this.paths.home })) manager.registerProvider(provider)
     // What the doctor's probes left held is released when the command ends (it recovers nothing of a running console's).

@@ -12,13 +12,7 @@ import { SettingsService } from '../console/settings-service'
 import { WorkspaceBrowser } from '../console/workspace-browser'
 import { AgentTimeline } from '../console/agent-timeline'
 import { ExecutionResourceManager, loadCommandAnalyzer, PolicyApproval, sandboxIdentity, sandboxReachProblem, type HandleStore } from '../core'
-import {
-  ContractEventHub,
-  createCallDispatcher,
-  createContractHandlers,
-  type CallDispatcher,
-  type HostRunConfirmation
-} from '../ipc'
+import { ContractEventHub, createCallDispatcher, createContractHandlers, type CallDispatcher, type HostRunConfirmation } from '../ipc'
 import { createBuiltinProviders, createDockerClient } from '../providers'
 import { dockerImageEngine } from './image-engine'
 import { recoverLeftoverHandles, type RecoveryOutcome } from './recover-handles'
@@ -97,7 +91,8 @@ export function createHost(config: HostConfig = {}): Host {
     const anchorHead = () => {
       try {
         const outcome = store.audit.anchorHead()
-        if ('problem' in outcome) logError('Airlock: the audit record no longer holds its anchored head; run `airlock audit verify`', new Error(outcome.problem))
+        if ('problem' in outcome)
+          logError('Airlock: the audit record no longer holds its anchored head; run `airlock audit verify`', new Error(outcome.problem))
       } catch (error) {
         logError('Airlock: the audit head could not be anchored', error)
       }
@@ -169,8 +164,7 @@ export function createHost(config: HostConfig = {}): Host {
         store.events.append(event.type, event.payload, event.at)
         events.publish('resources', 'event', event)
       }),
-      () =>
-        resources.releaseAll().catch((error: unknown) => logError('Airlock: some resources could not be released at shutdown', error))
+      () => resources.releaseAll().catch((error: unknown) => logError('Airlock: some resources could not be released at shutdown', error))
     )
     const agents = createAgentRuntime({
       store,
@@ -205,7 +199,13 @@ export function createHost(config: HostConfig = {}): Host {
       reports: store.doctor,
       onChange: (change) => events.publish('doctor', 'changed', change)
     })
-    const images = new ImageProvisioning({ engine: dockerImageEngine(createDockerClient()), workDir: paths.images, onProgress: onImageProgress, provision: config.imageProvisioning, logError })
+    const images = new ImageProvisioning({
+      engine: dockerImageEngine(createDockerClient()),
+      workDir: paths.images,
+      onProgress: onImageProgress,
+      provision: config.imageProvisioning,
+      logError
+    })
     const dispatch = createCallDispatcher(
       airlockContract,
       createContractHandlers({
@@ -227,7 +227,12 @@ export function createHost(config: HostConfig = {}): Host {
         timeline: new AgentTimeline({ sessions: store.sessions, history: store.history, checkpoints: store.checkpoints }),
         images,
         doctor,
-        network: new NetworkService({ network: store.network, agents: store.agents, roles: store.roles, onChange: (what) => events.publish('network', 'changed', { what }) }),
+        network: new NetworkService({
+          network: store.network,
+          agents: store.agents,
+          roles: store.roles,
+          onChange: (what) => events.publish('network', 'changed', { what })
+        }),
         system: { appVersion, home: paths.home, databasePath: paths.database, rotateConsoleToken: () => consoleTokenRotation.rotate?.() },
         confirmHostRun: config.confirmHostRun
       }),

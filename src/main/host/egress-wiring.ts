@@ -40,10 +40,20 @@ export function createEgressProxy(options: {
   const { store } = options
   const agentOf = (owner: EgressOwner): EgressAgent | undefined => {
     const sessionId = owner.scope === 'session' ? owner.ownerId : undefined
-    const agentId = sessionId ? store.sessions.get(sessionId)?.agentId : owner.actionCallId ? (store.history.get(owner.actionCallId)?.agentId ?? undefined) : undefined
+    const agentId = sessionId
+      ? store.sessions.get(sessionId)?.agentId
+      : owner.actionCallId
+        ? (store.history.get(owner.actionCallId)?.agentId ?? undefined)
+        : undefined
     const profile = agentId ? options.profileOf(agentId) : undefined
     if (!agentId || !profile) return undefined
-    return { agentId, ...(profile.role ? { role: profile.role } : {}), ...(sessionId ? { sessionId } : {}), ask: profile.ask, approvalTimeoutSeconds: profile.approvalTimeoutSeconds }
+    return {
+      agentId,
+      ...(profile.role ? { role: profile.role } : {}),
+      ...(sessionId ? { sessionId } : {}),
+      ask: profile.ask,
+      approvalTimeoutSeconds: profile.approvalTimeoutSeconds
+    }
   }
   return new EgressProxy({
     runDir: options.runDir,
@@ -65,7 +75,8 @@ export function createEgressProxy(options: {
         if (carried === 'PUBLIC') return undefined
         const label = labels.ofDomain(host)
         if (classificationRank(carried) <= classificationRank(label)) return undefined
-        const what = classificationRank(held) > classificationRank(taint) ? `MCP server ${owner.mcpServer} holds ${held} data` : `this session has read ${taint} data`
+        const what =
+          classificationRank(held) > classificationRank(taint) ? `MCP server ${owner.mcpServer} holds ${held} data` : `this session has read ${taint} data`
         return { carried, label, reason: `${what} and ${host} is labelled ${label}` }
       },
       ask: async ({ agent, host, port, signal, writeDown }) => {

@@ -24,13 +24,16 @@ export function moveHome(from: string, to: string): string {
   if (!existsSync(airlockPaths(source).database)) throw new HomeUnavailableError(`There is no Airlock home at ${source} (no airlock.db): nothing to move.`)
   const running = readGatewayAddress(source)
   if (running && addressIsLive(running)) {
-    throw new HomeUnavailableError(`Airlock is running on ${source} (process ${running.pid}): stop it (the desktop app or airlock serve) before moving its home.`)
+    throw new HomeUnavailableError(
+      `Airlock is running on ${source} (process ${running.pid}): stop it (the desktop app or airlock serve) before moving its home.`
+    )
   }
   const inside = (a: string, b: string) => a === b || (!relative(b, a).startsWith('..') && !relative(b, a).startsWith(sep))
   if (inside(target, source) || inside(source, target)) throw new HomeUnavailableError(`Cannot move ${source} to ${target}: one lies inside the other.`)
   const existing = lstatOrUndefined(target)
   if (existing?.isSymbolicLink()) throw new HomeUnavailableError(`Refused ${target}: it is a symbolic link; name the folder itself.`)
-  if (existing && (!existing.isDirectory() || readdirSync(target).length > 0)) throw new HomeUnavailableError(`Refused ${target}: it exists and is not an empty folder.`)
+  if (existing && (!existing.isDirectory() || readdirSync(target).length > 0))
+    throw new HomeUnavailableError(`Refused ${target}: it exists and is not an empty folder.`)
   const unsafe = homeSafetyProblem(target)
   if (unsafe) throw new HomeUnavailableError(`Refused ${target}: ${unsafe}`)
   mkdirSync(dirname(target), { recursive: true })
@@ -38,7 +41,8 @@ export function moveHome(from: string, to: string): string {
     if (existing) rmdirSync(target)
     renameSync(source, target)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw new HomeUnavailableError(`Cannot move ${source} to ${target}: ${(error as Error).message}`, { cause: error })
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV')
+      throw new HomeUnavailableError(`Cannot move ${source} to ${target}: ${(error as Error).message}`, { cause: error })
     copyAcross(source, target)
   }
   // Searchable, not listable, like a new home (sandboxes must reach their workspaces through it).
@@ -52,7 +56,9 @@ function copyAcross(source: string, target: string): void {
   const copied = spawnSync('/bin/cp', ['-a', '--', join(source, '.'), target], { encoding: 'utf8' })
   if (copied.status !== 0) {
     rmSync(target, { recursive: true, force: true })
-    throw new HomeUnavailableError(`Cannot copy ${source} to ${target}: ${(copied.stderr || copied.error?.message || 'cp failed').trim()}; ${source} is unchanged.`)
+    throw new HomeUnavailableError(
+      `Cannot copy ${source} to ${target}: ${(copied.stderr || copied.error?.message || 'cp failed').trim()}; ${source} is unchanged.`
+    )
   }
   rmSync(source, { recursive: true, force: true })
 }

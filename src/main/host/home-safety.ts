@@ -29,7 +29,8 @@ export function homeSafetyProblem(home: string): string | undefined {
   const writableByOthers = (stat: Stats) => (stat.mode & 0o1000) === 0 && ((stat.mode & 0o002) !== 0 || ((stat.mode & 0o020) !== 0 && stat.gid !== myGroup))
   const unsafeEntry = (path: string, stat: Stats): string | undefined => {
     if (!owner(stat)) return `${path} belongs to uid ${stat.uid}, not to root or you (uid ${me}): that user could swap the Airlock home for their own`
-    if (stat.isDirectory() && writableByOthers(stat)) return `${path} is writable by other users (mode ${(stat.mode & 0o7777).toString(8)}): they could swap the Airlock home for their own`
+    if (stat.isDirectory() && writableByOthers(stat))
+      return `${path} is writable by other users (mode ${(stat.mode & 0o7777).toString(8)}): they could swap the Airlock home for their own`
     return undefined
   }
   const existing = deepestExisting(home)
@@ -42,7 +43,8 @@ export function homeSafetyProblem(home: string): string | undefined {
   if (existing !== home) return undefined
   const stat = lstatSync(realpathSync(home))
   if (!stat.isDirectory()) return `${home} is not a folder. Choose a folder for the Airlock home (--home or AIRLOCK_HOME).`
-  if (stat.uid !== me) return `${home} belongs to uid ${stat.uid}, not to you (uid ${me}). Use a home of your own (--home or AIRLOCK_HOME), or chown it to yourself.`
+  if (stat.uid !== me)
+    return `${home} belongs to uid ${stat.uid}, not to you (uid ${me}). Use a home of your own (--home or AIRLOCK_HOME), or chown it to yourself.`
   if (writableByOthers(stat)) return `${home} is writable by other users (mode ${(stat.mode & 0o7777).toString(8)}). Fix it with chmod 711 ${home}.`
   try {
     accessSync(home, constants.W_OK)
@@ -74,6 +76,9 @@ function deepestExisting(path: string): string {
 /** `/a/b/c` → `/`, `/a`, `/a/b`, `/a/b/c`. */
 function prefixes(path: string): string[] {
   const { root } = parse(path)
-  const parts = path.slice(root.length).split(sep).filter((part) => part.length > 0)
+  const parts = path
+    .slice(root.length)
+    .split(sep)
+    .filter((part) => part.length > 0)
   return [root, ...parts.map((_, index) => root + parts.slice(0, index + 1).join(sep))]
 }

@@ -28,7 +28,12 @@ export async function startHostGateway(
   host: Host,
   options: { port?: number; logError?: (message: string, error: unknown) => void } = {}
 ): Promise<AgentGateway> {
-  const gateway = await startAgentGateway({ deps: gatewayDeps(host), port: options.port ?? host.settings.get('gateway.port'), approvalWaits: host.approvals, logError: options.logError })
+  const gateway = await startAgentGateway({
+    deps: gatewayDeps(host),
+    port: options.port ?? host.settings.get('gateway.port'),
+    approvalWaits: host.approvals,
+    logError: options.logError
+  })
   let removeAddress: () => void
   try {
     removeAddress = writeGatewayAddress(host.paths.home, gateway)

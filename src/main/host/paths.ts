@@ -82,10 +82,9 @@ export function createHomeDirectory(home: string): void {
   } catch (error) {
     if (error instanceof HomeUnavailableError) throw error
     const reason = (error as NodeJS.ErrnoException).code ?? String(error)
-    throw new HomeUnavailableError(
-      `Cannot create the Airlock home ${home} (${reason}). Choose a writable directory with --home or AIRLOCK_HOME.`,
-      { cause: error }
-    )
+    throw new HomeUnavailableError(`Cannot create the Airlock home ${home} (${reason}). Choose a writable directory with --home or AIRLOCK_HOME.`, {
+      cause: error
+    })
   }
 }
 

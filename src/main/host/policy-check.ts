@@ -1,7 +1,15 @@
 import { registerBuiltinActions } from '../actions'
 import { actionAgent } from '../capabilities/agent-toolset'
 import { ContentStore, WorkspaceCheckpoints } from '../console/checkpoints'
-import { ActionDispatcher, ActionRegistry, ExecutionResourceManager, loadCommandAnalyzer, PolicyEngine, type CommandDecision, type PreToolCallDecision } from '../core'
+import {
+  ActionDispatcher,
+  ActionRegistry,
+  ExecutionResourceManager,
+  loadCommandAnalyzer,
+  PolicyEngine,
+  type CommandDecision,
+  type PreToolCallDecision
+} from '../core'
 import { checkpointSettings } from './checkpoint-wiring'
 import type { AgentService } from '../console/agent-service'
 import type { AgentWorkspaces } from '../console/agent-workspaces'
@@ -30,8 +38,18 @@ export async function checkRunCommand(
     autoAllow: () => settings.get('access_control_policy.auto_allow') === true
   })
   // What the workspace's checkpoints keep decides, as in a real call, whether a deletion asks (`recoverable_deletion`).
-  const checkpoints = new WorkspaceCheckpoints({ repository: store.checkpoints, store: new ContentStore(cli.paths.checkpoints), settings: checkpointSettings(settings), workspaceOf: () => undefined })
-  const policy = new PolicyEngine({ analyzer: loadCommandAnalyzer, taint: store.sessions, globalLabels: () => settings.get('policy.labels'), recoverable: (id, segments, options) => checkpoints.recoverable(id, segments, options) })
+  const checkpoints = new WorkspaceCheckpoints({
+    repository: store.checkpoints,
+    store: new ContentStore(cli.paths.checkpoints),
+    settings: checkpointSettings(settings),
+    workspaceOf: () => undefined
+  })
+  const policy = new PolicyEngine({
+    analyzer: loadCommandAnalyzer,
+    taint: store.sessions,
+    globalLabels: () => settings.get('policy.labels'),
+    recoverable: (id, segments, options) => checkpoints.recoverable(id, segments, options)
+  })
   policy.install(dispatcher.hooks)
   const agent = actionAgent({ agentId, sessionId: '', workspace: cli.workspaces.pathOf(agentId), profile })
   const checked = await dispatcher.check({ tool: 'run_command', input: { command: line }, agent })

@@ -34,7 +34,20 @@ function recordingDispatcher() {
       provisionImage: ({ language }) => (reached.push(`providers.provisionImage:${language}`), { started: true as const })
     },
     // Not reached by these tests: the agents, history and skills handlers have their own contract tests.
-    agents: unreachable(['list', 'get', 'create', 'update', 'setEnabled', 'remove', 'rotateToken', 'sessions', 'listRoles', 'saveRole', 'removeRole', 'connection']) as unknown as ContractHandlers<AirlockContract>['agents'],
+    agents: unreachable([
+      'list',
+      'get',
+      'create',
+      'update',
+      'setEnabled',
+      'remove',
+      'rotateToken',
+      'sessions',
+      'listRoles',
+      'saveRole',
+      'removeRole',
+      'connection'
+    ]) as unknown as ContractHandlers<AirlockContract>['agents'],
     history: unreachable(['list', 'detail', 'verify', 'count', 'usage', 'live', 'cancel']) as unknown as ContractHandlers<AirlockContract>['history'],
     skills: unreachable(['list', 'approve', 'reject']) as unknown as ContractHandlers<AirlockContract>['skills'],
     approvals: unreachable(['list', 'get', 'decide', 'reveal']) as unknown as ContractHandlers<AirlockContract>['approvals'],
@@ -44,7 +57,14 @@ function recordingDispatcher() {
     checkpoints: unreachable(['list', 'detail', 'revert', 'restore']) as unknown as ContractHandlers<AirlockContract>['checkpoints'],
     timeline: unreachable(['list']) as unknown as ContractHandlers<AirlockContract>['timeline'],
     doctor: unreachable(['run', 'latest']) as unknown as ContractHandlers<AirlockContract>['doctor'],
-    network: unreachable(['listRules', 'addRule', 'removeRule', 'listHosts', 'addHost', 'removeHost']) as unknown as ContractHandlers<AirlockContract>['network']
+    network: unreachable([
+      'listRules',
+      'addRule',
+      'removeRule',
+      'listHosts',
+      'addHost',
+      'removeHost'
+    ]) as unknown as ContractHandlers<AirlockContract>['network']
   }
   return { reached, dispatch: createCallDispatcher(airlockContract, handlers) }
 }
@@ -156,8 +176,16 @@ describe('contract dispatcher validation', () => {
 
   it('turns a thrown typed error into {ok:false} with its code and message, never a throw', async () => {
     const handlers = {
-      system: { info: () => { throw new StoreError('store.unavailable', 'disk gone') } },
-      resources: { checkHealth: () => { throw new IpcError('ipc.not_found', 'No live handle h-1.', { handleId: 'h-1' }) } }
+      system: {
+        info: () => {
+          throw new StoreError('store.unavailable', 'disk gone')
+        }
+      },
+      resources: {
+        checkHealth: () => {
+          throw new IpcError('ipc.not_found', 'No live handle h-1.', { handleId: 'h-1' })
+        }
+      }
     } as unknown as ContractHandlers<AirlockContract>
     const internal: string[] = []
     const dispatch = createCallDispatcher(airlockContract, handlers, { onInternalError: (_e, channel) => internal.push(channel) })
@@ -175,7 +203,11 @@ describe('contract dispatcher validation', () => {
 
   it('reports an untyped handler error as internal_error (and to the operator log), never a throw', async () => {
     const handlers = {
-      settings: { list: () => { throw new TypeError('boom') } }
+      settings: {
+        list: () => {
+          throw new TypeError('boom')
+        }
+      }
     } as unknown as ContractHandlers<AirlockContract>
     const internal: string[] = []
     const dispatch = createCallDispatcher(airlockContract, handlers, { onInternalError: (_e, channel) => internal.push(channel) })

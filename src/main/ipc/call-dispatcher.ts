@@ -11,10 +11,7 @@ type MaybePromise<T> = T | Promise<T>
 /** The main-side implementation of a contract: one small function per call. */
 export type ContractHandlers<C extends Record<string, NamespaceSpec>> = {
   [N in keyof C]: {
-    [K in keyof C[N]['calls']]: (
-      input: z.output<C[N]['calls'][K]['input']>,
-      context: CallContext
-    ) => MaybePromise<z.input<C[N]['calls'][K]['output']>>
+    [K in keyof C[N]['calls']]: (input: z.output<C[N]['calls'][K]['input']>, context: CallContext) => MaybePromise<z.input<C[N]['calls'][K]['output']>>
   }
 }
 
@@ -81,11 +78,7 @@ function jsonSize(input: unknown): number | undefined {
   }
 }
 
-function failureOf(
-  error: unknown,
-  channel: string,
-  onInternalError?: (error: unknown, channel: string) => void
-): Result<never> {
+function failureOf(error: unknown, channel: string, onInternalError?: (error: unknown, channel: string) => void): Result<never> {
   if (error instanceof AirlockError) return fail(error.code, error.message)
   onInternalError?.(error, channel)
   return fail(contractErrorCodes.internal, error instanceof Error ? error.message : String(error))

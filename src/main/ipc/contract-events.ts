@@ -11,11 +11,7 @@ export class ContractEventHub<C extends Record<string, NamespaceSpec>> {
   constructor(private readonly contract: C) {}
 
   /** Publishes one event; the payload must match its contract schema. */
-  publish<N extends keyof C & string, E extends keyof C[N]['events'] & string>(
-    namespace: N,
-    event: E,
-    payload: z.input<C[N]['events'][E]['payload']>
-  ): void {
+  publish<N extends keyof C & string, E extends keyof C[N]['events'] & string>(namespace: N, event: E, payload: z.input<C[N]['events'][E]['payload']>): void {
     const spec = this.contract[namespace]!.events[event]!
     const value = spec.payload.parse(payload)
     const channel = channelOf(namespace, event)

@@ -80,7 +80,10 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       set: async ({ key, value }, context) => {
         if (key === 'code_execution.providers') {
           const changed = changedExtraArgs(services.settings.get('code_execution.providers'), value)
-          const grant = changed.length > 0 ? `Setting extra docker run arguments for ${changed.join(', ')} can give containers the host (--privileged, host mounts, host namespaces)` : undefined
+          const grant =
+            changed.length > 0
+              ? `Setting extra docker run arguments for ${changed.join(', ')} can give containers the host (--privileged, host mounts, host namespaces)`
+              : undefined
           await confirmHostRun(context, [], 'the code-execution providers', services.confirmHostRun, grant)
         }
         return services.settings.set(key, value as never)
@@ -100,7 +103,9 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
         return { status }
       },
       recentEvents: ({ limit }) =>
-        services.audit.recent({ limit: limit ?? 100, prefixes: ['execution_resource.', 'policy.approval.'] }).map(({ type, payload, at }) => ({ type, payload, at }))
+        services.audit
+          .recent({ limit: limit ?? 100, prefixes: ['execution_resource.', 'policy.approval.'] })
+          .map(({ type, payload, at }) => ({ type, payload, at }))
     },
     providers: {
       list: async () => ({
@@ -135,7 +140,8 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
         const proposed = [...mcpServersOf(change.profile), ...mcpServersOf(change.patch)]
         await confirmHostRun(context, newlyUnsafeServers(stored, proposed), `agent ${agentId}`, services.confirmHostRun)
         const before = services.agents.get(agentId).profile
-        for (const next of [change.profile, change.patch]) await confirmHostRun(context, [], `agent ${agentId}`, services.confirmHostRun, unsafeLocalGrant(`agent ${agentId}`, before, next))
+        for (const next of [change.profile, change.patch])
+          await confirmHostRun(context, [], `agent ${agentId}`, services.confirmHostRun, unsafeLocalGrant(`agent ${agentId}`, before, next))
         return services.agents.update(agentId, change)
       },
       setEnabled: ({ agentId, enabled }) => services.agents.setEnabled(agentId, enabled),
@@ -184,7 +190,11 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
       end: ({ id }) => services.sessionControl.end(id)
     },
     checkpoints: {
-      list: ({ agentId, limit }) => ({ checkpoints: services.checkpoints.list(agentId, { limit: limit ?? 100 }), storeBytes: services.checkpoints.storeBytes(agentId), enabled: services.checkpoints.enabled() }),
+      list: ({ agentId, limit }) => ({
+        checkpoints: services.checkpoints.list(agentId, { limit: limit ?? 100 }),
+        storeBytes: services.checkpoints.storeBytes(agentId),
+        enabled: services.checkpoints.enabled()
+      }),
       detail: ({ id }) => services.checkpoints.describe(id, checkpointDetailLimit) ?? null,
       revert: async ({ id }) => undoView(await services.checkpoints.revert(id)),
       restore: async ({ id }) => undoView(await services.checkpoints.restoreBefore(id))
@@ -205,7 +215,9 @@ export function createContractHandlers(services: HandlerServices): ContractHandl
 
 /** The words of an `allowUnsafeLocal` a change newly sets, or undefined when it sets none. */
 function unsafeLocalGrant(owner: string, before: unknown, after: unknown): string | undefined {
-  return newlyAllowsUnsafeLocal(before, after) ? `Setting allowUnsafeLocal for ${owner} lets its commands and code run on this machine without a sandbox (trusted_local)` : undefined
+  return newlyAllowsUnsafeLocal(before, after)
+    ? `Setting allowUnsafeLocal for ${owner} lets its commands and code run on this machine without a sandbox (trusted_local)`
+    : undefined
 }
 
 /** The `mcpServers` of a profile or role defaults given as untrusted JSON (empty when there are none). */
@@ -218,10 +230,14 @@ function mcpServersOf(profile: unknown): unknown[] {
  * Who a live handle serves, for the Resources view: its agent and session, from its owner (an
  * agent-scoped handle names the agent, a session-scoped one the session) or the call it was made for.
  */
-function ownerOf(handle: { scope: string; ownerId?: string; actionCallId?: string }, services: Pick<HandlerServices, 'sessions' | 'history'>): { agentId?: string; sessionId?: string } {
+function ownerOf(
+  handle: { scope: string; ownerId?: string; actionCallId?: string },
+  services: Pick<HandlerServices, 'sessions' | 'history'>
+): { agentId?: string; sessionId?: string } {
   if (handle.scope === 'agent' && handle.ownerId) return { agentId: handle.ownerId }
   const sessionId = handle.scope === 'session' ? handle.ownerId : undefined
-  const agentId = (sessionId ? services.sessions.get(sessionId)?.agentId : undefined) ?? (handle.actionCallId ? services.history.agentOf(handle.actionCallId) : undefined)
+  const agentId =
+    (sessionId ? services.sessions.get(sessionId)?.agentId : undefined) ?? (handle.actionCallId ? services.history.agentOf(handle.actionCallId) : undefined)
   return { ...(agentId ? { agentId } : {}), ...(sessionId ? { sessionId } : {}) }
 }
 

@@ -74,13 +74,21 @@ function flag(profile: unknown, key: string): boolean {
  * native dialog; from the web console, never (the CLI, which runs as the operator, is the other
  * way). Throws `agent.unsafe_needs_confirmation`.
  */
-export async function confirmHostRun(context: CallContext, servers: string[], owner: string, confirm: HostRunConfirmation | undefined, grant?: string): Promise<void> {
+export async function confirmHostRun(
+  context: CallContext,
+  servers: string[],
+  owner: string,
+  confirm: HostRunConfirmation | undefined,
+  grant?: string
+): Promise<void> {
   if (servers.length === 0 && !grant) return
   const named = servers.join(', ')
   const what = grant ?? `Marking the MCP server ${named} of ${owner} "unsafe" runs it on this machine without a sandbox`
   const refuse = (why: string) => new IpcError('agent.unsafe_needs_confirmation', `${what}; ${why}`, { servers })
   if (context.transport !== 'electron' || !confirm) {
-    throw refuse('the web console cannot confirm that. Use the desktop app (it asks in a native dialog) or the CLI: `airlock agent create <id> --profile FILE` / `airlock agent update <id> --profile FILE`.')
+    throw refuse(
+      'the web console cannot confirm that. Use the desktop app (it asks in a native dialog) or the CLI: `airlock agent create <id> --profile FILE` / `airlock agent update <id> --profile FILE`.'
+    )
   }
   const confirmed = await confirm(
     grant

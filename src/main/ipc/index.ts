@@ -1,11 +1,4 @@
-export {
-  createCallDispatcher,
-  formatIssues,
-  maxInputBytes,
-  type CallContext,
-  type CallDispatcher,
-  type ContractHandlers
-} from './call-dispatcher'
+export { createCallDispatcher, formatIssues, maxInputBytes, type CallContext, type CallDispatcher, type ContractHandlers } from './call-dispatcher'
 export { ContractEventHub, type ContractEventListener } from './contract-events'
 export { createContractHandlers, type HandlerServices } from './handlers'
 export { IpcError, type IpcErrorCode } from './ipc-error'

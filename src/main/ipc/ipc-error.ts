@@ -5,6 +5,6 @@ export type IpcErrorCode = 'ipc.not_found' | 'agent.unsafe_needs_confirmation' |
 
 /**
  * A handler's own refusal (e.g. an id that names nothing). The dispatcher turns it into
- * `{ok:false, error:{code, message}}`; `payload` is JSON for machines and never crosses IPC.
+ * `{ok:false, error:{code, message}}`; `data` is JSON for machines and never crosses IPC.
  */
 export class IpcError extends AirlockError<IpcErrorCode> {}

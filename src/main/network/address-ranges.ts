@@ -71,7 +71,8 @@ function carriedIPv4(address: ipaddr.IPv6): CarriedIPv4[] {
   const found: CarriedIPv4[] = []
   if (zero(0, 4) && parts[4] === 0xffff && parts[5] === 0) found.push({ form: 'IPv4-translated IPv6', address: at(12, 13, 14, 15) })
   if (address.match(nat64WellKnown)) found.push({ form: 'NAT64', address: at(12, 13, 14, 15) })
-  if (address.match(nat64LocalUse)) for (const length of [48, 56, 64, 96]) found.push({ form: `local-use NAT64 /${length}`, address: at(...rfc6052Bytes(length)) })
+  if (address.match(nat64LocalUse))
+    for (const length of [48, 56, 64, 96]) found.push({ form: `local-use NAT64 /${length}`, address: at(...rfc6052Bytes(length)) })
   if (address.match(sixToFour)) found.push({ form: '6to4', address: at(2, 3, 4, 5) })
   if (address.match(teredo)) {
     found.push({ form: 'Teredo server', address: at(4, 5, 6, 7) })

@@ -5,10 +5,25 @@ import { egressGate, type EgressAgent } from './egress-gate'
 
 const agent: EgressAgent = { agentId: 'coder', sessionId: 's1', ask: 'on_risk', approvalTimeoutSeconds: 60 }
 const owner = { scope: 'session', ownerId: 's1' }
-const rule = (decision: NetRule['decision'], host: string, extra: Partial<NetRule> = {}): NetRule => ({ id: `r-${host}-${decision}`, agentId: null, decision, host, createdAt: '2026-01-01T00:00:00Z', ...extra })
+const rule = (decision: NetRule['decision'], host: string, extra: Partial<NetRule> = {}): NetRule => ({
+  id: `r-${host}-${decision}`,
+  agentId: null,
+  decision,
+  host,
+  createdAt: '2026-01-01T00:00:00Z',
+  ...extra
+})
 
 /** A gate over fixed rules, pins and a resolver map; records what was asked and looked up. */
-function gateWith(options: { rules?: NetRule[]; pins?: Record<string, string>; names?: Record<string, string[]>; approve?: boolean; ask?: EgressAgent['ask']; role?: string; writeDown?: (host: string) => string | undefined }) {
+function gateWith(options: {
+  rules?: NetRule[]
+  pins?: Record<string, string>
+  names?: Record<string, string[]>
+  approve?: boolean
+  ask?: EgressAgent['ask']
+  role?: string
+  writeDown?: (host: string) => string | undefined
+}) {
   const downOf = (host: string) => {
     const reason = options.writeDown?.(host)
     return reason ? { carried: 'CONFIDENTIAL' as const, label: 'PUBLIC' as const, reason } : undefined
@@ -59,12 +74,15 @@ describe('egress addresses', () => {
 })
 
 describe('the egress gate', () => {
-  it.each(['169.254.169.254', '127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001', '0.0.0.0', '[::1]'])('refuses %s without a rule, before asking or resolving anything', async (host) => {
-    const { admit, asked, looked } = gateWith({ approve: true })
-    const admission = await admit(host, 80)
-    expect(admission).toMatchObject({ ok: false, reason: expect.stringMatching(/address; Airlock connects there only when an allow rule names it exactly/) })
-    expect([asked, looked]).toEqual([[], []])
-  })
+  it.each(['169.254.169.254', '127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001', '0.0.0.0', '[::1]'])(
+    'refuses %s without a rule, before asking or resolving anything',
+    async (host) => {
+      const { admit, asked, looked } = gateWith({ approve: true })
+      const admission = await admit(host, 80)
+      expect(admission).toMatchObject({ ok: false, reason: expect.stringMatching(/address; Airlock connects there only when an allow rule names it exactly/) })
+      expect([asked, looked]).toEqual([[], []])
+    }
+  )
 
   it('refuses a name that resolves into a private range (through the resolver map), even once approved', async () => {
     const { admit, asked, looked } = gateWith({ approve: true, names: { 'internal.test': ['10.0.0.1'] } })
@@ -87,7 +105,10 @@ describe('the egress gate', () => {
   })
 
   it('a deny rule refuses before any lookup; deny wins over an allow', async () => {
-    const { admit, looked, asked } = gateWith({ rules: [rule('allow', 'pypi.org'), rule('deny', '*.org', { agentId: 'coder' })], names: { 'pypi.org': ['151.101.0.223'] } })
+    const { admit, looked, asked } = gateWith({
+      rules: [rule('allow', 'pypi.org'), rule('deny', '*.org', { agentId: 'coder' })],
+      names: { 'pypi.org': ['151.101.0.223'] }
+    })
     expect(await admit('pypi.org')).toMatchObject({ ok: false, rule: 'r-*.org-deny', reason: expect.stringMatching(/denied by deny \*\.org/) })
     expect([looked, asked]).toEqual([[], []])
   })
@@ -111,7 +132,10 @@ describe('the egress gate', () => {
   })
 
   it('a pinned name or an exact rule may name a loopback address; a wildcard rule may not', async () => {
-    expect(await gateWith({ pins: { 'pkgs.test': '127.0.0.1' }, rules: [rule('allow', 'pkgs.test')] }).admit('pkgs.test', 8080)).toMatchObject({ ok: true, address: '127.0.0.1' })
+    expect(await gateWith({ pins: { 'pkgs.test': '127.0.0.1' }, rules: [rule('allow', 'pkgs.test')] }).admit('pkgs.test', 8080)).toMatchObject({
+      ok: true,
+      address: '127.0.0.1'
+    })
     expect(await gateWith({ rules: [rule('allow', '127.0.0.1')] }).admit('0x7f000001', 8080)).toMatchObject({ ok: true, address: '127.0.0.1' })
     expect(await gateWith({ rules: [rule('allow', '*.test')], names: { 'db.test': ['127.0.0.1'] } }).admit('db.test')).toMatchObject({ ok: false })
   })
@@ -120,15 +144,23 @@ describe('the egress gate', () => {
     expect(await gateWith({ approve: true }).admit(host)).toMatchObject({ ok: false, reason: /is not a host name/ })
   })
 
-  it('a role rule applies to the agents of that role only, below the agent\'s own rules and above global ones', async () => {
+  it("a role rule applies to the agents of that role only, below the agent's own rules and above global ones", async () => {
     const names = { 'pypi.org': ['151.101.0.223'] }
-    const rules = [rule('ask', 'pypi.org'), rule('allow', 'pypi.org', { id: 'role-allow', roleId: 'builders' }), rule('ask', 'pypi.org', { id: 'other-role', roleId: 'testers' })]
+    const rules = [
+      rule('ask', 'pypi.org'),
+      rule('allow', 'pypi.org', { id: 'role-allow', roleId: 'builders' }),
+      rule('ask', 'pypi.org', { id: 'other-role', roleId: 'testers' })
+    ]
     const builder = gateWith({ rules, names, role: 'builders' })
     expect(await builder.admit('pypi.org')).toMatchObject({ ok: true, rule: 'role-allow' })
     expect(builder.asked).toEqual([])
     const loner = gateWith({ rules, names, approve: false })
     expect(await loner.admit('pypi.org')).toMatchObject({ ok: false, reason: /did not approve/ })
-    const roleDeny = gateWith({ rules: [rule('allow', 'pypi.org', { agentId: 'coder' }), rule('deny', 'pypi.org', { id: 'role-deny', roleId: 'builders' })], names, role: 'builders' })
+    const roleDeny = gateWith({
+      rules: [rule('allow', 'pypi.org', { agentId: 'coder' }), rule('deny', 'pypi.org', { id: 'role-deny', roleId: 'builders' })],
+      names,
+      role: 'builders'
+    })
     expect(await roleDeny.admit('pypi.org')).toMatchObject({ ok: false, rule: 'role-deny', reason: /\(role builders, rule role-deny\)/ })
   })
 

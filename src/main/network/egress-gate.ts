@@ -72,7 +72,8 @@ export function egressGate(options: EgressGateOptions): EgressGate {
       if (range && !named) return refuse(`${host} is a ${range} address; Airlock connects there only when an allow rule names it exactly`)
     }
     const writeDown = options.writeDown?.(agent, owner, host)
-    if (writeDown && agent.ask === 'never') return refuse(`${writeDown.reason} (write-down), and agent ${agent.agentId} is never asked (ask: never)`, verdict?.rule)
+    if (writeDown && agent.ask === 'never')
+      return refuse(`${writeDown.reason} (write-down), and agent ${agent.agentId} is never asked (ask: never)`, verdict?.rule)
     if (!verdict) {
       if (agent.ask === 'never') return refuse(`no rule allows ${host}:${port}, and agent ${agent.agentId} is never asked about (ask: never)`)
     }
@@ -91,7 +92,11 @@ export function egressGate(options: EgressGateOptions): EgressGate {
       for (const address of addresses) {
         const canonical = ipLiteral(address)
         const range = canonical ? refusedRange(canonical) : 'unparsable'
-        if (range) return refuse(`${host} resolves to ${address}, a ${range} address; Airlock connects there only when an allow rule names ${host} exactly or it is pinned (airlock net hosts)`, verdict?.rule)
+        if (range)
+          return refuse(
+            `${host} resolves to ${address}, a ${range} address; Airlock connects there only when an allow rule names ${host} exactly or it is pinned (airlock net hosts)`,
+            verdict?.rule
+          )
       }
     }
     return { ok: true, host, address: ipLiteral(addresses[0]!) ?? addresses[0]!, ...(verdict ? { rule: verdict.rule.id } : {}) }
@@ -104,5 +109,7 @@ async function systemLookup(host: string): Promise<string[]> {
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms)))]).finally(() => clearTimeout(timer))
+  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms)))]).finally(
+    () => clearTimeout(timer)
+  )
 }

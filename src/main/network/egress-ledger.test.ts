@@ -2,10 +2,17 @@ import { describe, expect, it } from 'vitest'
 import type { EgressRecord } from '@shared/network'
 import { EgressLedger } from './egress-ledger'
 
-const entry = (host: string, decision: EgressRecord['decision'] = 'denied'): EgressRecord => ({ host, port: 443, decision, bytesUp: 0, bytesDown: 0, at: '2026-12-02T00:00:00Z' })
+const entry = (host: string, decision: EgressRecord['decision'] = 'denied'): EgressRecord => ({
+  host,
+  port: 443,
+  decision,
+  bytesUp: 0,
+  bytesDown: 0,
+  at: '2026-12-02T00:00:00Z'
+})
 
 describe('the egress ledger', () => {
-  it('keeps each run its own, and drops what is decided after its run ended (never the next run\'s)', () => {
+  it("keeps each run its own, and drops what is decided after its run ended (never the next run's)", () => {
     const ledger = new EgressLedger()
     ledger.expect('a')
     ledger.expect('b')

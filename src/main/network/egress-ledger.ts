@@ -6,7 +6,12 @@ const shared = ''
 /** The most connections one run's record keeps of each kind; beyond, they are counted. */
 const keep = { allowed: 10_000, denied: 1_000 }
 
-type Bucket = { entries: EgressRecord[]; live: Map<EgressRecord, () => { up: number; down: number }>; kept: { allowed: number; denied: number }; dropped: { allowed: number; denied: number } }
+type Bucket = {
+  entries: EgressRecord[]
+  live: Map<EgressRecord, () => { up: number; down: number }>
+  kept: { allowed: number; denied: number }
+  dropped: { allowed: number; denied: number }
+}
 
 /**
  * What one endpoint's connections were, kept per run (the token the run's bridge sends first)
@@ -80,7 +85,16 @@ export class EgressLedger {
       taken.push(...bucket.entries)
       for (const decision of ['allowed', 'denied'] as const) {
         const more = bucket.dropped[decision]
-        if (more > 0) taken.push({ host: '(not recorded)', port: 0, decision, reason: `${more} more ${decision} connections were not recorded (at most ${keep[decision]} per call)`, bytesUp: 0, bytesDown: 0, at: new Date().toISOString() })
+        if (more > 0)
+          taken.push({
+            host: '(not recorded)',
+            port: 0,
+            decision,
+            reason: `${more} more ${decision} connections were not recorded (at most ${keep[decision]} per call)`,
+            bytesUp: 0,
+            bytesDown: 0,
+            at: new Date().toISOString()
+          })
       }
     }
     return taken

@@ -40,14 +40,16 @@ describe('egress endpoints on disk', () => {
     const dir = makeTempDir('airlock-egress-long-')
     try {
       const runDir = join(dir.path, 'x'.repeat(120))
-      await expect(new EgressProxy({ runDir, gate }).open({ scope: 'session', ownerId: 's' })).rejects.toThrow(/longer than a unix socket allows \(107 bytes\); set TMPDIR/)
+      await expect(new EgressProxy({ runDir, gate }).open({ scope: 'session', ownerId: 's' })).rejects.toThrow(
+        /longer than a unix socket allows \(107 bytes\); set TMPDIR/
+      )
       expect(readdirSync(runDir)).toEqual([])
     } finally {
       dir.remove()
     }
   })
 
-  it('the sweep removes only this proxy\'s own folders: not another prefix\'s, not a link, not a file', async () => {
+  it("the sweep removes only this proxy's own folders: not another prefix's, not a link, not a file", async () => {
     const dir = makeTempDir('airlock-egress-sweep-own-')
     try {
       const mine = new EgressProxy({ runDir: dir.path, prefix: 'airlock-egress-aaaa-', gate })
@@ -65,4 +67,3 @@ describe('egress endpoints on disk', () => {
     }
   })
 })
-

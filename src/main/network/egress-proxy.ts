@@ -79,7 +79,9 @@ export class EgressProxy implements EgressPort {
     const socketDir = mkdtempSync(join(this.options.runDir, this.prefix))
     if (Buffer.byteLength(join(socketDir, socketName)) > maxSocketPathBytes) {
       rmSync(socketDir, { recursive: true, force: true })
-      throw new Error(`The egress socket's path ${join(socketDir, socketName)} is longer than a unix socket allows (${maxSocketPathBytes} bytes); set TMPDIR to a shorter directory.`)
+      throw new Error(
+        `The egress socket's path ${join(socketDir, socketName)} is longer than a unix socket allows (${maxSocketPathBytes} bytes); set TMPDIR to a shorter directory.`
+      )
     }
     const identity = this.options.identity
     if (identity?.dedicated) chownSync(socketDir, identity.uid, identity.gid)
@@ -124,7 +126,11 @@ export class EgressProxy implements EgressPort {
     })
     server.on('clientError', (_error, socket: Duplex) => {
       // Ended and then destroyed: a client that keeps sending must not hold the connection half-open.
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nAirlock egress: malformed or too slow proxy request\n', () => socket.destroy())
+      if (socket.writable)
+        socket.end(
+          'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nAirlock egress: malformed or too slow proxy request\n',
+          () => socket.destroy()
+        )
       else socket.destroy()
     })
     // The socket's listener reads the run token the bridge sends first (if any) and credits the
@@ -138,7 +144,13 @@ export class EgressProxy implements EgressPort {
         socket.setTimeout(0)
         const credited = windowed ? ledger.current() : run !== undefined && ledger.expects(run) ? run : undefined
         if (credited === undefined) {
-          return refuseUncredited(socket, rest, windowed ? 'no run of this resource is going on: connections are admitted only while one is' : 'this connection did not come through its run\'s bridge (no run token)')
+          return refuseUncredited(
+            socket,
+            rest,
+            windowed
+              ? 'no run of this resource is going on: connections are admitted only while one is'
+              : "this connection did not come through its run's bridge (no run token)"
+          )
         }
         runOf.set(socket, credited)
         if (rest[0] === 0x05) return serveSocks(socket, rest, contextOf(socket))
@@ -190,7 +202,8 @@ export type Connection = { admit: (host: string, port: number) => Promise<Egress
 /** Refuses a connection no run is going on for: in SOCKS5's words or HTTP's, by its first byte. */
 function refuseUncredited(socket: Socket, first: Buffer, reason: string): void {
   // SOCKS5: "no acceptable methods"; HTTP: 403 with the reason.
-  const answer = first[0] === 0x05 ? Buffer.from([0x05, 0xff]) : `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nAirlock egress: ${reason}\n`
+  const answer =
+    first[0] === 0x05 ? Buffer.from([0x05, 0xff]) : `HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nAirlock egress: ${reason}\n`
   socket.end(answer, () => socket.destroy())
 }
 
@@ -273,7 +286,8 @@ async function forward(req: IncomingMessage, res: ServerResponse, connection: Co
   }
   if (url.protocol !== 'http:') return reply(res, 400, `${url.protocol} is not proxied as a plain request; use CONNECT`)
   const hostHeader = req.headers.host
-  if (hostHeader !== undefined && hostOf(hostHeader) !== url.host) return reply(res, 400, `the Host header (${hostHeader.slice(0, 80)}) does not match the URL (${url.host})`)
+  if (hostHeader !== undefined && hostOf(hostHeader) !== url.host)
+    return reply(res, 400, `the Host header (${hostHeader.slice(0, 80)}) does not match the URL (${url.host})`)
   const port = url.port ? Number(url.port) : 80
   const admission = await connection.admit(url.hostname, port)
   if (!admission.ok) {
@@ -287,7 +301,15 @@ async function forward(req: IncomingMessage, res: ServerResponse, connection: Co
   let up = 0
   let down = 0
   const entry = connection.ledger.add(connection.run, entryOf(port, admission), () => ({ up, down }))
-  const upstream = httpRequest({ host: admission.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false, timeout: limits.connectMs })
+  const upstream = httpRequest({
+    host: admission.address,
+    port,
+    method: req.method,
+    path: `${url.pathname}${url.search}`,
+    headers,
+    setHost: false,
+    timeout: limits.connectMs
+  })
   upstream.on('timeout', () => upstream.destroy(new Error('no answer in time')))
   upstream.on('response', (response) => {
     upstream.setTimeout(limits.idleMs)
@@ -326,7 +348,11 @@ function authority(target: string): { host: string; port: number } | undefined {
 function refuse(client: Duplex, status: 400 | 403 | 502, reason: string): void {
   const text = { 400: 'Bad Request', 403: 'Forbidden', 502: 'Bad Gateway' }[status]
   const body = `Airlock egress: ${reason}\n`
-  if (client.writable) client.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => client.destroy())
+  if (client.writable)
+    client.end(
+      `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => client.destroy()
+    )
   else client.destroy()
 }
 
@@ -334,4 +360,3 @@ function reply(res: ServerResponse, status: 400 | 403 | 502, reason: string): vo
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' })
   res.end(`Airlock egress: ${reason}\n`)
 }
-

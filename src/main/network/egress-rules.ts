@@ -16,7 +16,8 @@ export type RuleSubject = { agentId: string; role?: string }
  * rule: undefined (the agent's ask mode decides).
  */
 export function ruleVerdict(rules: readonly NetRule[], subject: RuleSubject, host: string, port: number): RuleVerdict | undefined {
-  const reach = (rule: NetRule) => (rule.agentId !== null ? (rule.agentId === subject.agentId ? 0 : -1) : rule.roleId !== undefined ? (rule.roleId === subject.role ? 1 : -1) : 2)
+  const reach = (rule: NetRule) =>
+    rule.agentId !== null ? (rule.agentId === subject.agentId ? 0 : -1) : rule.roleId !== undefined ? (rule.roleId === subject.role ? 1 : -1) : 2
   const matching = rules
     .filter((rule) => reach(rule) >= 0 && hostMatches(rule.host, host) && (rule.port === undefined || rule.port === port))
     .sort((a, b) => reach(a) - reach(b))

@@ -75,7 +75,10 @@ export function serveSocks(client: Socket, first: Buffer, connection: Connection
       client.resume()
     })
     upstream.on('error', (error: NodeJS.ErrnoException) => {
-      if (!connected) end(error.code === 'ECONNREFUSED' ? reply.refused : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH' ? reply.hostUnreachable : reply.failure)
+      if (!connected)
+        end(
+          error.code === 'ECONNREFUSED' ? reply.refused : error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH' ? reply.hostUnreachable : reply.failure
+        )
       else client.destroy()
     })
     // Closed before it connected: the other side goes too (once connected, joinTunnel decides).

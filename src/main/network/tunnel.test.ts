@@ -69,14 +69,19 @@ s.on('data', (chunk) => {
 })
 s.on('close', () => console.log(bytes - Number(skip)))`
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', script, socketPath, String(skip), ...hello.map((part) => part.toString('hex'))], { timeout: 60_000 }, (error, stdout) => (error ? reject(error) : resolve(Number(stdout.trim()))))
+    execFile(process.execPath, ['-e', script, socketPath, String(skip), ...hello.map((part) => part.toString('hex'))], { timeout: 60_000 }, (error, stdout) =>
+      error ? reject(error) : resolve(Number(stdout.trim()))
+    )
   })
 }
 
 describe('tunnels through the egress proxy', () => {
   it('CONNECT: a large answer from a server that closes at once arrives whole, every time', async () => {
     const established = 'HTTP/1.1 200 Connection Established\r\n\r\n'
-    for (let round = 0; round < 4; round++) expect(await received([Buffer.from(`CONNECT pkgs.test:${port} HTTP/1.1\r\nHost: pkgs.test:${port}\r\n\r\n`)], established.length), `round ${round}`).toBe(size)
+    for (let round = 0; round < 4; round++)
+      expect(await received([Buffer.from(`CONNECT pkgs.test:${port} HTTP/1.1\r\nHost: pkgs.test:${port}\r\n\r\n`)], established.length), `round ${round}`).toBe(
+        size
+      )
   })
 
   it('SOCKS5: the same, whole', async () => {

@@ -38,7 +38,12 @@ export { ProviderError, type ProviderErrorCode } from '../core/provider-error'
  * `settings` is part of the SPEC §4.1 signature; no built-in provider reads settings (their
  * config comes with each requirement; the manager reads `code_execution.providers`).
  */
-export function createBuiltinProviders(options: { home: string; settings?: SettingsReader; onImageProgress?: (progress: ImageProgress) => void; egress?: EgressPort }): ExecutionResourceProvider[] {
+export function createBuiltinProviders(options: {
+  home: string
+  settings?: SettingsReader
+  onImageProgress?: (progress: ImageProgress) => void
+  egress?: EgressPort
+}): ExecutionResourceProvider[] {
   const runLedger = new RunLedger(join(options.home, 'runs'))
   return [
     new BubblewrapProvider({ runLedger, egress: options.egress }),

@@ -26,10 +26,37 @@ export const genesisHash = '0'.repeat(64)
  * every older hash would change.
  */
 export const hashedColumns = [
-  'seq', 'id', 'agent_id', 'session_id', 'tool', 'status', 'input_summary_json', 'policy_json', 'approval_json',
-  'provider_id', 'provider_json', 'exit_code', 'stdout', 'stdout_log', 'stdout_sha256', 'stdout_truncated',
-  'stderr', 'stderr_log', 'stderr_sha256', 'stderr_truncated', 'artifacts_json', 'lineage_json', 'error_code',
-  'error_message', 'result_json', 'started_at', 'started_out_of_order', 'finished_at', 'duration_ms', 'chain_seq', 'prev_hash'
+  'seq',
+  'id',
+  'agent_id',
+  'session_id',
+  'tool',
+  'status',
+  'input_summary_json',
+  'policy_json',
+  'approval_json',
+  'provider_id',
+  'provider_json',
+  'exit_code',
+  'stdout',
+  'stdout_log',
+  'stdout_sha256',
+  'stdout_truncated',
+  'stderr',
+  'stderr_log',
+  'stderr_sha256',
+  'stderr_truncated',
+  'artifacts_json',
+  'lineage_json',
+  'error_code',
+  'error_message',
+  'result_json',
+  'started_at',
+  'started_out_of_order',
+  'finished_at',
+  'duration_ms',
+  'chain_seq',
+  'prev_hash'
 ] as const
 
 /** A stored `action_calls` row, column by column (SQLite values). */
@@ -113,7 +140,12 @@ export type ChainVerification =
 export function verifyChain(db: Database, logsDir: string): ChainVerification {
   let rows = 0
   let previous = genesisHash
-  const broken = (row: { seq: number; id: string | null }, reason: string): ChainVerification => ({ ok: false, rows, brokenAt: { seq: row.seq, id: row.id }, reason })
+  const broken = (row: { seq: number; id: string | null }, reason: string): ChainVerification => ({
+    ok: false,
+    rows,
+    brokenAt: { seq: row.seq, id: row.id },
+    reason
+  })
   // Raw arrays of exactly the hashed columns (sorted) and the hash: the walk reads a million rows.
   const at = (name: (typeof hashedColumns)[number]) => sortedColumns.indexOf(name)
   const [seqAt, idAt, chainAt, prevAt] = [at('seq'), at('id'), at('chain_seq'), at('prev_hash')]
@@ -122,7 +154,8 @@ export function verifyChain(db: Database, logsDir: string): ChainVerification {
   for (const values of walk.iterate() as Iterable<(string | number | null)[]>) {
     const row = { seq: values[seqAt] as number, id: values[idAt] as string }
     const hash = values[sortedColumns.length]
-    if (values[chainAt] !== rows + 1) return broken(row, `it is at chain position ${values[chainAt]} but follows position ${rows}: a chained row before it was deleted`)
+    if (values[chainAt] !== rows + 1)
+      return broken(row, `it is at chain position ${values[chainAt]} but follows position ${rows}: a chained row before it was deleted`)
     if (values[prevAt] !== previous) return broken(row, 'its prev_hash is not the hash of the row before it in the chain: that row was changed or deleted')
     if (hashOfSortedValues(values) !== hash) return broken(row, 'its contents do not match its hash: the row was changed')
     for (const log of logsAt) {
@@ -139,7 +172,9 @@ export function verifyChain(db: Database, logsDir: string): ChainVerification {
     previous = hash as string
     rows += 1
   }
-  const outside = db.prepare("select seq, id from action_calls where chain_seq is null and status != 'running' order by seq limit 1").get() as { seq: number; id: string } | undefined
+  const outside = db.prepare("select seq, id from action_calls where chain_seq is null and status != 'running' order by seq limit 1").get() as
+    | { seq: number; id: string }
+    | undefined
   if (outside) return broken(outside, 'it is finished but not in the chain: it was inserted or edited outside Airlock')
   const issued = (db.prepare("select seq from sqlite_sequence where name = 'action_calls'").pluck().get() as number | undefined) ?? 0
   const highest = (db.prepare('select max(seq) from action_calls').pluck().get() as number | null) ?? 0

@@ -50,7 +50,10 @@ export function countCalls(db: Database, query: HistoryFilters): number {
   const plan = planOf(db, query)
   if (plan === 'empty') return 0
   const sql = `select count(*) from ${plan.from} ${plan.where.length > 0 ? `where ${plan.where.join(' and ')}` : ''}`
-  return db.prepare(sql).pluck().get(...plan.params) as number
+  return db
+    .prepare(sql)
+    .pluck()
+    .get(...plan.params) as number
 }
 
 /** The filters of a query without its paging. */
@@ -74,7 +77,11 @@ function planOf(db: Database, query: HistoryFilters): CallsPlan | 'empty' {
     where.push(condition)
     params.push(value)
   }
-  if (viaText) add('t.action_calls_text match ?', [text ?? '', ...filters.map((f) => `facets:"${f.letter}${Buffer.from(f.value, 'utf8').toString('hex')}"`)].join(' ').trim())
+  if (viaText)
+    add(
+      't.action_calls_text match ?',
+      [text ?? '', ...filters.map((f) => `facets:"${f.letter}${Buffer.from(f.value, 'utf8').toString('hex')}"`)].join(' ').trim()
+    )
   if (range?.lo !== undefined) add(`${seqColumn} >= ?`, range.lo)
   if (range?.hi !== undefined) add(`${seqColumn} <= ?`, range.hi)
   for (const filter of filters) add(`c.${filter.column} = ?`, filter.value)
@@ -95,8 +102,14 @@ export function seqRangeOf(db: Database, since: string | undefined, until: strin
   if (since === undefined && until === undefined) return undefined
   if (since !== undefined && until !== undefined && since > until) return 'empty'
   const probe = (sql: string, value: string) => db.prepare(sql).pluck().get(value) as number | undefined
-  const lo = since === undefined ? undefined : probe('select seq from action_calls where started_out_of_order = 0 and started_at >= ? order by started_at, seq limit 1', since)
-  const hi = until === undefined ? undefined : probe('select seq from action_calls where started_out_of_order = 0 and started_at <= ? order by started_at desc, seq desc limit 1', until)
+  const lo =
+    since === undefined
+      ? undefined
+      : probe('select seq from action_calls where started_out_of_order = 0 and started_at >= ? order by started_at, seq limit 1', since)
+  const hi =
+    until === undefined
+      ? undefined
+      : probe('select seq from action_calls where started_out_of_order = 0 and started_at <= ? order by started_at desc, seq desc limit 1', until)
   const inOrder = (since === undefined || lo !== undefined) && (until === undefined || hi !== undefined) && (lo === undefined || hi === undefined || lo <= hi)
   const late = db
     .prepare('select min(seq) as lo, max(seq) as hi from action_calls where started_out_of_order = 1 and started_at >= ? and started_at <= ?')

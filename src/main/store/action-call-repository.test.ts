@@ -148,7 +148,9 @@ describe('ActionCallRepository.verify finds tampering', () => {
   it('a finished row inserted outside Airlock is found', () => {
     record(2)
     store.db
-      .prepare("insert into action_calls (id, tool, status, input_summary_json, started_at) values ('forged', 'write_file', 'success', '{}', '2020-01-01T00:00:00.000Z')")
+      .prepare(
+        "insert into action_calls (id, tool, status, input_summary_json, started_at) values ('forged', 'write_file', 'success', '{}', '2020-01-01T00:00:00.000Z')"
+      )
       .run()
     expect(store.history.verify()).toMatchObject({ ok: false, brokenAt: { id: 'forged' }, reason: expect.stringMatching(/not in the chain/) })
   })
@@ -164,7 +166,12 @@ describe('ActionCallRepository.verify finds tampering', () => {
     expect(store.history.verify()).toMatchObject({ ok: true, rows: 3 })
     expect(store.history.get(begun.callId)!.stdout).toMatchObject({ text: null, logFile: `${begun.callId}.stdout`, sha256: sha256(big) })
     appendFileSync(join(logs(), `${begun.callId}.stdout`), 'tampered')
-    expect(store.history.verify()).toMatchObject({ ok: false, rows: 1, brokenAt: { id: begun.callId }, reason: expect.stringMatching(/stdout log file .* was changed/) })
+    expect(store.history.verify()).toMatchObject({
+      ok: false,
+      rows: 1,
+      brokenAt: { id: begun.callId },
+      reason: expect.stringMatching(/stdout log file .* was changed/)
+    })
     rmSync(join(logs(), `${begun.callId}.stdout`))
     expect(store.history.verify()).toMatchObject({ ok: false, brokenAt: { id: begun.callId }, reason: expect.stringMatching(/cannot be read \(ENOENT\)/) })
     expect(before).toBeDefined()
@@ -195,7 +202,11 @@ describe('ActionCallRepository after a crash and across versions', () => {
     insert.run('old-3', 'run_command', 'running', '{}', '2024-01-01T00:00:03.000Z', null, null)
     old.close()
     store = openStore(file())
-    expect(store.history.list().rows.map((row) => [row.id, row.status])).toEqual([['old-3', 'running'], ['old-2', 'interrupted'], ['old-1', 'success']])
+    expect(store.history.list().rows.map((row) => [row.id, row.status])).toEqual([
+      ['old-3', 'running'],
+      ['old-2', 'interrupted'],
+      ['old-1', 'success']
+    ])
     expect(store.history.verify()).toMatchObject({ ok: true, rows: 2 })
     store.history.interruptRunning()
     record(1)
@@ -235,7 +246,11 @@ describe('ActionCallRepository.list', () => {
     expect([...first.rows, ...second.rows].map((row) => row.id)).toEqual([other.callId, ...[...ids].reverse()])
     const textPage = store.history.list({ text: 'pytest', limit: 3 })
     expect(store.history.list({ text: 'pytest', cursor: textPage.nextCursor }).rows.map((row) => row.id)).toEqual([ids[1], ids[0]])
-    expect(store.history.list({ tool: 'write_file' }).rows[0]).toMatchObject({ status: 'error', providerId: null, error: { code: 'policy.blocked', message: 'Denied by rule vcs-write' } })
+    expect(store.history.list({ tool: 'write_file' }).rows[0]).toMatchObject({
+      status: 'error',
+      providerId: null,
+      error: { code: 'policy.blocked', message: 'Denied by rule vcs-write' }
+    })
   })
 
   it('filters by time exactly, also around a clock that went back', () => {
@@ -249,7 +264,9 @@ describe('ActionCallRepository.list', () => {
     const late = store.db.prepare('select id from action_calls where started_out_of_order = 1').pluck().all()
     expect(late).toEqual([nine])
     const idsOf = (since?: string, until?: string) =>
-      store.history.list({ ...(since ? { since: `2024-03-01T${since}:00Z` } : {}), ...(until ? { until: `2024-03-01T${until}:00Z` } : {}) }).rows.map((row) => row.id)
+      store.history
+        .list({ ...(since ? { since: `2024-03-01T${since}:00Z` } : {}), ...(until ? { until: `2024-03-01T${until}:00Z` } : {}) })
+        .rows.map((row) => row.id)
     expect(idsOf('08:59', '09:01')).toEqual([nine])
     expect(idsOf('10:04')).toEqual([tenTen, tenFive])
     expect(idsOf(undefined, '10:06')).toEqual([nine, tenFive, ten])
@@ -257,7 +274,10 @@ describe('ActionCallRepository.list', () => {
     expect(idsOf('10:01', '10:04')).toEqual([])
     expect(idsOf('11:00')).toEqual([])
     expect(idsOf('10:07', '10:01')).toEqual([])
-    expect(store.history.list({ since: '2024-03-01T08:00:00Z', until: '2024-03-01T10:07:00Z', text: 'pytest', limit: 2 }).rows.map((row) => row.id)).toEqual([nine, tenFive])
+    expect(store.history.list({ since: '2024-03-01T08:00:00Z', until: '2024-03-01T10:07:00Z', text: 'pytest', limit: 2 }).rows.map((row) => row.id)).toEqual([
+      nine,
+      tenFive
+    ])
   })
 })
 
@@ -281,7 +301,9 @@ describe('ActionCallRepository: waiting for approval, and search inside output (
     // Decided after 30 s; the call then ran 57 ms: the run time is what percentiles count.
     store.history.waiting(waiting.callId, null)
     expect(statusOf(waiting.callId)?.status).toBe('running')
-    const row = store.history.finish(end(waiting.callId, { durationMs: 30_057, approval: { status: 'approved', reason: 'operator', approvalId: 'a1', waitedMs: 30_000 } }))
+    const row = store.history.finish(
+      end(waiting.callId, { durationMs: 30_057, approval: { status: 'approved', reason: 'operator', approvalId: 'a1', waitedMs: 30_000 } })
+    )
     expect(row).toMatchObject({ status: 'success', durationMs: 30_057, waitMs: 30_000, waitingSince: null })
     store.history.finish(end(running.callId, { durationMs: 40 }))
     expect(store.history.usage({ since: new Date(now.getTime() - 3_600_000), now: new Date() }).durations).toMatchObject({ count: 2, p50: 40, p99: 57 })
@@ -319,9 +341,32 @@ describe('ActionCallRepository: waiting for approval, and search inside output (
     // A row as version 9 stored it (its columns only), chained with the hash the chain's encoding gives.
     const begun = start()
     const row: Record<string, string | number | null> = Object.fromEntries(hashedColumns.map((column) => [column, null]))
-    Object.assign(row, { seq: 1, id: begun.callId, tool: 'run_command', status: 'success', input_summary_json: '{}', stdout_truncated: 0, stderr: 'warning: unreachable zanzibar code\n', stderr_truncated: 0, artifacts_json: '[]', lineage_json: '[]', started_at: begun.startedAt, started_out_of_order: 0, finished_at: begun.startedAt, duration_ms: 1, chain_seq: 1, prev_hash: genesisHash })
+    Object.assign(row, {
+      seq: 1,
+      id: begun.callId,
+      tool: 'run_command',
+      status: 'success',
+      input_summary_json: '{}',
+      stdout_truncated: 0,
+      stderr: 'warning: unreachable zanzibar code\n',
+      stderr_truncated: 0,
+      artifacts_json: '[]',
+      lineage_json: '[]',
+      started_at: begun.startedAt,
+      started_out_of_order: 0,
+      finished_at: begun.startedAt,
+      duration_ms: 1,
+      chain_seq: 1,
+      prev_hash: genesisHash
+    })
     row.hash = rowHash(row)
-    old.prepare(`insert into action_calls (${Object.keys(row).join(', ')}) values (${Object.keys(row).map((column) => `@${column}`).join(', ')})`).run(row)
+    old
+      .prepare(
+        `insert into action_calls (${Object.keys(row).join(', ')}) values (${Object.keys(row)
+          .map((column) => `@${column}`)
+          .join(', ')})`
+      )
+      .run(row)
     old.close()
     store = openStore(file())
     expect(store.history.list({ text: 'zanzibar' }).rows.map((row) => row.id)).toEqual([begun.callId])

@@ -3,7 +3,16 @@ import type { Database, Statement } from 'better-sqlite3'
 import { z } from 'zod'
 import { historyStatuses, type HistoryDetail, type HistoryPage, type HistoryRow, type HistoryUsage } from '@shared/ipc/history'
 import type { ActionCallEnd, ActionCallStart } from '../core'
-import { appendToChain, genesisHash, logFileNamePattern, rowHash, readLogFile, verifyChain, type ActionCallRecord, type ChainVerification } from './action-call-chain'
+import {
+  appendToChain,
+  genesisHash,
+  logFileNamePattern,
+  rowHash,
+  readLogFile,
+  verifyChain,
+  type ActionCallRecord,
+  type ChainVerification
+} from './action-call-chain'
 import { countCalls, listCalls, toHistoryDetail, toHistoryRow, type HistoryFilters, type HistoryQuery } from './action-call-query'
 import { usageOf } from './action-call-usage'
 import { appendLedger, callBeginDigest, callStartColumns, runningDefaults, type LedgerHead } from './audit-ledger'
@@ -69,14 +78,19 @@ export class ActionCallRepository {
       this.db
         .transaction(() => {
           // `started_out_of_order`: this call started before one recorded earlier (the clock went back); see listCalls.
-          const row = this
-            .statement(
-              `insert into action_calls (id, agent_id, session_id, tool, status, input_summary_json, started_at, started_out_of_order)
+          const row = this.statement(
+            `insert into action_calls (id, agent_id, session_id, tool, status, input_summary_json, started_at, started_out_of_order)
                values (@callId, @agentId, @sessionId, @tool, 'running', @input, @startedAt,
                  coalesce((select max(started_at) from action_calls where started_out_of_order = 0) > @startedAt, 0))
                returning ${callStartColumns.join(', ')}`
-            )
-            .get({ callId: valid.callId, agentId: valid.agentId, sessionId: valid.sessionId, tool: valid.tool, input: JSON.stringify(start.inputSummary ?? null), startedAt: valid.startedAt }) as Record<string, unknown>
+          ).get({
+            callId: valid.callId,
+            agentId: valid.agentId,
+            sessionId: valid.sessionId,
+            tool: valid.tool,
+            input: JSON.stringify(start.inputSummary ?? null),
+            startedAt: valid.startedAt
+          }) as Record<string, unknown>
           appendLedger(this.db, 'call.begin', String(row.seq), callBeginDigest(row))
         })
         .immediate()
@@ -165,12 +179,19 @@ export class ActionCallRepository {
         const running = this.db.prepare("select seq from action_calls where status = 'running' order by seq").pluck().all() as number[]
         // Every end fact is reset, not only the ones set here: the outcome is unknown, and whatever a
         // running row holds beyond its start was not written by Airlock (the ledger's begin shows it).
-        const ends = Object.keys(runningDefaults).filter((column) => !['status', 'finished_at', 'error_code', 'error_message', 'chain_seq', 'prev_hash'].includes(column))
+        const ends = Object.keys(runningDefaults).filter(
+          (column) => !['status', 'finished_at', 'error_code', 'error_message', 'chain_seq', 'prev_hash'].includes(column)
+        )
         const update = this.db.prepare(
           `update action_calls set ${ends.map((column) => `${column} = @${column}`).join(', ')}, status = 'interrupted', waiting_since = null, finished_at = @finishedAt, error_code = 'interrupted', error_message = @message where seq = @seq`
         )
         return running.map((seq) => {
-          update.run({ ...Object.fromEntries(ends.map((column) => [column, runningDefaults[column as keyof typeof runningDefaults]])), finishedAt: now.toISOString(), message: interruptedMessage, seq })
+          update.run({
+            ...Object.fromEntries(ends.map((column) => [column, runningDefaults[column as keyof typeof runningDefaults]])),
+            finishedAt: now.toISOString(),
+            message: interruptedMessage,
+            seq
+          })
           appendLedger(this.db, 'call.end', String(seq), appendToChain(this.db, seq))
           return this.row(seq)
         })
@@ -219,7 +240,8 @@ export class ActionCallRepository {
   private runningRow(callId: string): ActionCallRecord {
     const row = this.statement('select * from action_calls where id = ?').get(callId) as (ActionCallRecord & { facets?: unknown }) | undefined
     if (!row) throw new HistoryError('history.not_found', `No call ${callId} was begun in history.`, { callId })
-    if (row.status !== 'running') throw new HistoryError('history.not_running', `Call ${callId} already ended (${row.status}); its record is not rewritten.`, { callId })
+    if (row.status !== 'running')
+      throw new HistoryError('history.not_running', `Call ${callId} already ended (${row.status}); its record is not rewritten.`, { callId })
     const { facets: _derived, ...stored } = row
     return stored
   }

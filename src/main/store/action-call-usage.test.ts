@@ -12,7 +12,15 @@ const hour = 3_600_000
 const now = new Date('2025-03-10T12:30:00.000Z')
 
 /** Records one call that started at `startedAt` and ended with `status` after `durationMs` (or is left running). */
-function call(options: { agentId?: string; tool?: string; status?: ActionStatus | 'running'; durationMs?: number; startedAt: Date; text?: string; providerId?: string }): string {
+function call(options: {
+  agentId?: string
+  tool?: string
+  status?: ActionStatus | 'running'
+  durationMs?: number
+  startedAt: Date
+  text?: string
+  providerId?: string
+}): string {
   const callId = randomUUID()
   fresh.store.history.begin({
     callId,
@@ -40,7 +48,14 @@ const service = () => new HistoryService(fresh.store.history, () => now)
 describe('history.count over the real fresh.store', () => {
   it('counts what the list would page through, for every kind of filter', () => {
     const at = (hoursAgo: number) => new Date(now.getTime() - hoursAgo * hour)
-    for (let i = 0; i < 30; i++) call({ startedAt: at(10 - i / 10), status: i % 3 === 0 ? 'error' : 'success', tool: i % 2 === 0 ? 'run_command' : 'read_file', text: i % 5 === 0 ? 'pytest suite' : 'ls', providerId: i % 2 === 0 ? 'docker' : 'bubblewrap' })
+    for (let i = 0; i < 30; i++)
+      call({
+        startedAt: at(10 - i / 10),
+        status: i % 3 === 0 ? 'error' : 'success',
+        tool: i % 2 === 0 ? 'run_command' : 'read_file',
+        text: i % 5 === 0 ? 'pytest suite' : 'ls',
+        providerId: i % 2 === 0 ? 'docker' : 'bubblewrap'
+      })
     for (let i = 0; i < 7; i++) call({ agentId: 'other', startedAt: at(2), status: 'blocked' })
     const pageCount = (filters: Record<string, string>) => {
       let rows = 0
@@ -109,7 +124,9 @@ describe('history.usage over the real fresh.store', () => {
     const month = service().usage({ since: new Date(now.getTime() - 31 * 24 * hour).toISOString() })
     expect(month.buckets).toHaveLength(31 * 24 + 1)
     expect(month.buckets.reduce((sum, b) => sum + (b.counts.success ?? 0), 0)).toBe(1)
-    expect(() => service().usage({ since: new Date(now.getTime() - 32 * 24 * hour).toISOString() })).toThrow(expect.objectContaining({ code: 'history.invalid_query', message: expect.stringMatching(/31 days/) }))
+    expect(() => service().usage({ since: new Date(now.getTime() - 32 * 24 * hour).toISOString() })).toThrow(
+      expect.objectContaining({ code: 'history.invalid_query', message: expect.stringMatching(/31 days/) })
+    )
     expect(() => service().usage({ since: new Date(now.getTime() + hour).toISOString() })).toThrow(expect.objectContaining({ code: 'history.invalid_query' }))
   })
 

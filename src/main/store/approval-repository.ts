@@ -1,7 +1,14 @@
 import type { Database } from 'better-sqlite3'
 import { z } from 'zod'
 import { appendLedger, approvalDecisionDigest, approvalRequestColumns, approvalRequestDigest } from './audit-ledger'
-import { approvalDecisionViewSchema, approvalKindSchema, approvalViewSchema, type ApprovalDecisionView, type ApprovalStatus, type ApprovalView } from '@shared/approvals'
+import {
+  approvalDecisionViewSchema,
+  approvalKindSchema,
+  approvalViewSchema,
+  type ApprovalDecisionView,
+  type ApprovalStatus,
+  type ApprovalView
+} from '@shared/approvals'
 
 type Row = {
   id: string
@@ -22,7 +29,15 @@ type Row = {
 }
 
 /** What the queue keeps of a request beyond its columns: for the person deciding, and the rule it could become. */
-const requestDocumentSchema = approvalViewSchema.pick({ reason: true, policyRule: true, commands: true, preview: true, planted: true, classification: true, proposedRule: true })
+const requestDocumentSchema = approvalViewSchema.pick({
+  reason: true,
+  policyRule: true,
+  commands: true,
+  preview: true,
+  planted: true,
+  classification: true,
+  proposedRule: true
+})
 
 /** A new queue item: everything a view shows but what only deciding and waiting fill in. */
 export type NewApproval = Omit<ApprovalView, 'status' | 'count' | 'waiting' | 'decision'> & {
@@ -36,7 +51,8 @@ export type NewApproval = Omit<ApprovalView, 'status' | 'count' | 'waiting' | 'd
  */
 export const watchFreshMs = 10_000
 
-const columns = 'id, agent_id, session_id, tool, status, summary, risk_flags_json, request_json, decision_json, created_at, expires_at, kind, count, waiting, watched_at'
+const columns =
+  'id, agent_id, session_id, tool, status, summary, risk_flags_json, request_json, decision_json, created_at, expires_at, kind, count, waiting, watched_at'
 
 /**
  * The approval queue's items (SPEC §7, table `approvals`): one row per item, from `pending` to
@@ -80,12 +96,19 @@ export class ApprovalRepository {
 
   /** How many distinct items of an agent wait for a decision now (pending and not past their time). */
   pendingOf(agentId: string): number {
-    return this.db.prepare("select count(*) from approvals where agent_id = ? and status = 'pending' and expires_at > ?").pluck().get(agentId, this.now().toISOString()) as number
+    return this.db
+      .prepare("select count(*) from approvals where agent_id = ? and status = 'pending' and expires_at > ?")
+      .pluck()
+      .get(agentId, this.now().toISOString()) as number
   }
 
   /** Another identical request joins a pending item: one more in `count`, one more waiting. False when it is no longer pending. */
   join(id: string): boolean {
-    return this.db.prepare("update approvals set count = count + 1, waiting = waiting + 1, watched_at = ? where id = ? and status = 'pending'").run(this.now().toISOString(), id).changes === 1
+    return (
+      this.db
+        .prepare("update approvals set count = count + 1, waiting = waiting + 1, watched_at = ? where id = ? and status = 'pending'")
+        .run(this.now().toISOString(), id).changes === 1
+    )
   }
 
   /** A call starts waiting on an item again (without joining it as a new request). */
@@ -120,7 +143,9 @@ export class ApprovalRepository {
     return this.db
       .transaction(() => {
         const row = this.db
-          .prepare("update approvals set status = ?, decision_json = ?, decided_at = ? where id = ? and status = 'pending' returning id, status, decision_json, decided_at")
+          .prepare(
+            "update approvals set status = ?, decision_json = ?, decided_at = ? where id = ? and status = 'pending' returning id, status, decision_json, decided_at"
+          )
           .get(status, JSON.stringify(parsed), parsed.decidedAt, id) as Record<string, unknown> | undefined
         if (row) appendLedger(this.db, 'approval.decision', id, approvalDecisionDigest(row))
         return row !== undefined
@@ -132,7 +157,9 @@ export class ApprovalRepository {
   addDelivered(id: string, count: number): void {
     if (count === 0) return
     this.db
-      .prepare("update approvals set decision_json = json_set(decision_json, '$.delivered', coalesce(json_extract(decision_json, '$.delivered'), 0) + ?) where id = ? and decision_json is not null")
+      .prepare(
+        "update approvals set decision_json = json_set(decision_json, '$.delivered', coalesce(json_extract(decision_json, '$.delivered'), 0) + ?) where id = ? and decision_json is not null"
+      )
       .run(count, id)
   }
 
@@ -171,7 +198,11 @@ export class ApprovalRepository {
 
   /** A cheap summary of the table's state: it changes whenever an item is added, joined or decided. */
   fingerprint(): string {
-    const row = this.db.prepare("select count(*) as n, coalesce(sum(count), 0) as c, coalesce(max(decided_at), '') as d, coalesce(sum(status = 'pending'), 0) as p from approvals").get() as Record<string, unknown>
+    const row = this.db
+      .prepare(
+        "select count(*) as n, coalesce(sum(count), 0) as c, coalesce(max(decided_at), '') as d, coalesce(sum(status = 'pending'), 0) as p from approvals"
+      )
+      .get() as Record<string, unknown>
     return JSON.stringify(row)
   }
 

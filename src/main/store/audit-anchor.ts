@@ -50,7 +50,8 @@ export function readAnchors(db: Database, file: string | undefined): AnchorReadi
     }
   }
   if (stored.success) readings.push({ source: 'settings', anchor: stored.data })
-  else if (setting !== undefined) readings.push({ source: 'settings', problem: `the setting ${anchorSettingKey} is not an anchor: it was changed outside Airlock` })
+  else if (setting !== undefined)
+    readings.push({ source: 'settings', problem: `the setting ${anchorSettingKey} is not an anchor: it was changed outside Airlock` })
   return readings
 }
 
@@ -65,7 +66,8 @@ export function anchorBreak(db: Database, anchor: AuditAnchor, source: AnchorSou
     const last = (db.prepare('select max(seq) from ledger').pluck().get() as number | null) ?? 0
     return `the ledger ends at entry ${last}, before the head anchored at entry ${anchor.seq}${when(anchor)} (${where}): entries were removed`
   }
-  if (at !== anchor.hash) return `ledger entry ${anchor.seq} is not the head anchored there${when(anchor)} (${where}): the chain was rewritten from that entry or before it`
+  if (at !== anchor.hash)
+    return `ledger entry ${anchor.seq} is not the head anchored there${when(anchor)} (${where}): the chain was rewritten from that entry or before it`
   return undefined
 }
 
@@ -102,7 +104,8 @@ function readAnchorFile(file: string): { anchor?: AuditAnchor; problem?: string 
   try {
     const stat = fstatSync(fd)
     if (!stat.isFile()) return { problem: `${file} is not a regular file` }
-    if (stat.uid !== 0 && stat.uid !== process.getuid?.()) return { problem: `${file} is owned by uid ${stat.uid}, not by this operator or root: it proves nothing` }
+    if (stat.uid !== 0 && stat.uid !== process.getuid?.())
+      return { problem: `${file} is owned by uid ${stat.uid}, not by this operator or root: it proves nothing` }
     if ((stat.mode & 0o022) !== 0) return { problem: `${file} is writable by others (mode ${(stat.mode & 0o777).toString(8)}): it proves nothing` }
     const buffer = Buffer.alloc(maxAnchorBytes + 1)
     const length = readSync(fd, buffer, 0, buffer.length, 0)
@@ -113,7 +116,9 @@ function readAnchorFile(file: string): { anchor?: AuditAnchor; problem?: string 
       parsed = undefined
     }
     const anchor = anchorSchema.safeParse(parsed)
-    return anchor.success && length <= maxAnchorBytes ? { anchor: anchor.data } : { problem: `${file} is not an anchor ({seq, hash, at}): it was changed outside Airlock` }
+    return anchor.success && length <= maxAnchorBytes
+      ? { anchor: anchor.data }
+      : { problem: `${file} is not an anchor ({seq, hash, at}): it was changed outside Airlock` }
   } finally {
     closeSync(fd)
   }

@@ -41,7 +41,9 @@ export function verifyLedger(db: Database): LedgerVerification {
     previous = hash
     entries += 1
   }
-  const duplicate = db.prepare('select kind, ref from ledger group by kind, ref having count(*) > 1 limit 1').get() as { kind: string; ref: LedgerRef } | undefined
+  const duplicate = db.prepare('select kind, ref from ledger group by kind, ref having count(*) > 1 limit 1').get() as
+    | { kind: string; ref: LedgerRef }
+    | undefined
   if (duplicate) return broken(`the ledger records ${duplicate.kind} of ${JSON.stringify(duplicate.ref)} twice: an entry was added outside Airlock`)
   const problem = checkCalls(db) ?? checkApprovals(db) ?? checkEvents(db) ?? checkGone(db)
   if (problem) return broken(problem.reason, problem.call)
@@ -51,7 +53,10 @@ export function verifyLedger(db: Database): LedgerVerification {
 type Problem = { reason: string; call?: { seq: number; id: string | null } }
 
 const stepColumns = (alias: string, name: string) => `${alias}.seq as ${name}_seq, ${alias}.digest as ${name}_digest`
-const stepOf = (row: Record<string, unknown>, name: string): Step => ({ seq: row[`${name}_seq`] as number | null, digest: row[`${name}_digest`] as string | null })
+const stepOf = (row: Record<string, unknown>, name: string): Step => ({
+  seq: row[`${name}_seq`] as number | null,
+  digest: row[`${name}_digest`] as string | null
+})
 
 function checkCalls(db: Database): Problem | undefined {
   // Raw arrays of the hashed columns in encoding order, then the two steps: the walk reads every call.
@@ -71,11 +76,13 @@ function checkCalls(db: Database): Problem | undefined {
     const begin: Step = { seq: values[width] as number | null, digest: values[width + 1] as string | null }
     const end: Step = { seq: values[width + 2] as number | null, digest: values[width + 3] as string | null }
     if (begin.seq === null) return { reason: `${name} is not in the ledger: it was inserted outside Airlock`, call }
-    if (begin.digest !== callBeginDigestOfValues(values)) return { reason: `${name}: what it was started with does not match ledger entry ${begin.seq}: the row was changed`, call }
+    if (begin.digest !== callBeginDigestOfValues(values))
+      return { reason: `${name}: what it was started with does not match ledger entry ${begin.seq}: the row was changed`, call }
     if (values[statusAt] === 'running') {
       if (end.seq !== null) return { reason: `${name} is running, but ledger entry ${end.seq} records its end: the row was changed back`, call }
       // A running row holds nothing but its start: the whole row hashes as it did when it began.
-      if (hashOfSortedValues(values.slice(0, width)) !== begin.digest) return { reason: `${name} is running but holds facts it was not started with: the row was changed`, call }
+      if (hashOfSortedValues(values.slice(0, width)) !== begin.digest)
+        return { reason: `${name} is running but holds facts it was not started with: the row was changed`, call }
       continue
     }
     if (end.seq === null) return { reason: `${name} ended, but its end is not in the ledger: it was ended or changed outside Airlock`, call }
@@ -101,33 +108,47 @@ function checkApprovals(db: Database): Problem | undefined {
     const name = `approval ${row.id}`
     const [request, decision] = [stepOf(row, 'request'), stepOf(row, 'decision')]
     if (request.seq === null) return { reason: `${name} is not in the ledger: it was inserted outside Airlock` }
-    if (request.digest !== approvalRequestDigest(row)) return { reason: `${name}: its request (who, what, when, why) does not match ledger entry ${request.seq}: the row was changed` }
+    if (request.digest !== approvalRequestDigest(row))
+      return { reason: `${name}: its request (who, what, when, why) does not match ledger entry ${request.seq}: the row was changed` }
     // SQLite itself sets these to null when the agent or session is removed; any other value is an edit.
-    if (row.agent_id !== row.agent_ref && !(row.agent_id === null && row.agent_exists === 0)) return { reason: `${name}: its agent is not the one that asked (ledger entry ${request.seq}): the row was changed` }
-    if (row.session_id !== row.session_ref && !(row.session_id === null && row.session_exists === 0)) return { reason: `${name}: its session is not the one that asked (ledger entry ${request.seq}): the row was changed` }
+    if (row.agent_id !== row.agent_ref && !(row.agent_id === null && row.agent_exists === 0))
+      return { reason: `${name}: its agent is not the one that asked (ledger entry ${request.seq}): the row was changed` }
+    if (row.session_id !== row.session_ref && !(row.session_id === null && row.session_exists === 0))
+      return { reason: `${name}: its session is not the one that asked (ledger entry ${request.seq}): the row was changed` }
     if (row.status === 'pending') {
       if (decision.seq !== null) return { reason: `${name} is pending, but ledger entry ${decision.seq} records its decision: the decision was removed` }
-      if (row.decision_json !== null || row.decided_at !== null) return { reason: `${name} is pending but holds a decision that is not in the ledger: the row was changed` }
+      if (row.decision_json !== null || row.decided_at !== null)
+        return { reason: `${name} is pending but holds a decision that is not in the ledger: the row was changed` }
       continue
     }
     if (decision.seq === null) return { reason: `${name} has a decision (${row.status}) that is not in the ledger: it was decided outside Airlock` }
     if (decision.seq < request.seq) return { reason: `${name}: its decision (ledger entry ${decision.seq}) comes before its request: the ledger was rewritten` }
-    if (decision.digest !== approvalDecisionDigest(row)) return { reason: `${name}: its decision (status, who, scope, reason, when) does not match ledger entry ${decision.seq}: the row was changed` }
+    if (decision.digest !== approvalDecisionDigest(row))
+      return { reason: `${name}: its decision (status, who, scope, reason, when) does not match ledger entry ${decision.seq}: the row was changed` }
   }
   return undefined
 }
 
 function checkEvents(db: Database): Problem | undefined {
-  const rows = db.prepare(`select v.seq, v.type, v.payload_json, v.at, ${stepColumns('l', 'entry')} from events v left join ledger l on l.kind = 'event' and l.ref = cast(v.seq as text) order by v.seq`)
+  const rows = db.prepare(
+    `select v.seq, v.type, v.payload_json, v.at, ${stepColumns('l', 'entry')} from events v left join ledger l on l.kind = 'event' and l.ref = cast(v.seq as text) order by v.seq`
+  )
   for (const row of rows.iterate() as Iterable<Record<string, unknown>>) {
     const entry = stepOf(row, 'entry')
     if (entry.seq === null) return { reason: `audit event ${row.seq} (${row.type}) is not in the ledger: it was inserted outside Airlock` }
-    if (entry.digest !== eventDigest(row)) return { reason: `audit event ${row.seq} (${row.type}) does not match ledger entry ${entry.seq}: the event was changed` }
+    if (entry.digest !== eventDigest(row))
+      return { reason: `audit event ${row.seq} (${row.type}) does not match ledger entry ${entry.seq}: the event was changed` }
   }
   return undefined
 }
 
-const what: Record<string, string> = { 'call.begin': 'call', 'call.end': 'call', 'approval.request': 'approval', 'approval.decision': 'approval', event: 'audit event' }
+const what: Record<string, string> = {
+  'call.begin': 'call',
+  'call.end': 'call',
+  'approval.request': 'approval',
+  'approval.decision': 'approval',
+  event: 'audit event'
+}
 
 /** The first entry whose row no longer exists. */
 function checkGone(db: Database): Problem | undefined {

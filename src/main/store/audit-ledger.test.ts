@@ -23,11 +23,27 @@ afterEach(() => {
 
 const entries = () => store.db.prepare('select seq, kind, ref from ledger order by seq').all() as { seq: number; kind: string; ref: string }[]
 const begin = (callId = randomUUID()) => {
-  store.history.begin({ callId, agentId: 'coder', sessionId: 's-1', tool: 'run_command', inputSummary: { command: 'make' }, startedAt: new Date().toISOString() })
+  store.history.begin({
+    callId,
+    agentId: 'coder',
+    sessionId: 's-1',
+    tool: 'run_command',
+    inputSummary: { command: 'make' },
+    startedAt: new Date().toISOString()
+  })
   return callId
 }
 const finish = (callId: string) =>
-  store.history.finish({ callId, status: 'success', finishedAt: new Date().toISOString(), durationMs: 3, exitCode: 0, stdout: { text: 'ok' }, artifacts: [], lineage: [] })
+  store.history.finish({
+    callId,
+    status: 'success',
+    finishedAt: new Date().toISOString(),
+    durationMs: 3,
+    exitCode: 0,
+    stdout: { text: 'ok' },
+    artifacts: [],
+    lineage: []
+  })
 const seqOf = (callId: string) => String(store.db.prepare('select seq from action_calls where id = ?').pluck().get(callId))
 const approval = (overrides: Partial<NewApproval> = {}): NewApproval => ({
   id: randomUUID(),
@@ -50,7 +66,13 @@ const approval = (overrides: Partial<NewApproval> = {}): NewApproval => ({
   ...overrides
 })
 const decide = (id: string, decision: 'approve' | 'deny' = 'deny') =>
-  store.approvals.decide(id, decision === 'approve' ? 'approved' : 'denied', { decision, reason: 'because', by: 'console', decidedAt: new Date().toISOString(), delivered: 0 })
+  store.approvals.decide(id, decision === 'approve' ? 'approved' : 'denied', {
+    decision,
+    reason: 'because',
+    by: 'console',
+    decidedAt: new Date().toISOString(),
+    delivered: 0
+  })
 
 describe('audit ledger: every change appends its step', () => {
   it('a call appends its begin and its end; an approval its request and decision; an event one entry', () => {
@@ -114,7 +136,10 @@ describe('audit ledger: verification', () => {
     const now = new Date().toISOString()
     store.agents.insert({ id: 'other', name: 'other', roleId: null, tokenHash: 'x', enabled: true, profile: {}, createdAt: now, updatedAt: now })
     store.db.prepare("update approvals set agent_id = 'other' where id = ?").run(item.id)
-    expect(verifyLedger(store.db)).toMatchObject({ ok: false, reason: `approval ${item.id}: its agent is not the one that asked (ledger entry 1): the row was changed` })
+    expect(verifyLedger(store.db)).toMatchObject({
+      ok: false,
+      reason: `approval ${item.id}: its agent is not the one that asked (ledger entry 1): the row was changed`
+    })
     store.db.prepare("update approvals set agent_id = 'coder' where id = ?").run(item.id)
     expect(store.agents.delete('coder')).toBe(true)
     expect(store.db.prepare('select agent_id from approvals where id = ?').pluck().get(item.id)).toBeNull()
@@ -128,7 +153,10 @@ describe('audit ledger: verification', () => {
     store.db.exec('drop index ledger_step')
     store.db.prepare("update approvals set status = 'approved', decision_json = json_set(decision_json, '$.decision', 'approve') where id = ?").run(item.id)
     store.db.transaction(() => appendLedger(store.db, 'approval.decision', item.id, liveDigest(store.db, 'approval.decision', item.id)!)).immediate()
-    expect(verifyLedger(store.db)).toMatchObject({ ok: false, reason: `the ledger records approval.decision of "${item.id}" twice: an entry was added outside Airlock` })
+    expect(verifyLedger(store.db)).toMatchObject({
+      ok: false,
+      reason: `the ledger records approval.decision of "${item.id}" twice: an entry was added outside Airlock`
+    })
   })
 
   it('names an entry changed, one cut from the middle, and a link that does not follow', () => {
@@ -156,7 +184,9 @@ describe('audit anchor', () => {
     store.db.prepare('delete from ledger where seq = 3').run()
     store.db.prepare('delete from events where seq = 3').run()
     const outcome = store.audit.anchorHead()
-    expect(outcome).toEqual({ problem: expect.stringMatching(/^the ledger ends at entry 2, before the head anchored at entry 3 on .* \(.*audit-anchor\.json\): entries were removed$/) })
+    expect(outcome).toEqual({
+      problem: expect.stringMatching(/^the ledger ends at entry 2, before the head anchored at entry 3 on .* \(.*audit-anchor\.json\): entries were removed$/)
+    })
     expect(store.settings.read('audit.anchor')).toMatchObject({ seq: 3 })
     expect(store.audit.verify()).toMatchObject({ ok: false, failed: 'anchor' })
   })

@@ -101,7 +101,19 @@ export function callEndDigest(row: Record<string, unknown>): string {
 }
 
 /** The approval columns a request entry covers (set at insert, never changed). */
-export const approvalRequestColumns = ['id', 'kind', 'agent_ref', 'session_ref', 'tool', 'summary', 'risk_flags_json', 'request_json', 'batch_key', 'created_at', 'expires_at'] as const
+export const approvalRequestColumns = [
+  'id',
+  'kind',
+  'agent_ref',
+  'session_ref',
+  'tool',
+  'summary',
+  'risk_flags_json',
+  'request_json',
+  'batch_key',
+  'created_at',
+  'expires_at'
+] as const
 
 /** The digest of an approval's request: who asked (agent and session as inserted), what, why, when. */
 export function approvalRequestDigest(row: Record<string, unknown>): string {
@@ -211,7 +223,12 @@ export function backfillLedger(db: Database): void {
   // Read in pages (a statement cannot iterate while the same connection inserts; a million rows at once would not fit).
   const pages = function* (sql: string) {
     const page = db.prepare(sql)
-    for (let after = 0, rows = page.all(after) as Record<string, unknown>[]; rows.length > 0; after = rows.at(-1)!.seq as number, rows = page.all(after) as Record<string, unknown>[]) yield* rows
+    for (
+      let after = 0, rows = page.all(after) as Record<string, unknown>[];
+      rows.length > 0;
+      after = rows.at(-1)!.seq as number, rows = page.all(after) as Record<string, unknown>[]
+    )
+      yield* rows
   }
   for (const row of pages(`select ${hashedColumns.join(', ')} from action_calls where seq > ? order by seq limit 5000`)) {
     append('call.begin', String(row.seq), callBeginDigest(row))
@@ -221,7 +238,8 @@ export function backfillLedger(db: Database): void {
     append('approval.request', row.id as string, approvalRequestDigest(row))
     if (row.status !== 'pending') append('approval.decision', row.id as string, approvalDecisionDigest(row))
   }
-  for (const row of pages('select seq, type, payload_json, at from events where seq > ? order by seq limit 5000')) append('event', String(row.seq), eventDigest(row))
+  for (const row of pages('select seq, type, payload_json, at from events where seq > ? order by seq limit 5000'))
+    append('event', String(row.seq), eventDigest(row))
 }
 
 /** JSON with object keys sorted at every level: the same record always gives the same text. */

@@ -48,7 +48,16 @@ export class AuditRecord {
       const history = verifyChain(this.db, this.logsDir)
       if (!history.ok) return { ok: false, failed: 'history', rows: history.rows, entries: 0, head: null, brokenAt: history.brokenAt, reason: history.reason }
       const ledger = verifyLedger(this.db)
-      if (!ledger.ok) return { ok: false, failed: 'ledger', rows: history.rows, entries: ledger.entries, head: null, ...(ledger.call ? { brokenAt: ledger.call } : {}), reason: ledger.reason }
+      if (!ledger.ok)
+        return {
+          ok: false,
+          failed: 'ledger',
+          rows: history.rows,
+          entries: ledger.entries,
+          head: null,
+          ...(ledger.call ? { brokenAt: ledger.call } : {}),
+          reason: ledger.reason
+        }
       const matched: AuditAnchor[] = []
       const kept: AnchorReading[] = options.kept ? [{ source: 'operator', anchor: { ...options.kept, at: '' } }] : []
       for (const reading of [...kept, ...readAnchors(this.db, this.anchorFile)]) {
@@ -72,13 +81,15 @@ export class AuditRecord {
    * as they are, so the next `audit verify` reports the break, and the reason is returned.
    */
   anchorHead(now = new Date()): { anchored: AuditAnchor | null } | { problem: string } {
-    return this.db.transaction(() => {
-      for (const reading of readAnchors(this.db, this.anchorFile)) {
-        const problem = reading.problem ?? anchorBreak(this.db, reading.anchor!, reading.source, this.anchorFile)
-        if (problem) return { problem }
-      }
-      const head = ledgerHead(this.db)
-      return { anchored: head === null ? null : writeAnchors(this.db, this.anchorFile, head, now) }
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        for (const reading of readAnchors(this.db, this.anchorFile)) {
+          const problem = reading.problem ?? anchorBreak(this.db, reading.anchor!, reading.source, this.anchorFile)
+          if (problem) return { problem }
+        }
+        const head = ledgerHead(this.db)
+        return { anchored: head === null ? null : writeAnchors(this.db, this.anchorFile, head, now) }
+      })
+      .immediate()
   }
 }

@@ -32,7 +32,18 @@ export type CheckpointRecord = {
   prunedAt: string | null
 }
 
-type CheckpointRow = { seq: number; id: string; agent_id: string; call_id: string | null; kind: CheckpointKind; created_at: string; files: number; new_bytes: number; note: string | null; pruned_at: string | null }
+type CheckpointRow = {
+  seq: number
+  id: string
+  agent_id: string
+  call_id: string | null
+  kind: CheckpointKind
+  created_at: string
+  files: number
+  new_bytes: number
+  note: string | null
+  pruned_at: string | null
+}
 type ChangeRow = {
   checkpoint_seq: number
   path: Buffer
@@ -52,7 +63,20 @@ type ChangeRow = {
   after_uid: number | null
   after_gid: number | null
 }
-type FileRow = { path: Buffer; kind: EntryKind; mode: number; size: number; mtime_ms: number; ctime_ms: number; ino: number; blocks: number; uid: number; gid: number; hash: string | null; kept: number }
+type FileRow = {
+  path: Buffer
+  kind: EntryKind
+  mode: number
+  size: number
+  mtime_ms: number
+  ctime_ms: number
+  ino: number
+  blocks: number
+  uid: number
+  gid: number
+  hash: string | null
+  kept: number
+}
 
 /** The lossless text key of a path's bytes (each byte one char), for maps. */
 export const pathKey = (path: Buffer): string => path.toString('latin1')
@@ -73,10 +97,24 @@ const toRecord = (row: CheckpointRow): CheckpointRecord => ({
 const side = (row: ChangeRow, prefix: 'before' | 'after'): EntryState | null => {
   const kind = row[`${prefix}_kind`]
   if (kind === null) return null
-  return { kind, mode: row[`${prefix}_mode`] ?? 0, size: row[`${prefix}_size`] ?? 0, hash: row[`${prefix}_hash`], kept: row[`${prefix}_kept`] === 1, uid: row[`${prefix}_uid`] ?? -1, gid: row[`${prefix}_gid`] ?? -1 }
+  return {
+    kind,
+    mode: row[`${prefix}_mode`] ?? 0,
+    size: row[`${prefix}_size`] ?? 0,
+    hash: row[`${prefix}_hash`],
+    kept: row[`${prefix}_kept`] === 1,
+    uid: row[`${prefix}_uid`] ?? -1,
+    gid: row[`${prefix}_gid`] ?? -1
+  }
 }
 
-const toChange = (row: ChangeRow): CheckpointChange & { seq: number } => ({ seq: row.checkpoint_seq, path: Buffer.from(row.path), change: row.change, before: side(row, 'before'), after: side(row, 'after') })
+const toChange = (row: ChangeRow): CheckpointChange & { seq: number } => ({
+  seq: row.checkpoint_seq,
+  path: Buffer.from(row.path),
+  change: row.change,
+  before: side(row, 'before'),
+  after: side(row, 'after')
+})
 
 /**
  * The checkpoint tables of schema 11: each agent's workspace index, its checkpoints and their
@@ -87,11 +125,26 @@ export class CheckpointRepository {
 
   /** What the last walk saw of an agent's workspace, by `pathKey`. */
   index(agentId: string): Map<string, IndexedEntry> {
-    const rows = this.db.prepare('select path, kind, mode, size, mtime_ms, ctime_ms, ino, blocks, uid, gid, hash, kept from checkpoint_files where agent_id = ?').all(agentId) as FileRow[]
+    const rows = this.db
+      .prepare('select path, kind, mode, size, mtime_ms, ctime_ms, ino, blocks, uid, gid, hash, kept from checkpoint_files where agent_id = ?')
+      .all(agentId) as FileRow[]
     const index = new Map<string, IndexedEntry>()
     for (const row of rows) {
       const path = Buffer.from(row.path)
-      index.set(pathKey(path), { path, kind: row.kind, mode: row.mode, size: row.size, mtimeMs: row.mtime_ms, ctimeMs: row.ctime_ms, ino: row.ino, blocks: row.blocks, uid: row.uid, gid: row.gid, hash: row.hash, kept: row.kept === 1 })
+      index.set(pathKey(path), {
+        path,
+        kind: row.kind,
+        mode: row.mode,
+        size: row.size,
+        mtimeMs: row.mtime_ms,
+        ctimeMs: row.ctime_ms,
+        ino: row.ino,
+        blocks: row.blocks,
+        uid: row.uid,
+        gid: row.gid,
+        hash: row.hash,
+        kept: row.kept === 1
+      })
     }
     return index
   }
@@ -109,7 +162,15 @@ export class CheckpointRepository {
   record(
     agentId: string,
     update: { upserts: readonly IndexedEntry[]; removed: readonly Buffer[]; objects?: ReadonlyMap<string, number>; at?: string },
-    checkpoint?: { id: string; callId: string | null; kind: CheckpointKind; note?: string; changes: readonly CheckpointChange[]; newBytes: number; createdAt: string }
+    checkpoint?: {
+      id: string
+      callId: string | null
+      kind: CheckpointKind
+      note?: string
+      changes: readonly CheckpointChange[]
+      newBytes: number
+      createdAt: string
+    }
   ): CheckpointRecord | undefined {
     const upsert = this.db.prepare(
       `insert into checkpoint_files (agent_id, path, kind, mode, size, mtime_ms, ctime_ms, ino, blocks, uid, gid, hash, kept) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -120,17 +181,28 @@ export class CheckpointRepository {
     const addObject = this.db.prepare('insert into checkpoint_objects (hash, bytes, created_at) values (?, ?, ?) on conflict (hash) do nothing')
     return this.db.transaction(() => {
       for (const [hash, bytes] of update.objects ?? []) addObject.run(hash, bytes, update.at ?? new Date().toISOString())
-      for (const e of update.upserts) upsert.run(agentId, e.path, e.kind, e.mode, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.blocks, e.uid, e.gid, e.hash, e.kept ? 1 : 0)
+      for (const e of update.upserts)
+        upsert.run(agentId, e.path, e.kind, e.mode, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.blocks, e.uid, e.gid, e.hash, e.kept ? 1 : 0)
       for (const path of update.removed) remove.run(agentId, path)
       if (!checkpoint || checkpoint.changes.length === 0) return undefined
       const row = this.db
         .prepare('insert into checkpoints (id, agent_id, call_id, kind, created_at, files, new_bytes, note) values (?, ?, ?, ?, ?, ?, ?, ?) returning *')
-        .get(checkpoint.id, agentId, checkpoint.callId, checkpoint.kind, checkpoint.createdAt, checkpoint.changes.length, checkpoint.newBytes, checkpoint.note ?? null) as CheckpointRow
+        .get(
+          checkpoint.id,
+          agentId,
+          checkpoint.callId,
+          checkpoint.kind,
+          checkpoint.createdAt,
+          checkpoint.changes.length,
+          checkpoint.newBytes,
+          checkpoint.note ?? null
+        ) as CheckpointRow
       const insert = this.db.prepare(
         `insert into checkpoint_changes (checkpoint_seq, path, change, before_kind, before_mode, before_size, before_hash, before_kept, before_uid, before_gid, after_kind, after_mode, after_size, after_hash, after_kept, after_uid, after_gid)
          values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
       )
-      const cols = (state: EntryState | null) => (state ? [state.kind, state.mode, state.size, state.hash, state.kept ? 1 : 0, state.uid, state.gid] : [null, null, null, null, null, null, null])
+      const cols = (state: EntryState | null) =>
+        state ? [state.kind, state.mode, state.size, state.hash, state.kept ? 1 : 0, state.uid, state.gid] : [null, null, null, null, null, null, null]
       for (const change of checkpoint.changes) insert.run(row.seq, change.path, change.change, ...cols(change.before), ...cols(change.after))
       return toRecord(row)
     })()
@@ -151,7 +223,9 @@ export class CheckpointRepository {
 
   /** The checkpoint of a call (by history row id) or by its own id. */
   find(idOrCall: string): CheckpointRecord | undefined {
-    const row = this.db.prepare('select * from checkpoints where id = ? or call_id = ? order by seq limit 1').get(idOrCall, idOrCall) as CheckpointRow | undefined
+    const row = this.db.prepare('select * from checkpoints where id = ? or call_id = ? order by seq limit 1').get(idOrCall, idOrCall) as
+      | CheckpointRow
+      | undefined
     return row ? toRecord(row) : undefined
   }
 
@@ -194,7 +268,9 @@ export class CheckpointRepository {
   /** Every change of an agent's checkpoints from `seq` on (inclusive), oldest first. */
   changesFrom(agentId: string, seq: number): (CheckpointChange & { seq: number })[] {
     const rows = this.db
-      .prepare('select c.* from checkpoint_changes c join checkpoints k on k.seq = c.checkpoint_seq where k.agent_id = ? and c.checkpoint_seq >= ? order by c.checkpoint_seq, c.path')
+      .prepare(
+        'select c.* from checkpoint_changes c join checkpoints k on k.seq = c.checkpoint_seq where k.agent_id = ? and c.checkpoint_seq >= ? order by c.checkpoint_seq, c.path'
+      )
       .all(agentId, seq) as ChangeRow[]
     return rows.map(toChange)
   }
@@ -216,12 +292,17 @@ export class CheckpointRepository {
 
   /** The bytes of the content an agent's current workspace files keep in the store (what a checkpoint budget must at least hold). */
   indexBytes(agentId: string): number {
-    return this.db.prepare('select coalesce(sum(o.bytes), 0) from checkpoint_objects o where o.hash in (select hash from checkpoint_files where agent_id = ?)').pluck().get(agentId) as number
+    return this.db
+      .prepare('select coalesce(sum(o.bytes), 0) from checkpoint_objects o where o.hash in (select hash from checkpoint_files where agent_id = ?)')
+      .pluck()
+      .get(agentId) as number
   }
 
   /** The kind of an indexed entry, or undefined when the last walk did not see it. */
   kindOf(agentId: string, path: Buffer): EntryKind | undefined {
-    return (this.db.prepare('select kind from checkpoint_files where agent_id = ? and path = ?').pluck().get(agentId, path) as EntryKind | undefined) ?? undefined
+    return (
+      (this.db.prepare('select kind from checkpoint_files where agent_id = ? and path = ?').pluck().get(agentId, path) as EntryKind | undefined) ?? undefined
+    )
   }
 
   /** Whether a link lies at or below `prefix` (path bytes; empty: anywhere in the workspace). */
@@ -229,18 +310,29 @@ export class CheckpointRepository {
     if (prefix.length === 0) return this.db.prepare("select 1 from checkpoint_files where agent_id = ? and kind = 'link' limit 1").get(agentId) !== undefined
     const below = Buffer.concat([prefix, Buffer.from('/')])
     const upper = Buffer.concat([prefix, Buffer.from('0')])
-    return this.db.prepare("select 1 from checkpoint_files where agent_id = ? and kind = 'link' and (path = ? or (path >= ? and path < ?)) limit 1").get(agentId, prefix, below, upper) !== undefined
+    return (
+      this.db
+        .prepare("select 1 from checkpoint_files where agent_id = ? and kind = 'link' and (path = ? or (path >= ? and path < ?)) limit 1")
+        .get(agentId, prefix, below, upper) !== undefined
+    )
   }
 
   /** Whether every file and link at or below `prefix` (path bytes; empty: the whole workspace) has its content kept, and nothing there is a FIFO, socket or device. */
   allKept(agentId: string, prefix: Buffer): boolean {
     // A FIFO, socket or device cannot be made again: a tree holding one is not all kept.
-    if (prefix.length === 0) return this.db.prepare("select 1 from checkpoint_files where agent_id = ? and ((kind in ('file','link') and kept = 0) or kind = 'other') limit 1").get(agentId) === undefined
+    if (prefix.length === 0)
+      return (
+        this.db
+          .prepare("select 1 from checkpoint_files where agent_id = ? and ((kind in ('file','link') and kept = 0) or kind = 'other') limit 1")
+          .get(agentId) === undefined
+      )
     const below = Buffer.concat([prefix, Buffer.from('/')])
     const upper = Buffer.concat([prefix, Buffer.from('0')])
     return (
       this.db
-        .prepare("select 1 from checkpoint_files where agent_id = ? and ((kind in ('file','link') and kept = 0) or kind = 'other') and (path = ? or (path >= ? and path < ?)) limit 1")
+        .prepare(
+          "select 1 from checkpoint_files where agent_id = ? and ((kind in ('file','link') and kept = 0) or kind = 'other') and (path = ? or (path >= ? and path < ?)) limit 1"
+        )
         .get(agentId, prefix, below, upper) === undefined
     )
   }

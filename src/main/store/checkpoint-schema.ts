@@ -58,4 +58,3 @@ create table checkpoint_objects (
   created_at text not null
 ) without rowid;
 `
-

@@ -19,8 +19,7 @@ beforeEach(() => {
 afterEach(() => dir.remove())
 
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
-const tablesOf = (db: Database.Database) =>
-  db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]
+const tablesOf = (db: Database.Database) => db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]
 
 function expectStoreError(run: () => unknown, code: string, messagePart: RegExp): void {
   let caught: unknown
@@ -57,9 +56,7 @@ describe('store migrations', () => {
     expect(tablesOf(db)).toEqual(expect.arrayContaining(specTables))
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
-    expect(() =>
-      db.prepare("insert into sessions (id, agent_id, transport, started_at) values ('s', 'nobody', 'http', 'now')").run()
-    ).toThrow(/FOREIGN KEY/)
+    expect(() => db.prepare("insert into sessions (id, agent_id, transport, started_at) values ('s', 'nobody', 'http', 'now')").run()).toThrow(/FOREIGN KEY/)
     db.close()
   })
 
@@ -131,7 +128,7 @@ describe('store migrations', () => {
 
   it('reports a database locked by another writer and changes nothing', () => {
     const holder = new Database(file)
-    holder.exec("create table schema_version (version integer primary key, name text not null, applied_at text not null)")
+    holder.exec('create table schema_version (version integer primary key, name text not null, applied_at text not null)')
     holder.exec('begin exclusive')
     try {
       expectStoreError(() => openDatabase(file, { busyTimeoutMs: 50 }), 'store.locked', /locked by another process/)

@@ -58,10 +58,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
 function readSchemaVersion(db: Database.Database, file: string): number {
   let tables: string[]
   try {
-    tables = db
-      .prepare("select name from sqlite_master where type = 'table'")
-      .pluck()
-      .all() as string[]
+    tables = db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]
   } catch (error) {
     throw translate(error, file)
   }
@@ -69,37 +66,25 @@ function readSchemaVersion(db: Database.Database, file: string): number {
   if (!tables.includes('schema_version')) {
     throw new StoreError(
       'store.corrupt',
-      `${file} is a SQLite database but not an Airlock database (no schema_version table). ` +
-        'Move it aside or point --home at another directory.'
+      `${file} is a SQLite database but not an Airlock database (no schema_version table). ` + 'Move it aside or point --home at another directory.'
     )
   }
   const version = db.prepare('select max(version) from schema_version').pluck().get() as number | null
   return version ?? 0
 }
 
-function applyMigrations(
-  db: Database.Database,
-  file: string,
-  migrations: readonly Migration[],
-  current: number
-): void {
+function applyMigrations(db: Database.Database, file: string, migrations: readonly Migration[], current: number): void {
   // Taking the write lock first, even with nothing to apply, proves the store is writable now:
   // a locked database fails here, before anything has changed.
   const step = db.transaction((migration?: Migration) => {
     if (!migration) return
     migration.up(db)
-    db.prepare('insert into schema_version (version, name, applied_at) values (?, ?, ?)').run(
-      migration.version,
-      migration.name,
-      new Date().toISOString()
-    )
+    db.prepare('insert into schema_version (version, name, applied_at) values (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString())
   })
   try {
     if (current === 0) {
       db.transaction(() => {
-        db.exec(
-          'create table if not exists schema_version (version integer primary key, name text not null, applied_at text not null)'
-        )
+        db.exec('create table if not exists schema_version (version integer primary key, name text not null, applied_at text not null)')
       }).immediate()
     }
     const pending = migrations.filter((m) => m.version > current)
@@ -113,17 +98,14 @@ function applyMigrations(
 function translate(error: unknown, file: string): StoreError {
   const code = (error as { code?: string }).code ?? ''
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new StoreError(
-      'store.locked',
-      `The database ${file} is locked by another process. Close the other Airlock or tool using it and try again.`,
-      { cause: error }
-    )
+    return new StoreError('store.locked', `The database ${file} is locked by another process. Close the other Airlock or tool using it and try again.`, {
+      cause: error
+    })
   }
   if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
     return new StoreError(
       'store.corrupt',
-      `${file} is not a readable Airlock database (${messageOf(error)}). ` +
-        'Move it aside (or restore a backup) and start again; it was not modified.',
+      `${file} is not a readable Airlock database (${messageOf(error)}). ` + 'Move it aside (or restore a backup) and start again; it was not modified.',
       { cause: error }
     )
   }

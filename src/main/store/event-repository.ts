@@ -15,7 +15,9 @@ export class EventRepository {
   append(type: string, payload: Record<string, unknown>, at = new Date().toISOString()): number {
     return this.db
       .transaction(() => {
-        const row = this.db.prepare('insert into events (type, payload_json, at) values (?, ?, ?) returning seq, type, payload_json, at').get(type, JSON.stringify(payload), at) as Record<string, unknown>
+        const row = this.db
+          .prepare('insert into events (type, payload_json, at) values (?, ?, ?) returning seq, type, payload_json, at')
+          .get(type, JSON.stringify(payload), at) as Record<string, unknown>
         appendLedger(this.db, 'event', String(row.seq), eventDigest(row))
         return row.seq as number
       })

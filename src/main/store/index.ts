@@ -36,7 +36,16 @@ export { ApprovalRepository, watchFreshMs, type NewApproval } from './approval-r
 export { RuleRepository, type NewRule } from './rule-repository'
 export { DoctorRepository } from './doctor-repository'
 export { NetworkRepository } from './network-repository'
-export { CheckpointRepository, pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type EntryKind, type EntryState, type IndexedEntry } from './checkpoint-repository'
+export {
+  CheckpointRepository,
+  pathKey,
+  type CheckpointChange,
+  type CheckpointKind,
+  type CheckpointRecord,
+  type EntryKind,
+  type EntryState,
+  type IndexedEntry
+} from './checkpoint-repository'
 export { AuditRecord, type AuditFailure, type AuditVerification } from './audit-record'
 export { anchorFileName, anchorSettingKey, type AuditAnchor } from './audit-anchor'
 export type { LedgerHead } from './audit-ledger'

@@ -15,7 +15,15 @@ export class NetworkRepository {
   rules(): NetRule[] {
     const rows = this.db.prepare('select * from network_rules order by created_at, id').all() as RuleRow[]
     return rows.flatMap((row) => {
-      const parsed = netRuleSchema.safeParse({ id: row.id, agentId: row.agent_id, ...(row.role_id === null ? {} : { roleId: row.role_id }), decision: row.decision, host: row.host, ...(row.port === null ? {} : { port: row.port }), createdAt: row.created_at })
+      const parsed = netRuleSchema.safeParse({
+        id: row.id,
+        agentId: row.agent_id,
+        ...(row.role_id === null ? {} : { roleId: row.role_id }),
+        decision: row.decision,
+        host: row.host,
+        ...(row.port === null ? {} : { port: row.port }),
+        createdAt: row.created_at
+      })
       return parsed.success ? [parsed.data] : []
     })
   }
@@ -48,7 +56,9 @@ export class NetworkRepository {
   /** Pins a name to an address (replacing an earlier pin). */
   addHost(input: NetHost): NetHost {
     const host = netHostInputSchema.parse(input)
-    this.db.prepare('insert into network_hosts (name, address) values (?, ?) on conflict(name) do update set address = excluded.address').run(host.name, host.address)
+    this.db
+      .prepare('insert into network_hosts (name, address) values (?, ?) on conflict(name) do update set address = excluded.address')
+      .run(host.name, host.address)
     return host
   }
 

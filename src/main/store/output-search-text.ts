@@ -3,7 +3,6 @@ import { withoutEscapes } from '@shared/escape-sequences'
 /** How much of each end of each stream history search reads (characters). */
 const endChars = 8 * 1024
 
-
 /**
  * What history search reads of a call's output (`action_calls.output_text`, in the FTS index):
  * the first and the last 8 Ki characters of stdout and of stderr — where a command says what it

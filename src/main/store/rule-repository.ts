@@ -21,7 +21,8 @@ type Row = {
 /** A rule to remember. */
 export type NewRule = Pick<RuleView, 'id' | 'scope' | 'agentId' | 'sessionId' | 'matcher' | 'riskFlags' | 'description' | 'expiresAt' | 'approvalId'>
 
-const columns = 'id, scope, agent_id, session_id, matcher_json, match_count, created_at, expires_at, revoked_at, risk_flags_json, description, last_matched_at, approval_id'
+const columns =
+  'id, scope, agent_id, session_id, matcher_json, match_count, created_at, expires_at, revoked_at, risk_flags_json, description, last_matched_at, approval_id'
 
 /**
  * Active: not revoked, not past its expiry, and a session rule only while its session is open
@@ -50,7 +51,18 @@ export class RuleRepository {
         `insert into rules (id, scope, agent_id, session_id, matcher_json, decision, match_count, created_at, expires_at, risk_flags_json, description, approval_id)
          values (?, ?, ?, ?, ?, 'allow', 0, ?, ?, ?, ?, ?)`
       )
-      .run(rule.id, rule.scope, rule.agentId, rule.sessionId, JSON.stringify(matcher), this.now().toISOString(), rule.expiresAt, JSON.stringify(rule.riskFlags), rule.description, rule.approvalId)
+      .run(
+        rule.id,
+        rule.scope,
+        rule.agentId,
+        rule.sessionId,
+        JSON.stringify(matcher),
+        this.now().toISOString(),
+        rule.expiresAt,
+        JSON.stringify(rule.riskFlags),
+        rule.description,
+        rule.approvalId
+      )
     return this.get(rule.id)!
   }
 
@@ -64,7 +76,9 @@ export class RuleRepository {
   list(options: { all?: boolean; limit?: number } = {}): RuleView[] {
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 500), 1), 5000)
     const where = options.all ? '' : `where ${active}`
-    const rows = this.db.prepare(`select ${columns} from rules ${where} order by created_at desc, rowid desc limit @limit`).all({ now: this.now().toISOString(), limit }) as Row[]
+    const rows = this.db
+      .prepare(`select ${columns} from rules ${where} order by created_at desc, rowid desc limit @limit`)
+      .all({ now: this.now().toISOString(), limit }) as Row[]
     return readable(rows)
   }
 
@@ -83,7 +97,10 @@ export class RuleRepository {
   /** Counts a match (and when), if the rule is still active. */
   recordMatch(id: string): boolean {
     const at = this.now().toISOString()
-    return this.db.prepare(`update rules set match_count = match_count + 1, last_matched_at = @at where id = @id and ${active}`).run({ id, at, now: at }).changes === 1
+    return (
+      this.db.prepare(`update rules set match_count = match_count + 1, last_matched_at = @at where id = @id and ${active}`).run({ id, at, now: at }).changes ===
+      1
+    )
   }
 
   /** Revokes a rule; false when there is none or it was already revoked. */
@@ -101,19 +118,29 @@ export class RuleRepository {
              expires_at = case when @setExpiry then @expiresAt else expires_at end
            where id = @id and revoked_at is null`
         )
-        .run({ id, matcher: matcher ?? null, description: change.description ?? null, setExpiry: change.expiresAt === undefined ? 0 : 1, expiresAt: change.expiresAt ?? null }).changes === 1
+        .run({
+          id,
+          matcher: matcher ?? null,
+          description: change.description ?? null,
+          setExpiry: change.expiresAt === undefined ? 0 : 1,
+          expiresAt: change.expiresAt ?? null
+        }).changes === 1
     )
   }
 
   /** Ends the rules of a session that ended (they expire with it); returns how many. */
   expireSession(sessionId: string): number {
     const at = this.now().toISOString()
-    return this.db.prepare("update rules set expires_at = ? where scope = 'session' and session_id = ? and revoked_at is null and (expires_at is null or expires_at > ?)").run(at, sessionId, at).changes
+    return this.db
+      .prepare("update rules set expires_at = ? where scope = 'session' and session_id = ? and revoked_at is null and (expires_at is null or expires_at > ?)")
+      .run(at, sessionId, at).changes
   }
 
   /** A cheap summary of the table's state: it changes whenever a rule is made, edited, revoked or matched. */
   fingerprint(): string {
-    const row = this.db.prepare("select count(*) as n, coalesce(sum(match_count), 0) as m, coalesce(max(revoked_at), '') as r, coalesce(max(created_at), '') as c from rules").get() as Record<string, unknown>
+    const row = this.db
+      .prepare("select count(*) as n, coalesce(sum(match_count), 0) as m, coalesce(max(revoked_at), '') as r, coalesce(max(created_at), '') as c from rules")
+      .get() as Record<string, unknown>
     return JSON.stringify(row)
   }
 }

@@ -15,7 +15,8 @@ beforeEach(() => {
   time = Date.parse('2026-01-01T00:00:00.000Z')
   sessions = new SessionRepository(store.db, () => new Date(time))
   const at = new Date(time).toISOString()
-  for (const id of ['a', 'b']) store.agents.insert({ id, name: id, roleId: null, tokenHash: '0'.repeat(64), enabled: true, profile: {}, createdAt: at, updatedAt: at })
+  for (const id of ['a', 'b'])
+    store.agents.insert({ id, name: id, roleId: null, tokenHash: '0'.repeat(64), enabled: true, profile: {}, createdAt: at, updatedAt: at })
 })
 afterEach(() => {
   store.close()

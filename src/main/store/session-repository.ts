@@ -79,7 +79,7 @@ export class SessionRepository {
    * `withinMs`, of this agent: what its client opened it with, or undefined when it cannot resume.
    */
   resumable(sessionId: string, agentId: string, withinMs: number): { initialize: string } | undefined {
-    const row = this.db.prepare("select agent_id, transport, ended_at, end_reason, mcp_initialize from sessions where id = ?").get(sessionId) as
+    const row = this.db.prepare('select agent_id, transport, ended_at, end_reason, mcp_initialize from sessions where id = ?').get(sessionId) as
       | { agent_id: string; transport: string; ended_at: string | null; end_reason: string | null; mcp_initialize: string | null }
       | undefined
     if (!row || row.agent_id !== agentId || row.transport !== 'mcp-http' || !row.mcp_initialize || row.ended_at === null) return undefined
@@ -90,7 +90,11 @@ export class SessionRepository {
 
   /** Opens a session a restart ended again (`resumable` said it may); false when it was not ended. */
   reopen(sessionId: string): boolean {
-    return this.db.prepare('update sessions set ended_at = null, end_reason = null, last_seen_at = ? where id = ? and ended_at is not null').run(this.now().toISOString(), sessionId).changes === 1
+    return (
+      this.db
+        .prepare('update sessions set ended_at = null, end_reason = null, last_seen_at = ? where id = ? and ended_at is not null')
+        .run(this.now().toISOString(), sessionId).changes === 1
+    )
   }
 
   /** The session's working directory (workspace-relative, '' for its root), kept across restarts. */
@@ -139,14 +143,19 @@ export class SessionRepository {
    * its MCP `initialize` (`clientInfo.name` and version; null for other transports): the timeline's.
    */
   startedBefore(agentId: string, before: string, limit: number): (SessionView & { client: string | null })[] {
-    const rows = this.db.prepare('select * from sessions where agent_id = ? and started_at < ? order by started_at desc, rowid desc limit ?').all(agentId, before, limit) as (Row & { mcp_initialize?: string | null })[]
+    const rows = this.db
+      .prepare('select * from sessions where agent_id = ? and started_at < ? order by started_at desc, rowid desc limit ?')
+      .all(agentId, before, limit) as (Row & { mcp_initialize?: string | null })[]
     return rows.map((row) => ({ ...viewOf(row), client: clientOf(row.mcp_initialize ?? null) }))
   }
 
   /** Sessions newest first, of one agent or all, only open or only ended ones when `open` says (at most `limit`, default 200, up to 1000). */
   list(options: { agentId?: string; open?: boolean; limit?: number } = {}): SessionListView[] {
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 200), 1), 1000)
-    const where = [options.agentId === undefined ? '' : 'agent_id = @agentId', options.open === undefined ? '' : options.open ? 'ended_at is null' : 'ended_at is not null'].filter(Boolean)
+    const where = [
+      options.agentId === undefined ? '' : 'agent_id = @agentId',
+      options.open === undefined ? '' : options.open ? 'ended_at is null' : 'ended_at is not null'
+    ].filter(Boolean)
     const rows = this.db
       .prepare(`select * from sessions ${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by started_at desc, rowid desc limit @limit`)
       .all({ ...(options.agentId === undefined ? {} : { agentId: options.agentId }), limit }) as Row[]

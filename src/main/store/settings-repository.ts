@@ -6,9 +6,7 @@ export class SettingsRepository {
 
   /** The stored JSON value of a key, parsed, or undefined when the key was never set. */
   read(key: string): unknown {
-    const row = this.db.prepare('select value_json from settings where key = ?').get(key) as
-      | { value_json: string }
-      | undefined
+    const row = this.db.prepare('select value_json from settings where key = ?').get(key) as { value_json: string } | undefined
     return row ? JSON.parse(row.value_json) : undefined
   }
 

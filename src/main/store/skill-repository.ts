@@ -42,7 +42,9 @@ export class SkillRepository {
 
   /** One revision, or undefined. */
   get(agentId: string, name: string, revision: number): SkillRevisionRecord | undefined {
-    const row = this.db.prepare(`select ${columns} from skill_revisions where agent_id = ? and name = ? and revision = ?`).get(agentId, name, revision) as Row | undefined
+    const row = this.db.prepare(`select ${columns} from skill_revisions where agent_id = ? and name = ? and revision = ?`).get(agentId, name, revision) as
+      | Row
+      | undefined
     return row ? readable([row])[0] : undefined
   }
 
@@ -67,7 +69,16 @@ export class SkillRepository {
           `insert into skill_revisions (id, agent_id, name, revision, description, content_hash, manifest_json, state, created_at)
            values (?, ?, ?, ?, ?, ?, ?, 'pending_approval', ?)`
         )
-        .run(`${skillIdOf(agentId, name)}@${revision}`, agentId, name, revision, manifest.description, proposal.contentHash, JSON.stringify(manifest), this.now().toISOString())
+        .run(
+          `${skillIdOf(agentId, name)}@${revision}`,
+          agentId,
+          name,
+          revision,
+          manifest.description,
+          proposal.contentHash,
+          JSON.stringify(manifest),
+          this.now().toISOString()
+        )
       return { revision: this.get(agentId, name, revision) as SkillRevisionRecord, created: true }
     })()
   }
@@ -75,7 +86,9 @@ export class SkillRepository {
   /** Decides a revision that waits; returns it decided, or undefined when it does not exist or was already decided. */
   decide(agentId: string, name: string, revision: number, state: 'approved' | 'rejected', reason?: string): SkillRevisionRecord | undefined {
     const changed = this.db
-      .prepare(`update skill_revisions set state = ?, decided_at = ?, decision_reason = ? where agent_id = ? and name = ? and revision = ? and state = 'pending_approval'`)
+      .prepare(
+        `update skill_revisions set state = ?, decided_at = ?, decision_reason = ? where agent_id = ? and name = ? and revision = ? and state = 'pending_approval'`
+      )
       .run(state, this.now().toISOString(), reason ?? null, agentId, name, revision).changes
     return changed === 1 ? this.get(agentId, name, revision) : undefined
   }

@@ -12,7 +12,7 @@ export const browseInputSchema = z
       .max(8192, 'is longer than 8192 characters')
       .refine((url) => /^https?:$/.test(parseUrl(url)?.protocol ?? ''), 'must be an absolute http:// or https:// URL')
       .describe('The page to open: an absolute http:// or https:// URL.'),
-    action: z.enum(['visit', 'text']).optional().describe('visit (default): the page\'s text and a screenshot; text: the text only.')
+    action: z.enum(['visit', 'text']).optional().describe("visit (default): the page's text and a screenshot; text: the text only.")
   })
   .strict()
 
@@ -59,7 +59,10 @@ async function browse(context: ActionContext<BrowseInput>): Promise<ActionOutcom
   let done!: () => void
   const finished = new Promise<void>((resolve) => (done = resolve))
   // The next call waits for this one's visit itself, not for this call (which a cancel can end early).
-  turns.set(browser, previous.then(() => finished))
+  turns.set(
+    browser,
+    previous.then(() => finished)
+  )
   try {
     await untilAborted(previous, context.signal)
   } catch (error) {
@@ -95,7 +98,9 @@ async function visitOnce(context: ActionContext<BrowseInput>, browser: WebBrowse
   const artifacts: ActionArtifact[] = visit.screenshot ? [writeScreenshot(agent.workspace, callId, visit.screenshot)] : []
   const diagnostics = [
     ...(visit.status !== undefined && visit.status >= 400 ? [`the page answered HTTP ${visit.status}`] : []),
-    ...(visit.textTruncated || truncated ? [`the page text was cut at ${Buffer.byteLength(text)} bytes (the browser's text limit or the agent's output limit)`] : [])
+    ...(visit.textTruncated || truncated
+      ? [`the page text was cut at ${Buffer.byteLength(text)} bytes (the browser's text limit or the agent's output limit)`]
+      : [])
   ]
   const data: BrowseData = { url: visit.url, status: visit.status, title: visit.title, text, textTruncated: visit.textTruncated || truncated }
   return { data, artifacts, diagnostics, meta: { provider: { providerId: 'browser', network: 'full' } } }
@@ -127,7 +132,13 @@ function bounded(text: string, maxBytes: number): { text: string; truncated: boo
   const bytes = Buffer.from(text)
   if (bytes.length <= maxBytes) return { text, truncated: false }
   // Cut on a character boundary: drop a partial UTF-8 sequence at the end.
-  return { text: bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, ''), truncated: true }
+  return {
+    text: bytes
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      .replace(/\uFFFD$/, ''),
+    truncated: true
+  }
 }
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

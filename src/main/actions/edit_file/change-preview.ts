@@ -1,5 +1,14 @@
 import { closeSync } from 'node:fs'
-import { closeWorkspace, joinComponents, openWorkspace, openWorkspaceFile, pathComponents, readWhole, WorkspaceFileError, type OpenedFile } from '../../files/workspace'
+import {
+  closeWorkspace,
+  joinComponents,
+  openWorkspace,
+  openWorkspaceFile,
+  pathComponents,
+  readWhole,
+  WorkspaceFileError,
+  type OpenedFile
+} from '../../files/workspace'
 import { replacementDiff } from './unified-diff'
 
 /** The largest file a preview reads: a bigger one is shown to the operator without a diff. */
@@ -17,7 +26,11 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
  * a link out of the workspace); nothing is written. Undefined when there is nothing sensible to show
  * (not text, too large, the edit would not apply).
  */
-export async function previewFileChange(workspace: string, path: string, change: { content: string } | { oldText: string; newText: string; replaceAll?: boolean }): Promise<string | undefined> {
+export async function previewFileChange(
+  workspace: string,
+  path: string,
+  change: { content: string } | { oldText: string; newText: string; replaceAll?: boolean }
+): Promise<string | undefined> {
   const components = pathComponents(path, 'file')
   const root = openWorkspace(workspace)
   try {

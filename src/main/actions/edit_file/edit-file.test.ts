@@ -38,7 +38,23 @@ describe('edit_file', () => {
     const after = readFileSync(h.at('a.txt'), 'utf8')
     expect(after).toBe(before.replace('line 10\n', 'line ten\nline ten and a half\n'))
     expect(data).toMatchObject({ path: 'a.txt', replacements: 1 })
-    expect(data.diff).toBe(['--- a/a.txt', '+++ b/a.txt', '@@ -7,7 +7,8 @@', ' line 7', ' line 8', ' line 9', '-line 10', '+line ten', '+line ten and a half', ' line 11', ' line 12', ' line 13', ''].join('\n'))
+    expect(data.diff).toBe(
+      [
+        '--- a/a.txt',
+        '+++ b/a.txt',
+        '@@ -7,7 +7,8 @@',
+        ' line 7',
+        ' line 8',
+        ' line 9',
+        '-line 10',
+        '+line ten',
+        '+line ten and a half',
+        ' line 11',
+        ' line 12',
+        ' line 13',
+        ''
+      ].join('\n')
+    )
     expect(applyWithPatch('a.txt', before, data.diff)).toBe(after)
   })
 
@@ -88,7 +104,10 @@ describe('edit_file', () => {
 
   it('refuses a file over 16 MiB, and an edit that would grow a file past it', async () => {
     writeFileSync(h.at('huge.txt'), Buffer.alloc(16 * 1024 * 1024 + 1, 0x61))
-    expect(await h.call('edit_file', { path: 'huge.txt', oldText: 'a', newText: 'b', replaceAll: true })).toMatchObject({ status: 'blocked', error: { code: 'workspace_file.too_large' } })
+    expect(await h.call('edit_file', { path: 'huge.txt', oldText: 'a', newText: 'b', replaceAll: true })).toMatchObject({
+      status: 'blocked',
+      error: { code: 'workspace_file.too_large' }
+    })
     writeFileSync(h.at('almost.txt'), `${'a'.repeat(16 * 1024 * 1024 - 2)}\nX`)
     const grow = await h.call('edit_file', { path: 'almost.txt', oldText: 'X', newText: 'XYZ' })
     expect(grow.error?.code).toBe('workspace_file.too_large')

@@ -24,7 +24,10 @@ export { previewFileChange } from './change-preview'
 export const editFileInputSchema = z
   .object({
     path: filePathSchema,
-    oldText: z.string().min(1, 'must not be empty').describe('The exact text to replace, whitespace included; it must occur exactly once unless replaceAll is true.'),
+    oldText: z
+      .string()
+      .min(1, 'must not be empty')
+      .describe('The exact text to replace, whitespace included; it must occur exactly once unless replaceAll is true.'),
     newText: z.string().describe('The text that replaces it, literally (no $& or $1 patterns).'),
     replaceAll: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.')
   })
@@ -59,23 +62,36 @@ export const editFileAction: ActionSpec<typeof editFileInputSchema> = {
       fileActionOutcome(async () => {
         const components = pathComponents(input.path, 'file')
         return withWorkspaceFile(agent.workspace, components, async (file) => {
-            const path = joinComponents(file.entry.components)
-            assertWritableName(file.entry.components)
-            const bytes = await readWhole(file.fd, file.stat, workspaceLimits.maxFileBytes, file.entry.components)
-            const before = decodeText(bytes, path)
-            const positions = occurrences(before, input.oldText, input.replaceAll === true ? Number.POSITIVE_INFINITY : 2)
-            if (positions.length === 0) throw new WorkspaceFileError('no_match', `oldText was not found in ${path} (0 matches); nothing was changed. Read the file and copy the text exactly, whitespace included.`, { path, matches: 0 })
-            if (positions.length > 1 && input.replaceAll !== true) {
-              const total = occurrences(before, input.oldText, Number.POSITIVE_INFINITY).length
-              throw new WorkspaceFileError('ambiguous_match', `oldText matches ${total} times in ${path}; nothing was changed. Include more surrounding text to make it unique, or set replaceAll.`, { path, matches: total })
-            }
-            const after = replaced(before, positions, input.oldText.length, input.newText)
-            const next = Buffer.from(after, 'utf8')
-            if (next.length > workspaceLimits.maxFileBytes) throw new WorkspaceFileError('too_large', `The edit would make ${path} ${next.length} bytes; the limit is ${workspaceLimits.maxFileBytes}.`, { path, bytes: next.length })
-            await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, next.length - bytes.length, { signal })
-            replaceFile(file.entry.dirFd, file.entry.name, next, { mode: file.stat.mode, owner: sandboxIdentity(), components: file.entry.components })
-            const diff = bounded(replacementDiff(joinComponents(components), before, positions, input.oldText.length, input.newText))
-            return { data: { path: joinComponents(components), diff, replacements: positions.length } satisfies EditFileData }
+          const path = joinComponents(file.entry.components)
+          assertWritableName(file.entry.components)
+          const bytes = await readWhole(file.fd, file.stat, workspaceLimits.maxFileBytes, file.entry.components)
+          const before = decodeText(bytes, path)
+          const positions = occurrences(before, input.oldText, input.replaceAll === true ? Number.POSITIVE_INFINITY : 2)
+          if (positions.length === 0)
+            throw new WorkspaceFileError(
+              'no_match',
+              `oldText was not found in ${path} (0 matches); nothing was changed. Read the file and copy the text exactly, whitespace included.`,
+              { path, matches: 0 }
+            )
+          if (positions.length > 1 && input.replaceAll !== true) {
+            const total = occurrences(before, input.oldText, Number.POSITIVE_INFINITY).length
+            throw new WorkspaceFileError(
+              'ambiguous_match',
+              `oldText matches ${total} times in ${path}; nothing was changed. Include more surrounding text to make it unique, or set replaceAll.`,
+              { path, matches: total }
+            )
+          }
+          const after = replaced(before, positions, input.oldText.length, input.newText)
+          const next = Buffer.from(after, 'utf8')
+          if (next.length > workspaceLimits.maxFileBytes)
+            throw new WorkspaceFileError('too_large', `The edit would make ${path} ${next.length} bytes; the limit is ${workspaceLimits.maxFileBytes}.`, {
+              path,
+              bytes: next.length
+            })
+          await assertWithinQuota(agent.workspace, agent.profile.limits.diskMb, next.length - bytes.length, { signal })
+          replaceFile(file.entry.dirFd, file.entry.name, next, { mode: file.stat.mode, owner: sandboxIdentity(), components: file.entry.components })
+          const diff = bounded(replacementDiff(joinComponents(components), before, positions, input.oldText.length, input.newText))
+          return { data: { path: joinComponents(components), diff, replacements: positions.length } satisfies EditFileData }
         })
       }, signal)
   }
@@ -83,7 +99,8 @@ export const editFileAction: ActionSpec<typeof editFileInputSchema> = {
 
 /** The text of a file, or `binary_file` when it has a NUL byte or is not valid UTF-8. */
 function decodeText(bytes: Buffer, path: string): string {
-  const refuse = (why: string) => new WorkspaceFileError('binary_file', `${path} ${why}; edit_file changes text files only (write_file replaces a file whole).`, { path })
+  const refuse = (why: string) =>
+    new WorkspaceFileError('binary_file', `${path} ${why}; edit_file changes text files only (write_file replaces a file whole).`, { path })
   if (bytes.includes(0)) throw refuse('contains NUL bytes (binary)')
   try {
     return strictUtf8.decode(bytes)

@@ -105,8 +105,10 @@ async function list(top: number, atWorkspaceRoot: boolean, recursive: boolean, s
     }
   }
   const diagnostics: string[] = []
-  if (truncated) diagnostics.push(`the listing was cut at ${entries.length} entries${recursive ? ` (or ${listBounds.maxDepth} levels)` : ''}; list a subfolder to see more`)
-  if (badNames > 0) diagnostics.push(`${badNames} name${badNames === 1 ? ' is' : 's are'} not UTF-8 and shown with U+FFFD; such files cannot be named in a path`)
+  if (truncated)
+    diagnostics.push(`the listing was cut at ${entries.length} entries${recursive ? ` (or ${listBounds.maxDepth} levels)` : ''}; list a subfolder to see more`)
+  if (badNames > 0)
+    diagnostics.push(`${badNames} name${badNames === 1 ? ' is' : 's are'} not UTF-8 and shown with U+FFFD; such files cannot be named in a path`)
   return { data: { entries, truncated } satisfies ListDirectoryData, diagnostics }
 }
 
@@ -115,7 +117,11 @@ async function fileSizes(fd: number, children: readonly DirectoryEntry[]): Promi
   const sizes: number[] = []
   for (let start = 0; start < children.length; start += 64) {
     const batch = children.slice(start, start + 64)
-    sizes.push(...(await Promise.all(batch.map(async (child) => (child.type === 'file' ? ((await lstatBuffer(childPath(fd, child.raw)).catch(() => undefined))?.size ?? 0) : 0)))))
+    sizes.push(
+      ...(await Promise.all(
+        batch.map(async (child) => (child.type === 'file' ? ((await lstatBuffer(childPath(fd, child.raw)).catch(() => undefined))?.size ?? 0) : 0))
+      ))
+    )
   }
   return sizes
 }

@@ -77,22 +77,19 @@ export function serverStateDir(workspace: string, server: McpServerConfig): stri
  */
 export function mcpServerRequirement(server: McpServerConfig, agent: Pick<ActionAgent, 'workspace' | 'profile'>): ResourceRequirementInput {
   const base = { kind: 'mcp', scope: 'session', resourceKey: `mcp:${server.name}`, meta: { server: server.name, endpoint: mcpEndpoint(server) } } as const
-  const env = server.env ? { env: server.env } : {}
-  if (server.command && server.unsafe === true) {
-    return { ...base, config: { transport: 'stdio', command: server.command[0], args: server.command.slice(1), unsafe: true, stateDir: serverStateDir(agent.workspace, server), ...env } }
-  }
   if (server.command) {
+    const stdio = {
+      transport: 'stdio',
+      command: server.command[0],
+      args: server.command.slice(1),
+      stateDir: serverStateDir(agent.workspace, server),
+      ...(server.env ? { env: server.env } : {})
+    } as const
+    if (server.unsafe === true) return { ...base, config: { ...stdio, unsafe: true } }
     const { cpuSeconds, memoryMb, pids } = agent.profile.limits
     return {
       ...base,
-      config: {
-        transport: 'stdio',
-        command: server.command[0],
-        args: server.command.slice(1),
-        stateDir: serverStateDir(agent.workspace, server),
-        ...(server.readOnlyPaths ? { readOnlyPaths: server.readOnlyPaths } : {}),
-        ...env
-      },
+      config: { ...stdio, ...(server.readOnlyPaths ? { readOnlyPaths: server.readOnlyPaths } : {}) },
       policy: { networkMode: server.network ?? 'none', limits: { cpuSeconds, memoryMb, pids } },
       requiredCapabilities: { isolation: sandboxDemand }
     }
@@ -109,7 +106,12 @@ export function mcpServerRequirement(server: McpServerConfig, agent: Pick<Action
  * it a sandbox (bubblewrap missing, a read-only path or program refused at the probe), or its
  * state folder was refused (a link on its path, not where it must be).
  */
-const refusalCodes = new Set(['execution_resource.provider_unavailable', 'execution_resource.bubblewrap_unavailable', 'sandbox.path_refused', 'provider.workspace_boundary'])
+const refusalCodes = new Set([
+  'execution_resource.provider_unavailable',
+  'execution_resource.bubblewrap_unavailable',
+  'sandbox.path_refused',
+  'provider.workspace_boundary'
+])
 
 /**
  * A stdio server that must run sandboxed and could not: blocked (fail closed, never run on the

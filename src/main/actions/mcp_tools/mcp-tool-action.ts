@@ -54,7 +54,8 @@ export const mcpToolResolver: ActionResolver = (name) => {
 async function callUpstream(context: ActionContext<ProxiedToolInput>, serverName: string, tool: string): Promise<ActionOutcome> {
   const { agent, signal } = context
   const server = agent.profile.mcpServers.find((s) => s.name === serverName)
-  if (!server) return { status: 'error', error: { code: 'mcp.unknown_server', message: `No MCP server named ${serverName} is attached to agent ${agent.agentId}.` } }
+  if (!server)
+    return { status: 'error', error: { code: 'mcp.unknown_server', message: `No MCP server named ${serverName} is attached to agent ${agent.agentId}.` } }
   // The host fills agent.secrets; the profile's own are added in case a caller did not.
   const secrets = [...new Set([...(agent.secrets ?? []), ...secretsOf(agent.profile)])]
   // Where the server runs, for history: in a sandbox, or on the host because the operator said unsafe.
@@ -72,7 +73,12 @@ async function callUpstream(context: ActionContext<ProxiedToolInput>, serverName
   } catch (error) {
     if (signal.aborted) throw error
     const refusal = sandboxRefusal(server, error)
-    if (refusal) return { ...refusal, error: { code: refusal.error!.code, message: redactText(refusal.error!.message, secrets) }, meta: { ...refusal.meta, mcp, provider } }
+    if (refusal)
+      return {
+        ...refusal,
+        error: { code: refusal.error!.code, message: redactText(refusal.error!.message, secrets) },
+        meta: { ...refusal.meta, mcp, provider }
+      }
     return { ...upstreamFailure(error, secrets), meta: { mcp, provider } }
   }
   const { data, redactions } = upstreamData(raw, secrets, agent.profile.limits.outputBytes)
@@ -83,7 +89,13 @@ async function callUpstream(context: ActionContext<ProxiedToolInput>, serverName
   const meta = { mcp, provider }
   if (data.isError) {
     const said = firstText(data)
-    return { status: 'error', data, diagnostics, meta, error: { code: 'mcp.tool_error', message: redactText(`${server.name}__${tool} failed upstream${said ? `: ${said}` : ''}`, secrets) } }
+    return {
+      status: 'error',
+      data,
+      diagnostics,
+      meta,
+      error: { code: 'mcp.tool_error', message: redactText(`${server.name}__${tool} failed upstream${said ? `: ${said}` : ''}`, secrets) }
+    }
   }
   return { data, diagnostics, meta }
 }

@@ -22,7 +22,11 @@ const toolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/
  * `<server>__<tool>`. A server that cannot be reached, or is refused, is reported in `failures`
  * and does not hide the others; a tool whose name MCP clients would not accept is left out.
  */
-export async function listMcpTools(input: { agent: ActionAgent; sessions: SessionHolder; signal?: AbortSignal }): Promise<{ tools: ProxiedTool[]; failures: McpListFailure[] }> {
+export async function listMcpTools(input: {
+  agent: ActionAgent
+  sessions: SessionHolder
+  signal?: AbortSignal
+}): Promise<{ tools: ProxiedTool[]; failures: McpListFailure[] }> {
   const { agent, sessions, signal } = input
   const secrets = [...(agent.secrets ?? []), ...secretsOf(agent.profile)]
   const tools: ProxiedTool[] = []
@@ -35,9 +39,19 @@ export async function listMcpTools(input: { agent: ActionAgent; sessions: Sessio
       for (const tool of await (handle.resource as UpstreamMcpClient).listTools()) {
         const name = proxiedToolName(server.name, tool.name)
         if (!toolNamePattern.test(name)) {
-          failures.push({ server: server.name, code: 'mcp.tool_name_unusable', message: `the upstream tool ${JSON.stringify(tool.name)} has a name MCP clients do not accept as ${name}; it is not offered` })
+          failures.push({
+            server: server.name,
+            code: 'mcp.tool_name_unusable',
+            message: `the upstream tool ${JSON.stringify(tool.name)} has a name MCP clients do not accept as ${name}; it is not offered`
+          })
         } else if (enabled(tool.name)) {
-          tools.push({ name, server: server.name, tool: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema })
+          tools.push({
+            name,
+            server: server.name,
+            tool: tool.name,
+            ...(tool.description ? { description: tool.description } : {}),
+            inputSchema: tool.inputSchema
+          })
         }
       }
     } catch (error) {
@@ -56,7 +70,12 @@ export async function listMcpTools(input: { agent: ActionAgent; sessions: Sessio
  * call then runs and records why it failed). The list is the one the session's connection read
  * (each connection lists once), the same the agent was shown by tools/list.
  */
-export async function upstreamListsTool(input: { agent: ActionAgent; sessions: SessionHolder; name: string; signal?: AbortSignal }): Promise<'listed' | 'not_listed' | 'unverifiable'> {
+export async function upstreamListsTool(input: {
+  agent: ActionAgent
+  sessions: SessionHolder
+  name: string
+  signal?: AbortSignal
+}): Promise<'listed' | 'not_listed' | 'unverifiable'> {
   const { agent, name } = input
   const parts = splitProxiedName(name)
   const server = parts && agent.profile.mcpServers.find((s) => s.name === parts.server)

@@ -48,7 +48,10 @@ export function upstreamData(raw: unknown, secrets: readonly string[], maxBytes:
 
 /** The first text of a result's content (what an upstream error says), shortened. */
 export function firstText(data: UpstreamToolData): string | undefined {
-  const item = data.content.find((c): c is { type: 'text'; text: string } => typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
+  const item = data.content.find(
+    (c): c is { type: 'text'; text: string } =>
+      typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string'
+  )
   return item ? (item.text.length > 1000 ? `${item.text.slice(0, 1000)}…` : item.text) : undefined
 }
 
@@ -65,12 +68,18 @@ function bounded(data: UpstreamToolData, maxBytes: number): UpstreamToolData {
     }
     const text = (item as { type?: unknown; text?: unknown }).type === 'text' ? (item as { text: unknown }).text : undefined
     if (typeof text === 'string' && budget > 64) {
-      const cut = Buffer.from(text).subarray(0, budget - 64).toString('utf8').replace(/\uFFFD$/, '')
+      const cut = Buffer.from(text)
+        .subarray(0, budget - 64)
+        .toString('utf8')
+        .replace(/\uFFFD$/, '')
       content.push({ ...(item as object), text: cut })
       budget = 0
       continue
     }
-    content.push({ type: 'text', text: `[a ${String((item as { type?: unknown }).type ?? 'content')} item was left out: the output limit is ${maxBytes} bytes]` })
+    content.push({
+      type: 'text',
+      text: `[a ${String((item as { type?: unknown }).type ?? 'content')} item was left out: the output limit is ${maxBytes} bytes]`
+    })
   }
   const keepStructured = data.structuredContent !== undefined && size(data.structuredContent) <= budget
   return { content, ...(keepStructured ? { structuredContent: data.structuredContent } : {}), ...(data.isError ? { isError: true } : {}), truncated: true }

@@ -25,7 +25,8 @@ const skillFileInputSchema = z
       .superRefine((path, context) => {
         const problem = pathProblem(path, 'file')
         if (problem) context.addIssue({ code: 'custom', message: problem })
-        if (path === skillDocument) context.addIssue({ code: 'custom', message: `${skillDocument} is written by Airlock from name, description, entry, language and inputs` })
+        if (path === skillDocument)
+          context.addIssue({ code: 'custom', message: `${skillDocument} is written by Airlock from name, description, entry, language and inputs` })
       })
       .describe('A path relative to the skill folder skills/<name>/ (no absolute paths, no ..).'),
     content: z.string(),
@@ -41,7 +42,10 @@ export const persistSkillInputSchema = z
     entry: bundlePathSchema.describe('The file to run, one of files.'),
     language: codeLanguageSchema,
     inputs: skillInputsSchema.optional().describe('A JSON-schema-like description of the arguments (shown to the operator; not enforced).'),
-    files: z.array(skillFileInputSchema).min(1).max(skillLimits.maxFiles - 1)
+    files: z
+      .array(skillFileInputSchema)
+      .min(1)
+      .max(skillLimits.maxFiles - 1)
   })
   .strict()
   .superRefine((input, context) => {
@@ -50,12 +54,19 @@ export const persistSkillInputSchema = z
     for (const [index, file] of input.files.entries()) {
       if (seen.has(file.path)) context.addIssue({ code: 'custom', path: ['files', index, 'path'], message: `${file.path} appears twice` })
       seen.add(file.path)
-      if (file.encoding === 'base64' && !base64.test(file.content)) context.addIssue({ code: 'custom', path: ['files', index, 'content'], message: 'is not base64' })
+      if (file.encoding === 'base64' && !base64.test(file.content))
+        context.addIssue({ code: 'custom', path: ['files', index, 'content'], message: 'is not base64' })
       const bytes = file.encoding === 'base64' ? Math.floor((file.content.length * 3) / 4) : Buffer.byteLength(file.content, 'utf8')
-      if (bytes > skillLimits.maxFileBytes) context.addIssue({ code: 'custom', path: ['files', index, 'content'], message: `is ${bytes} bytes; a skill file may have at most ${skillLimits.maxFileBytes}` })
+      if (bytes > skillLimits.maxFileBytes)
+        context.addIssue({
+          code: 'custom',
+          path: ['files', index, 'content'],
+          message: `is ${bytes} bytes; a skill file may have at most ${skillLimits.maxFileBytes}`
+        })
       total += bytes
     }
-    if (total > skillLimits.maxTotalBytes) context.addIssue({ code: 'custom', path: ['files'], message: `add up to ${total} bytes; a skill may have at most ${skillLimits.maxTotalBytes}` })
+    if (total > skillLimits.maxTotalBytes)
+      context.addIssue({ code: 'custom', path: ['files'], message: `add up to ${total} bytes; a skill may have at most ${skillLimits.maxTotalBytes}` })
     if (!seen.has(input.entry)) context.addIssue({ code: 'custom', path: ['entry'], message: `${input.entry} is not one of the files` })
   })
 
@@ -83,10 +94,20 @@ export function createPersistSkillAction(ledger: SkillLedger): ActionSpec<typeof
         skillActionOutcome(async () => {
           const runtimes = agent.profile.runtimes
           if (runtimes.length > 0 && !runtimes.includes(input.language)) {
-            const policy = { decision: 'deny', rule: 'runtime.not_allowed', reason: `${input.language} is not among the agent's runtimes (${runtimes.join(', ')})` }
+            const policy = {
+              decision: 'deny',
+              rule: 'runtime.not_allowed',
+              reason: `${input.language} is not among the agent's runtimes (${runtimes.join(', ')})`
+            }
             return { status: 'blocked', meta: { policy }, error: { code: 'policy.runtime_not_allowed', message: `persist_skill: ${policy.reason}.` } }
           }
-          const front: SkillFrontMatter = { name: input.name, description: input.description, entry: input.entry, language: input.language, ...(input.inputs ? { inputs: input.inputs } : {}) }
+          const front: SkillFrontMatter = {
+            name: input.name,
+            description: input.description,
+            entry: input.entry,
+            language: input.language,
+            ...(input.inputs ? { inputs: input.inputs } : {})
+          }
           const files: SkillFile[] = [
             ...input.files.map((file) => ({ path: file.path, bytes: Buffer.from(file.content, file.encoding ?? 'utf8') })),
             { path: skillDocument, bytes: renderSkillDocument(front) }
@@ -96,7 +117,9 @@ export function createPersistSkillAction(ledger: SkillLedger): ActionSpec<typeof
           const { revision, created } = ledger.propose(agent.agentId, input.name, { contentHash, manifest: skillManifest(front, files) })
           const data: PersistSkillData = { skillId: skillIdOf(agent.agentId, input.name), revision: revision.revision, state: revision.state }
           const diagnostics = [
-            created ? `recorded as revision ${revision.revision}; it waits for the operator's approval before run_skill runs it` : `the same content is revision ${revision.revision} (${revision.state.replace('_', ' ')}); no new revision`
+            created
+              ? `recorded as revision ${revision.revision}; it waits for the operator's approval before run_skill runs it`
+              : `the same content is revision ${revision.revision} (${revision.state.replace('_', ' ')}); no new revision`
           ]
           return { data, meta: { skill: { ...data, contentHash } }, diagnostics }
         }, signal)

@@ -43,26 +43,28 @@ export const readFileAction: ActionSpec<typeof readFileInputSchema> = {
       fileActionOutcome(async () => {
         const components = pathComponents(input.path, 'file')
         return withWorkspaceFile(agent.workspace, components, async (file) => {
-            const offset = input.offset ?? 1
-            const page = await readLinePage(file.fd, file.stat.size, offset, input.limit, signal)
-            const diagnostics: string[] = []
-            let content: string
-            try {
-              content = strictUtf8.decode(page.bytes)
-            } catch {
-              content = lenientUtf8.decode(page.bytes)
-              diagnostics.push('the file is not valid UTF-8 text (binary?): bytes that are not UTF-8 are shown as U+FFFD')
-            }
-            if (page.bytes.includes(0)) diagnostics.push('the file contains NUL bytes: it is probably binary')
-            if (page.fileLines !== undefined) diagnostics.push(`the file has ${page.fileLines} line${page.fileLines === 1 ? '' : 's'}; offset ${offset} is past its end`)
-            if (page.longLine) diagnostics.push(`line ${offset} is longer than a page (${pageBytes} bytes); only its start is shown`)
-            if (page.nextOffset !== undefined) diagnostics.push(`lines ${offset}-${offset + page.lines - 1} shown; the file goes on: read again with offset ${page.nextOffset}`)
-            const path = joinComponents(components)
-            return {
-              data: { path, content, totalBytes: file.stat.size, truncated: page.truncated } satisfies ReadFileData,
-              meta: { page: { offset, lines: page.lines, ...(page.nextOffset !== undefined ? { nextOffset: page.nextOffset } : {}) } },
-              diagnostics
-            }
+          const offset = input.offset ?? 1
+          const page = await readLinePage(file.fd, file.stat.size, offset, input.limit, signal)
+          const diagnostics: string[] = []
+          let content: string
+          try {
+            content = strictUtf8.decode(page.bytes)
+          } catch {
+            content = lenientUtf8.decode(page.bytes)
+            diagnostics.push('the file is not valid UTF-8 text (binary?): bytes that are not UTF-8 are shown as U+FFFD')
+          }
+          if (page.bytes.includes(0)) diagnostics.push('the file contains NUL bytes: it is probably binary')
+          if (page.fileLines !== undefined)
+            diagnostics.push(`the file has ${page.fileLines} line${page.fileLines === 1 ? '' : 's'}; offset ${offset} is past its end`)
+          if (page.longLine) diagnostics.push(`line ${offset} is longer than a page (${pageBytes} bytes); only its start is shown`)
+          if (page.nextOffset !== undefined)
+            diagnostics.push(`lines ${offset}-${offset + page.lines - 1} shown; the file goes on: read again with offset ${page.nextOffset}`)
+          const path = joinComponents(components)
+          return {
+            data: { path, content, totalBytes: file.stat.size, truncated: page.truncated } satisfies ReadFileData,
+            meta: { page: { offset, lines: page.lines, ...(page.nextOffset !== undefined ? { nextOffset: page.nextOffset } : {}) } },
+            diagnostics
+          }
         })
       }, signal)
   }

@@ -70,7 +70,9 @@ describe('read_file', () => {
     expect(data.truncated).toBe(true)
     expect(data.content).toBe('é'.repeat(pageBytes / 2))
     expect(result.diagnostics.join()).toMatch(/line 1 is longer than a page/)
-    expect(dataOf<ReadFileData>(await h.call('read_file', { path: 'long.txt', offset: (result.meta.page as { nextOffset: number }).nextOffset })).content).toBe('next\n')
+    expect(dataOf<ReadFileData>(await h.call('read_file', { path: 'long.txt', offset: (result.meta.page as { nextOffset: number }).nextOffset })).content).toBe(
+      'next\n'
+    )
   })
 
   it('shows bytes that are not UTF-8 as U+FFFD and says the file looks binary', async () => {

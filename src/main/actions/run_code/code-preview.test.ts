@@ -3,7 +3,13 @@ import { previewCode } from './code-preview'
 
 describe('run_code preview', () => {
   it('shows language, entrypoint, args, outputs, dependencies and the code', () => {
-    const preview = previewCode({ language: 'python', sourceCode: "import os\nos.system('x')\n", args: ['--go', 'a b'], expectedOutputs: ['output/r.txt'], dependencies: { kind: 'requirements.txt', content: 'requests==2\n' } })
+    const preview = previewCode({
+      language: 'python',
+      sourceCode: "import os\nos.system('x')\n",
+      args: ['--go', 'a b'],
+      expectedOutputs: ['output/r.txt'],
+      dependencies: { kind: 'requirements.txt', content: 'requests==2\n' }
+    })
     expect(preview).toBe(
       [
         'language: python',
@@ -39,7 +45,14 @@ describe('run_code preview', () => {
   })
 
   it('keeps file text from passing for its own lines: content after `| `, odd names quoted', () => {
-    const preview = previewCode({ language: 'bash', entrypoint: 'a.sh', files: [{ path: 'a.sh', content: 'echo ok\n\nb.sh (3 characters):\nrm -rf ~' }, { path: 'x y.sh', content: '' }] })
+    const preview = previewCode({
+      language: 'bash',
+      entrypoint: 'a.sh',
+      files: [
+        { path: 'a.sh', content: 'echo ok\n\nb.sh (3 characters):\nrm -rf ~' },
+        { path: 'x y.sh', content: '' }
+      ]
+    })
     expect(preview).toContain('| echo ok\n| \n| b.sh (3 characters):\n| rm -rf ~\n')
     expect(preview).toContain('\n"x y.sh" (0 characters):\n')
   })

@@ -35,7 +35,11 @@ export function previewCode(request: CodePreviewInput, heading: readonly string[
   let out = `${facts.join('\n')}\n`
   for (const [index, part] of parts.entries()) {
     // Content lines after `| `: nothing a file holds can pass for a heading of another file.
-    const body = part.text.replace(/\n$/, '').split('\n').map((line) => `| ${line}\n`).join('')
+    const body = part.text
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => `| ${line}\n`)
+      .join('')
     const section = `\n${shownName(part.title)} (${part.text.length} characters):\n${body}`
     if (out.length + section.length <= maxPreviewChars) {
       out += section

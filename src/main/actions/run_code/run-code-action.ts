@@ -12,7 +12,17 @@ import {
   type ResourceHandle
 } from '../../core'
 import { previewCode } from './code-preview'
-import { executionDiagnostics, executionPolicy, orderedCandidates, providerFacts, recordEgress, recordNetworkUse, selectionFailure, summariseProbes, unsafeFallback } from '../run_command/execution-profile'
+import {
+  executionDiagnostics,
+  executionPolicy,
+  orderedCandidates,
+  providerFacts,
+  recordEgress,
+  recordNetworkUse,
+  selectionFailure,
+  summariseProbes,
+  unsafeFallback
+} from '../run_command/execution-profile'
 
 /** One collected output as `data.outputs` lists it. */
 export type RunCodeOutput = { path: string; bytes: number; sha256: string }
@@ -38,7 +48,8 @@ export const runCodeAction: ActionSpec<typeof codeExecutionRequestSchema> = {
     'files it writes to ../output (AIRLOCK_OUTPUT_DIR) and declares in expectedOutputs ("output/<name>") come back as artifacts.',
   inputSchema: codeExecutionRequestSchema,
   effects: 'execute',
-  summarize: (input) => `${input.language} ${input.entrypoint ?? 'sourceCode'}${input.files ? ` (${input.files.length} files)` : ''}${input.args?.length ? ` ${input.args.join(' ')}` : ''}`,
+  summarize: (input) =>
+    `${input.language} ${input.entrypoint ?? 'sourceCode'}${input.files ? ` (${input.files.length} files)` : ''}${input.args?.length ? ` ${input.args.join(' ')}` : ''}`,
   // The operator approves the program, not its name: the queue shows its code, args and manifest.
   preview: ({ input }) => previewCode(input),
   executor: { execute: runCode }
@@ -102,22 +113,33 @@ function toOutcome(outcome: CodeExecutionOutcome, held: ResourceHandle, input: C
     steps: outcome.steps
   }
   const provider = {
-    ...(outcome.provider.providerId === held.providerId ? providerFacts(held) : { providerId: outcome.provider.providerId, isolation: outcome.provider.isolation }),
+    ...(outcome.provider.providerId === held.providerId
+      ? providerFacts(held)
+      : { providerId: outcome.provider.providerId, isolation: outcome.provider.isolation }),
     preferenceFallback: outcome.provider.preferenceFallback,
     probes: summariseProbes(outcome.provider.probes),
     bundleDigest: outcome.bundleDigest,
     executionArea: outcome.executionArea
   }
   const artifacts = outcome.outputs.map((output) => ({ name: output.path, path: output.absolutePath, bytes: output.bytes, sha256: output.sha256 }))
-  if (result.stdoutTruncated || result.stderrTruncated) diagnostics.push('output was cut at the agent\'s output limit (per stream)')
+  if (result.stdoutTruncated || result.stderrTruncated) diagnostics.push("output was cut at the agent's output limit (per stream)")
   const base = { data, artifacts, meta: { provider }, diagnostics }
   const lastStep = outcome.steps.at(-1)?.name ?? 'run'
-  if (result.limitHit) return { ...base, status: 'error', error: { code: `resource_limit.${result.limitHit}`, message: `The ${lastStep} step was ended by the ${result.limitHit} limit.` } }
+  if (result.limitHit)
+    return {
+      ...base,
+      status: 'error',
+      error: { code: `resource_limit.${result.limitHit}`, message: `The ${lastStep} step was ended by the ${result.limitHit} limit.` }
+    }
   switch (outcome.status) {
     case 'success':
       return { ...base, status: 'success' }
     case 'timed_out':
-      return { ...base, status: 'timed_out', error: outcome.error ?? { code: 'timed_out', message: `The ${lastStep} step did not finish in time; it was ended.` } }
+      return {
+        ...base,
+        status: 'timed_out',
+        error: outcome.error ?? { code: 'timed_out', message: `The ${lastStep} step did not finish in time; it was ended.` }
+      }
     case 'cancelled':
       return { ...base, status: 'cancelled', error: outcome.error ?? { code: 'cancelled', message: 'The run was cancelled; it was ended.' } }
     case 'error':
@@ -126,7 +148,11 @@ function toOutcome(outcome: CodeExecutionOutcome, held: ResourceHandle, input: C
         return { ...base, status: 'success' }
       }
       if (outcome.error?.code === 'exit_code') {
-        return { ...base, status: 'error', error: { code: 'exit_code', message: `The ${lastStep} step exited with code ${result.exitCode}, so the declared outputs were not collected.` } }
+        return {
+          ...base,
+          status: 'error',
+          error: { code: 'exit_code', message: `The ${lastStep} step exited with code ${result.exitCode}, so the declared outputs were not collected.` }
+        }
       }
       return { ...base, status: 'error', error: outcome.error ?? { code: 'run_code.failed', message: `The ${lastStep} step failed.` } }
   }

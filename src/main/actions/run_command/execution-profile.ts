@@ -27,7 +27,10 @@ export function executionPolicy(profile: EffectiveAgentProfile): ResourcePolicy 
  * `unsafeFallback`; the host `bash` runner only for shells, and only where the profile lists it.
  * `docker` gets `dockerConfig` (a shell session names the image language it runs in).
  */
-export function orderedCandidates(profile: EffectiveAgentProfile, options: { kind: 'bash' | 'code_execution'; dockerConfig?: Record<string, unknown> }): ResourceCandidate[] {
+export function orderedCandidates(
+  profile: EffectiveAgentProfile,
+  options: { kind: 'bash' | 'code_execution'; dockerConfig?: Record<string, unknown> }
+): ResourceCandidate[] {
   const candidates: ResourceCandidate[] = []
   for (const id of profile.providers) {
     if (id === 'trusted_local') {
@@ -73,8 +76,10 @@ export function recordEgress(context: Pick<ActionContext, 'touched'>, records: r
 /** What every execution call says about its profile: an unauthorised provider left out. */
 export function executionDiagnostics(profile: EffectiveAgentProfile): string[] {
   const diagnostics: string[] = []
-  if (profile.providers.includes('trusted_local') && !profile.allowUnsafeLocal) diagnostics.push('trusted_local is in the provider order but not authorised (allowUnsafeLocal is off): it was left out')
-  if (profile.unsafeFallback && !profile.allowUnsafeLocal) diagnostics.push('unsafeFallback is set but trusted_local is not authorised (allowUnsafeLocal is off): there is no unsafe fallback')
+  if (profile.providers.includes('trusted_local') && !profile.allowUnsafeLocal)
+    diagnostics.push('trusted_local is in the provider order but not authorised (allowUnsafeLocal is off): it was left out')
+  if (profile.unsafeFallback && !profile.allowUnsafeLocal)
+    diagnostics.push('unsafeFallback is set but trusted_local is not authorised (allowUnsafeLocal is off): there is no unsafe fallback')
   return diagnostics
 }
 

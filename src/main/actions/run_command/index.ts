@@ -3,4 +3,16 @@ export type { SessionDirectoryStore } from './session-directory'
 export { createRunCommandAction, runCommandInputSchema, RunCommandError, type RunCommandData, type RunCommandInput } from './run-command-action'
 export { shellRequirement } from './shell-session'
 export { cwdMarker, SessionDirectories, takeCwdReport, withCwdReport, workspaceDirectory, type WorkspaceDirectory } from './session-directory'
-export { dockerShellLanguage, executionDiagnostics, executionPolicy, orderedCandidates, providerFacts, recordEgress, recordNetworkUse, selectionFailure, summariseProbes, unsafeFallback, type ProbeSummary } from './execution-profile'
+export {
+  dockerShellLanguage,
+  executionDiagnostics,
+  executionPolicy,
+  orderedCandidates,
+  providerFacts,
+  recordEgress,
+  recordNetworkUse,
+  selectionFailure,
+  summariseProbes,
+  unsafeFallback,
+  type ProbeSummary
+} from './execution-profile'

@@ -24,7 +24,12 @@ export const runCommandInputSchema = z
       .refine(noNul, 'must not contain NUL')
       .optional()
       .describe('Where it runs, relative to the workspace root (default: where the last command of this session ended, after any cd).'),
-    timeoutSeconds: z.number().positive().max(24 * 3600).optional().describe("Stop the command after this many seconds (capped at the agent's limit; default: that limit).")
+    timeoutSeconds: z
+      .number()
+      .positive()
+      .max(24 * 3600)
+      .optional()
+      .describe("Stop the command after this many seconds (capped at the agent's limit; default: that limit).")
   })
   .strict()
 
@@ -91,7 +96,9 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
   recordNetworkUse(context)
   const hidden = context.hiddenPaths ?? []
   if (hidden.length > 0) {
-    diagnostics.push(`hidden from this command (labelled above what this session has read): ${hidden.join(', ')}; a command that names one is decided as a labelled read and, if it runs, sees it`)
+    diagnostics.push(
+      `hidden from this command (labelled above what this session has read): ${hidden.join(', ')}; a command that names one is decided as a labelled read and, if it runs, sees it`
+    )
   }
   const start = requested ?? sessionDirectory(workspace, directories.get(agent.sessionId), diagnostics)
   const limit = agent.profile.limits.timeoutSeconds
@@ -126,7 +133,10 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
     const moved = report.reported === undefined ? undefined : workspaceDirectory(workspace, report.reported)
     if (moved && 'relative' in moved) cwd = moved.relative
     else if (moved) diagnostics.push(`the shell ended in ${JSON.stringify(report.reported)}, which ${moved.refused}: the session stays in ${shown(cwd)}`)
-    else if (!result.cancelled) diagnostics.push(`the shell did not report its final directory (output truncated, the shell replaced, or the run ended early): the session stays in ${shown(cwd)}`)
+    else if (!result.cancelled)
+      diagnostics.push(
+        `the shell did not report its final directory (output truncated, the shell replaced, or the run ended early): the session stays in ${shown(cwd)}`
+      )
   }
   directories.set(agent.sessionId, cwd)
   const data: RunCommandData = {
@@ -142,8 +152,10 @@ async function runCommand(context: ActionContext<RunCommandInput>, directories: 
   if (result.stdoutTruncated || result.stderrTruncated) diagnostics.push(`output was cut at ${outputCap} bytes per stream (the agent's output limit)`)
   const base = { data, meta: { provider, timeoutSeconds }, diagnostics }
   if (result.cancelled) return { ...base, status: 'cancelled', error: { code: 'cancelled', message: 'The command was cancelled; it was ended.' } }
-  if (result.timedOut) return { ...base, status: 'timed_out', error: { code: 'timed_out', message: `The command did not finish within ${timeoutSeconds} s; it was ended.` } }
-  if (result.limitHit) return { ...base, status: 'error', error: { code: `resource_limit.${result.limitHit}`, message: `The command was ended by the ${result.limitHit} limit.` } }
+  if (result.timedOut)
+    return { ...base, status: 'timed_out', error: { code: 'timed_out', message: `The command did not finish within ${timeoutSeconds} s; it was ended.` } }
+  if (result.limitHit)
+    return { ...base, status: 'error', error: { code: `resource_limit.${result.limitHit}`, message: `The command was ended by the ${result.limitHit} limit.` } }
   if (result.exitCode !== 0) diagnostics.push(`the command exited with code ${result.exitCode}`)
   return { ...base, status: 'success' }
 }

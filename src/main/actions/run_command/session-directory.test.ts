@@ -65,7 +65,7 @@ describe('workspaceDirectory', () => {
     expect(workspaceDirectory(workspace, '')).toEqual({ relative: '', absolute: workspace })
   })
 
-  it('refuses what is outside, through a link, Airlock\'s own, missing or not a directory', () => {
+  it("refuses what is outside, through a link, Airlock's own, missing or not a directory", () => {
     expect(workspaceDirectory(workspace, '/')).toEqual({ refused: 'is outside the workspace' })
     expect(workspaceDirectory(workspace, '../..')).toEqual({ refused: 'is outside the workspace' })
     expect(workspaceDirectory(workspace, 'out')).toEqual({ refused: 'leads outside the workspace through a symbolic link' })

@@ -66,7 +66,8 @@ async function runSkill(ledger: SkillLedger, context: ActionContext<z.output<typ
   if (match.state === 'rejected') throw refusal(match, revisions)
   if (match.state === 'pending_approval') {
     // `ask: never` puts nothing before the operator: the revision is approved with `airlock skills` only.
-    if (agent.profile.ask === 'never') throw refusal(match, revisions, "this agent's ask mode is never, so run_skill does not ask; the operator approves it with airlock skills")
+    if (agent.profile.ask === 'never')
+      throw refusal(match, revisions, "this agent's ask mode is never, so run_skill does not ask; the operator approves it with airlock skills")
     const asked = await askForRevision(ledger, context, match, files, revisions)
     if ('outcome' in asked) return asked.outcome
     match = asked.approved
@@ -112,9 +113,15 @@ async function previewSkill(ledger: SkillLedger, agentId: string, workspace: str
 /** Records content no revision has as the next revision (it waits); a SKILL.md that cannot run it is refused instead. */
 function propose(ledger: SkillLedger, agentId: string, name: string, files: SkillFile[], contentHash: string): SkillRevisionRecord {
   const document = files.find((file) => file.path === skillDocument)
-  if (!document) throw new SkillError('invalid_manifest', `skills/${name} has no ${skillDocument}. Save the skill again with persist_skill.`, { skillId: skillIdOf(agentId, name) })
+  if (!document)
+    throw new SkillError('invalid_manifest', `skills/${name} has no ${skillDocument}. Save the skill again with persist_skill.`, {
+      skillId: skillIdOf(agentId, name)
+    })
   const front = parseSkillDocument(document.bytes)
-  if (front.name !== name) throw new SkillError('invalid_manifest', `${skillDocument}: name says ${front.name}, but the folder is skills/${name}.`, { skillId: skillIdOf(agentId, name) })
+  if (front.name !== name)
+    throw new SkillError('invalid_manifest', `${skillDocument}: name says ${front.name}, but the folder is skills/${name}.`, {
+      skillId: skillIdOf(agentId, name)
+    })
   assertRunnable(front, files)
   return ledger.propose(agentId, name, { contentHash, manifest: skillManifest(front, files) }).revision
 }
@@ -124,9 +131,17 @@ function refusal(revision: SkillRevisionRecord, earlier: readonly SkillRevisionR
   const payload = { skillId: revision.skillId, revision: revision.revision, state: revision.state, contentHash: revision.contentHash }
   const label = `Skill ${revision.name} revision ${revision.revision}`
   if (revision.state === 'rejected') {
-    return new SkillError('rejected', `${label} was rejected by the operator${revision.reason ? `: ${revision.reason}` : ''}. Change the skill and save it again with persist_skill.`, payload)
+    return new SkillError(
+      'rejected',
+      `${label} was rejected by the operator${revision.reason ? `: ${revision.reason}` : ''}. Change the skill and save it again with persist_skill.`,
+      payload
+    )
   }
   const approved = earlier.find((other) => other.state === 'approved' && other.revision !== revision.revision)
   const why = approved ? ` (its files differ from revision ${approved.revision}, which was approved)` : ''
-  return new SkillError('not_approved', `${label} waits for the operator's approval${why}${note ? ` (${note})` : ''}; run_skill runs it once it is approved.`, payload)
+  return new SkillError(
+    'not_approved',
+    `${label} waits for the operator's approval${why}${note ? ` (${note})` : ''}; run_skill runs it once it is approved.`,
+    payload
+  )
 }

@@ -33,7 +33,9 @@ export function skillApprovalPreview(
     'Approving lets exactly this content run, with any arguments, at this call and later ones; denying rejects this revision.',
     `entry: ${shownPath(manifest.entry)} (${manifest.language})`,
     ...(manifest.inputs === undefined ? [] : [`inputs: ${cut(JSON.stringify(manifest.inputs), bounds.inputs)}`]),
-    approved ? `changes since revision ${approved.revision}, the approved one: ${changes(approved, revision)}` : 'no revision of this skill was approved before',
+    approved
+      ? `changes since revision ${approved.revision}, the approved one: ${changes(approved, revision)}`
+      : 'no revision of this skill was approved before',
     `files (${manifest.files.length}, ${total} bytes in all; size, sha256 of the bytes, path):`,
     ...fileList(manifest.files)
   ]
@@ -49,15 +51,29 @@ export function skillApprovalPreview(
  * The text of every file but SKILL.md and the entry, changed or added ones (against the approved
  * revision) first, within `bounds.helpers` in all; files left out are named with how to see them.
  */
-function helperTexts(files: readonly SkillFile[], revision: SkillRevisionRecord, approved: SkillRevisionRecord | undefined, secrets: readonly string[]): string[] {
+function helperTexts(
+  files: readonly SkillFile[],
+  revision: SkillRevisionRecord,
+  approved: SkillRevisionRecord | undefined,
+  secrets: readonly string[]
+): string[] {
   const before = new Map(approved?.manifest.files.map((file) => [file.path, file.sha256]) ?? [])
   const changed = (file: SkillFile) => before.get(file.path) !== revision.manifest.files.find((entry) => entry.path === file.path)?.sha256
-  const helpers = files.filter((file) => file.path !== skillDocument && file.path !== revision.manifest.entry).sort((a, b) => Number(changed(b)) - Number(changed(a)))
+  const helpers = files
+    .filter((file) => file.path !== skillDocument && file.path !== revision.manifest.entry)
+    .sort((a, b) => Number(changed(b)) - Number(changed(a)))
   const out: string[] = []
   let left = bounds.helpers
   for (const [index, file] of helpers.entries()) {
     if (left < 200) {
-      out.push('', `… ${helpers.length - index} more files not shown here: ${helpers.slice(index).map((rest) => shownPath(rest.path)).join(', ').slice(0, 2000)} (read them in the workspace's skills folder)`)
+      out.push(
+        '',
+        `… ${helpers.length - index} more files not shown here: ${helpers
+          .slice(index)
+          .map((rest) => shownPath(rest.path))
+          .join(', ')
+          .slice(0, 2000)} (read them in the workspace's skills folder)`
+      )
       break
     }
     const text = fileText(`${shownPath(file.path)}${approved && !changed(file) ? ', unchanged since the approved revision' : ''}`, file.bytes, left, secrets)

@@ -53,7 +53,10 @@ export async function askForRevision(
       ...skillApprovalFacts(agent.agentId, revision),
       sessionId: agent.sessionId,
       reason: `revision ${revision.revision} of skill ${revision.skillId} has not been approved: only content the operator approved runs`,
-      summary: redactText(`${agent.agentId}: run_skill ${revision.name}: approve revision ${revision.revision} of skill ${revision.skillId} (content ${revision.contentHash.slice(0, 23)}…)?`, secrets),
+      summary: redactText(
+        `${agent.agentId}: run_skill ${revision.name}: approve revision ${revision.revision} of skill ${revision.skillId} (content ${revision.contentHash.slice(0, 23)}…)?`,
+        secrets
+      ),
       preview: skillApprovalPreview(revision, files, approvedBefore, secrets),
       timeoutSeconds: agent.profile.approvalTimeoutSeconds,
       signal: AbortSignal.any([context.signal, waiting.signal])
@@ -62,7 +65,11 @@ export async function askForRevision(
     clearInterval(recheck)
   }
   context.signal.throwIfAborted()
-  const approval: SkillApprovalRecord = { status: decision.status, reason: decision.reason, ...(decision.approvalId ? { approvalId: decision.approvalId } : {}) }
+  const approval: SkillApprovalRecord = {
+    status: decision.status,
+    reason: decision.reason,
+    ...(decision.approvalId ? { approvalId: decision.approvalId } : {})
+  }
   const now = ledger.settleFromQueue(agent.agentId, revision.name, revision.revision, decision)
   if (now?.state === 'approved') return { approved: now, approval }
   return { outcome: notRun(now ?? revision, approval, now === undefined) }
@@ -71,7 +78,13 @@ export async function askForRevision(
 /** The outcome of a call whose revision did not get approved: rejected, or still waiting (denied, expired, or nobody could decide). */
 function notRun(revision: SkillRevisionRecord, approval: SkillApprovalRecord, gone: boolean): ActionOutcome {
   const label = `Skill ${revision.name} revision ${revision.revision}`
-  const skill = { skillId: revision.skillId, revision: revision.revision, state: gone ? 'removed' : revision.state, contentHash: revision.contentHash, approval }
+  const skill = {
+    skillId: revision.skillId,
+    revision: revision.revision,
+    state: gone ? 'removed' : revision.state,
+    contentHash: revision.contentHash,
+    approval
+  }
   const blocked = (code: string, message: string): ActionOutcome => ({
     status: 'blocked',
     error: { code, message },
@@ -79,11 +92,18 @@ function notRun(revision: SkillRevisionRecord, approval: SkillApprovalRecord, go
   })
   if (gone) return blocked('skill.not_found', `${label} no longer exists (its agent's skills were forgotten).`)
   if (revision.state === 'rejected') {
-    return blocked('skill.rejected', `${label} was rejected by the operator${revision.reason ? `: ${revision.reason}` : ''}. Change the skill and save it again with persist_skill.`)
+    return blocked(
+      'skill.rejected',
+      `${label} was rejected by the operator${revision.reason ? `: ${revision.reason}` : ''}. Change the skill and save it again with persist_skill.`
+    )
   }
   if (approval.status === 'pending') {
     const message = `${label} needs the operator's approval, and nobody could decide now (${approval.reason}); run_skill asks again when you call it.`
-    return { status: 'approval_required', error: { code: skillApprovalRule, message }, meta: { policy: { decision: 'ask', rule: skillApprovalRule, reason: message }, skill } }
+    return {
+      status: 'approval_required',
+      error: { code: skillApprovalRule, message },
+      meta: { policy: { decision: 'ask', rule: skillApprovalRule, reason: message }, skill }
+    }
   }
   return blocked(skillApprovalRule, `${label} was not approved: ${approval.reason}. It still waits for the operator; run_skill asks again when you call it.`)
 }

@@ -25,9 +25,18 @@ export { ignoreFileNames, searchBounds, type SearchBounds, type SearchMatch } fr
 /** The input of `search_files`: literal text by default, a JavaScript regular expression with `regex`. */
 export const searchFilesInputSchema = z
   .object({
-    pattern: z.string().min(1, 'must not be empty').max(1000).describe('The text to find on a line (literal, case-sensitive), or a JavaScript regular expression when regex is true.'),
+    pattern: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(1000)
+      .describe('The text to find on a line (literal, case-sensitive), or a JavaScript regular expression when regex is true.'),
     path: directoryPathSchema.optional().describe('The folder (or one file) to search, relative to the workspace (default: the whole workspace).'),
-    glob: z.string().min(1).max(1000).optional().describe('Only files whose workspace-relative path matches this glob (e.g. **/*.ts, or *.ts for a name at any depth).'),
+    glob: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('Only files whose workspace-relative path matches this glob (e.g. **/*.ts, or *.ts for a name at any depth).'),
     regex: z.boolean().optional().describe('Treat pattern as a JavaScript regular expression, matched line by line.')
   })
   .strict()
@@ -50,7 +59,8 @@ export function createSearchFilesAction(bounds: SearchBounds = searchBounds): Ac
     description: `Search the text files of your workspace for a pattern, line by line (literal by default; a JavaScript regular expression when regex is true), skipping what .gitignore ignores, .git and binary files. path narrows to a folder or file, glob to matching file paths. At most ${bounds.maxMatches} matches; truncated says there may be more.`,
     inputSchema: searchFilesInputSchema,
     effects: 'read',
-    summarize: (input) => `search_files ${JSON.stringify(input.pattern.slice(0, 100))}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
+    summarize: (input) =>
+      `search_files ${JSON.stringify(input.pattern.slice(0, 100))}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
     executor: {
       execute: ({ input, agent, signal }) =>
         fileActionOutcome(async () => {
@@ -62,7 +72,13 @@ export function createSearchFilesAction(bounds: SearchBounds = searchBounds): Ac
             const entry = resolveEntry(root, components, { parents: 'require' })
             let matcher: SearchMatcher | undefined
             try {
-              const options = { pattern: input.pattern, regex: input.regex === true, glob: input.glob, maxLineChars: bounds.maxLineChars, root: entry.components.join('/') }
+              const options = {
+                pattern: input.pattern,
+                regex: input.regex === true,
+                glob: input.glob,
+                maxLineChars: bounds.maxLineChars,
+                root: entry.components.join('/')
+              }
               matcher = new SearchMatcher(options, bounds.deadlineMs, signal)
               walk = new SearchWalk(matcher, signal, bounds)
               await search(root, entry, components, walk).catch((error: unknown) => walk.stoppedBy(error))

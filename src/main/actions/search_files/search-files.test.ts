@@ -29,7 +29,10 @@ describe('search_files', () => {
     expect(data.truncated).toBe(false)
     // Literal by default: the dot is a dot.
     expect(found(dataOf(await h.call('search_files', { pattern: 'a.b' })))).toEqual(['src/a.ts:2: // TODO: a.b'])
-    expect(found(dataOf(await h.call('search_files', { pattern: 'a\\.b|const', regex: true })))).toEqual(['src/a.ts:1: const a = 1', 'src/a.ts:2: // TODO: a.b'])
+    expect(found(dataOf(await h.call('search_files', { pattern: 'a\\.b|const', regex: true })))).toEqual([
+      'src/a.ts:1: const a = 1',
+      'src/a.ts:2: // TODO: a.b'
+    ])
   })
 
   it('respects .gitignore and .ignore files, nested ones and negations, from the workspace root down', async () => {
@@ -71,7 +74,12 @@ describe('search_files', () => {
   })
 
   it('skips binary files, huge files, hard links, links, FIFOs and .airlock/, and says what it skipped', async () => {
-    tree({ 'bin.dat': Buffer.from('needle\u0000'), 'big.txt': `needle\n${'x'.repeat(searchBounds.maxFileBytes)}`, 'ok.txt': 'needle\n', '.airlock/executions/a/source/x.py': 'needle\n' })
+    tree({
+      'bin.dat': Buffer.from('needle\u0000'),
+      'big.txt': `needle\n${'x'.repeat(searchBounds.maxFileBytes)}`,
+      'ok.txt': 'needle\n',
+      '.airlock/executions/a/source/x.py': 'needle\n'
+    })
     writeFileSync(h.outside + '/secret.txt', 'needle outside\n')
     linkSync(h.outside + '/secret.txt', h.at('hard.txt'))
     symlinkSync(h.outside + '/secret.txt', h.at('soft.txt'))
@@ -91,7 +99,10 @@ describe('search_files', () => {
   })
 
   it('refuses a regular expression or glob that does not compile, naming which', async () => {
-    expect((await h.call('search_files', { pattern: '(unclosed', regex: true })).error).toMatchObject({ code: 'workspace_file.invalid_pattern', message: expect.stringMatching(/^pattern is not a valid/) })
+    expect((await h.call('search_files', { pattern: '(unclosed', regex: true })).error).toMatchObject({
+      code: 'workspace_file.invalid_pattern',
+      message: expect.stringMatching(/^pattern is not a valid/)
+    })
     // Literal search takes any text.
     expect((await h.call('search_files', { pattern: '(unclosed' })).ok).toBe(true)
   })

@@ -79,7 +79,11 @@ export class SearchWalk {
       }
       candidates.push(entry)
     }
-    const keep = await this.matcher.filterDirectory(dir, await this.ignoreTexts(fd, entries), candidates.map((entry) => ({ name: entry.name, isDir: entry.type === 'directory' })))
+    const keep = await this.matcher.filterDirectory(
+      dir,
+      await this.ignoreTexts(fd, entries),
+      candidates.map((entry) => ({ name: entry.name, isDir: entry.type === 'directory' }))
+    )
     for (const [index, entry] of candidates.entries()) {
       if (this.done) return
       if (!keep[index]) continue
@@ -158,7 +162,10 @@ export class SearchWalk {
     const found = await this.matcher.searchFile(relative, bytes, limit)
     if (found.binary) return void (this.skipped.binary += 1)
     for (const match of found.matches) this.result.matches.push({ file: relative, line: match.line, text: match.text })
-    this.stopIf(found.more || this.result.matches.length >= this.bounds.maxMatches, `stopped at ${this.bounds.maxMatches} matches; narrow the pattern, path or glob`)
+    this.stopIf(
+      found.more || this.result.matches.length >= this.bounds.maxMatches,
+      `stopped at ${this.bounds.maxMatches} matches; narrow the pattern, path or glob`
+    )
   }
 
   private async ignoreTexts(fd: number, entries: readonly DirectoryEntry[]): Promise<string[]> {

@@ -52,7 +52,8 @@ function openFolder(root: string, folders: string[]): number {
     return openBeneath(openDirectoryNoFollow(root), folders.join('/'), { closeBase: true })
   } catch (error) {
     if (error instanceof NoFollowError) throw new DatabasePathError(`the folder of the database is refused: ${error.message}`)
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new DatabasePathError(`the folder ${folders.join('/')} does not exist in the workspace`, 'sqlite_query.folder_missing')
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new DatabasePathError(`the folder ${folders.join('/')} does not exist in the workspace`, 'sqlite_query.folder_missing')
     throw error
   }
 }

@@ -13,12 +13,21 @@ export function boundRows(rows: readonly Record<string, unknown>[], maxBytes: nu
     const safe = Object.fromEntries(Object.entries(row).map(([column, value]) => [column, jsonSafe(value)]))
     const bytes = Buffer.byteLength(JSON.stringify(safe)) + 1
     if (used + bytes > maxBytes) {
-      return { rows: kept, truncated: true, note: `only the first ${kept.length} of ${rows.length}${rowLimited ? '+' : ''} rows are returned: the rest would pass the agent's output limit of ${maxBytes} bytes` }
+      return {
+        rows: kept,
+        truncated: true,
+        note: `only the first ${kept.length} of ${rows.length}${rowLimited ? '+' : ''} rows are returned: the rest would pass the agent's output limit of ${maxBytes} bytes`
+      }
     }
     used += bytes
     kept.push(safe)
   }
-  if (rowLimited) return { rows: kept, truncated: true, note: `only the first ${kept.length} rows are returned (the connection's row limit); narrow the query or page with LIMIT/OFFSET` }
+  if (rowLimited)
+    return {
+      rows: kept,
+      truncated: true,
+      note: `only the first ${kept.length} rows are returned (the connection's row limit); narrow the query or page with LIMIT/OFFSET`
+    }
   return { rows: kept, truncated: false }
 }
 

@@ -19,9 +19,16 @@ export const sqliteQueryInputSchema = z
       .refine((p) => !p.startsWith('/'), 'must be a path relative to your workspace')
       .refine((p) => !p.split('/').includes('..'), 'must stay inside your workspace (no ..)')
       .describe('The SQLite database file, relative to your workspace.'),
-    sql: z.string().min(1, 'must not be empty').max(1024 * 1024, 'is longer than 1 MiB').describe('One SQL statement; use ? or :name placeholders for values.'),
+    sql: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(1024 * 1024, 'is longer than 1 MiB')
+      .describe('One SQL statement; use ? or :name placeholders for values.'),
     params: z
-      .union([z.array(sqlValue).max(32766), z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names are letters, digits and _ (no : @ $ prefix)'), sqlValue)])
+      .union([
+        z.array(sqlValue).max(32766),
+        z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names are letters, digits and _ (no : @ $ prefix)'), sqlValue)
+      ])
       .optional()
       .describe('Values for the placeholders: a list for ?, an object for :name.')
   })
@@ -84,7 +91,8 @@ async function sqliteQuery(context: ActionContext<SqliteQueryInput>, writes: Sql
     if ('outcome' in permission) return { ...permission.outcome, meta: { provider: read.provider, ...permission.outcome.meta } }
     return finish(context, await attempt(context, true), permission.granted)
   } catch (error) {
-    if (error instanceof DatabasePathError && error.code === 'sqlite_query.folder_missing') return { status: 'error', error: { code: error.code, message: `${error.message}.` } }
+    if (error instanceof DatabasePathError && error.code === 'sqlite_query.folder_missing')
+      return { status: 'error', error: { code: error.code, message: `${error.message}.` } }
     if (error instanceof DatabasePathError) {
       const decision = { decision: 'deny', rule: 'workspace.boundary', reason: error.message }
       return { status: 'blocked', meta: { policy: decision }, error: { code: error.code, message: `The database path is refused: ${error.message}.` } }
@@ -112,7 +120,9 @@ async function attempt(context: ActionContext<SqliteQueryInput>, writable: boole
     } catch (error) {
       const sqliteCode = (error as { code?: unknown }).code
       const where = missing && !writable ? ` (${input.database} does not exist yet: the statement ran on an empty database)` : ''
-      throw new SqliteStatementError(`SQLite refused the statement: ${(error as Error).message}${typeof sqliteCode === 'string' ? ` [${sqliteCode}]` : ''}${where}`)
+      throw new SqliteStatementError(
+        `SQLite refused the statement: ${(error as Error).message}${typeof sqliteCode === 'string' ? ` [${sqliteCode}]` : ''}${where}`
+      )
     }
     return { result, missing: inMemory, provider: { providerId: handle.providerId, database: input.database, writable: db.writable } }
   } finally {
@@ -125,7 +135,14 @@ async function openConnection(context: ActionContext<SqliteQueryInput>, database
   const { agent, callId } = context
   try {
     return await context.manager.ensure(
-      { kind: 'sqlite', scope: 'action_call', ownerId: callId, actionCallId: callId, config: { database }, policy: { workspaceRoots: [agent.workspace], readOnly: !writable } },
+      {
+        kind: 'sqlite',
+        scope: 'action_call',
+        ownerId: callId,
+        actionCallId: callId,
+        config: { database },
+        policy: { workspaceRoots: [agent.workspace], readOnly: !writable }
+      },
       { scope: 'action_call', ownerId: callId, signal: context.signal }
     )
   } catch (error) {
@@ -147,7 +164,11 @@ function finish(context: ActionContext<SqliteQueryInput>, attempted: Attempt, me
   const { result, provider } = attempted
   if (result.status === 'blocked') {
     const decision = { decision: 'deny', rule: 'sqlite.statement_refused', reason: result.reason }
-    return { status: 'blocked', meta: { ...meta, provider, policy: decision }, error: { code: 'policy.blocked', message: `The statement is refused: ${result.reason}.` } }
+    return {
+      status: 'blocked',
+      meta: { ...meta, provider, policy: decision },
+      error: { code: 'policy.blocked', message: `The statement is refused: ${result.reason}.` }
+    }
   }
   const bounded = boundRows(result.rows, context.agent.profile.limits.outputBytes, result.truncated)
   const diagnostics = [

@@ -31,7 +31,13 @@ export async function writePermission(
   const { agent, input, callId } = context
   if (policy === 'refuse') {
     const decision = { decision: 'deny', rule: 'sqlite.read_only', reason: 'sqlite_query is read-only here: writes are refused' }
-    return { outcome: { status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message: `The statement writes to ${input.database}, and ${decision.reason}.` } } }
+    return {
+      outcome: {
+        status: 'blocked',
+        meta: { policy: decision },
+        error: { code: 'policy.blocked', message: `The statement writes to ${input.database}, and ${decision.reason}.` }
+      }
+    }
   }
   if (policy === 'allow' || agent.profile.ask === 'never') {
     const reason = policy === 'allow' ? 'the operator allows sqlite_query writes' : "the agent's ask mode is never"
@@ -59,14 +65,22 @@ export async function writePermission(
     input: { database: input.database, sql: redactText(input.sql, agent.secrets), ...(params === undefined ? {} : { params }) },
     signal: context.signal
   })
-  const record = { status: approval.status, reason: approval.reason, ...(approval.approvalId ? { approvalId: approval.approvalId } : {}), ...(approval.ruleId ? { ruleId: approval.ruleId } : {}) }
+  const record = {
+    status: approval.status,
+    reason: approval.reason,
+    ...(approval.approvalId ? { approvalId: approval.approvalId } : {}),
+    ...(approval.ruleId ? { ruleId: approval.ruleId } : {})
+  }
   if (approval.status === 'approved') return { granted: { write: decisionRecord, approval: record } }
   const pending = approval.status === 'pending'
   return {
     outcome: {
       status: pending ? 'approval_required' : 'blocked',
       meta: { policy: decisionRecord, approval: record },
-      error: { code: pending ? 'approval.pending' : 'approval.denied', message: `The statement writes to ${input.database} and needs the operator's approval: ${approval.reason}.` }
+      error: {
+        code: pending ? 'approval.pending' : 'approval.denied',
+        message: `The statement writes to ${input.database} and needs the operator's approval: ${approval.reason}.`
+      }
     }
   }
 }

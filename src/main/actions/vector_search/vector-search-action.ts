@@ -1,6 +1,15 @@
 import { z } from 'zod'
 import type { ActionAgent, ActionSpec } from '../../core'
-import { embedTexts, vectorCollectionNameSchema, vectorFilterSchema, vectorKSchema, vectorSchema, vectorStoreRequirement, type Embedder, type VectorStore } from '../../core/live-resources/vector'
+import {
+  embedTexts,
+  vectorCollectionNameSchema,
+  vectorFilterSchema,
+  vectorKSchema,
+  vectorSchema,
+  vectorStoreRequirement,
+  type Embedder,
+  type VectorStore
+} from '../../core/live-resources/vector'
 
 /** The longest query text, in characters. */
 const maxQueryTextChars = 32 * 1024
@@ -32,7 +41,7 @@ export function createVectorSearchAction(options: VectorSearchActionOptions = {}
     name: 'vector_search',
     description:
       'Find the k nearest items (k ≤ 100, default 10) in one of your vector collections to a query vector (or a text to embed). ' +
-      'Optional filter: {key: value} pairs that must equal the items\' top-level metadata (strings, numbers, booleans, null). ' +
+      "Optional filter: {key: value} pairs that must equal the items' top-level metadata (strings, numbers, booleans, null). " +
       'Returns items with id, distance (smaller is nearer) and metadata.',
     inputSchema: vectorSearchActionInputSchema,
     effects: 'read',

@@ -63,14 +63,24 @@ export function createVectorUpsertAction(options: VectorUpsertActionOptions = {}
         const texts = input.items.flatMap((item) => (item.vector === undefined && item.text !== undefined ? [item.text] : []))
         const embedded = texts.length > 0 ? await embedTexts(options.embedder, texts, signal) : []
         let next = 0
-        const items = input.items.map((item) => ({ id: item.id, vector: item.vector ?? embedded[next++]!, ...(item.metadata ? { metadata: item.metadata } : {}) }))
+        const items = input.items.map((item) => ({
+          id: item.id,
+          vector: item.vector ?? embedded[next++]!,
+          ...(item.metadata ? { metadata: item.metadata } : {})
+        }))
         const store = resources.vectors as VectorStore
         const result = await store.upsert({ collection: input.collection, items, ...(input.metric ? { metric: input.metric } : {}) })
         return {
           data: { ids: result.ids },
           meta: {
             provider: { providerId: handles.vectors?.providerId, store: handles.vectors?.meta.store, readOnly: handles.vectors?.meta.readOnly },
-            vectorStore: { collection: input.collection, created: result.created, dimension: result.dimension, metric: result.metric, ...(texts.length > 0 ? { embedder: options.embedder?.id } : {}) }
+            vectorStore: {
+              collection: input.collection,
+              created: result.created,
+              dimension: result.dimension,
+              metric: result.metric,
+              ...(texts.length > 0 ? { embedder: options.embedder?.id } : {})
+            }
           }
         }
       }

@@ -75,7 +75,10 @@ export const writeFileAction: ActionSpec<typeof writeFileInputSchema> = {
           }
           const path = joinComponents(components)
           const real = joinComponents(entry.components)
-          return { data: { path, bytes: bytes.length } satisfies WriteFileData, diagnostics: real === path ? [] : [`written to ${real} (${path} leads there through a symbolic link)`] }
+          return {
+            data: { path, bytes: bytes.length } satisfies WriteFileData,
+            diagnostics: real === path ? [] : [`written to ${real} (${path} leads there through a symbolic link)`]
+          }
         } finally {
           closeWorkspace(root)
         }

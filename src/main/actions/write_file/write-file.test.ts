@@ -67,7 +67,11 @@ describe('write_file', () => {
     expect(history).toMatchObject({ status: 'blocked', error: { code: 'workspace_file.reserved_path' } })
     expect(existsSync(h.at('.exec_history'))).toBe(false)
     const area = await h.call('write_file', { path: '.airlock/executions/x/source/main.py', content: 'x' })
-    expect(area).toMatchObject({ status: 'blocked', error: { code: 'workspace_file.reserved_path' }, meta: { policy: { decision: 'deny', rule: 'workspace.reserved_path' } } })
+    expect(area).toMatchObject({
+      status: 'blocked',
+      error: { code: 'workspace_file.reserved_path' },
+      meta: { policy: { decision: 'deny', rule: 'workspace.reserved_path' } }
+    })
     expect(existsSync(h.at('.airlock'))).toBe(false)
   })
 

@@ -75,7 +75,11 @@ function perform(action: Action, id: string, { agents, io, json, role, name, pro
       return 0
     }
     case 'update': {
-      const agent = agents.update(id, { ...(role === undefined ? {} : { role }), ...(name === undefined ? {} : { name }), ...(profile === undefined ? {} : { profile }) })
+      const agent = agents.update(id, {
+        ...(role === undefined ? {} : { role }),
+        ...(name === undefined ? {} : { name }),
+        ...(profile === undefined ? {} : { profile })
+      })
       io.out(json ? JSON.stringify(agent, null, 2) : `Updated agent ${id}; its sessions' next calls run under the new profile.`)
       return 0
     }
@@ -105,7 +109,10 @@ function printList(list: AgentView[], json: boolean, io: CommandIo): number {
     io.out('No agents yet. Create one: airlock agent create <id>')
     return 0
   }
-  const rows = [['ID', 'STATE', 'ROLE', 'NAME'], ...list.map((a) => [a.id, a.profileError ? 'invalid' : a.enabled ? 'enabled' : 'disabled', a.role ?? '-', a.name])]
+  const rows = [
+    ['ID', 'STATE', 'ROLE', 'NAME'],
+    ...list.map((a) => [a.id, a.profileError ? 'invalid' : a.enabled ? 'enabled' : 'disabled', a.role ?? '-', a.name])
+  ]
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
   for (const row of rows) io.out(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '))
   return 0

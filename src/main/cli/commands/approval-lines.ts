@@ -19,7 +19,8 @@ export function listLines(items: readonly ApprovalView[], now = Date.now()): str
       item.riskFlags.length > 0 ? `flags: ${item.riskFlags.join(',')}` : '',
       item.policyRule ? `rule: ${item.policyRule}` : ''
     ].filter(Boolean)
-    const summary = item.summary.length > listSummaryChars ? `${item.summary.slice(0, listSummaryChars)}…(+${item.summary.length - listSummaryChars} chars)` : item.summary
+    const summary =
+      item.summary.length > listSummaryChars ? `${item.summary.slice(0, listSummaryChars)}…(+${item.summary.length - listSummaryChars} chars)` : item.summary
     return visibleText(`${item.id}  ${item.agentId ?? '-'}  ${item.tool}  ${summary}  (${facts.join('; ')})`)
   })
 }
@@ -39,13 +40,27 @@ export function showLines(item: ApprovalView, now = Date.now()): string[] {
     `  reason:         ${item.reason}`,
     `  policy rule:    ${item.policyRule ?? '-'}`,
     `  risk flags:     ${item.riskFlags.length > 0 ? item.riskFlags.join(', ') : 'none'}`,
-    `  classification: ${classification ? Object.entries(classification).map(([key, value]) => `${key} ${value}`).join(', ') : 'none'}`,
+    `  classification: ${
+      classification
+        ? Object.entries(classification)
+            .map(([key, value]) => `${key} ${value}`)
+            .join(', ')
+        : 'none'
+    }`,
     `  requests:       ${item.count} (${item.waiting} waiting now)`,
     `  created:        ${item.createdAt}  expires ${item.expiresAt}`,
     `  commands:       ${item.commands.length === 0 ? 'none' : item.commands.length}`,
-    ...item.commands.map((argv, index) => `    ${index + 1}. ${argv.map((word, at) => shownWord(word, index === shownCommandLimits.commands || at === shownCommandLimits.words)).join(' ')}`),
+    ...item.commands.map(
+      (argv, index) =>
+        `    ${index + 1}. ${argv.map((word, at) => shownWord(word, index === shownCommandLimits.commands || at === shownCommandLimits.words)).join(' ')}`
+    ),
     `  preview:        ${item.preview === null ? 'none' : `${item.preview.length} characters`}`,
-    ...(item.preview === null ? [] : item.preview.replace(/\n$/, '').split('\n').map((line) => `    | ${line}`)),
+    ...(item.preview === null
+      ? []
+      : item.preview
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((line) => `    | ${line}`)),
     `  proposed rule:  ${proposedRule ? `${proposedRule.description}${proposedRule.riskFlags.length > 0 ? ` (flags: ${proposedRule.riskFlags.join(', ')})` : ''}` : 'none (approve once, or deny)'}`,
     `  decision:       ${
       decision
@@ -60,11 +75,18 @@ export function showLines(item: ApprovalView, now = Date.now()): string[] {
 export function decisionLines(item: ApprovalView, rule: RuleView | undefined): string[] {
   const decision = item.decision!
   const lines: string[] = []
-  const what = decision.decision === 'deny' ? `Denied ${item.id} (${decision.reason})` : `Approved ${item.id} ${decision.scope === 'once' ? 'once' : decision.scope === 'session' ? 'for this session' : 'as a rule'}`
+  const what =
+    decision.decision === 'deny'
+      ? `Denied ${item.id} (${decision.reason})`
+      : `Approved ${item.id} ${decision.scope === 'once' ? 'once' : decision.scope === 'session' ? 'for this session' : 'as a rule'}`
   if (item.status === 'expired') lines.push(`${what}, but nobody was waiting for it any more: it is marked expired (the agent may ask again).`)
-  else if (decision.delivered > 0) lines.push(`${what}: ${decision.delivered === 1 ? 'the waiting call was' : `${decision.delivered} waiting calls were`} told.`)
+  else if (decision.delivered > 0)
+    lines.push(`${what}: ${decision.delivered === 1 ? 'the waiting call was' : `${decision.delivered} waiting calls were`} told.`)
   else lines.push(`${what}: the console hands it to the waiting call when it next looks (within a second).`)
-  if (rule) lines.push(`Rule ${rule.id} (${rule.scope}${rule.agentId ? ` ${rule.agentId}` : ''}${rule.expiresAt ? `, until ${rule.expiresAt}` : ''}): ${rule.description}`)
+  if (rule)
+    lines.push(
+      `Rule ${rule.id} (${rule.scope}${rule.agentId ? ` ${rule.agentId}` : ''}${rule.expiresAt ? `, until ${rule.expiresAt}` : ''}): ${rule.description}`
+    )
   return lines.map(visibleText)
 }
 

@@ -36,7 +36,8 @@ export const approvalsCommand = defineCommand({
       if (options.scope ?? options['rule-scope'] ?? options.ttl ?? options.reason) throw new UsageError('approvals list takes only --all and --json')
       return withQueue(options.home, ({ queue }) => printList(queue.list({ status: options.all ? 'all' : 'pending' }), options.json === true, io))
     }
-    if (action !== 'show' && action !== 'approve' && action !== 'deny') throw new UsageError(`approvals takes list, show, approve or deny${action ? `, not ${JSON.stringify(action)}` : ''}`)
+    if (action !== 'show' && action !== 'approve' && action !== 'deny')
+      throw new UsageError(`approvals takes list, show, approve or deny${action ? `, not ${JSON.stringify(action)}` : ''}`)
     if (id === undefined) throw new UsageError(`approvals ${action} needs the item's id (see airlock approvals list)`)
     if (options.all) throw new UsageError('--all is only for approvals list')
     // An id no item could have is simply not there (exit 1), whatever it holds.
@@ -54,7 +55,10 @@ export const approvalsCommand = defineCommand({
     return withQueue(options.home, async ({ queue, store }) => {
       const decided = queue.decide(decision, 'cli')
       if (decided.decision?.decision === 'expire') {
-        throw new CliError('conflict', `Approval ${decided.id} expired at ${decided.expiresAt}, before this decision arrived: it is marked expired and its calls are denied (fail closed); the agent may ask again.`)
+        throw new CliError(
+          'conflict',
+          `Approval ${decided.id} expired at ${decided.expiresAt}, before this decision arrived: it is marked expired and its calls are denied (fail closed); the agent may ask again.`
+        )
       }
       const delivered = decided.status === 'expired' ? decided : await delivery(store, decided)
       if (options.json) io.out(visibleJson(delivered))
@@ -68,7 +72,8 @@ function approveInput(id: string, options: { scope?: string; 'rule-scope'?: stri
   if (options.reason !== undefined) throw new UsageError('--reason is only for approvals deny')
   const scope = approvalScopeSchema.safeParse(options.scope ?? 'once')
   if (!scope.success) throw new UsageError(`--scope must be once, session or rule, got ${JSON.stringify(options.scope)}`)
-  if (scope.data !== 'rule' && (options['rule-scope'] !== undefined || options.ttl !== undefined)) throw new UsageError('--rule-scope and --ttl go with --scope rule')
+  if (scope.data !== 'rule' && (options['rule-scope'] !== undefined || options.ttl !== undefined))
+    throw new UsageError('--rule-scope and --ttl go with --scope rule')
   const ruleScope = options['rule-scope'] === undefined ? undefined : ruleScopeSchema.safeParse(options['rule-scope'])
   if (ruleScope && !ruleScope.success) throw new UsageError(`--rule-scope must be session, agent or global, got ${JSON.stringify(options['rule-scope'])}`)
   const ttl = options.ttl === undefined ? undefined : /^[1-9]\d{0,7}$/.test(options.ttl) && Number(options.ttl) <= 365 * 24 * 3600 ? Number(options.ttl) : NaN
@@ -90,7 +95,10 @@ function denyInput(id: string, reason: string | undefined, options: { scope?: st
 }
 
 /** Opens the home's store for one command, with the queue and rules over it (not started: no polling here). */
-export async function withQueue<T>(home: string | undefined, use: (context: { queue: ApprovalQueue; rules: RuleService; store: Store }) => T | Promise<T>): Promise<T> {
+export async function withQueue<T>(
+  home: string | undefined,
+  use: (context: { queue: ApprovalQueue; rules: RuleService; store: Store }) => T | Promise<T>
+): Promise<T> {
   try {
     return await withCliContext({ home, missing: noDatabase }, (cli) => use({ ...cli.approvals, store: cli.store }))
   } catch (error) {

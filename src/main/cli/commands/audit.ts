@@ -21,7 +21,8 @@ export const auditCommand = defineCommand({
   options: { head: 'text' },
   async run({ options, positionals }, io) {
     const [action, ...rest] = positionals
-    if (action !== 'verify') throw new UsageError(action === undefined ? 'audit needs verify' : `unknown audit action ${JSON.stringify(action)} (audit takes verify)`)
+    if (action !== 'verify')
+      throw new UsageError(action === undefined ? 'audit needs verify' : `unknown audit action ${JSON.stringify(action)} (audit takes verify)`)
     if (rest.length > 0) throw new UsageError(`audit verify takes no arguments, got ${rest[0]}`)
     const kept = options.head === undefined ? undefined : /^(\d{1,15})[: ]([0-9a-f]{64})$/.exec(options.head)
     if (kept === null) throw new UsageError(`--head must be SEQ:HASH from a head: line (e.g. 42:<64 hex digits>), got ${JSON.stringify(options.head)}`)
@@ -33,8 +34,13 @@ export const auditCommand = defineCommand({
       io.out(`chain ok: ${result.rows} rows`)
       io.out(`ledger ok: ${result.entries} entries`)
       io.out(result.head === null ? 'head: none (nothing recorded yet)' : `head: ${result.head.seq} ${result.head.hash}`)
-      const newest = result.matched.reduce<(typeof result.matched)[number] | undefined>((best, anchor) => (best === undefined || anchor.seq > best.seq ? anchor : best), undefined)
-      io.out(newest === undefined ? 'anchor: none before this run' : `anchor ok: the chain still holds the head anchored at entry ${newest.seq} on ${newest.at}`)
+      const newest = result.matched.reduce<(typeof result.matched)[number] | undefined>(
+        (best, anchor) => (best === undefined || anchor.seq > best.seq ? anchor : best),
+        undefined
+      )
+      io.out(
+        newest === undefined ? 'anchor: none before this run' : `anchor ok: the chain still holds the head anchored at entry ${newest.seq} on ${newest.at}`
+      )
       return 0
     }
     if (result.failed === 'history') {
@@ -50,7 +56,12 @@ export const auditCommand = defineCommand({
 /** The `--json` document: `head` stays the history chain's head hash (as before the ledger); the ledger and anchor are added. */
 function jsonOf(result: AuditVerification): Record<string, unknown> {
   const ledger = { entries: result.entries, head: result.head }
-  if (!result.ok) return { ok: false, failed: result.failed, rows: result.rows, ...(result.brokenAt ? { brokenAt: result.brokenAt } : {}), reason: result.reason, ledger }
-  const anchor = { matched: result.matched, ...(result.anchored ? { anchored: result.anchored } : {}), ...(result.anchorError ? { error: result.anchorError } : {}) }
+  if (!result.ok)
+    return { ok: false, failed: result.failed, rows: result.rows, ...(result.brokenAt ? { brokenAt: result.brokenAt } : {}), reason: result.reason, ledger }
+  const anchor = {
+    matched: result.matched,
+    ...(result.anchored ? { anchored: result.anchored } : {}),
+    ...(result.anchorError ? { error: result.anchorError } : {})
+  }
   return { ok: true, rows: result.rows, head: result.historyHead, ledger, anchor }
 }

@@ -8,7 +8,11 @@ import { CliError, UsageError } from '../cli-error'
 import { parseValue } from '../parse-args'
 
 const idSchema = z.string().regex(/^[0-9a-f-]{8,64}$/, 'must be a call id or checkpoint id')
-const limitSchema = z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.number().int().min(1).max(100_000))
+const limitSchema = z
+  .string()
+  .regex(/^\d{1,6}$/)
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(100_000))
 
 /**
  * `airlock checkpoints list --agent A [--limit N] [--json]`, `checkpoints diff <call>`,
@@ -20,7 +24,8 @@ const limitSchema = z.string().regex(/^\d{1,6}$/).transform(Number).pipe(z.numbe
  */
 export const checkpointsCommand = defineCommand({
   name: 'checkpoints',
-  usage: 'airlock checkpoints list --agent A [--limit N] [--json] | checkpoints diff <call> [--json] | checkpoints revert <call> | checkpoints restore --before <call>  [--home DIR]',
+  usage:
+    'airlock checkpoints list --agent A [--limit N] [--json] | checkpoints diff <call> [--json] | checkpoints revert <call> | checkpoints restore --before <call>  [--home DIR]',
   options: { agent: 'text', limit: 'text', before: 'text' },
   async run({ options, positionals }, io) {
     const [action, id, ...rest] = positionals
@@ -38,7 +43,11 @@ export const checkpointsCommand = defineCommand({
         if (!described) throw new CliError('not_found', `no checkpoint for ${target}: the call changed no file, or its checkpoint was never taken`)
         if (options.json) io.out(visibleJson(described))
         else {
-          io.out(visibleText(`${described.checkpoint.kind} ${described.checkpoint.callId ?? described.checkpoint.id}  ${described.checkpoint.createdAt}  ${described.checkpoint.files} entries`))
+          io.out(
+            visibleText(
+              `${described.checkpoint.kind} ${described.checkpoint.callId ?? described.checkpoint.id}  ${described.checkpoint.createdAt}  ${described.checkpoint.files} entries`
+            )
+          )
           for (const file of described.files) {
             io.out(visibleText(`${file.change.padEnd(8)} ${file.path}${file.note ? `  (${file.note})` : ''}`))
             if (file.diff) for (const line of file.diff.split('\n').slice(2)) io.out(visibleText(line))
@@ -54,7 +63,10 @@ export const checkpointsCommand = defineCommand({
       return withCheckpoints(options.home, async (checkpoints) => {
         const done = action === 'revert' ? await checkpoints.revert(target) : await checkpoints.restoreBefore(target)
         if (options.json) io.out(visibleJson({ files: done.files, checkpointId: done.checkpoint?.id ?? null }))
-        else io.out(`${action === 'revert' ? 'Reverted' : 'Restored to before'} ${target}: ${done.files} entries${done.checkpoint ? `; recorded as checkpoint ${done.checkpoint.id} (it can be reverted too)` : ''}.`)
+        else
+          io.out(
+            `${action === 'revert' ? 'Reverted' : 'Restored to before'} ${target}: ${done.files} entries${done.checkpoint ? `; recorded as checkpoint ${done.checkpoint.id} (it can be reverted too)` : ''}.`
+          )
         return 0
       })
     }

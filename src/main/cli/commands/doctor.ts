@@ -23,7 +23,9 @@ export const doctorCommand = defineCommand({
       const report = await (await cli.doctor()).run()
       if (options.json) io.out(JSON.stringify(report, null, 2))
       else for (const line of reportLines(report)) io.out(line)
-      const failed = report.providers.flatMap((provider) => provider.axes.filter((axis) => axis.status === 'failed').map((axis) => `${provider.providerId} ${axis.axis}`))
+      const failed = report.providers.flatMap((provider) =>
+        provider.axes.filter((axis) => axis.status === 'failed').map((axis) => `${provider.providerId} ${axis.axis}`)
+      )
       if (failed.length > 0) throw new CliError('isolation_failed', `claimed isolation does not hold here: ${failed.join(', ')}`)
       return 0
     })
@@ -36,7 +38,10 @@ export function reportLines(report: DoctorReport): string[] {
   for (const provider of report.providers) lines.push('', ...providerLines(provider))
   const axes = report.providers.flatMap((provider) => provider.axes)
   const count = (status: string) => axes.filter((axis) => axis.status === status).length
-  lines.push('', `doctor: ${report.providers.length} providers · ${count('verified')} axes verified · ${count('failed')} failed · ${count('unverified')} unverified`)
+  lines.push(
+    '',
+    `doctor: ${report.providers.length} providers · ${count('verified')} axes verified · ${count('failed')} failed · ${count('unverified')} unverified`
+  )
   return lines
 }
 
@@ -53,7 +58,8 @@ function providerLines(provider: DoctorProviderResult): string[] {
     const attempts = axis.tried > 0 ? `  ${axis.held}/${axis.tried} attempts held` : ''
     lines.push(`  ${axis.axis.padEnd(width)}  ${axis.status}${attempts}`)
   }
-  for (const check of provider.checks.filter((check) => check.outcome !== 'held')) lines.push(`    ${check.outcome}: ${check.id} (${check.attack}): ${visibleText(check.detail)}`)
+  for (const check of provider.checks.filter((check) => check.outcome !== 'held'))
+    lines.push(`    ${check.outcome}: ${check.id} (${check.attack}): ${visibleText(check.detail)}`)
   if (provider.fix) lines.push(`  ${provider.available ? 'note' : 'fix'}: ${provider.fix}`)
   return lines
 }

@@ -9,7 +9,11 @@ import { visibleJson, visibleText } from '@shared/visible-text'
 /** How many calls `airlock history` prints without --limit. */
 export const defaultHistoryLimit = 50
 
-const limitSchema = z.string().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().int().min(1).max(historyQueryMaxLimit))
+const limitSchema = z
+  .string()
+  .regex(/^\d{1,9}$/)
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(historyQueryMaxLimit))
 
 /** `airlock history`: the newest calls, filtered (SPEC §8.1); one line each, or `--json` rows (with their lineage). */
 export const historyCommand = defineCommand({
@@ -56,6 +60,7 @@ export function historyLine(row: HistoryRow): string {
  * is an error, not an empty history: creating one would hide a mistyped --home.
  */
 export function withHistory<T>(home: string | undefined, use: (history: HistoryService) => T): Promise<T> {
-  const missing = ({ database }: { database: string }) => new CliError('not_found', `no Airlock database at ${database}: nothing was recorded on this home (check --home or AIRLOCK_HOME)`)
+  const missing = ({ database }: { database: string }) =>
+    new CliError('not_found', `no Airlock database at ${database}: nothing was recorded on this home (check --home or AIRLOCK_HOME)`)
   return withCliContext({ home, missing }, (cli) => use(cli.history))
 }

@@ -23,11 +23,14 @@ export const imagesCommand = defineCommand({
       const listed = await images.list()
       if (options.json) io.out(JSON.stringify(listed, null, 2))
       else if (listed.length === 0) io.out('No Airlock images yet. Provision one: airlock images provision python --offline')
-      else for (const image of listed) io.out(`${image.tags.join(', ') || image.id}  ${image.languages.join(',')}  ${Math.round(image.sizeBytes / 1e6)} MB  ${image.created}`)
+      else
+        for (const image of listed)
+          io.out(`${image.tags.join(', ') || image.id}  ${image.languages.join(',')}  ${Math.round(image.sizeBytes / 1e6)} MB  ${image.created}`)
       return 0
     }
     if (!language) throw new UsageError('images provision needs a language')
-    const progress = ({ stage, percent }: { stage: string; percent?: number }) => io.err(`provisioning ${language}: ${stage}${percent === undefined ? '' : ` (${percent}%)`}`)
+    const progress = ({ stage, percent }: { stage: string; percent?: number }) =>
+      io.err(`provisioning ${language}: ${stage}${percent === undefined ? '' : ` (${percent}%)`}`)
     if (options.offline || options.rootfs) {
       const home = resolveHome(options.home)
       const tags = await images.provision({ language, workDir: join(home, 'images'), fromRegistry: false, rootfsTarball: options.rootfs, onProgress: progress })

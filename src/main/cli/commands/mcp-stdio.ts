@@ -25,15 +25,22 @@ export const mcpStdioCommand = defineCommand({
       return await serveStdio(parsed, io)
     } catch (error) {
       // A stdio client rarely shows stderr: its initialize is answered with the reason before the exit.
-      if (error instanceof CliError || error instanceof UsageError) await refuseOverStdio({ stdin: process.stdin, stdout: process.stdout, reason: error.message })
+      if (error instanceof CliError || error instanceof UsageError)
+        await refuseOverStdio({ stdin: process.stdin, stdout: process.stdout, reason: error.message })
       throw error
     }
   }
 })
 
 /** The command's work: checks, then the bridge until stdin ends (refusals are thrown for `run` to answer). */
-async function serveStdio({ options, positionals }: { options: { agent?: string; 'token-file'?: string; token?: string; home?: string }; positionals: string[] }, io: { err(line: string): void }): Promise<number> {
-  if (options.token !== undefined) throw new UsageError('--token is not accepted: a token on the command line is visible to every user of this machine; put it in AIRLOCK_TOKEN or in a file named by --token-file')
+async function serveStdio(
+  { options, positionals }: { options: { agent?: string; 'token-file'?: string; token?: string; home?: string }; positionals: string[] },
+  io: { err(line: string): void }
+): Promise<number> {
+  if (options.token !== undefined)
+    throw new UsageError(
+      '--token is not accepted: a token on the command line is visible to every user of this machine; put it in AIRLOCK_TOKEN or in a file named by --token-file'
+    )
   if (positionals.length > 0) throw new UsageError(`mcp-stdio takes no arguments, got ${positionals[0]}`)
   if (options.agent === undefined) throw new UsageError('mcp-stdio needs --agent <id>')
   const valid = agentIdSchema.safeParse(options.agent)
@@ -87,7 +94,8 @@ async function checkTokenIsAgents(paths: AirlockPaths, agentId: string, token: s
   const missing = () => new CliError('not_found', `There is no Airlock database at ${paths.home}, so no agent ${agentId}.`)
   await withCliContext({ home: paths.home, missing }, ({ agents }) => {
     if (agents.state(agentId) === 'removed') throw new CliError('not_found', `There is no agent ${agentId}.`)
-    if (agents.state(agentId) === 'disabled') throw new CliError('invalid_input', `Agent ${agentId} is disabled; enable it with \`airlock agent enable ${agentId}\`.`)
+    if (agents.state(agentId) === 'disabled')
+      throw new CliError('invalid_input', `Agent ${agentId} is disabled; enable it with \`airlock agent enable ${agentId}\`.`)
     const owner = agents.authenticate(token)
     if (!owner) throw new CliError('invalid_input', `The token is not valid for any enabled agent (wrong, or rotated); use agent ${agentId}'s current token.`)
     if (owner.id !== agentId) throw new CliError('invalid_input', `The token belongs to another agent, not ${agentId}; use ${agentId}'s own token.`)

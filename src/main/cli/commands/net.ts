@@ -13,13 +13,15 @@ import { defineCommand, type CommandIo } from '../command'
  */
 export const netCommand = defineCommand({
   name: 'net',
-  usage: 'airlock net rules list | rules add (--agent A | --role R | --global) allow|deny|ask <host>[:port] | rules rm <id> | hosts list | hosts add <name> <ip> | hosts rm <name>  [--json] [--home DIR]',
+  usage:
+    'airlock net rules list | rules add (--agent A | --role R | --global) allow|deny|ask <host>[:port] | rules rm <id> | hosts list | hosts add <name> <ip> | hosts rm <name>  [--json] [--home DIR]',
   options: { agent: 'text', role: 'text', global: 'flag' },
   async run({ options, positionals }, io) {
     const [group, action, ...args] = positionals
     if (group === 'rules') return rules(action, args, options, io)
     if (group === 'hosts') {
-      if (options.agent !== undefined || options.role !== undefined || options.global) throw new UsageError('--agent, --role and --global are for net rules add')
+      if (options.agent !== undefined || options.role !== undefined || options.global)
+        throw new UsageError('--agent, --role and --global are for net rules add')
       return hosts(action, args, options, io)
     }
     throw new UsageError(`net takes rules or hosts${group ? `, not ${JSON.stringify(group)}` : ''}`)
@@ -35,10 +37,16 @@ function rules(action: string | undefined, args: string[], options: Options, io:
   }
   if (action === 'add') {
     if (args.length !== 2) throw new UsageError('net rules add needs a decision and a host: allow|deny|ask <host or *.suffix>[:port]')
-    if ([options.agent !== undefined, options.role !== undefined, options.global === true].filter(Boolean).length !== 1) throw new UsageError('net rules add needs exactly one of --agent A, --role R or --global')
+    if ([options.agent !== undefined, options.role !== undefined, options.global === true].filter(Boolean).length !== 1)
+      throw new UsageError('net rules add needs exactly one of --agent A, --role R or --global')
     const target = parseRuleTarget(args[1]!)
     if ('error' in target) throw new UsageError(target.error)
-    const input = netRuleInputSchema.safeParse({ agentId: options.agent ?? null, ...(options.role !== undefined ? { roleId: options.role } : {}), decision: args[0], ...target })
+    const input = netRuleInputSchema.safeParse({
+      agentId: options.agent ?? null,
+      ...(options.role !== undefined ? { roleId: options.role } : {}),
+      decision: args[0],
+      ...target
+    })
     if (!input.success) throw new UsageError(input.error.issues.map((issue) => `${issue.path.join('.') || 'rule'}: ${issue.message}`).join('; '))
     return withStore(options.home, (store) => {
       if (input.data.agentId !== null && !store.agents.get(input.data.agentId)) throw new CliError('not_found', `There is no agent ${input.data.agentId}.`)
@@ -92,7 +100,7 @@ function hosts(action: string | undefined, args: string[], options: Options, io:
 
 function printRules(list: NetRule[], json: boolean, io: CommandIo): number {
   if (json) io.out(visibleJson(list))
-  else if (list.length === 0) io.out('No network rules: a domain no rule names follows the agent\'s ask mode.')
+  else if (list.length === 0) io.out("No network rules: a domain no rule names follows the agent's ask mode.")
   else for (const rule of list) io.out(visibleText(`${rule.id}  ${describe(rule)}`))
   return 0
 }
@@ -102,6 +110,7 @@ function describe(rule: NetRule): string {
 }
 
 function withStore<T>(home: string | undefined, use: (store: CliContext['store']) => T): Promise<T> {
-  const missing = ({ database }: { database: string }) => new CliError('not_found', `no Airlock database at ${database} (start Airlock once, or check --home / AIRLOCK_HOME)`)
+  const missing = ({ database }: { database: string }) =>
+    new CliError('not_found', `no Airlock database at ${database} (start Airlock once, or check --home / AIRLOCK_HOME)`)
   return withCliContext({ home, missing }, (cli) => use(cli.store))
 }

@@ -14,7 +14,7 @@ import { CliError, UsageError } from '../cli-error'
  */
 export const policyCommand = defineCommand({
   name: 'policy',
-  usage: "airlock policy check --agent A [--json] [--home DIR] -- <command line>   (one quoted word is taken verbatim)",
+  usage: 'airlock policy check --agent A [--json] [--home DIR] -- <command line>   (one quoted word is taken verbatim)',
   options: { agent: 'text' },
   async run({ options, positionals }, io) {
     const [action, ...words] = positionals
@@ -44,8 +44,8 @@ export const policyCommand = defineCommand({
 })
 
 const consequence: Record<CommandDecision['decision'], string> = {
-  run: 'the command runs in the agent\'s sandbox.',
-  ask: 'the call waits for the operator\'s approval (until the approval queue ships with the gateway, it ends approval_required). To stop asking: change the profile\'s ask, allowlist or labels.',
+  run: "the command runs in the agent's sandbox.",
+  ask: "the call waits for the operator's approval (until the approval queue ships with the gateway, it ends approval_required). To stop asking: change the profile's ask, allowlist or labels.",
   blocked: 'the call is refused and the agent is told the rule; nothing runs.'
 }
 

@@ -19,7 +19,8 @@ export const roleCommand = defineCommand({
   async run({ options, positionals }, io) {
     const [action, id, ...extra] = positionals
     if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`)
-    if (action === 'list' ? id !== undefined : action === 'save' || action === 'rm' ? id === undefined : true) throw new UsageError(`usage: ${roleCommand.usage}`)
+    if (action === 'list' ? id !== undefined : action === 'save' || action === 'rm' ? id === undefined : true)
+      throw new UsageError(`usage: ${roleCommand.usage}`)
     if (action !== 'save' && (options.defaults !== undefined || options.name !== undefined)) throw new UsageError('--defaults and --name go with role save')
     const paths = airlockPaths(resolveHome(options.home))
     if (action !== 'save' && !existsSync(paths.database)) {
@@ -31,16 +32,16 @@ export const roleCommand = defineCommand({
     const missing = () => new CliError('not_found', `There is no role ${id} (no Airlock database at ${paths.home}).`)
     try {
       return await withCliContext({ home: paths.home, create: true, missing }, ({ roles }) => {
-      if (action === 'list') return print(roles.list(), options.json === true, io)
-      if (action === 'rm') {
-        roles.remove(id!)
-        io.out(`removed role ${id}`)
+        if (action === 'list') return print(roles.list(), options.json === true, io)
+        if (action === 'rm') {
+          roles.remove(id!)
+          io.out(`removed role ${id}`)
+          return 0
+        }
+        const saved = roles.save({ id, ...(options.name !== undefined ? { name: options.name } : {}), defaults })
+        if (options.json) io.out(JSON.stringify(saved, null, 2))
+        else io.out(`saved role ${saved.id} (${saved.agentCount} agent${saved.agentCount === 1 ? '' : 's'})`)
         return 0
-      }
-      const saved = roles.save({ id, ...(options.name !== undefined ? { name: options.name } : {}), defaults })
-      if (options.json) io.out(JSON.stringify(saved, null, 2))
-      else io.out(`saved role ${saved.id} (${saved.agentCount} agent${saved.agentCount === 1 ? '' : 's'})`)
-      return 0
       })
     } catch (error) {
       if (error instanceof AgentError && error.code === 'role.invalid') throw new UsageError(error.message)
@@ -55,7 +56,10 @@ function print(roles: { id: string; name: string; agentCount: number; defaults: 
     return 0
   }
   if (roles.length === 0) io.out('No roles.')
-  for (const role of roles) io.out(`${visibleText(role.id)}  ${visibleText(role.name)}  ${role.agentCount} agent${role.agentCount === 1 ? '' : 's'}  ${visibleText(JSON.stringify(role.defaults))}`)
+  for (const role of roles)
+    io.out(
+      `${visibleText(role.id)}  ${visibleText(role.name)}  ${role.agentCount} agent${role.agentCount === 1 ? '' : 's'}  ${visibleText(JSON.stringify(role.defaults))}`
+    )
   return 0
 }
 

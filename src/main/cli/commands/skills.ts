@@ -15,7 +15,8 @@ import { parseValue } from '../parse-args'
  */
 export const skillsCommand = defineCommand({
   name: 'skills',
-  usage: 'airlock skills list --agent A [--json] | skills approve <agent>/<name> <revision> | skills reject <agent>/<name> <revision> --reason TEXT  [--home DIR]',
+  usage:
+    'airlock skills list --agent A [--json] | skills approve <agent>/<name> <revision> | skills reject <agent>/<name> <revision> --reason TEXT  [--home DIR]',
   options: { agent: 'text', reason: 'text' },
   async run({ options, positionals }, io) {
     const [action, skill, revisionText, ...rest] = positionals
@@ -25,7 +26,8 @@ export const skillsCommand = defineCommand({
       const agentId = parseValue(agentIdSchema, options.agent, '--agent')
       return withSkills(options.home, (skills) => printList(skills.list(agentId), options.json === true, io))
     }
-    if (action !== 'approve' && action !== 'reject') throw new UsageError(`skills takes list, approve or reject${action ? `, not ${JSON.stringify(action)}` : ''}`)
+    if (action !== 'approve' && action !== 'reject')
+      throw new UsageError(`skills takes list, approve or reject${action ? `, not ${JSON.stringify(action)}` : ''}`)
     const [agentText, name] = (skill ?? '').split('/')
     const agentId = parseValue(agentIdSchema, agentText, 'the skill id (<agent>/<name>)')
     const skillName = parseValue(skillNameSchema, name, 'the skill id (<agent>/<name>)')
@@ -33,7 +35,9 @@ export const skillsCommand = defineCommand({
     if (action === 'reject' && !options.reason?.trim()) throw new UsageError('skills reject needs --reason TEXT (the agent is told it)')
     if (action === 'approve' && options.reason !== undefined) throw new UsageError('--reason is only for skills reject')
     const revision = Number(revisionText)
-    const decided = await withSkills(options.home, (skills) => (action === 'approve' ? skills.approve(agentId, skillName, revision) : skills.reject(agentId, skillName, revision, options.reason!.trim())))
+    const decided = await withSkills(options.home, (skills) =>
+      action === 'approve' ? skills.approve(agentId, skillName, revision) : skills.reject(agentId, skillName, revision, options.reason!.trim())
+    )
     io.out(options.json ? visibleJson(decided) : `Skill ${agentId}/${skillName} revision ${revision} is ${decided.state} (${decided.contentHash}).`)
     return 0
   }
@@ -61,7 +65,9 @@ function printList(list: SkillView[], json: boolean, io: CommandIo): number {
   for (const skill of list) {
     io.out(`${skill.skillId}  approved: ${skill.approvedRevision ?? '-'}`)
     for (const revision of skill.revisions) {
-      io.out(`  revision ${revision.revision}  ${revision.state.padEnd(16)}  ${revision.language} ${revision.entry}  ${revision.files.length} files  ${revision.contentHash}${revision.reason ? `  (${revision.reason})` : ''}`)
+      io.out(
+        `  revision ${revision.revision}  ${revision.state.padEnd(16)}  ${revision.language} ${revision.entry}  ${revision.files.length} files  ${revision.contentHash}${revision.reason ? `  (${revision.reason})` : ''}`
+      )
     }
   }
   return 0

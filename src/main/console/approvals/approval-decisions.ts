@@ -1,4 +1,11 @@
-import { approvalDecisionInputSchema, type ApprovalDecisionInput, type ApprovalDecisionView, type ApprovalStatus, type ApprovalView, type RuleView } from '@shared/approvals'
+import {
+  approvalDecisionInputSchema,
+  type ApprovalDecisionInput,
+  type ApprovalDecisionView,
+  type ApprovalStatus,
+  type ApprovalView,
+  type RuleView
+} from '@shared/approvals'
 import type { Store } from '../../store'
 import { ApprovalError } from './approval-errors'
 import { commandsWereCut } from './approval-requests'
@@ -29,37 +36,53 @@ export class ApprovalDecisions {
   /** Decides an item. `waitingHere`: calls of this process waiting on it (the CLI has none). */
   decide(input: ApprovalDecisionInput, by: DecidedBy, waitingHere: (id: string) => number): Decided {
     const parsed = approvalDecisionInputSchema.safeParse(input)
-    if (!parsed.success) throw new ApprovalError('approval.invalid_decision', `Invalid decision: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}.`)
+    if (!parsed.success)
+      throw new ApprovalError(
+        'approval.invalid_decision',
+        `Invalid decision: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}.`
+      )
     const decision = parsed.data
     const { approvals } = this.options.store
-    return this.options.store.db.transaction((): Decided => {
-      const item = approvals.get(decision.id)
-      if (!item) throw new ApprovalError('approval.not_found', `There is no approval ${JSON.stringify(decision.id)}.`, { id: decision.id })
-      if (item.status !== 'pending') throw alreadyDecided(item)
-      // Too late: the call was (or is about to be) denied at the deadline, whoever is slower.
-      if (Date.now() >= Date.parse(item.expiresAt)) return { item: this.expireLate(item, decision.decision, by) }
-      const waited = waitingHere(item.id) > 0 || approvals.watched(item.id)
-      let rule: RuleView | undefined
-      if (decision.decision === 'approve' && decision.scope !== 'once') rule = this.ruleFor(item, decision)
-      else if (decision.decision === 'approve' && decision.rule !== undefined) {
-        throw new ApprovalError('approval.invalid_decision', 'rule options (scope, TTL, matcher) go with --scope rule only.', { id: item.id })
-      }
-      const nobody = ' Nobody was waiting for it any more, so it is marked expired (the agent may ask again).'
-      const reason = decision.decision === 'deny' ? decision.reason : `approved ${decision.scope === 'once' ? 'once' : decision.scope === 'session' ? 'for this session' : 'as a rule'}`
-      const record: ApprovalDecisionView = {
-        decision: decision.decision,
-        ...(decision.decision === 'approve' ? { scope: decision.scope } : {}),
-        reason: waited ? reason : `${reason}.${nobody}`,
-        by,
-        ...(rule ? { ruleId: rule.id } : {}),
-        decidedAt: new Date().toISOString(),
-        delivered: 0
-      }
-      const status: ApprovalStatus = !waited ? 'expired' : decision.decision === 'approve' ? 'approved' : 'denied'
-      if (!approvals.decide(item.id, status, record)) throw alreadyDecided(approvals.get(item.id) ?? item)
-      this.options.store.events.append('approval.decided', { approvalId: item.id, decision: decision.decision, scope: record.scope ?? null, by, ruleId: rule?.id ?? null, status })
-      return { item: approvals.get(item.id)!, ...(rule ? { rule } : {}) }
-    }).immediate()
+    return this.options.store.db
+      .transaction((): Decided => {
+        const item = approvals.get(decision.id)
+        if (!item) throw new ApprovalError('approval.not_found', `There is no approval ${JSON.stringify(decision.id)}.`, { id: decision.id })
+        if (item.status !== 'pending') throw alreadyDecided(item)
+        // Too late: the call was (or is about to be) denied at the deadline, whoever is slower.
+        if (Date.now() >= Date.parse(item.expiresAt)) return { item: this.expireLate(item, decision.decision, by) }
+        const waited = waitingHere(item.id) > 0 || approvals.watched(item.id)
+        let rule: RuleView | undefined
+        if (decision.decision === 'approve' && decision.scope !== 'once') rule = this.ruleFor(item, decision)
+        else if (decision.decision === 'approve' && decision.rule !== undefined) {
+          throw new ApprovalError('approval.invalid_decision', 'rule options (scope, TTL, matcher) go with --scope rule only.', { id: item.id })
+        }
+        const nobody = ' Nobody was waiting for it any more, so it is marked expired (the agent may ask again).'
+        const reason =
+          decision.decision === 'deny'
+            ? decision.reason
+            : `approved ${decision.scope === 'once' ? 'once' : decision.scope === 'session' ? 'for this session' : 'as a rule'}`
+        const record: ApprovalDecisionView = {
+          decision: decision.decision,
+          ...(decision.decision === 'approve' ? { scope: decision.scope } : {}),
+          reason: waited ? reason : `${reason}.${nobody}`,
+          by,
+          ...(rule ? { ruleId: rule.id } : {}),
+          decidedAt: new Date().toISOString(),
+          delivered: 0
+        }
+        const status: ApprovalStatus = !waited ? 'expired' : decision.decision === 'approve' ? 'approved' : 'denied'
+        if (!approvals.decide(item.id, status, record)) throw alreadyDecided(approvals.get(item.id) ?? item)
+        this.options.store.events.append('approval.decided', {
+          approvalId: item.id,
+          decision: decision.decision,
+          scope: record.scope ?? null,
+          by,
+          ruleId: rule?.id ?? null,
+          status
+        })
+        return { item: approvals.get(item.id)!, ...(rule ? { rule } : {}) }
+      })
+      .immediate()
   }
 
   /** Expires a pending item (timeout, restart, its calls went away); false when it was already decided. */
@@ -79,15 +102,15 @@ export class ApprovalDecisions {
   private ruleFor(item: ApprovalView, decision: Extract<ReturnType<typeof approvalDecisionInputSchema.parse>, { decision: 'approve' }>): RuleView {
     const matcher = decision.scope === 'rule' ? (decision.rule?.matcher ?? item.proposedRule?.matcher) : item.proposedRule?.matcher
     if (!item.proposedRule || !matcher) {
-      throw new ApprovalError(
-        'approval.not_rememberable',
-        `Approval ${item.id} cannot be remembered: ${rememberHint(item)} Approve it once, or deny it.`,
-        { id: item.id }
-      )
+      throw new ApprovalError('approval.not_rememberable', `Approval ${item.id} cannot be remembered: ${rememberHint(item)} Approve it once, or deny it.`, {
+        id: item.id
+      })
     }
     const scope = decision.scope === 'session' ? 'session' : (decision.rule?.scope ?? 'agent')
-    if (scope === 'session' && item.sessionId === null) throw new ApprovalError('approval.not_rememberable', `Approval ${item.id} has no session to remember it for.`, { id: item.id })
-    if (scope !== 'global' && item.agentId === null) throw new ApprovalError('approval.not_rememberable', `Approval ${item.id} has no agent to remember it for.`, { id: item.id })
+    if (scope === 'session' && item.sessionId === null)
+      throw new ApprovalError('approval.not_rememberable', `Approval ${item.id} has no session to remember it for.`, { id: item.id })
+    if (scope !== 'global' && item.agentId === null)
+      throw new ApprovalError('approval.not_rememberable', `Approval ${item.id} has no agent to remember it for.`, { id: item.id })
     return this.options.rules.create({
       scope,
       agentId: item.agentId,
@@ -101,7 +124,11 @@ export class ApprovalDecisions {
 }
 
 function alreadyDecided(item: ApprovalView): ApprovalError {
-  return new ApprovalError('approval.already_decided', `Approval ${item.id} was already ${item.status}${item.decision ? ` (${item.decision.by})` : ''}; an item is decided once.`, { id: item.id, status: item.status })
+  return new ApprovalError(
+    'approval.already_decided',
+    `Approval ${item.id} was already ${item.status}${item.decision ? ` (${item.decision.by})` : ''}; an item is decided once.`,
+    { id: item.id, status: item.status }
+  )
 }
 
 function rememberHint(item: ApprovalView): string {

@@ -18,7 +18,8 @@ beforeEach(() => {
   dir = makeTempDir()
   store = openStore(join(dir.path, 'airlock.db'))
   const at = new Date().toISOString()
-  for (const id of ['flooder', 'quiet']) store.agents.insert({ id, name: id, roleId: null, tokenHash: '0'.repeat(64), enabled: true, profile: {}, createdAt: at, updatedAt: at })
+  for (const id of ['flooder', 'quiet'])
+    store.agents.insert({ id, name: id, roleId: null, tokenHash: '0'.repeat(64), enabled: true, profile: {}, createdAt: at, updatedAt: at })
   // No analyzer: no command rule matches (fail closed); these tests are about the queue itself.
   const rules = new RuleService({ store, analyzer: () => Promise.reject(new Error('not in this test')) })
   queue = new ApprovalQueue({ store, rules })
@@ -31,7 +32,20 @@ afterEach(async () => {
 
 /** A command request of an agent, as the dispatcher sends it. */
 function request(agentId: string, line: string, extra: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  return { requirementId: line, kind: 'action', scope: 'action_call', reason: 'policy asks', summary: `${agentId}: ${line}`, tool: 'run_command', agentId, input: { command: line }, commands: [line.split(' ')], analysed: true, rule: 'ask.always', ...extra }
+  return {
+    requirementId: line,
+    kind: 'action',
+    scope: 'action_call',
+    reason: 'policy asks',
+    summary: `${agentId}: ${line}`,
+    tool: 'run_command',
+    agentId,
+    input: { command: line },
+    commands: [line.split(' ')],
+    analysed: true,
+    rule: 'ask.always',
+    ...extra
+  }
 }
 
 /** A signal the many waiting calls of one test share. */
@@ -55,7 +69,10 @@ describe('ApprovalQueue', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(queue.list().filter((item) => item.agentId === 'flooder')).toHaveLength(maxPendingPerAgent)
     const refused = await ask(request('flooder', 'echo one-more'))
-    expect(refused).toEqual({ status: 'denied', reason: expect.stringMatching(/already has 32 requests waiting .*at most 32 per agent.*denied at once, not queued/) })
+    expect(refused).toEqual({
+      status: 'denied',
+      reason: expect.stringMatching(/already has 32 requests waiting .*at most 32 per agent.*denied at once, not queued/)
+    })
     expect(queue.list({ status: 'all' }).filter((item) => item.agentId === 'flooder')).toHaveLength(maxPendingPerAgent)
     expect(store.events.recent({ prefixes: ['approval.refused'] })[0]!.payload).toMatchObject({ agentId: 'flooder', pending: 32, cap: 32 })
     // An identical request still joins its item; another agent is not affected.
@@ -77,7 +94,13 @@ describe('ApprovalQueue', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 20))
     const listed = queue.list({ limit: 5 })
-    expect(listed.map((item) => item.summary)).toEqual(['flooder: echo flood-19', 'flooder: echo flood-18', 'flooder: echo flood-17', 'flooder: echo flood-16', 'quiet: echo older'])
+    expect(listed.map((item) => item.summary)).toEqual([
+      'flooder: echo flood-19',
+      'flooder: echo flood-18',
+      'flooder: echo flood-17',
+      'flooder: echo flood-16',
+      'quiet: echo older'
+    ])
     expect(queue.list()).toHaveLength(21)
     controller.abort()
   })
@@ -92,7 +115,14 @@ describe('ApprovalQueue', () => {
       // busy
     }
     const decided = queue.decide({ id: item!.id, decision: 'approve', scope: 'rule' })
-    expect(decided).toMatchObject({ status: 'expired', decision: { decision: 'expire', by: 'console', reason: expect.stringMatching(/approval came after the request expired at .*: it expired and is denied \(fail closed\)/) } })
+    expect(decided).toMatchObject({
+      status: 'expired',
+      decision: {
+        decision: 'expire',
+        by: 'console',
+        reason: expect.stringMatching(/approval came after the request expired at .*: it expired and is denied \(fail closed\)/)
+      }
+    })
     expect(store.rules.list({ all: true })).toEqual([])
     expect(await answer).toMatchObject({ status: 'denied', reason: expect.stringMatching(/came after the request expired/) })
   })

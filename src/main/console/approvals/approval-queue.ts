@@ -52,12 +52,16 @@ export class ApprovalQueue {
 
   constructor(private readonly options: ApprovalQueueOptions) {
     this.decisions = new ApprovalDecisions({ store: options.store, rules: options.rules })
-    this.waiters = new ApprovalWaiters({ approvals: options.store.approvals, onExpire: (id, by, reason) => this.expire(id, by, reason ?? this.timeoutReason(id)) })
+    this.waiters = new ApprovalWaiters({
+      approvals: options.store.approvals,
+      onExpire: (id, by, reason) => this.expire(id, by, reason ?? this.timeoutReason(id))
+    })
   }
 
   /** Expires what ran out while no console ran, and starts watching the database. Returns the stopper. */
   start(): () => Promise<void> {
-    for (const id of this.options.store.approvals.due()) this.expire(id, 'restart', 'nobody decided before it expired (Airlock was not running): denied, fail closed')
+    for (const id of this.options.store.approvals.due())
+      this.expire(id, 'restart', 'nobody decided before it expired (Airlock was not running): denied, fail closed')
     this.lastVersion = this.dataVersion()
     this.seen = this.fingerprints()
     this.poll = setInterval(() => this.tick(), this.options.pollMs ?? 200)
@@ -91,10 +95,15 @@ export class ApprovalQueue {
    */
   reveal(id: string, by: 'console' | 'cli'): { input: unknown } {
     const item = this.get(id)
-    if (item.status !== 'pending') throw new ApprovalError('approval.not_revealable', `Approval ${id} was ${item.status}: what it hid is gone with the call that asked.`, { id })
+    if (item.status !== 'pending')
+      throw new ApprovalError('approval.not_revealable', `Approval ${id} was ${item.status}: what it hid is gone with the call that asked.`, { id })
     const input = this.waiters.revealable(id)
     if (input === undefined) {
-      throw new ApprovalError('approval.not_revealable', `Approval ${id} has nothing to reveal here: nothing in it was redacted, or the call that asked waits in another Airlock process.`, { id })
+      throw new ApprovalError(
+        'approval.not_revealable',
+        `Approval ${id} has nothing to reveal here: nothing in it was redacted, or the call that asked waits in another Airlock process.`,
+        { id }
+      )
     }
     this.options.store.events.append('approval.revealed', { approvalId: id, agentId: item.agentId, by })
     return { input }
@@ -105,7 +114,10 @@ export class ApprovalQueue {
     const decided = this.decisions.decide(input, by, (id) => this.waiters.count(id))
     this.waiters.deliver(decided.item.id)
     const late = decided.item.decision?.decision === 'expire'
-    this.changed({ approvalId: decided.item.id, change: late ? 'expired' : 'decided' }, decided.rule ? { ruleId: decided.rule.id, change: 'created' } : undefined)
+    this.changed(
+      { approvalId: decided.item.id, change: late ? 'expired' : 'decided' },
+      decided.rule ? { ruleId: decided.rule.id, change: 'created' } : undefined
+    )
     return this.get(decided.item.id)
   }
 
@@ -136,7 +148,13 @@ export class ApprovalQueue {
     if (request.signal?.aborted) return { status: 'denied', reason: 'the call was cancelled before it was queued' }
     const queued = this.enqueue(prepared)
     if ('refused' in queued) {
-      this.options.store.events.append('approval.refused', { agentId: prepared.item.agentId, sessionId: prepared.item.sessionId, tool: prepared.item.tool, pending: queued.pending, cap: maxPendingPerAgent })
+      this.options.store.events.append('approval.refused', {
+        agentId: prepared.item.agentId,
+        sessionId: prepared.item.sessionId,
+        tool: prepared.item.tool,
+        pending: queued.pending,
+        cap: maxPendingPerAgent
+      })
       return { status: 'denied', reason: queued.refused }
     }
     const { item, joined } = queued
@@ -162,27 +180,34 @@ export class ApprovalQueue {
    */
   private enqueue(prepared: PreparedRequest): { item: ApprovalView; joined: boolean } | { refused: string; pending: number } {
     const { approvals, db } = this.options.store
-    return db.transaction(() => {
-      const existing = prepared.item.batchKey ? approvals.findPending(prepared.item.batchKey, prepared.item.agentId) : undefined
-      if (existing && approvals.join(existing.id)) return { item: approvals.get(existing.id)!, joined: true }
-      const agentId = prepared.item.agentId
-      const pending = agentId === null ? 0 : approvals.pendingOf(agentId)
-      if (pending >= maxPendingPerAgent) {
-        return {
-          refused: `agent ${agentId} already has ${pending} requests waiting for the operator (at most ${maxPendingPerAgent} per agent): denied at once, not queued; ask again once the operator has decided some`,
-          pending
+    return db
+      .transaction(() => {
+        const existing = prepared.item.batchKey ? approvals.findPending(prepared.item.batchKey, prepared.item.agentId) : undefined
+        if (existing && approvals.join(existing.id)) return { item: approvals.get(existing.id)!, joined: true }
+        const agentId = prepared.item.agentId
+        const pending = agentId === null ? 0 : approvals.pendingOf(agentId)
+        if (pending >= maxPendingPerAgent) {
+          return {
+            refused: `agent ${agentId} already has ${pending} requests waiting for the operator (at most ${maxPendingPerAgent} per agent): denied at once, not queued; ask again once the operator has decided some`,
+            pending
+          }
         }
-      }
-      const now = Date.now()
-      const item = { ...prepared.item, id: randomUUID(), createdAt: new Date(now).toISOString(), expiresAt: new Date(now + prepared.timeoutSeconds * 1000).toISOString() }
-      try {
-        return { item: approvals.insert(item), joined: false }
-      } catch (error) {
-        // A session or agent the store does not know (a caller outside the host's sessions): keep the item, unlinked.
-        if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_FOREIGNKEY') throw error
-        return { item: approvals.insert({ ...item, sessionId: null, agentId: null, batchKey: null }), joined: false }
-      }
-    }).immediate()
+        const now = Date.now()
+        const item = {
+          ...prepared.item,
+          id: randomUUID(),
+          createdAt: new Date(now).toISOString(),
+          expiresAt: new Date(now + prepared.timeoutSeconds * 1000).toISOString()
+        }
+        try {
+          return { item: approvals.insert(item), joined: false }
+        } catch (error) {
+          // A session or agent the store does not know (a caller outside the host's sessions): keep the item, unlinked.
+          if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_FOREIGNKEY') throw error
+          return { item: approvals.insert({ ...item, sessionId: null, agentId: null, batchKey: null }), joined: false }
+        }
+      })
+      .immediate()
   }
 
   /** Expires a pending item and tells its waiting calls (fail closed). */

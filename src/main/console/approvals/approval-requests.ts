@@ -45,7 +45,9 @@ export type PreparedRequest = {
 export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyzer | undefined): PreparedRequest {
   const kind = request.approvalKind ?? (request.tool ? 'action' : 'resource')
   const tool = cut(request.tool ?? request.kind, bounds.tool)
-  const riskFlags = [...new Set([...(hidesText(request) ? [hiddenCharactersFlag] : []), ...(request.riskFlags ?? [])])].slice(0, bounds.flags).map((flag) => cut(flag, bounds.flag))
+  const riskFlags = [...new Set([...(hidesText(request) ? [hiddenCharactersFlag] : []), ...(request.riskFlags ?? [])])]
+    .slice(0, bounds.flags)
+    .map((flag) => cut(flag, bounds.flag))
   const facts: RequestFacts = {
     tool,
     kind,
@@ -110,14 +112,24 @@ export function prepareRequest(request: ApprovalRequest, analyzer: CommandAnalyz
  * preview, whole: before any cut) holds a character that hides or reorders what is read.
  */
 function hidesText(request: ApprovalRequest): boolean {
-  const texts = approvalTexts({ tool: request.tool ?? request.kind, summary: request.summary, reason: request.reason, commands: request.commands ?? [], preview: request.preview ?? null, planted: request.planted ?? [] })
+  const texts = approvalTexts({
+    tool: request.tool ?? request.kind,
+    summary: request.summary,
+    reason: request.reason,
+    commands: request.commands ?? [],
+    preview: request.preview ?? null,
+    planted: request.planted ?? []
+  })
   return texts.some(hasHiddenCharacters)
 }
 
 /** Whether an item's commands were cut (its last entry says how many more there were). */
 export function commandsWereCut(item: Pick<ApprovalView, 'commands'>): boolean {
   const last = item.commands.at(-1)
-  return (last?.length === 1 && moreCommands.test(last[0]!)) || item.commands.some((argv) => argv.some((word) => /^… \d+ more words? not shown$|… \(\d+ characters in all\)$/.test(word)))
+  return (
+    (last?.length === 1 && moreCommands.test(last[0]!)) ||
+    item.commands.some((argv) => argv.some((word) => /^… \d+ more words? not shown$|… \(\d+ characters in all\)$/.test(word)))
+  )
 }
 
 /**
@@ -190,4 +202,3 @@ const hiddenKey = randomBytes(32)
 function hiddenInputKey(input: unknown): string {
   return createHmac('sha256', hiddenKey).update(canonicalJson(input)).digest('hex')
 }
-

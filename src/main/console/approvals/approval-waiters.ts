@@ -64,7 +64,8 @@ export class ApprovalWaiters {
         if (entry.waiters.size > 0) return
         this.drop(item.id)
         const why = (signal?.reason as { airlock?: unknown } | undefined)?.airlock
-        if (why === 'agent_disabled' || why === 'agent_removed') this.options.onExpire(item.id, 'cancelled', `its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'} while the call waited`)
+        if (why === 'agent_disabled' || why === 'agent_removed')
+          this.options.onExpire(item.id, 'cancelled', `its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'} while the call waited`)
         // A network connection that asked and went away: nobody will use the answer.
         if (why === 'requester_gone') this.options.onExpire(item.id, 'cancelled', 'the connection that asked was closed before anyone decided')
       }
@@ -166,7 +167,14 @@ export class ApprovalWaiters {
   }
 
   private stateOf(callId: string, entry: Entry, state: ApprovalWaitEvent['state']): ApprovalWaitEvent {
-    return { callId, approvalId: entry.item.id, state, summary: entry.item.summary, expiresAt: entry.item.expiresAt, remainingSeconds: remaining(entry.item.expiresAt) }
+    return {
+      callId,
+      approvalId: entry.item.id,
+      state,
+      summary: entry.item.summary,
+      expiresAt: entry.item.expiresAt,
+      remainingSeconds: remaining(entry.item.expiresAt)
+    }
   }
 
   private emit(callId: string, event: ApprovalWaitEvent): void {
@@ -185,7 +193,13 @@ function decisionOf(item: ApprovalView): ApprovalDecision | undefined {
   if (item.status === 'pending' || !item.decision) return undefined
   const { decision } = item
   if (item.status === 'approved') {
-    return { status: 'approved', reason: `${decision.reason} by the operator (${decision.by})`, approvalId: item.id, ...(decision.scope ? { scope: decision.scope } : {}), ...(decision.ruleId ? { ruleId: decision.ruleId } : {}) }
+    return {
+      status: 'approved',
+      reason: `${decision.reason} by the operator (${decision.by})`,
+      approvalId: item.id,
+      ...(decision.scope ? { scope: decision.scope } : {}),
+      ...(decision.ruleId ? { ruleId: decision.ruleId } : {})
+    }
   }
   if (item.status === 'denied') return { status: 'denied', reason: `denied by the operator: ${decision.reason}`, approvalId: item.id }
   return { status: 'denied', reason: decision.decision === 'expire' ? decision.reason : `the request expired: ${decision.reason}`, approvalId: item.id }

@@ -15,18 +15,42 @@ beforeAll(async () => {
 function command(line: string, extra: Partial<RequestFacts> = {}): RequestFacts {
   const analysis = analyzer.analyze(line)
   const commands = analysis.ok ? analysis.commands.map((c) => c.argv.map((w) => w.value)) : []
-  return { tool: 'run_command', kind: 'action', agentId: 'a', input: { command: line }, commands, analysed: analysis.ok && analysis.concerns.length === 0, policyRule: 'ask.always', riskFlags: [], ...extra }
+  return {
+    tool: 'run_command',
+    kind: 'action',
+    agentId: 'a',
+    input: { command: line },
+    commands,
+    analysed: analysis.ok && analysis.concerns.length === 0,
+    policyRule: 'ask.always',
+    riskFlags: [],
+    ...extra
+  }
 }
 
-const facts = (tool: string, input: unknown, extra: Partial<RequestFacts> = {}): RequestFacts => ({ tool, kind: 'action', agentId: 'a', input, commands: [], analysed: true, policyRule: 'ask.always', riskFlags: [], ...extra })
+const facts = (tool: string, input: unknown, extra: Partial<RequestFacts> = {}): RequestFacts => ({
+  tool,
+  kind: 'action',
+  agentId: 'a',
+  input,
+  commands: [],
+  analysed: true,
+  policyRule: 'ask.always',
+  riskFlags: [],
+  ...extra
+})
 
 describe('command matchers', () => {
   const echoHi: RuleMatcher = { kind: 'command', commands: [{ prefix: ['echo', 'hi'] }] }
 
   it('propose exactly the parsed commands, and cover the same argv however it is quoted', () => {
     expect(proposeMatcher(command('npm test'), analyzer)).toEqual({ kind: 'command', commands: [{ prefix: ['npm', 'test'] }] })
-    expect(proposeMatcher(command('echo hi && echo hi | cat'), analyzer)).toEqual({ kind: 'command', commands: [{ prefix: ['echo', 'hi'] }, { prefix: ['echo', 'hi'] }, { prefix: ['cat'] }] })
-    for (const line of ['echo hi', 'echo "hi"', "echo 'h'i", 'echo   hi', 'echo hi 2>&1']) expect(matcherCovers(echoHi, command(line), analyzer), line).toBe(true)
+    expect(proposeMatcher(command('echo hi && echo hi | cat'), analyzer)).toEqual({
+      kind: 'command',
+      commands: [{ prefix: ['echo', 'hi'] }, { prefix: ['echo', 'hi'] }, { prefix: ['cat'] }]
+    })
+    for (const line of ['echo hi', 'echo "hi"', "echo 'h'i", 'echo   hi', 'echo hi 2>&1'])
+      expect(matcherCovers(echoHi, command(line), analyzer), line).toBe(true)
   })
 
   it.each([
@@ -76,7 +100,8 @@ describe('command matchers', () => {
     const approved = proposeMatcher(command('ls; export PATH=.'), analyzer)!
     expect(approved).toEqual({ kind: 'command', commands: [{ prefix: ['ls'] }, { prefix: ['export', 'PATH=.'] }] })
     expect(matcherCovers(approved, command('ls; export PATH=.'), analyzer)).toBe(true)
-    for (const line of ['export PATH=.; ls', 'ls', 'ls; export PATH=.; ls', 'ls; ls; export PATH=.']) expect(matcherCovers(approved, command(line), analyzer), line).toBe(false)
+    for (const line of ['export PATH=.; ls', 'ls', 'ls; export PATH=.; ls', 'ls; ls; export PATH=.'])
+      expect(matcherCovers(approved, command(line), analyzer), line).toBe(false)
     const twice = proposeMatcher(command('echo hi; echo hi'), analyzer)!
     expect(matcherCovers(twice, command('echo hi'), analyzer)).toBe(false)
     expect(matcherCovers(echoHi, command('echo hi; echo hi'), analyzer)).toBe(false)
@@ -101,8 +126,14 @@ describe('path, domain and tool matchers', () => {
       expect(matcherCovers(src, facts('write_file', { path, content: '' }), analyzer), path).toBe(path === 'src')
     }
     expect(matcherCovers(src, facts('edit_file', { path: 'src/a.ts', oldText: 'a', newText: 'b' }), analyzer)).toBe(false)
-    expect(matcherCovers({ kind: 'path', subtree: '.', tools: ['edit_file'] }, facts('edit_file', { path: 'x/y', oldText: 'a', newText: 'b' }), analyzer)).toBe(true)
-    expect(proposeMatcher(facts('edit_file', { path: 'src/a.ts', oldText: 'a', newText: 'b' }), analyzer)).toEqual({ kind: 'path', subtree: 'src/a.ts', tools: ['edit_file'] })
+    expect(matcherCovers({ kind: 'path', subtree: '.', tools: ['edit_file'] }, facts('edit_file', { path: 'x/y', oldText: 'a', newText: 'b' }), analyzer)).toBe(
+      true
+    )
+    expect(proposeMatcher(facts('edit_file', { path: 'src/a.ts', oldText: 'a', newText: 'b' }), analyzer)).toEqual({
+      kind: 'path',
+      subtree: 'src/a.ts',
+      tools: ['edit_file']
+    })
   })
 
   it('domain: exact host or a strict *.suffix, and the port when the rule names one', () => {
@@ -111,9 +142,11 @@ describe('path, domain and tool matchers', () => {
     const browse = (url: string) => facts('browse', { url })
     expect(matcherCovers(exact, browse('https://example.com/x'), analyzer)).toBe(true)
     expect(matcherCovers(exact, browse('http://EXAMPLE.com:8080/'), analyzer)).toBe(true)
-    for (const url of ['https://example.com.evil.net/', 'https://evilexample.com/', 'https://example.com@evil.net/', 'https://a.example.com/']) expect(matcherCovers(exact, browse(url), analyzer), url).toBe(false)
+    for (const url of ['https://example.com.evil.net/', 'https://evilexample.com/', 'https://example.com@evil.net/', 'https://a.example.com/'])
+      expect(matcherCovers(exact, browse(url), analyzer), url).toBe(false)
     expect(matcherCovers(wild, browse('https://a.b.example.com/'), analyzer)).toBe(true)
-    for (const url of ['https://example.com/', 'https://xexample.com/', 'http://a.example.com/', 'https://a.example.com:8443/']) expect(matcherCovers(wild, browse(url), analyzer), url).toBe(false)
+    for (const url of ['https://example.com/', 'https://xexample.com/', 'http://a.example.com/', 'https://a.example.com:8443/'])
+      expect(matcherCovers(wild, browse(url), analyzer), url).toBe(false)
     expect(matcherCovers(exact, facts('egress', { host: 'example.com', port: 22 }, { kind: 'network' }), analyzer)).toBe(true)
     expect(proposeMatcher(browse('https://Example.com:8443/p'), analyzer)).toEqual({ kind: 'domain', host: 'example.com', port: 8443 })
   })
@@ -153,7 +186,9 @@ describe('path, domain and tool matchers', () => {
   })
 
   it('describes a matcher in one line', () => {
-    expect(describeMatcher({ kind: 'command', commands: [{ prefix: ['npm', 'test'] }, { prefix: ['git'], args: 'status *' }] })).toBe('run_command: npm test ; git status *')
+    expect(describeMatcher({ kind: 'command', commands: [{ prefix: ['npm', 'test'] }, { prefix: ['git'], args: 'status *' }] })).toBe(
+      'run_command: npm test ; git status *'
+    )
     expect(describeMatcher({ kind: 'path', subtree: '.', tools: ['write_file'] })).toBe('write_file anywhere in the workspace')
     expect(describeMatcher({ kind: 'domain', host: '*.example.com', port: 443 })).toBe('network to *.example.com:443')
     expect(describeMatcher({ kind: 'tool', tool: 'srv__t' })).toBe('srv__t (any input)')

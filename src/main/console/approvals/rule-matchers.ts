@@ -60,7 +60,9 @@ export function matcherCovers(matcher: RuleMatcher, facts: RequestFacts, analyze
     case 'domain': {
       const endpoint = endpointOf(facts)
       if (!endpoint) return false
-      const hostMatches = matcher.host.startsWith('*.') ? endpoint.host.endsWith(matcher.host.slice(1)) && endpoint.host.length > matcher.host.length - 1 : endpoint.host === matcher.host
+      const hostMatches = matcher.host.startsWith('*.')
+        ? endpoint.host.endsWith(matcher.host.slice(1)) && endpoint.host.length > matcher.host.length - 1
+        : endpoint.host === matcher.host
       return hostMatches && (matcher.port === undefined || matcher.port === endpoint.port)
     }
     case 'tool': {
@@ -71,7 +73,10 @@ export function matcherCovers(matcher: RuleMatcher, facts: RequestFacts, analyze
       // Exactly the approved fields: one the approved call did not have (run_code's `args`) is not free.
       const fields = Object.keys(input).filter((key) => input[key] !== undefined)
       const args = Object.entries(matcher.args)
-      return fields.length === args.length && args.every(([key, value]) => Object.hasOwn(input, key) && !hidden(input[key]) && canonicalJson(input[key]) === canonicalJson(value))
+      return (
+        fields.length === args.length &&
+        args.every(([key, value]) => Object.hasOwn(input, key) && !hidden(input[key]) && canonicalJson(input[key]) === canonicalJson(value))
+      )
     }
   }
 }
@@ -116,7 +121,11 @@ export function describeMatcher(matcher: RuleMatcher): string {
     case 'tool':
       if (matcher.args === undefined) return cut(`${matcher.tool} (any input)`)
       if (Object.keys(matcher.args).length === 0) return cut(`${matcher.tool} with no input`)
-      return cut(`${matcher.tool} with exactly ${Object.entries(matcher.args).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')}`)
+      return cut(
+        `${matcher.tool} with exactly ${Object.entries(matcher.args)
+          .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+          .join(', ')}`
+      )
   }
 }
 
@@ -149,7 +158,9 @@ function plain(command: SimpleCommand): boolean {
     !command.argsFromStdin &&
     command.argv.every((word) => word.static) &&
     command.fedBy.every((feed) => feed.how === 'stdin') &&
-    command.redirects.every((redirect) => !redirect.writes && (redirect.op === '>&' || redirect.op === '<&') && redirect.target.static && /^(\d|-)$/.test(redirect.target.value))
+    command.redirects.every(
+      (redirect) => !redirect.writes && (redirect.op === '>&' || redirect.op === '<&') && redirect.target.static && /^(\d|-)$/.test(redirect.target.value)
+    )
   )
 }
 
@@ -159,7 +170,8 @@ function plain(command: SimpleCommand): boolean {
  */
 function backgrounded(command: SimpleCommand, index: number, commands: readonly SimpleCommand[]): boolean {
   if (!command.concurrent) return false
-  const piped = command.fedBy.some((feed) => feed.how === 'stdin') || commands.some((other) => other.fedBy.some((feed) => feed.from === index && feed.how === 'stdin'))
+  const piped =
+    command.fedBy.some((feed) => feed.how === 'stdin') || commands.some((other) => other.fedBy.some((feed) => feed.from === index && feed.how === 'stdin'))
   return !piped
 }
 

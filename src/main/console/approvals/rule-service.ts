@@ -63,7 +63,14 @@ export class RuleService {
       expiresAt: draft.ttlSeconds === undefined ? null : new Date(Date.now() + draft.ttlSeconds * 1000).toISOString(),
       approvalId: draft.approvalId
     })
-    this.options.store.events.append('rule.created', { ruleId: rule.id, scope: rule.scope, agentId: rule.agentId, sessionId: rule.sessionId, description: rule.description, approvalId: rule.approvalId })
+    this.options.store.events.append('rule.created', {
+      ruleId: rule.id,
+      scope: rule.scope,
+      agentId: rule.agentId,
+      sessionId: rule.sessionId,
+      description: rule.description,
+      approvalId: rule.approvalId
+    })
     return rule
   }
 
@@ -72,7 +79,8 @@ export class RuleService {
     const current = this.get(input.id)
     if (current.revokedAt !== null) throw new ApprovalError('rule.revoked', `Rule ${input.id} was revoked; a revoked rule does not change.`, { id: input.id })
     const matcher = input.matcher === undefined ? undefined : ruleMatcherSchema.parse(input.matcher)
-    const expiresAt = input.ttlSeconds === undefined ? undefined : input.ttlSeconds === null ? null : new Date(Date.now() + input.ttlSeconds * 1000).toISOString()
+    const expiresAt =
+      input.ttlSeconds === undefined ? undefined : input.ttlSeconds === null ? null : new Date(Date.now() + input.ttlSeconds * 1000).toISOString()
     if (!this.options.store.rules.update(input.id, { matcher, description: matcher ? describeMatcher(matcher) : undefined, expiresAt })) {
       throw new ApprovalError('rule.revoked', `Rule ${input.id} was revoked; a revoked rule does not change.`, { id: input.id })
     }

@@ -1,5 +1,21 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, lchownSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+  type Stats
+} from 'node:fs'
 import { descriptorPath, type SandboxIdentity } from '../../core'
 import type { EntryState } from '../../store'
 import type { ContentStore } from './content-store'
@@ -75,7 +91,8 @@ export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: C
         settleFolder(dirFd, name, to)
         return
       }
-      if (to.kind === 'other' || !to.kept || to.hash === null) throw new Error(`its content was not kept (${to.kind === 'other' ? 'not a file, folder or link' : 'over the size cap or changing while recorded'})`)
+      if (to.kind === 'other' || !to.kept || to.hash === null)
+        throw new Error(`its content was not kept (${to.kind === 'other' ? 'not a file, folder or link' : 'over the size cap or changing while recorded'})`)
       const content = store.read(to.hash)
       const temp = Buffer.from(`.airlock-restore-${randomBytes(8).toString('hex')}`)
       if (to.kind === 'link') {

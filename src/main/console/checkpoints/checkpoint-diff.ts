@@ -50,7 +50,15 @@ export function describeChanges(changes: readonly CheckpointChange[], store: Con
     const now = (after as Buffer | undefined) ?? Buffer.alloc(0)
     if (!isUtf8(old) || !isUtf8(now) || old.includes(0) || now.includes(0)) return { ...base, note: `binary changed (${old.length} → ${now.length} bytes)` }
     const label = kinds.includes('link') ? `${path} (link target)` : path
-    const diff = loadDiff().createTwoFilesPatch(change.before ? `a/${label}` : '/dev/null', change.after ? `b/${label}` : '/dev/null', old.toString('utf8'), now.toString('utf8'), undefined, undefined, { context: 3, timeout: diffTimeoutMs })
+    const diff = loadDiff().createTwoFilesPatch(
+      change.before ? `a/${label}` : '/dev/null',
+      change.after ? `b/${label}` : '/dev/null',
+      old.toString('utf8'),
+      now.toString('utf8'),
+      undefined,
+      undefined,
+      { context: 3, timeout: diffTimeoutMs }
+    )
     if (diff === undefined) return { ...base, note: `too many differences to show (${old.length} → ${now.length} bytes)` }
     // jsdiff opens with a line of `=`: the diff proper starts at `---`.
     return { ...base, diff: diff.slice(Math.max(0, diff.indexOf('--- '))) }
@@ -71,7 +79,9 @@ function contentOf(state: EntryState | null, store: ContentStore): Buffer | stri
 
 /** A path's bytes as text: invalid UTF-8 and control characters escaped, so a name cannot forge lines. */
 export function shownPath(path: Buffer): string {
-  const text = isUtf8(path) ? path.toString('utf8') : [...path].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('')
+  const text = isUtf8(path)
+    ? path.toString('utf8')
+    : [...path].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('')
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

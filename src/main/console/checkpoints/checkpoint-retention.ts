@@ -1,6 +1,6 @@
 import type { CheckpointRecord, CheckpointRepository } from '../../store'
 import type { ContentStore } from './content-store'
-import type { CheckpointSettings } from './workspace-checkpoints'
+import type { CheckpointSettings } from './checkpoint-options'
 
 const dayMs = 24 * 3600 * 1000
 

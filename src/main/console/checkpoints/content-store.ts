@@ -111,7 +111,8 @@ export class ContentStore {
    */
   read(hash: string): Buffer {
     const bytes = readFileSync(this.pathOf(hash))
-    if (createHash('sha256').update(bytes).digest('hex') !== hash) throw new Error(`the checkpoint store's copy of ${hash.slice(0, 12)}… is damaged (its content no longer matches its hash)`)
+    if (createHash('sha256').update(bytes).digest('hex') !== hash)
+      throw new Error(`the checkpoint store's copy of ${hash.slice(0, 12)}… is damaged (its content no longer matches its hash)`)
     return bytes
   }
 

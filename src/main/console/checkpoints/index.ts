@@ -1,4 +1,5 @@
-export { WorkspaceCheckpoints, type CheckpointSettings, type SyncOutcome, type UndoOutcome, type WorkspaceCheckpointsOptions } from './workspace-checkpoints'
+export { WorkspaceCheckpoints } from './workspace-checkpoints'
+export type { CheckpointSettings, SyncOutcome, UndoOutcome, WorkspaceCheckpointsOptions } from './checkpoint-options'
 export { ContentStore } from './content-store'
 export { CheckpointError, type CheckpointErrorCode } from './checkpoint-error'
 export { describeChanges, shownPath, type FileDiff } from './checkpoint-diff'

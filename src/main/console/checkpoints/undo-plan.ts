@@ -12,7 +12,11 @@ import { CheckpointError } from './checkpoint-error'
 export function revertSteps(changes: readonly CheckpointChange[], index: ReadonlyMap<string, IndexedEntry>): ApplyStep[] {
   const conflicts = changes.filter((change) => !sameAs(index.get(pathKey(change.path)), change.after)).map((change) => shownPath(change.path))
   if (conflicts.length > 0) {
-    throw new CheckpointError('checkpoint.conflict', `Not reverted: ${listed(conflicts)} changed again after this call. Restore the workspace to before a later call, or revert the later calls first.`, { files: conflicts })
+    throw new CheckpointError(
+      'checkpoint.conflict',
+      `Not reverted: ${listed(conflicts)} changed again after this call. Restore the workspace to before a later call, or revert the later calls first.`,
+      { files: conflicts }
+    )
   }
   return changes.map((change) => ({ path: change.path, to: change.before }))
 }
@@ -35,7 +39,11 @@ export function assertUndoable(steps: readonly ApplyStep[], index: ReadonlyMap<s
   const verbed = kind === 'revert' ? 'reverted' : 'restored'
   const unkept = steps.filter((step) => step.to !== null && step.to.kind !== 'dir' && !step.to.kept).map((step) => shownPath(step.path))
   if (unkept.length > 0) {
-    throw new CheckpointError('checkpoint.not_kept', `Not ${verbed}: the content of ${listed(unkept)} was not kept (over checkpoints.max_file_mb, changing while recorded, or not a file, folder or link).`, { files: unkept })
+    throw new CheckpointError(
+      'checkpoint.not_kept',
+      `Not ${verbed}: the content of ${listed(unkept)} was not kept (over checkpoints.max_file_mb, changing while recorded, or not a file, folder or link).`,
+      { files: unkept }
+    )
   }
   const lost = steps
     .filter((step) => {
@@ -44,7 +52,11 @@ export function assertUndoable(steps: readonly ApplyStep[], index: ReadonlyMap<s
     })
     .map((step) => shownPath(step.path))
   if (lost.length > 0) {
-    throw new CheckpointError('checkpoint.not_kept', `Not ${verbed}: ${listed(lost)} would be replaced or removed, and its current content is not kept (over checkpoints.max_file_mb, changing, or not a file, folder or link), so that could not be undone.`, { files: lost })
+    throw new CheckpointError(
+      'checkpoint.not_kept',
+      `Not ${verbed}: ${listed(lost)} would be replaced or removed, and its current content is not kept (over checkpoints.max_file_mb, changing, or not a file, folder or link), so that could not be undone.`,
+      { files: lost }
+    )
   }
 }
 

@@ -19,11 +19,23 @@ function checkpoints(name: string, watch: boolean) {
   opened.push(store)
   const content = new ContentStore(join(dir.path, `${name}-store`))
   content.open()
-  return { store, service: new WorkspaceCheckpoints({ repository: store.checkpoints, store: content, settings, workspaceOf: () => join(dir.path, 'ws'), watch, identity: { uid: 0, gid: 0, dedicated: false } }) }
+  return {
+    store,
+    service: new WorkspaceCheckpoints({
+      repository: store.checkpoints,
+      store: content,
+      settings,
+      workspaceOf: () => join(dir.path, 'ws'),
+      watch,
+      identity: { uid: 0, gid: 0, dedicated: false }
+    })
+  }
 }
 
 const indexOf = (store: Store) =>
-  [...store.checkpoints.index('a').values()].map((e) => `${e.path.toString('latin1')} ${e.kind} ${e.mode.toString(8)} ${e.kind === 'dir' ? '' : e.size} ${e.hash ?? '-'}`).sort()
+  [...store.checkpoints.index('a').values()]
+    .map((e) => `${e.path.toString('latin1')} ${e.kind} ${e.mode.toString(8)} ${e.kind === 'dir' ? '' : e.size} ${e.hash ?? '-'}`)
+    .sort()
 
 beforeEach(() => {
   dir = makeTempDir('airlock-checkpoints-watch-')

@@ -1,49 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { closeSync, constants, openSync, realpathSync } from 'node:fs'
 import { KeyedLock, redactText, sandboxIdentity, type SandboxIdentity } from '../../core'
-import { pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type CheckpointRepository, type IndexedEntry } from '../../store'
+import { pathKey, type CheckpointChange, type CheckpointKind, type CheckpointRecord, type IndexedEntry } from '../../store'
 import { applySteps, type ApplyStep } from './checkpoint-apply'
 import { CheckpointRetention } from './checkpoint-retention'
 import { assertUndoable, restoreSteps, revertSteps } from './undo-plan'
 import { describeChanges, shownPath, type FileDiff } from './checkpoint-diff'
 import { CheckpointError } from './checkpoint-error'
-import type { ContentStore } from './content-store'
 import { scanWorkspace, WholeWalkNeeded, type ScanResult } from './workspace-scan'
 import { drainEvents, WorkspaceWatch } from './workspace-watch'
-
-/** The operator's checkpoint settings, read at every use. */
-export type CheckpointSettings = { enabled: boolean; maxFileBytes: number; keepDays: number; keepCount: number; maxStoreBytes: number }
-
-/** What a finished sync tells its caller: the checkpoint recorded (if anything changed) and the workspace's use. */
-export type SyncOutcome = { checkpoint?: CheckpointRecord; changes: CheckpointChange[]; complete: boolean; usage: ScanResult['usage']; unstable: string[] }
-
-/** What the operator's revert or restore did. */
-export type UndoOutcome = { checkpoint?: CheckpointRecord; reverted: CheckpointRecord; files: number }
-
-export type WorkspaceCheckpointsOptions = {
-  repository: CheckpointRepository
-  store: ContentStore
-  settings: () => CheckpointSettings
-  /** The agent's workspace folder, or undefined when the agent is gone. */
-  workspaceOf: (agentId: string) => string | undefined
-  /** Records the operator's revert or restore as a history row (hash-chained); returns its id. */
-  recordOperatorCall?: (input: { callId: string; agentId: string; tool: 'checkpoint.revert' | 'checkpoint.restore'; target: CheckpointRecord; files: number; error?: { code: string; message: string } }) => void
-  /** The secrets known for an agent (its profile's, the operator's secret variables): diffs show them redacted, as history does. */
-  secretsOf?: (agentId: string) => readonly string[]
-  /** Hears every checkpoint recorded (consoles refresh). */
-  onRecorded?: (record: CheckpointRecord) => void
-  /** Hears pruning (recorded in the event log). */
-  onPruned?: (agentId: string, pruned: CheckpointRecord[]) => void
-  /** How many writes other connections committed (SQLite `data_version`): a change drops the cached indexes. */
-  foreignWrites?: () => number
-  identity?: SandboxIdentity
-  /**
-   * Watch workspaces (inotify) so a checkpoint walks only the folders that changed, and none before
-   * a call when nothing did. Off (the CLI's one-shot undo): every walk is whole.
-   */
-  watch?: boolean
-}
-
+import type { SyncOutcome, UndoOutcome, WorkspaceCheckpointsOptions } from './checkpoint-options'
 
 /**
  * Workspace checkpoints (issue 28): every call that can change a workspace is walked before and
@@ -234,7 +200,14 @@ export class WorkspaceCheckpoints {
     const callId = randomUUID()
     const outcome = await this.syncLocked(target.agentId, { kind, note, callId })
     const error = failures.length > 0 ? { code: 'checkpoint.partly_applied', message: note } : undefined
-    this.options.recordOperatorCall?.({ callId, agentId: target.agentId, tool: kind === 'revert' ? 'checkpoint.revert' : 'checkpoint.restore', target, files: steps.length, ...(error ? { error } : {}) })
+    this.options.recordOperatorCall?.({
+      callId,
+      agentId: target.agentId,
+      tool: kind === 'revert' ? 'checkpoint.revert' : 'checkpoint.restore',
+      target,
+      files: steps.length,
+      ...(error ? { error } : {})
+    })
     if (error) throw new CheckpointError('checkpoint.partly_applied', note, { files: failures.map((f) => f.path) })
     return { ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint } : {}), reverted: target, files: steps.length }
   }
@@ -263,7 +236,9 @@ export class WorkspaceCheckpoints {
         onStored: (hash, bytes) => stored.set(hash, bytes),
         ...(folders ? { only: folders } : {}),
         // Watched before it is listed: a change right after the listing is still seen.
-        ...(watch ? { onFolder: (key: string, opened: string, fresh: boolean) => watch.add(key, opened, fresh), watched: (key: string) => watch.watching(key) } : {})
+        ...(watch
+          ? { onFolder: (key: string, opened: string, fresh: boolean) => watch.add(key, opened, fresh), watched: (key: string) => watch.watching(key) }
+          : {})
       }).finally(() => closeSync(root))
     }
     let scan: ScanResult
@@ -281,10 +256,32 @@ export class WorkspaceCheckpoints {
     // The first walk of a workspace is its baseline: what was there is not a change of anyone's. The
     // root's own entry (path '') marks a workspace as walked, empty or not.
     const baseline = index.size === 0 && !this.options.repository.hasIndex(agentId)
-    if (baseline) scan.upserts.push({ path: Buffer.alloc(0), kind: 'dir', mode: 0, size: 0, hash: null, kept: false, uid: -1, gid: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, blocks: 0 })
+    if (baseline)
+      scan.upserts.push({
+        path: Buffer.alloc(0),
+        kind: 'dir',
+        mode: 0,
+        size: 0,
+        hash: null,
+        kept: false,
+        uid: -1,
+        gid: -1,
+        mtimeMs: 0,
+        ctimeMs: 0,
+        ino: 0,
+        blocks: 0
+      })
     const checkpoint = baseline
       ? undefined
-      : { id: what.callId ?? randomUUID(), callId: what.callId ?? null, kind: what.kind, ...(what.note ? { note: what.note } : {}), changes: scan.changes, newBytes: scan.newBytes, createdAt: new Date().toISOString() }
+      : {
+          id: what.callId ?? randomUUID(),
+          callId: what.callId ?? null,
+          kind: what.kind,
+          ...(what.note ? { note: what.note } : {}),
+          changes: scan.changes,
+          newBytes: scan.newBytes,
+          createdAt: new Date().toISOString()
+        }
     const recorded = this.options.repository.record(agentId, { upserts: scan.upserts, removed: scan.removed, objects: stored }, checkpoint)
     for (const entry of scan.upserts) index.set(pathKey(entry.path), entry)
     for (const path of scan.removed) index.delete(pathKey(path))
@@ -348,8 +345,16 @@ export class WorkspaceCheckpoints {
 
   private find(idOrCall: string): CheckpointRecord {
     const found = this.options.repository.find(idOrCall)
-    if (!found) throw new CheckpointError('checkpoint.not_found', `No checkpoint for ${JSON.stringify(idOrCall)}: the call changed no file, or its checkpoint was never taken.`)
-    if (found.prunedAt) throw new CheckpointError('checkpoint.pruned', `The checkpoint of ${found.callId ?? found.id} was pruned at ${found.prunedAt} (retention settings checkpoints.*); it cannot be undone.`)
+    if (!found)
+      throw new CheckpointError(
+        'checkpoint.not_found',
+        `No checkpoint for ${JSON.stringify(idOrCall)}: the call changed no file, or its checkpoint was never taken.`
+      )
+    if (found.prunedAt)
+      throw new CheckpointError(
+        'checkpoint.pruned',
+        `The checkpoint of ${found.callId ?? found.id} was pruned at ${found.prunedAt} (retention settings checkpoints.*); it cannot be undone.`
+      )
     return found
   }
 
@@ -359,4 +364,3 @@ export class WorkspaceCheckpoints {
     return workspace
   }
 }
-

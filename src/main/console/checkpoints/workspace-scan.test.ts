@@ -15,7 +15,11 @@ import { scanWorkspace } from './workspace-scan'
 let dir: ReturnType<typeof makeTempDir>
 let store: ContentStore
 const known = new Set<string>()
-const options = (maxFileBytes = 20 * 1024 * 1024) => ({ maxFileBytes, known: (hash: string) => known.has(hash), onStored: (hash: string) => void known.add(hash) })
+const options = (maxFileBytes = 20 * 1024 * 1024) => ({
+  maxFileBytes,
+  known: (hash: string) => known.has(hash),
+  onStored: (hash: string) => void known.add(hash)
+})
 
 /** Scans `root` against `index` and returns the result with the index brought up to date. */
 async function scan(root: string, index: Map<string, IndexedEntry>, maxFileBytes?: number) {
@@ -62,7 +66,12 @@ describe('scanWorkspace', () => {
       await new Promise((resume) => setTimeout(resume, 100))
       const result = await scan(ws, new Map())
       const entry = result.upserts.find((e) => e.path.toString() === 'grow.log')!
-      if (entry.kept) expect(createHash('sha256').update(readFileSync(store.pathOf(entry.hash!))).digest('hex')).toBe(entry.hash)
+      if (entry.kept)
+        expect(
+          createHash('sha256')
+            .update(readFileSync(store.pathOf(entry.hash!)))
+            .digest('hex')
+        ).toBe(entry.hash)
       else expect(result.unstable).toContain('grow.log')
     } finally {
       writer.kill('SIGKILL')
@@ -74,15 +83,18 @@ describe('scanWorkspace', () => {
     const shm = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/airlock-scan-') : undefined
     const ws = shm ?? join(dir.path, 'ws')
     try {
-    spawnSync('python3', ['-c', `import os\nfor d in range(100):\n  os.makedirs('${ws}/d%d' % d)\n  [open('${ws}/d%d/f%d' % (d, f), 'w').write(str(f)) for f in range(1000)]`])
-    const index = new Map<string, IndexedEntry>()
-    const first = await scan(ws, index)
-    expect(first.usage.entries).toBe(100_100)
-    expect(first.complete).toBe(true)
-    writeFileSync(join(ws, 'd42', 'f7'), 'changed')
-    const second = await scan(ws, index)
-    expect(second.changes.map((change) => [change.path.toString(), change.change])).toEqual([['d42/f7', 'modified']])
-    expect(second.newBytes).toBe('changed'.length)
+      spawnSync('python3', [
+        '-c',
+        `import os\nfor d in range(100):\n  os.makedirs('${ws}/d%d' % d)\n  [open('${ws}/d%d/f%d' % (d, f), 'w').write(str(f)) for f in range(1000)]`
+      ])
+      const index = new Map<string, IndexedEntry>()
+      const first = await scan(ws, index)
+      expect(first.usage.entries).toBe(100_100)
+      expect(first.complete).toBe(true)
+      writeFileSync(join(ws, 'd42', 'f7'), 'changed')
+      const second = await scan(ws, index)
+      expect(second.changes.map((change) => [change.path.toString(), change.change])).toEqual([['d42/f7', 'modified']])
+      expect(second.newBytes).toBe('changed'.length)
     } finally {
       if (shm) rmSync(shm, { recursive: true, force: true })
     }

@@ -44,11 +44,23 @@ function unchanged(entry: IndexedEntry, stat: Stats): boolean {
   return stat.ino === entry.ino && stat.size === entry.size && stat.mtimeMs === entry.mtimeMs && stat.ctimeMs === entry.ctimeMs
 }
 
-const stateOf = (entry: EntryState): EntryState => ({ kind: entry.kind, mode: entry.mode, size: entry.size, hash: entry.hash, kept: entry.kept, uid: entry.uid, gid: entry.gid })
+const stateOf = (entry: EntryState): EntryState => ({
+  kind: entry.kind,
+  mode: entry.mode,
+  size: entry.size,
+  hash: entry.hash,
+  kept: entry.kept,
+  uid: entry.uid,
+  gid: entry.gid
+})
 
 /** Whether two states are the same content and mode; a file without a hash (too large, changing) is never the same as another. */
 const sameState = (a: EntryState, b: EntryState) =>
-  a.kind === b.kind && a.mode === b.mode && a.uid === b.uid && a.gid === b.gid && (a.kind === 'dir' || (a.kind === 'other' ? a.size === b.size : a.hash !== null && a.hash === b.hash))
+  a.kind === b.kind &&
+  a.mode === b.mode &&
+  a.uid === b.uid &&
+  a.gid === b.gid &&
+  (a.kind === 'dir' || (a.kind === 'other' ? a.size === b.size : a.hash !== null && a.hash === b.hash))
 
 /**
  * Walks a workspace from its open root `rootFd` and compares what it finds with `index` (what the
@@ -178,7 +190,20 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
       if (fresh) {
         const kind = kindOf(stat)
         const content = kind === 'dir' ? { hash: null, kept: false } : await capture(dirFd, name, stat)
-        const now: IndexedEntry = { path, kind, mode: stat.mode & 0o7777, size: kind === 'dir' ? 0 : stat.size, hash: content.hash, kept: content.kept, uid: stat.uid, gid: stat.gid, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, blocks: stat.blocks }
+        const now: IndexedEntry = {
+          path,
+          kind,
+          mode: stat.mode & 0o7777,
+          size: kind === 'dir' ? 0 : stat.size,
+          hash: content.hash,
+          kept: content.kept,
+          uid: stat.uid,
+          gid: stat.gid,
+          mtimeMs: stat.mtimeMs,
+          ctimeMs: stat.ctimeMs,
+          ino: stat.ino,
+          blocks: stat.blocks
+        }
         if (kind === 'file' && content.hash === null && stat.size <= scanBounds.maxHashBytes) result.unstable.push(path.toString('utf8'))
         result.upserts.push(now)
         if (!was) result.changes.push({ path, change: 'added', before: null, after: stateOf(now) })
@@ -232,7 +257,8 @@ export async function scanWorkspace(rootFd: number, index: ReadonlyMap<string, I
   }
   // A walk cut by its entry bound did not see what came after: nothing is taken for deleted.
   if (result.usage.entries >= scanBounds.maxEntries) return result
-  const isUnread = (path: Buffer) => unread.some((folder) => path.length > folder.length && path[folder.length] === 0x2f && path.subarray(0, folder.length).equals(folder))
+  const isUnread = (path: Buffer) =>
+    unread.some((folder) => path.length > folder.length && path[folder.length] === 0x2f && path.subarray(0, folder.length).equals(folder))
   // An entry is gone when the folder holding it was listed without it, or a folder above it is gone.
   const gone = new Set<string>()
   const parentOf = (key: string) => key.slice(0, Math.max(0, key.lastIndexOf('/')))

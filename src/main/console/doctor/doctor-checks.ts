@@ -44,21 +44,28 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     axis: 'hostFilesystemRestricted',
     attack: 'read a secret file on the host outside the workspace',
     command: (stage) => `cat ${quote(join(stage.outside, 'secret.txt'))}; echo rc=$?`,
-    judge: (result, stage) => (result.stdout.includes(stage.secret) ? { held: false, detail: 'the secret was read' } : { held: true, detail: `not readable (rc=${rcOf(result)})` })
+    judge: (result, stage) =>
+      result.stdout.includes(stage.secret) ? { held: false, detail: 'the secret was read' } : { held: true, detail: `not readable (rc=${rcOf(result)})` }
   },
   {
     id: 'fs-symlink-out',
     axis: 'hostFilesystemRestricted',
     attack: 'plant a symlink in the workspace pointing at the host secret and read through it',
     command: (stage) => `ln -sfn ${quote(join(stage.outside, 'secret.txt'))} link-out && cat link-out; echo rc=$?`,
-    judge: (result, stage) => (result.stdout.includes(stage.secret) ? { held: false, detail: 'the secret was read through the link' } : { held: true, detail: 'the link leads nowhere inside' })
+    judge: (result, stage) =>
+      result.stdout.includes(stage.secret)
+        ? { held: false, detail: 'the secret was read through the link' }
+        : { held: true, detail: 'the link leads nowhere inside' }
   },
   {
     id: 'fs-list-parent',
     axis: 'hostFilesystemRestricted',
     attack: "list the folder that holds the workspace (the host's own files beside it)",
     command: (stage) => `ls -a ${quote(stage.dir)}; echo rc=$?`,
-    judge: (result) => (result.stdout.includes('host-only.txt') ? { held: false, detail: 'host files beside the workspace are visible' } : { held: true, detail: 'only the workspace is visible' })
+    judge: (result) =>
+      result.stdout.includes('host-only.txt')
+        ? { held: false, detail: 'host files beside the workspace are visible' }
+        : { held: true, detail: 'only the workspace is visible' }
   },
   {
     id: 'fs-docker-socket',
@@ -72,8 +79,12 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     axis: 'processContained',
     attack: 'find a host process by its command line in /proc',
     // The marker is assembled in a file so that grep's own command line does not hold it.
-    command: (stage) => `printf '%s%s' ${quote(stage.marker.slice(0, 8))} ${quote(stage.marker.slice(8))} > .doctor-marker; grep -l -F -f .doctor-marker /proc/[0-9]*/cmdline 2>/dev/null | head -3; rm -f .doctor-marker; echo rc=0`,
-    judge: (result) => (/\/proc\/\d+\/cmdline/.test(result.stdout) ? { held: false, detail: `host process visible at ${firstLine(result.stdout)}` } : { held: true, detail: 'no host process visible' })
+    command: (stage) =>
+      `printf '%s%s' ${quote(stage.marker.slice(0, 8))} ${quote(stage.marker.slice(8))} > .doctor-marker; grep -l -F -f .doctor-marker /proc/[0-9]*/cmdline 2>/dev/null | head -3; rm -f .doctor-marker; echo rc=0`,
+    judge: (result) =>
+      /\/proc\/\d+\/cmdline/.test(result.stdout)
+        ? { held: false, detail: `host process visible at ${firstLine(result.stdout)}` }
+        : { held: true, detail: 'no host process visible' }
   },
   {
     id: 'proc-signal-host',
@@ -93,7 +104,8 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     id: 'proc-survivor',
     axis: 'processContained',
     attack: 'leave a background process running after the run ends (setsid, nohup)',
-    command: (stage) => `setsid sh -c 'sleep 300' ${quote(`${stage.marker}-bg`)} >/dev/null 2>&1 & nohup sh -c 'sleep 301' ${quote(`${stage.marker}-bg2`)} >/dev/null 2>&1 & echo started`,
+    command: (stage) =>
+      `setsid sh -c 'sleep 300' ${quote(`${stage.marker}-bg`)} >/dev/null 2>&1 & nohup sh -c 'sleep 301' ${quote(`${stage.marker}-bg2`)} >/dev/null 2>&1 & echo started`,
     judge: async (_result, stage) => {
       // The run has returned: what it started must be gone (a short grace for the kill to land).
       for (let waited = 0; waited < 3000; waited += 100) {
@@ -130,7 +142,10 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     axis: 'privilegeEscalationBlocked',
     attack: 'create a user namespace to become root in it (unshare -r)',
     command: () => 'unshare -r id -u; echo rc=$?',
-    judge: (result) => (rcOf(result) === 0 ? { held: false, detail: 'a user namespace was created' } : { held: true, detail: `refused (${firstLine(result.stderr) || `rc=${rcOf(result)}`})` })
+    judge: (result) =>
+      rcOf(result) === 0
+        ? { held: false, detail: 'a user namespace was created' }
+        : { held: true, detail: `refused (${firstLine(result.stderr) || `rc=${rcOf(result)}`})` }
   },
   {
     id: 'sys-seccomp',
@@ -162,6 +177,8 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     attack: "connect to a TCP listener on the host's loopback",
     command: (stage) => `(exec 3<>/dev/tcp/127.0.0.1/${stage.port} && echo connected) 2>/dev/null; echo rc=$?`,
     judge: (result, stage) =>
-      stage.connections() > 0 || result.stdout.includes('connected') ? { held: false, detail: 'the host listener was reached' } : { held: true, detail: 'no connection reached the host' }
+      stage.connections() > 0 || result.stdout.includes('connected')
+        ? { held: false, detail: 'the host listener was reached' }
+        : { held: true, detail: 'no connection reached the host' }
   }
 ]

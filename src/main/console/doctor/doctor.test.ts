@@ -57,25 +57,31 @@ describe('doctor', () => {
     expect(Date.parse(report.finishedAt)).toBeGreaterThanOrEqual(Date.parse(report.startedAt))
   })
 
-  it.skipIf(dockerSkip !== undefined)('verifies every axis docker claims here, in a container of a provisioned image', async () => {
-    await ensureTestImages(docker)
-    const manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home: home.path, docker }))
-    const report = await runDoctor({ manager, stageDir: stageDir() })
-    const result = report.providers[0]!
-    expect(result.checks.filter((check) => check.outcome !== 'held')).toEqual([])
-    expect(axesOf(report, 'docker')).toEqual({
-      processContained: 'verified',
-      hostFilesystemRestricted: 'verified',
-      privilegeEscalationBlocked: 'verified',
-      syscallsRestricted: 'verified',
-      networkOff: 'verified'
-    })
-    expect(manager.list()).toEqual([])
-  }, 600_000)
+  it.skipIf(dockerSkip !== undefined)(
+    'verifies every axis docker claims here, in a container of a provisioned image',
+    async () => {
+      await ensureTestImages(docker)
+      const manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home: home.path, docker }))
+      const report = await runDoctor({ manager, stageDir: stageDir() })
+      const result = report.providers[0]!
+      expect(result.checks.filter((check) => check.outcome !== 'held')).toEqual([])
+      expect(axesOf(report, 'docker')).toEqual({
+        processContained: 'verified',
+        hostFilesystemRestricted: 'verified',
+        privilegeEscalationBlocked: 'verified',
+        syscallsRestricted: 'verified',
+        networkOff: 'verified'
+      })
+      expect(manager.list()).toEqual([])
+    },
+    600_000
+  )
 
   it('says why a provider cannot be checked and how to fix it, and verifies nothing it could not try', async () => {
     // A Docker engine that is not there: the probe says so, every claimed axis stays unverified.
-    const manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home: home.path, docker: createDockerClient({ socketPath: join(home.path, 'no-engine.sock') }) }))
+    const manager = new ExecutionResourceManager().registerProvider(
+      new DockerProvider({ home: home.path, docker: createDockerClient({ socketPath: join(home.path, 'no-engine.sock') }) })
+    )
     const report = await runDoctor({ manager, stageDir: stageDir() })
     const result = report.providers[0]!
     expect(result.available).toBe(false)

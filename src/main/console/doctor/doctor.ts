@@ -37,11 +37,23 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   return { startedAt, finishedAt: now().toISOString(), machine: machineLine(), providers }
 }
 
-async function checkProvider(manager: ExecutionResourceManager, provider: ExecutionResourceProvider, stage: DoctorStage, checks: readonly DoctorCheckSpec[]): Promise<DoctorProviderResult> {
+async function checkProvider(
+  manager: ExecutionResourceManager,
+  provider: ExecutionResourceProvider,
+  stage: DoctorStage,
+  checks: readonly DoctorCheckSpec[]
+): Promise<DoctorProviderResult> {
   const providerId = provider.providerId
   const policy = { workspaceRoots: [stage.workspace], networkMode: 'none' as const, timeoutSeconds: 20 }
   // Only probed, never ensured: built like the Providers view's probe, not declared to the manager.
-  const requirement = { kind: 'code_execution', requirementId: `doctor:${providerId}`, providerId, scope: 'request' as const, resourceKey: 'code_execution', policy }
+  const requirement = {
+    kind: 'code_execution',
+    requirementId: `doctor:${providerId}`,
+    providerId,
+    scope: 'request' as const,
+    resourceKey: 'code_execution',
+    policy
+  }
   let probe: Awaited<ReturnType<ExecutionResourceProvider['probe']>>
   try {
     probe = await provider.probe({ requirement, policy })
@@ -124,12 +136,14 @@ export function fixFor(providerId: string, available: boolean, reason: string | 
   if (providerId === 'trusted_local') return 'Runs on the host as you, without isolation; enable it per agent (allowUnsafeLocal) only for code you trust.'
   if (providerId === 'bubblewrap' && !available) {
     if (/not found|ENOENT|not installed/i.test(text)) return 'Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap).'
-    if (/namespace|AppArmor|permission|EPERM/i.test(text)) return 'Unprivileged user namespaces are blocked (Ubuntu 24.04+: AppArmor); see README → Troubleshooting for the AppArmor profile or sysctl.'
+    if (/namespace|AppArmor|permission|EPERM/i.test(text))
+      return 'Unprivileged user namespaces are blocked (Ubuntu 24.04+: AppArmor); see README → Troubleshooting for the AppArmor profile or sysctl.'
     if (/search|mode 7|AIRLOCK_HOME/i.test(text)) return 'Keep AIRLOCK_HOME where the sandbox user can search it (e.g. /var/lib/airlock), not under /root.'
     return 'See README → Troubleshooting (bubblewrap).'
   }
   if (providerId === 'docker') {
-    if (/image/i.test(text) || (available && !language)) return `Provision an image: airlock images provision ${language ?? 'bash'} --offline (or from the Providers view).`
+    if (/image/i.test(text) || (available && !language))
+      return `Provision an image: airlock images provision ${language ?? 'bash'} --offline (or from the Providers view).`
     if (!available) return 'Start the Docker engine (sudo systemctl start docker, or Docker Desktop) and make its socket reachable (or set DOCKER_HOST).'
   }
   return undefined

@@ -134,7 +134,9 @@ describe('ActionDispatcher', () => {
 
   it('blocks on a deny hook with its rule, and a throwing hook fails closed', async () => {
     const { dispatcher, history } = setup()
-    const off = dispatcher.hooks.onPreToolCall(({ tool }) => (tool === 'echo' ? { decision: 'deny', rule: 'denylist.echo', reason: 'echo is denied' } : undefined))
+    const off = dispatcher.hooks.onPreToolCall(({ tool }) =>
+      tool === 'echo' ? { decision: 'deny', rule: 'denylist.echo', reason: 'echo is denied' } : undefined
+    )
     const denied = await dispatcher.execute({ tool: 'echo', input: { text: 'a' }, agent: agent() })
     expect(denied).toMatchObject({ status: 'blocked', meta: { policy: { rule: 'denylist.echo' } }, error: { message: 'echo is denied' } })
     off()
@@ -169,7 +171,10 @@ describe('ActionDispatcher', () => {
     const approved = await dispatcher.execute({ tool: 'always_asks', input: { text: 'x' }, agent: agent() })
     expect(approved).toMatchObject({ status: 'success', meta: { approval: { status: 'approved', reason: 'access_control_policy.auto_allow' } } })
     dispatcher.hooks.onPreToolCall(() => ({ decision: 'deny', rule: 'deny.test' }))
-    expect(await dispatcher.execute({ tool: 'always_asks', input: { text: 'x' }, agent: agent() })).toMatchObject({ status: 'blocked', meta: { policy: { rule: 'deny.test' } } })
+    expect(await dispatcher.execute({ tool: 'always_asks', input: { text: 'x' }, agent: agent() })).toMatchObject({
+      status: 'blocked',
+      meta: { policy: { rule: 'deny.test' } }
+    })
   })
 
   it('ends a call blocked when its agent is disabled before it runs or while it runs', async () => {
@@ -193,7 +198,10 @@ describe('ActionDispatcher', () => {
     const { dispatcher, history } = setup({ approval })
     const result = await dispatcher.execute({ tool: 'always_asks', input: { text: 'x' }, agent: agent() })
     const callId = result.meta.callId as string
-    expect(history.waits.map(([id, since]) => [id, since === null ? null : 'since'])).toEqual([[callId, 'since'], [callId, null]])
+    expect(history.waits.map(([id, since]) => [id, since === null ? null : 'since'])).toEqual([
+      [callId, 'since'],
+      [callId, null]
+    ])
     const waited = history.ends[0]!.approval!.waitedMs!
     expect(waited).toBeGreaterThanOrEqual(50)
     expect(history.ends[0]!.durationMs).toBeGreaterThanOrEqual(waited)
@@ -201,7 +209,10 @@ describe('ActionDispatcher', () => {
 
   it("the operator's cancel ends a running call or a waiting one cancelled, saying the operator did it; an ended call is not cancelled", async () => {
     const approval = new PolicyApproval()
-    approval.registerHandler('test', (request) => new Promise((resolve) => request.signal?.addEventListener('abort', () => resolve({ status: 'pending', reason: 'ended' }))))
+    approval.registerHandler(
+      'test',
+      (request) => new Promise((resolve) => request.signal?.addEventListener('abort', () => resolve({ status: 'pending', reason: 'ended' })))
+    )
     approval.setDefaultHandler('test')
     const { dispatcher, history } = setup({ approval })
     for (const tool of ['waits', 'always_asks']) {
@@ -253,7 +264,16 @@ describe('ActionDispatcher', () => {
     expect((await dispatcher.execute({ callId: '../x', tool: 'echo', input: { text: 'a' }, agent: agent() })).error!.code).toBe('invalid_input')
     let ran = false
     registry.register({ ...echo, name: 'marks', executor: { execute: async () => ((ran = true), {}) } })
-    const broken = new ActionDispatcher({ manager, registry, history: { begin: () => { throw new Error('disk full') }, finish: () => undefined } })
+    const broken = new ActionDispatcher({
+      manager,
+      registry,
+      history: {
+        begin: () => {
+          throw new Error('disk full')
+        },
+        finish: () => undefined
+      }
+    })
     const result = await broken.execute({ tool: 'marks', input: { text: 'a' }, agent: agent({ tools: new Set(['marks']) }) })
     expect(result).toMatchObject({ status: 'error', error: { code: 'history_unavailable' } })
     expect(ran).toBe(false)

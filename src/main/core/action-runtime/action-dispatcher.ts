@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import { describeIssues } from '@shared/agents'
 import type { ExecutionResourceManager } from '../manager'
-import type { ApprovalDecision, ApprovalRequest } from '../policy-approval'
+import type { ApprovalDecision } from '../policy-approval'
 import type { ResourceHandle, ResourceRequirementInput } from '../types'
 import { ActionHooks, type PreToolCallDecision } from './action-hooks'
-import type { ActionCallEnd, ActionHistory } from './action-history'
+import type { ActionHistory } from './action-history'
 import { toolEnabled, type ActionRegistry } from './action-registry'
-import type { ActionAgent, ActionCall, ActionContext, ActionOutcome, ActionResult, ActionStatus, AnyActionSpec, LineageEndpoint } from './action-spec'
+import type { ActionAgent, ActionCall, ActionContext, ActionOutcome, ActionResult, ActionStatus, AnyActionSpec } from './action-spec'
 import { failure, finalResult, isAgentAbort, type AbortReason } from './call-outcome'
 import { LiveOutput } from './live-output'
 import { redactText, redactValue } from './redaction'
 import { SessionHolds } from './session-holds'
+import { callEnd, summaryStringBytes, type ApprovalOutcome, type Trace } from './call-record'
+import { approvalRequest, type ApprovalAsked } from './approval-request'
 
 /** Whether an agent may still act: checked before a call, after its approval and before it runs. */
 export type AgentGate = (agentId: string) => 'enabled' | 'disabled' | 'removed'
@@ -35,9 +37,6 @@ export type ActionDispatcherOptions = {
 /** A call id: a UUID from the caller or the dispatcher (execution areas are found by it, so it must not be guessable). */
 const callIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-/** The widest a recorded input or result summary's strings get. */
-const summaryStringBytes = 2048
-
 /**
  * Executes action calls (SPEC §5.1): resolve the spec → validate the input → PRE_TOOL_CALL hooks →
  * approval → ensure the spec's resources (a partial ensure rolls back) → executor → release the
@@ -61,7 +60,8 @@ export class ActionDispatcher {
   async execute(call: ActionCall): Promise<ActionResult> {
     const callId = call.callId ?? randomUUID()
     const started = performance.now()
-    if (!callIdPattern.test(callId)) return finalResult({ status: 'error', error: { code: 'invalid_input', message: 'callId must be a lowercase UUID' } }, callId, 0)
+    if (!callIdPattern.test(callId))
+      return finalResult({ status: 'error', error: { code: 'invalid_input', message: 'callId must be a lowercase UUID' } }, callId, 0)
     const secrets = call.agent.secrets ?? []
     try {
       this.options.history?.begin({
@@ -75,7 +75,11 @@ export class ActionDispatcher {
       })
     } catch (error) {
       // Nothing runs unrecorded.
-      return finalResult({ status: 'error', error: { code: 'history_unavailable', message: `the call was not run: history could not record it (${(error as Error).message})` } }, callId, 0)
+      return finalResult(
+        { status: 'error', error: { code: 'history_unavailable', message: `the call was not run: history could not record it (${(error as Error).message})` } },
+        callId,
+        0
+      )
     }
     const controller = new AbortController()
     const forward = () => controller.abort(call.signal?.reason)
@@ -132,7 +136,10 @@ export class ActionDispatcher {
     const entry = this.inFlight.get(callId)
     if (!entry) return undefined
     const { policy, approval } = entry.trace
-    return redactValue({ ...(policy ? { policy } : {}), ...(approval ? { approval } : {}) }, { secrets: entry.secrets }) as { policy?: PreToolCallDecision; approval?: ApprovalOutcome }
+    return redactValue({ ...(policy ? { policy } : {}), ...(approval ? { approval } : {}) }, { secrets: entry.secrets }) as {
+      policy?: PreToolCallDecision
+      approval?: ApprovalOutcome
+    }
   }
 
   /** Calls in flight now, by id. */
@@ -154,7 +161,11 @@ export class ActionDispatcher {
   }
 
   /** The checks before approval (see `check`): a refusal, or the spec, the resolved input and the policy's decision. */
-  private async admit(call: ActionCall, callId: string, trace: Trace): Promise<{ refused: ActionOutcome } | { spec: AnyActionSpec; input: unknown; decision: PreToolCallDecision }> {
+  private async admit(
+    call: ActionCall,
+    callId: string,
+    trace: Trace
+  ): Promise<{ refused: ActionOutcome } | { spec: AnyActionSpec; input: unknown; decision: PreToolCallDecision }> {
     const gate = this.gate(call.agent)
     if (gate) return { refused: gate }
     const spec = this.options.registry.resolve(call.tool)
@@ -162,17 +173,36 @@ export class ActionDispatcher {
     if (!toolEnabled(call.agent.tools, spec.name)) {
       const policy = { decision: 'deny' as const, rule: 'capability.not_enabled', reason: `the agent's capabilities do not include ${spec.name}` }
       trace.policy = policy
-      return { refused: { status: 'blocked', meta: { policy }, error: { code: 'policy.blocked', message: `${spec.name} is not enabled for agent ${call.agent.agentId}.` } } }
+      return {
+        refused: {
+          status: 'blocked',
+          meta: { policy },
+          error: { code: 'policy.blocked', message: `${spec.name} is not enabled for agent ${call.agent.agentId}.` }
+        }
+      }
     }
     const parsed = spec.inputSchema.safeParse(call.input)
-    if (!parsed.success) return { refused: { status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name}: ${describeIssues(parsed.error)}.` } } }
+    if (!parsed.success)
+      return { refused: { status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name}: ${describeIssues(parsed.error)}.` } } }
     const resolved = spec.resolveInput ? spec.inputSchema.safeParse(spec.resolveInput({ input: parsed.data, agent: call.agent })) : parsed
-    if (!resolved.success) return { refused: { status: 'error', error: { code: 'invalid_input', message: `Invalid input for ${spec.name} in this session: ${describeIssues(resolved.error)}.` } } }
+    if (!resolved.success)
+      return {
+        refused: {
+          status: 'error',
+          error: { code: 'invalid_input', message: `Invalid input for ${spec.name} in this session: ${describeIssues(resolved.error)}.` }
+        }
+      }
     const input: unknown = resolved.data
     const decision = await this.hooks.decide({ callId, tool: spec.name, input, agent: call.agent, spec })
     trace.policy = decision
     if (decision.decision === 'deny') {
-      return { refused: { status: 'blocked', meta: { policy: decision }, error: { code: 'policy.blocked', message: decision.reason ?? `Blocked by ${decision.rule ?? 'policy'}.` } } }
+      return {
+        refused: {
+          status: 'blocked',
+          meta: { policy: decision },
+          error: { code: 'policy.blocked', message: decision.reason ?? `Blocked by ${decision.rule ?? 'policy'}.` }
+        }
+      }
     }
     return { spec, input, decision }
   }
@@ -184,26 +214,46 @@ export class ActionDispatcher {
     if ('refused' in admitted) return finalResult(admitted.refused, callId, elapsed())
     const { spec, input, decision } = admitted
     if (decision.decision === 'ask' || spec.approval === 'always') {
-      const approval = await this.approve(call, callId, spec, input, decision, signal)
+      const approval = await this.approve({ call, callId, spec, input, decision, signal })
       trace.approval = approval
       // A call cancelled (or whose agent was disabled) while it waited ends as that, whatever was decided.
       if (signal.aborted) return finalResult({ ...failure(signal.reason, signal), meta: { policy: decision, approval } }, callId, elapsed())
       if (approval.status !== 'approved') {
         const status: ActionStatus = approval.status === 'pending' ? 'approval_required' : 'blocked'
-        return finalResult({ status, meta: { policy: decision, approval }, error: { code: status === 'blocked' ? 'approval.denied' : 'approval.pending', message: approval.reason } }, callId, elapsed())
+        return finalResult(
+          {
+            status,
+            meta: { policy: decision, approval },
+            error: { code: status === 'blocked' ? 'approval.denied' : 'approval.pending', message: approval.reason }
+          },
+          callId,
+          elapsed()
+        )
       }
       const after = this.gate(call.agent)
       if (after) return finalResult(after, callId, elapsed())
     }
     if (signal.aborted) return finalResult(failure(signal.reason, signal), callId, elapsed())
     const outcome = await this.withResources(spec, call, callId, input, signal, trace)
-    const result = finalResult({ ...outcome, meta: { policy: decision, ...(trace.approval ? { approval: trace.approval } : {}), ...outcome.meta } }, callId, elapsed())
+    const result = finalResult(
+      { ...outcome, meta: { policy: decision, ...(trace.approval ? { approval: trace.approval } : {}), ...outcome.meta } },
+      callId,
+      elapsed()
+    )
     return this.hooks.respond({ callId, tool: spec.name, input, agent: call.agent, spec, result })
   }
 
   /** Ensures the spec's resources, runs the executor, and releases the call's own handles. */
-  private async withResources(spec: AnyActionSpec, call: ActionCall, callId: string, input: unknown, signal: AbortSignal, trace: Trace): Promise<ActionOutcome> {
-    const declared = typeof spec.executionResources === 'function' ? spec.executionResources({ input, agent: call.agent, callId }) : (spec.executionResources ?? {})
+  private async withResources(
+    spec: AnyActionSpec,
+    call: ActionCall,
+    callId: string,
+    input: unknown,
+    signal: AbortSignal,
+    trace: Trace
+  ): Promise<ActionOutcome> {
+    const declared =
+      typeof spec.executionResources === 'function' ? spec.executionResources({ input, agent: call.agent, callId }) : (spec.executionResources ?? {})
     const resources: Record<string, unknown> = {}
     const handles: Record<string, ResourceHandle> = {}
     const ownHandles: ResourceHandle[] = []
@@ -255,7 +305,14 @@ export class ActionDispatcher {
       }
     }
     if (releaseErrors.length > 0 && (outcome.status ?? 'success') === 'success') {
-      outcome = { ...outcome, status: 'error', error: { code: 'execution_resource.release_failed', message: `completed, but its execution resource could not be released safely: ${releaseErrors.join('; ')}` } }
+      outcome = {
+        ...outcome,
+        status: 'error',
+        error: {
+          code: 'execution_resource.release_failed',
+          message: `completed, but its execution resource could not be released safely: ${releaseErrors.join('; ')}`
+        }
+      }
     }
     if (afterRun) {
       const added = await afterRun({ status: outcome.status ?? 'success' })
@@ -272,49 +329,11 @@ export class ActionDispatcher {
     return this.options.manager.ensure({ ...requirement, scope, ownerId, actionCallId: callId }, { scope, ownerId, signal })
   }
 
-  /**
-   * Asks the approval handler (the operator's queue in the application) about a call. The request
-   * carries what the queue shows and what remembered rules match on, all redacted: the validated
-   * input, the commands as the policy parsed them and whether it saw the whole line (no
-   * `command.*` concern), the classification facts, a preview (the diff of a file tool), and the
-   * call's signal (the wait ends with the call). Returns the decision as recorded in `meta.approval`.
-   */
-  private async approve(call: ActionCall, callId: string, spec: AnyActionSpec, input: unknown, decision: PreToolCallDecision, signal: AbortSignal): Promise<ApprovalOutcome> {
+  /** Asks the approval handler (the operator's queue in the application) about a call; returns the decision as recorded in `meta.approval`. */
+  private async approve(waiting: ApprovalAsked): Promise<ApprovalOutcome> {
     if (this.options.autoAllow?.() === true) return { status: 'approved', reason: 'access_control_policy.auto_allow' }
-    const secrets = call.agent.secrets ?? []
-    const summary = redactText(spec.summarize?.(input as never) ?? `${spec.name} ${JSON.stringify(redactValue(input, { maxStringBytes: 200 }))}`, secrets)
-    let preview: string | undefined
-    try {
-      preview = await spec.preview?.({ input: input as never, agent: call.agent })
-    } catch {
-      preview = undefined
-    }
-    const classification = { ...decision.classification, ...(decision.taint ? { taint: decision.taint } : {}) }
-    const request: ApprovalRequest = {
-      requirementId: callId,
-      kind: 'action',
-      scope: 'action_call',
-      ownerId: call.agent.agentId,
-      actionCallId: callId,
-      // The policy's reason quotes the input (`rm -rf <path> deletes <path>`): redacted like the rest.
-      reason: redactText(decision.reason ?? (spec.approval === 'always' ? `${spec.name} always asks` : 'policy asks'), secrets),
-      summary: `${call.agent.agentId}: ${summary}`,
-      tool: spec.name,
-      agentId: call.agent.agentId,
-      sessionId: call.agent.sessionId,
-      rule: decision.rule,
-      riskFlags: decision.riskFlags ?? [],
-      timeoutSeconds: call.agent.profile.approvalTimeoutSeconds,
-      approvalKind: decision.rule === 'classification.write_down' ? 'write_down' : 'action',
-      input: redactValue(input, { secrets }),
-      ...(revealable(input, secrets) ? { revealable: input } : {}),
-      ...(decision.commands ? { commands: decision.commands.map((argv) => argv.map((word) => redactText(word, secrets))) } : {}),
-      ...(decision.planted ? { planted: redactValue(decision.planted, { secrets }) as NonNullable<ApprovalRequest['planted']> } : {}),
-      analysed: !(decision.rule ?? '').startsWith('command.'),
-      ...(Object.keys(classification).length > 0 ? { classification } : {}),
-      ...(preview ? { preview: redactText(preview, secrets) } : {}),
-      signal
-    }
+    const { callId } = waiting
+    const request = await approvalRequest(waiting)
     // The wait is its own state in history (`waiting_approval`) and its own duration: the run's excludes it.
     const asked = performance.now()
     this.tellWaiting(callId, new Date().toISOString())
@@ -345,34 +364,14 @@ export class ActionDispatcher {
   private gate(agent: ActionAgent): ActionOutcome | undefined {
     const state = this.options.agentGate?.(agent.agentId) ?? 'enabled'
     if (state === 'enabled') return undefined
-    return { status: 'blocked', error: { code: `policy.${state === 'disabled' ? 'agent_disabled' : 'agent_removed'}`, message: `Agent ${agent.agentId} is ${state}.` } }
+    return {
+      status: 'blocked',
+      error: { code: `policy.${state === 'disabled' ? 'agent_disabled' : 'agent_removed'}`, message: `Agent ${agent.agentId} is ${state}.` }
+    }
   }
 
   private record(callId: string, result: ActionResult, trace: Trace, secrets: readonly string[]): void {
-    const data = (result.data ?? {}) as Record<string, unknown>
-    const text = (value: unknown) => (typeof value === 'string' ? redactText(value, secrets) : undefined)
-    const policy = typeof result.meta.policy === 'object' && result.meta.policy !== null ? result.meta.policy : trace.policy
-    const stdout = text(data.stdout)
-    const stderr = text(data.stderr)
-    const { stdout: _o, stderr: _e, content: _c, ...rest } = typeof result.data === 'object' && result.data !== null ? data : { value: result.data }
-    const end: ActionCallEnd = {
-      callId,
-      status: result.status,
-      finishedAt: new Date().toISOString(),
-      durationMs: Number(result.meta.durationMs ?? 0),
-      // A response hook may have added to the decision (the taint after the call): the result's copy is the latest.
-      ...(policy ? { policy: redactValue(policy, { secrets }) as ActionCallEnd['policy'] } : {}),
-      ...(trace.approval ? { approval: redactValue(trace.approval, { secrets }) as ActionCallEnd['approval'] } : {}),
-      ...(result.meta.provider ? { provider: redactValue(result.meta.provider, { secrets, maxStringBytes: summaryStringBytes }) as Record<string, unknown> } : {}),
-      ...(typeof data.exitCode === 'number' ? { exitCode: data.exitCode } : {}),
-      ...(stdout !== undefined ? { stdout, stdoutTruncated: data.stdoutTruncated === true } : {}),
-      ...(stderr !== undefined ? { stderr, stderrTruncated: data.stderrTruncated === true } : {}),
-      // Artifact names come from what a program wrote; endpoints from what a page or server named.
-      artifacts: redactValue(result.artifacts, { secrets }) as ActionCallEnd['artifacts'],
-      lineage: redactValue(trace.lineage, { secrets }) as ActionCallEnd['lineage'],
-      ...(result.error ? { error: { code: result.error.code, message: redactText(result.error.message, secrets) } } : {}),
-      resultSummary: redactValue(rest, { secrets, maxStringBytes: summaryStringBytes })
-    }
+    const end = callEnd(callId, result, trace, secrets)
     try {
       this.options.history?.finish(end)
     } catch {
@@ -382,15 +381,5 @@ export class ActionDispatcher {
   }
 }
 
-/** An approval as `meta.approval` and history keep it: the outcome, and the queue item or remembered rule behind it. */
-type ApprovalOutcome = Pick<ApprovalDecision, 'status' | 'reason' | 'approvalId' | 'ruleId' | 'scope'> & { waitedMs?: number }
-
-type Trace = { lineage: LineageEndpoint[]; policy?: PreToolCallDecision; approval?: ApprovalOutcome }
-
 /** What `check` found: the refusal a call would end with, or the policy's decision (and whether auto-allow approves an `ask`). */
 export type CallCheck = { refused: ActionOutcome } | { decision: PreToolCallDecision; autoAllowed: boolean }
-
-/** Whether redaction hides something of a call's input (the operator may then reveal it while the call waits). */
-function revealable(input: unknown, secrets: readonly string[]): boolean {
-  return JSON.stringify(redactValue(input, { secrets })) !== JSON.stringify(input)
-}

@@ -61,7 +61,9 @@ export type RunningHook = (event: PreToolCallEvent & { stop(reason: RunStop): vo
  * its code and message): workspace checkpoints use it, and a call whose changes could not be kept
  * must not run as if they were.
  */
-export type AroundRunHook = (event: PreToolCallEvent & { decision?: PreToolCallDecision }) => Promise<((outcome: { status: string }) => Promise<{ meta?: Record<string, unknown>; diagnostics?: string[] } | undefined>) | undefined>
+export type AroundRunHook = (
+  event: PreToolCallEvent & { decision?: PreToolCallDecision }
+) => Promise<((outcome: { status: string }) => Promise<{ meta?: Record<string, unknown>; diagnostics?: string[] } | undefined>) | undefined>
 
 /** The hook points of the dispatcher (SPEC §6.3). The policy engine registers itself here. */
 export class ActionHooks {
@@ -94,7 +96,9 @@ export class ActionHooks {
    * Runs every AROUND_RUN hook's start, in order (a throw propagates: the call does not run, and
    * the hooks already started are ended); returns the function that ends them all after the run.
    */
-  async aroundRun(event: PreToolCallEvent & { decision?: PreToolCallDecision }): Promise<(outcome: { status: string }) => Promise<{ meta: Record<string, unknown>; diagnostics: string[] }>> {
+  async aroundRun(
+    event: PreToolCallEvent & { decision?: PreToolCallDecision }
+  ): Promise<(outcome: { status: string }) => Promise<{ meta: Record<string, unknown>; diagnostics: string[] }>> {
     const ends: NonNullable<Awaited<ReturnType<AroundRunHook>>>[] = []
     const endAll = async (outcome: { status: string }) => {
       const meta: Record<string, unknown> = {}
@@ -175,7 +179,13 @@ export class ActionHooks {
       try {
         result = (await hook({ ...event, result })) ?? result
       } catch (error) {
-        return { ...result, ok: false, status: 'error', data: undefined, error: { code: 'policy.hook_failed', message: `a response hook failed: ${(error as Error).message}` } }
+        return {
+          ...result,
+          ok: false,
+          status: 'error',
+          data: undefined,
+          error: { code: 'policy.hook_failed', message: `a response hook failed: ${(error as Error).message}` }
+        }
       }
     }
     return result

@@ -14,9 +14,11 @@ export class ActionRegistry {
 
   /** Adds a spec; a second, different spec under the same name is an error. */
   register(spec: AnyActionSpec): () => void {
-    if (!toolNamePattern.test(spec.name)) throw new ExecutionResourceError('invalid_argument', `Invalid tool name ${JSON.stringify(spec.name)}.`, { name: spec.name })
+    if (!toolNamePattern.test(spec.name))
+      throw new ExecutionResourceError('invalid_argument', `Invalid tool name ${JSON.stringify(spec.name)}.`, { name: spec.name })
     const existing = this.specs.get(spec.name)
-    if (existing && existing !== spec) throw new ExecutionResourceError('invalid_argument', `A tool named ${spec.name} is already registered.`, { name: spec.name })
+    if (existing && existing !== spec)
+      throw new ExecutionResourceError('invalid_argument', `A tool named ${spec.name} is already registered.`, { name: spec.name })
     this.specs.set(spec.name, spec)
     return () => {
       if (this.specs.get(spec.name) === spec) this.specs.delete(spec.name)

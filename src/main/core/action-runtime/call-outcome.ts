@@ -20,9 +20,13 @@ export function isAgentAbort(reason: unknown): reason is AbortReason {
 export function failure(error: unknown, signal: AbortSignal): ActionOutcome {
   if (signal.aborted && isAgentAbort(signal.reason)) {
     if (signal.reason.airlock === 'stopped') return { status: 'error', error: { ...signal.reason.stop } }
-    if (signal.reason.airlock === 'operator_cancelled') return { status: 'cancelled', error: { code: 'cancelled', message: 'The operator cancelled this call from the console.' } }
+    if (signal.reason.airlock === 'operator_cancelled')
+      return { status: 'cancelled', error: { code: 'cancelled', message: 'The operator cancelled this call from the console.' } }
     const why = signal.reason.airlock
-    return { status: 'blocked', error: { code: `policy.${why}`, message: `The call was stopped: its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'}.` } }
+    return {
+      status: 'blocked',
+      error: { code: `policy.${why}`, message: `The call was stopped: its agent was ${why === 'agent_disabled' ? 'disabled' : 'removed'}.` }
+    }
   }
   if (signal.aborted) return { status: 'cancelled', error: { code: 'cancelled', message: 'The call was cancelled.' } }
   const code = error instanceof AirlockError ? error.code : 'internal_error'

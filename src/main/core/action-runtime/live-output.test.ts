@@ -93,4 +93,3 @@ describe('LiveOutput (what a running call printed last)', () => {
     expect(told.slice(2).join('')).toContain('[redacted]')
   })
 })
-

@@ -176,4 +176,3 @@ function seamBefore(text: string, at: number, secrets: readonly string[]): numbe
   }
   return cut > 0 ? cut : at
 }
-

@@ -21,7 +21,9 @@ describe('known secrets printed with terminal escapes inside them', () => {
 
   it('counts each replacement, merges two secrets that share characters, and leaves text without escapes as the plain search left it', () => {
     const heard: number[] = []
-    expect(replaceKnownSecrets(`a canary-${esc}[1mZq7-secret-value b canary-Zq7-s${esc}[0mecret-value c`, [secret], (count) => heard.push(count))).toBe(`a ${redacted} b ${redacted} c`)
+    expect(replaceKnownSecrets(`a canary-${esc}[1mZq7-secret-value b canary-Zq7-s${esc}[0mecret-value c`, [secret], (count) => heard.push(count))).toBe(
+      `a ${redacted} b ${redacted} c`
+    )
     expect(heard).toEqual([2])
     expect(replaceKnownSecrets(`x abcdef${esc}[1mghij y`, ['abcdefgh', 'efghij'])).toBe(`x ${redacted} y`)
     expect(replaceKnownSecrets('plain canary-Zq7-secret-value text', [secret])).toBe(`plain ${redacted} text`)

@@ -52,7 +52,16 @@ describe('code bundles', () => {
 
   it('rejects bad files: traversal, duplicates, missing entrypoint, both or neither of code and files, oversize', () => {
     expect(refusal({ language: 'python', files: [{ path: '../evil.py', content: '' }], entrypoint: '../evil.py' })).toMatch(/contains \.\./)
-    expect(refusal({ language: 'python', files: [{ path: 'a.py', content: '' }, { path: 'a.py', content: '' }], entrypoint: 'a.py' })).toMatch(/appears twice/)
+    expect(
+      refusal({
+        language: 'python',
+        files: [
+          { path: 'a.py', content: '' },
+          { path: 'a.py', content: '' }
+        ],
+        entrypoint: 'a.py'
+      })
+    ).toMatch(/appears twice/)
     expect(refusal({ language: 'python', files: [{ path: 'a.py', content: '' }], entrypoint: 'b.py' })).toMatch(/not one of the files/)
     expect(refusal({ language: 'python' })).toMatch(/exactly one of sourceCode or files/)
     expect(refusal({ language: 'python', sourceCode: 'x', files: [] })).toMatch(/exactly one of sourceCode or files/)

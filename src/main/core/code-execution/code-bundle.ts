@@ -16,7 +16,12 @@ export type BundleManifest = {
 }
 
 /** An immutable, content-addressed code bundle. */
-export type CodeBundle = { readonly digest: `sha256:${string}`; readonly files: readonly BundleFile[]; readonly manifest: BundleManifest; readonly totalBytes: number }
+export type CodeBundle = {
+  readonly digest: `sha256:${string}`
+  readonly files: readonly BundleFile[]
+  readonly manifest: BundleManifest
+  readonly totalBytes: number
+}
 
 /**
  * Validates a request (paths, limits, outputs) and turns it into an immutable bundle whose digest

@@ -51,7 +51,9 @@ export type ExecuteCodeInput = Omit<CodeExecutionTarget, 'language' | 'actionCal
  */
 export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutionOutcome> {
   const bundle = createCodeBundle(input.request)
-  const handle = input.handle ? heldHandle(input.handle, input.workspace) : await input.manager.ensure(executionRequirement(input, bundle.manifest.language), { signal: input.signal })
+  const handle = input.handle
+    ? heldHandle(input.handle, input.workspace)
+    : await input.manager.ensure(executionRequirement(input, bundle.manifest.language), { signal: input.signal })
   const grant = new TaskWorkspaceGrant(input.workspace, input.actionCallId, input.mode)
   let outcome: CodeExecutionOutcome | undefined
   try {
@@ -65,7 +67,10 @@ export async function executeCode(input: ExecuteCodeInput): Promise<CodeExecutio
     } catch (error) {
       if (outcome) {
         outcome.status = 'error'
-        outcome.error = { code: 'execution_resource.release_failed', message: `completed, but its execution resource could not be released safely: ${(error as Error).message}` }
+        outcome.error = {
+          code: 'execution_resource.release_failed',
+          message: `completed, but its execution resource could not be released safely: ${(error as Error).message}`
+        }
       }
     }
   }
@@ -86,7 +91,9 @@ function heldHandle(handle: ResourceHandle, workspace: string): ResourceHandle {
   // The folder was made (and checked) when the caller computed the requirement it holds; its path is enough here.
   const executions = join(realpathSync(workspace), '.airlock', 'executions')
   if (handle.kind !== 'code_execution' || handle.status !== 'ready' || !(handle.policy.workspaceRoots ?? []).includes(executions)) {
-    throw new ExecutionResourceError('invalid_argument', `handle ${handle.handleId} is not a ready code_execution handle for ${executions}`, { handleId: handle.handleId })
+    throw new ExecutionResourceError('invalid_argument', `handle ${handle.handleId} is not a ready code_execution handle for ${executions}`, {
+      handleId: handle.handleId
+    })
   }
   return handle
 }
@@ -124,7 +131,8 @@ async function runSteps(input: ExecuteCodeInput, handle: ResourceHandle, grant: 
   const base = { result: result!, steps, outputs: [] as CollectedOutput[], bundleDigest: bundle.digest, executionArea: grant.area.root, provider }
   if (result!.timedOut) return { ...base, status: 'timed_out' }
   if (result!.cancelled) return { ...base, status: 'cancelled' }
-  if (result!.exitCode !== 0) return { ...base, status: 'error', error: { code: 'exit_code', message: `${steps.at(-1)!.name} exited with ${result!.exitCode}` } }
+  if (result!.exitCode !== 0)
+    return { ...base, status: 'error', error: { code: 'exit_code', message: `${steps.at(-1)!.name} exited with ${result!.exitCode}` } }
   try {
     return { ...base, status: 'success', outputs: grant.collect(bundle.manifest.expectedOutputs) }
   } catch (error) {

@@ -41,7 +41,11 @@ const adapters: Record<CodeLanguage, LanguageAdapter> = {
     language: 'go',
     defaultEntrypoint: 'main.go',
     steps: (m) => [
-      { name: 'build', argv: ['go', 'build', '-o', '../build/program', m.entrypoint], env: { GOCACHE: '/tmp/go-cache', GOPATH: '/tmp/go', GOFLAGS: '-mod=mod' } },
+      {
+        name: 'build',
+        argv: ['go', 'build', '-o', '../build/program', m.entrypoint],
+        env: { GOCACHE: '/tmp/go-cache', GOPATH: '/tmp/go', GOFLAGS: '-mod=mod' }
+      },
       { name: 'run', argv: ['../build/program', ...m.args] }
     ]
   },

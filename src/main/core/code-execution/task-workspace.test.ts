@@ -9,7 +9,8 @@ let dir: ReturnType<typeof makeTempDir>
 beforeEach(() => (dir = makeTempDir()))
 afterEach(() => dir.remove())
 
-const bundle = () => createCodeBundle({ language: 'python', files: [{ path: 'pkg/main.py', content: 'print(1)' }], entrypoint: 'pkg/main.py', expectedOutputs: ['output/a.txt'] })
+const bundle = () =>
+  createCodeBundle({ language: 'python', files: [{ path: 'pkg/main.py', content: 'print(1)' }], entrypoint: 'pkg/main.py', expectedOutputs: ['output/a.txt'] })
 
 describe('TaskWorkspace grants', () => {
   it('materialises the bundle once into a new execution area with the spec layout', () => {

@@ -3,7 +3,19 @@ import { createHash } from 'node:crypto'
 import { closeSync, fchmodSync, fchownSync, readFileSync, realpathSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { ExecutionResourceError } from '../errors'
-import { descriptorPath, makeDirectoryExclusive, NoFollowError, openBeneath, openDirectoryNoFollow, openHostDirectory, openRegularFile, relativeComponents, sandboxIdentity, writeNewFile, type SandboxIdentity } from '../sandbox'
+import {
+  descriptorPath,
+  makeDirectoryExclusive,
+  NoFollowError,
+  openBeneath,
+  openDirectoryNoFollow,
+  openHostDirectory,
+  openRegularFile,
+  relativeComponents,
+  sandboxIdentity,
+  writeNewFile,
+  type SandboxIdentity
+} from '../sandbox'
 import { bundleLimits } from '@shared/code-execution'
 import { digestOf, type CodeBundle } from './code-bundle'
 
@@ -66,7 +78,8 @@ export class TaskWorkspaceGrant {
     readonly actionCallId: string,
     readonly mode: GrantMode
   ) {
-    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(actionCallId) || actionCallId.startsWith('.')) throw new ExecutionResourceError('invalid_argument', `invalid action call id ${actionCallId}`, { actionCallId })
+    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(actionCallId) || actionCallId.startsWith('.'))
+      throw new ExecutionResourceError('invalid_argument', `invalid action call id ${actionCallId}`, { actionCallId })
     const root = join(realpathSync(workspace), '.airlock', 'executions', actionCallId)
     this.area = { root, source: join(root, 'source'), build: join(root, 'build'), output: join(root, 'output'), logs: join(root, 'logs') }
   }
@@ -99,7 +112,8 @@ export class TaskWorkspaceGrant {
           }
         }
         const landed = bundle.files.map((file) => ({ path: file.path, bytes: readFileSync(`${descriptorPath(source)}/${file.path}`) }))
-        if (digestOf(landed) !== bundle.digest) throw new ExecutionResourceError('bundle_mismatch', `the bundle in ${this.area.source} does not match ${bundle.digest}`, { digest: bundle.digest })
+        if (digestOf(landed) !== bundle.digest)
+          throw new ExecutionResourceError('bundle_mismatch', `the bundle in ${this.area.source} does not match ${bundle.digest}`, { digest: bundle.digest })
       } finally {
         closeSync(source)
       }
@@ -124,7 +138,12 @@ export class TaskWorkspaceGrant {
         if (typeof output === 'string') missing.push(output)
         else {
           totalBytes += output.length
-          collected.push({ path: declared, absolutePath: join(this.area.root, declared), bytes: output.length, sha256: createHash('sha256').update(output).digest('hex') })
+          collected.push({
+            path: declared,
+            absolutePath: join(this.area.root, declared),
+            bytes: output.length,
+            sha256: createHash('sha256').update(output).digest('hex')
+          })
         }
       }
     } finally {
@@ -146,7 +165,8 @@ export class TaskWorkspaceGrant {
     try {
       const { fd, stat } = openRegularFile(parent, parts.at(-1)!)
       try {
-        if (stat.size > maxBytes) return `${declared} (larger than ${maxBytes} bytes: outputs are capped at ${bundleLimits.maxFileBytes} bytes each, ${bundleLimits.maxTotalBytes} in all)`
+        if (stat.size > maxBytes)
+          return `${declared} (larger than ${maxBytes} bytes: outputs are capped at ${bundleLimits.maxFileBytes} bytes each, ${bundleLimits.maxTotalBytes} in all)`
         return readFileSync(fd)
       } finally {
         closeSync(fd)
@@ -193,6 +213,7 @@ export class TaskWorkspaceGrant {
 
   private expect(current: 'new' | 'materialised', next: string): void {
     if (this.state === 'closed') throw new ExecutionResourceError('invalid_state', 'this grant is closed')
-    if (this.state !== current) throw new ExecutionResourceError('invalid_state', `this grant was already ${next === 'materialised' ? 'materialised' : 'collected'}`)
+    if (this.state !== current)
+      throw new ExecutionResourceError('invalid_state', `this grant was already ${next === 'materialised' ? 'materialised' : 'collected'}`)
   }
 }

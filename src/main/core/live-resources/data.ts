@@ -52,5 +52,9 @@ export type UpstreamToolInfo = { name: string; description?: string; inputSchema
 export interface UpstreamMcpClient {
   listTools(): Promise<UpstreamToolInfo[]>
   /** `egress` is handed the connections the server made through the egress proxy while the call ran (`network: "proxy"`). */
-  callTool(name: string, args: Record<string, unknown>, options?: { timeoutMs?: number; signal?: AbortSignal; egress?: (records: EgressRecord[]) => void }): Promise<unknown>
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { timeoutMs?: number; signal?: AbortSignal; egress?: (records: EgressRecord[]) => void }
+  ): Promise<unknown>
 }

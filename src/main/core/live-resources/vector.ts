@@ -53,7 +53,10 @@ export const vectorCollectionNameSchema = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be a slug: lowercase letters, digits, _ and -, at most 63 characters, starting with a letter or digit')
 
 /** An item id: any non-empty string of at most 256 characters. */
-export const vectorItemIdSchema = z.string().min(1, 'must not be empty').max(vectorStoreLimits.maxIdChars, `must be at most ${vectorStoreLimits.maxIdChars} characters`)
+export const vectorItemIdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(vectorStoreLimits.maxIdChars, `must be at most ${vectorStoreLimits.maxIdChars} characters`)
 
 /** A vector: 1–4096 finite numbers that fit a float32. The collection decides the exact dimension. */
 export const vectorSchema = z
@@ -64,7 +67,8 @@ export const vectorSchema = z
 /** Metadata: a JSON object whose JSON text is at most 16 KiB (UTF-8). */
 export const vectorMetadataSchema = z.record(z.string(), z.json()).superRefine((value, ctx) => {
   const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8')
-  if (bytes > vectorStoreLimits.maxMetadataBytes) ctx.addIssue({ code: 'custom', message: `must be at most ${vectorStoreLimits.maxMetadataBytes} bytes as JSON (it is ${bytes})` })
+  if (bytes > vectorStoreLimits.maxMetadataBytes)
+    ctx.addIssue({ code: 'custom', message: `must be at most ${vectorStoreLimits.maxMetadataBytes} bytes as JSON (it is ${bytes})` })
 })
 
 /** A filter value: a JSON scalar, compared by type and value (1 matches 1.0, never true or "1"). */
@@ -98,7 +102,9 @@ export const vectorUpsertInputSchema = z
   .superRefine((input, ctx) => duplicateIds(input.items, ctx))
 
 /** What `VectorStore.search` takes. */
-export const vectorSearchInputSchema = z.object({ collection: vectorCollectionNameSchema, vector: vectorSchema, k: vectorKSchema, filter: vectorFilterSchema.optional() }).strict()
+export const vectorSearchInputSchema = z
+  .object({ collection: vectorCollectionNameSchema, vector: vectorSchema, k: vectorKSchema, filter: vectorFilterSchema.optional() })
+  .strict()
 
 /** What `VectorStore.delete` takes. */
 export const vectorDeleteInputSchema = z
@@ -164,7 +170,12 @@ export async function embedTexts(embedder: Embedder | undefined, texts: string[]
   try {
     vectors = await embedder.embed(texts, signal)
   } catch (error) {
-    throw new VectorStoreError('embedder_failed', `The embedder ${embedder.id} failed: ${(error as Error).message}`, { embedder: embedder.id }, { cause: error })
+    throw new VectorStoreError(
+      'embedder_failed',
+      `The embedder ${embedder.id} failed: ${(error as Error).message}`,
+      { embedder: embedder.id },
+      { cause: error }
+    )
   }
   const parsed = z.array(vectorSchema).length(texts.length).safeParse(vectors)
   if (!parsed.success) {

@@ -4,7 +4,11 @@ import { ClassificationLabelSet } from './classification'
 describe('ClassificationLabelSet', () => {
   const labels = new ClassificationLabelSet(
     [
-      { paths: { 'secrets/**': 'CONFIDENTIAL', '**/*.pem': 'RESTRICTED' }, domains: { '*.corp.example': 'INTERNAL' }, databases: { 'data/hr.db': 'RESTRICTED' } },
+      {
+        paths: { 'secrets/**': 'CONFIDENTIAL', '**/*.pem': 'RESTRICTED' },
+        domains: { '*.corp.example': 'INTERNAL' },
+        databases: { 'data/hr.db': 'RESTRICTED' }
+      },
       { paths: { 'secrets/**': 'INTERNAL' }, mcpServers: { wiki: 'INTERNAL' } }
     ],
     [{ name: 'wiki', classification: 'CONFIDENTIAL' }, { name: 'public' }]

@@ -25,7 +25,8 @@ export class ClassificationLabelSet {
     this.domains = entries('domains').map(([pattern, level]) => ({ pattern: pattern.toLowerCase(), level }))
     this.servers = new Map()
     for (const [name, level] of entries('mcpServers')) this.servers.set(name, higherClassification(this.servers.get(name) ?? 'PUBLIC', level))
-    for (const server of servers) if (server.classification) this.servers.set(server.name, higherClassification(this.servers.get(server.name) ?? 'PUBLIC', server.classification))
+    for (const server of servers)
+      if (server.classification) this.servers.set(server.name, higherClassification(this.servers.get(server.name) ?? 'PUBLIC', server.classification))
   }
 
   /** True when no label is set at all (the engine skips classification work). */
@@ -49,7 +50,9 @@ export class ClassificationLabelSet {
   ofTree(folder: string): Classification {
     const relative = normalise(folder)
     const inside = (child: string, parent: string) => parent === '' || parent === '.' || child === parent || child.startsWith(`${parent}/`)
-    return highest(this.paths.filter((label) => inside(label.base, relative) || inside(relative, label.base) || label.match(relative)).map((label) => label.level))
+    return highest(
+      this.paths.filter((label) => inside(label.base, relative) || inside(relative, label.base) || label.match(relative)).map((label) => label.level)
+    )
   }
 
   /**

@@ -38,9 +38,168 @@ import { baseName, shown, splitArgs, viewOf, type CommandView, type Folder } fro
  */
 
 /** Programs whose operands are data, never a command they run. */
-const dataPrograms = new Set(['echo', 'printf', 'cat', 'tac', 'less', 'more', 'head', 'tail', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'wc', 'sort', 'uniq', 'cut', 'tr', 'ls', 'dir', 'stat', 'file', 'which', 'type', 'whereis', 'whatis', 'apropos', 'man', 'info', 'help', 'test', '[', '[[', 'touch', 'mkdir', 'cp', 'mv', 'ln', 'diff', 'cmp', 'comm', 'jq', 'yq', 'basename', 'dirname', 'realpath', 'readlink', 'git', 'tee', 'base64', 'sha256sum', 'sha1sum', 'md5sum', 'true', 'false', ':', 'export', 'declare', 'local', 'readonly', 'typeset', 'unset', 'alias', 'unalias', 'hash', 'read', 'set', 'shift', 'cd', 'pushd', 'popd', 'pwd', 'history', 'kill', 'pkill', 'pgrep', 'killall', 'ps', 'seq', 'date', 'sleep', 'column', 'fold', 'fmt', 'nl', 'paste', 'join', 'split', 'od', 'xxd', 'hexdump', 'strings', 'tar', 'zip', 'unzip', 'gzip', 'gunzip', 'xz', 'bzip2', 'zstd', 'find', 'sed', 'awk', 'gawk', 'curl', 'wget', 'command', 'chmod', 'chown', 'chgrp', 'rm', 'rmdir', 'mkfs', 'sha512sum', 'du', 'df', 'tree', 'file', 'printenv', 'getent', 'id', 'groups', 'uname', 'hostname'])
+const dataPrograms = new Set([
+  'echo',
+  'printf',
+  'cat',
+  'tac',
+  'less',
+  'more',
+  'head',
+  'tail',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'wc',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'ls',
+  'dir',
+  'stat',
+  'file',
+  'which',
+  'type',
+  'whereis',
+  'whatis',
+  'apropos',
+  'man',
+  'info',
+  'help',
+  'test',
+  '[',
+  '[[',
+  'touch',
+  'mkdir',
+  'cp',
+  'mv',
+  'ln',
+  'diff',
+  'cmp',
+  'comm',
+  'jq',
+  'yq',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'git',
+  'tee',
+  'base64',
+  'sha256sum',
+  'sha1sum',
+  'md5sum',
+  'true',
+  'false',
+  ':',
+  'export',
+  'declare',
+  'local',
+  'readonly',
+  'typeset',
+  'unset',
+  'alias',
+  'unalias',
+  'hash',
+  'read',
+  'set',
+  'shift',
+  'cd',
+  'pushd',
+  'popd',
+  'pwd',
+  'history',
+  'kill',
+  'pkill',
+  'pgrep',
+  'killall',
+  'ps',
+  'seq',
+  'date',
+  'sleep',
+  'column',
+  'fold',
+  'fmt',
+  'nl',
+  'paste',
+  'join',
+  'split',
+  'od',
+  'xxd',
+  'hexdump',
+  'strings',
+  'tar',
+  'zip',
+  'unzip',
+  'gzip',
+  'gunzip',
+  'xz',
+  'bzip2',
+  'zstd',
+  'find',
+  'sed',
+  'awk',
+  'gawk',
+  'curl',
+  'wget',
+  'command',
+  'chmod',
+  'chown',
+  'chgrp',
+  'rm',
+  'rmdir',
+  'mkfs',
+  'sha512sum',
+  'du',
+  'df',
+  'tree',
+  'file',
+  'printenv',
+  'getent',
+  'id',
+  'groups',
+  'uname',
+  'hostname'
+])
 /** Tools whose first operand is a subcommand (never a program they run). */
-const subcommandTools = new Set(['npm', 'pnpm', 'yarn', 'bun', 'docker', 'podman', 'cargo', 'pip', 'pip3', 'brew', 'kubectl', 'helm', 'gh', 'conda', 'poetry', 'go', 'dotnet', 'apt', 'apt-get', 'dnf', 'yum', 'snap', 'flatpak', 'systemctl', 'rustup', 'uv', 'deno', 'terraform', 'gem', 'composer', 'mvn', 'gradle'])
+const subcommandTools = new Set([
+  'npm',
+  'pnpm',
+  'yarn',
+  'bun',
+  'docker',
+  'podman',
+  'cargo',
+  'pip',
+  'pip3',
+  'brew',
+  'kubectl',
+  'helm',
+  'gh',
+  'conda',
+  'poetry',
+  'go',
+  'dotnet',
+  'apt',
+  'apt-get',
+  'dnf',
+  'yum',
+  'snap',
+  'flatpak',
+  'systemctl',
+  'rustup',
+  'uv',
+  'deno',
+  'terraform',
+  'gem',
+  'composer',
+  'mvn',
+  'gradle'
+])
 /** A word that can name a program: a file name or path, not an option, a URL, an assignment or text. */
 const programShape = /^[\w./+@%-]+$/
 const nameShape = /^(?!\d+$)\w[\w.+-]*$/
@@ -82,7 +241,9 @@ function textReadings(view: CommandView, line: string, carrier: number): Carried
   const among: CommandView[] = []
   let pipe = false
   for (let k = 0; k < parts.length; k += 2) {
-    const words = parts[k]!.trim().split(/\s+/).filter((w) => w !== '')
+    const words = parts[k]!.trim()
+      .split(/\s+/)
+      .filter((w) => w !== '')
     if (words.length > 0 && programShape.test(words[0]!) && nameShape.test(baseName(words[0]!))) {
       const fedBy = pipe && among.length > 0 ? [{ from: among.length - 1, how: 'stdin' as const }] : []
       among.push(viewOf({ ...view.command, argv: words.map((w) => ({ value: w, static: false })), fedBy, redirects: [] }))
@@ -98,14 +259,24 @@ function firstOperandIndex(argv: readonly CommandWord[]): number {
 }
 
 /** The first carried reading that hits a deny family or the profile's denylist, as a `command.carried` hit. */
-export function carriedHit(carried: readonly CarriedReading[], all: readonly CommandView[], folders: readonly (readonly Folder[])[], denylist: readonly { entry: string; words: string[] }[]): RuleHit | undefined {
+export function carriedHit(
+  carried: readonly CarriedReading[],
+  all: readonly CommandView[],
+  folders: readonly (readonly Folder[])[],
+  denylist: readonly { entry: string; words: string[] }[]
+): RuleHit | undefined {
   for (const { view, carrier, among } of carried) {
     const by = all[carrier]!
     const hit = familyHit(view, among ?? all, folders[carrier] ?? [null])
-    if (hit) return { rule: 'command.carried', reason: `${shown(by)}: ${by.program} can run \`${shown(view)}\`, which the policy blocks (${hit.rule}: ${hit.reason})` }
+    if (hit)
+      return { rule: 'command.carried', reason: `${shown(by)}: ${by.program} can run \`${shown(view)}\`, which the policy blocks (${hit.rule}: ${hit.reason})` }
     for (const reading of listReadings(view)) {
       const entry = denylist.find((d) => startsWith(reading, d.words))
-      if (entry) return { rule: 'command.carried', reason: `${shown(by)}: ${by.program} can run \`${shown(reading)}\`, which matches the profile's denylist entry "${entry.entry}"` }
+      if (entry)
+        return {
+          rule: 'command.carried',
+          reason: `${shown(by)}: ${by.program} can run \`${shown(reading)}\`, which matches the profile's denylist entry "${entry.entry}"`
+        }
     }
   }
   return undefined
@@ -122,7 +293,11 @@ const deleting = new Set(['rm', 'rmdir', 'unlink', 'shred', 'find', 'rsync'])
 const expansion = /\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[@*#?$!0-9-]|`[^`]*`/g
 
 /** The first word only known at run time that could complete a denied command (see the file comment). */
-export function unresolvedHit(views: readonly CommandView[], folders: readonly (readonly Folder[])[], denylist: readonly { entry: string; words: string[] }[]): RuleHit | undefined {
+export function unresolvedHit(
+  views: readonly CommandView[],
+  folders: readonly (readonly Folder[])[],
+  denylist: readonly { entry: string; words: string[] }[]
+): RuleHit | undefined {
   for (let index = 0; index < views.length; index++) {
     const view = views[index]!
     const argv = view.command.argv
@@ -132,7 +307,10 @@ export function unresolvedHit(views: readonly CommandView[], folders: readonly (
       if (k < 1) continue
       const entry = denylist.find((d) => k < d.words.length && startsWith(reading.slice(0, k), canonical(d.words.slice(0, k))))
       if (entry) {
-        return { rule: 'command.dynamic', reason: `${shown(view)}: ${reading[k]} is only known at run time, and \`${reading.slice(0, k).join(' ')} …\` can be the profile's denylist entry "${entry.entry}"` }
+        return {
+          rule: 'command.dynamic',
+          reason: `${shown(view)}: ${reading[k]} is only known at run time, and \`${reading.slice(0, k).join(' ')} …\` can be the profile's denylist entry "${entry.entry}"`
+        }
       }
     }
     if (!deleting.has(view.program)) continue
@@ -140,7 +318,11 @@ export function unresolvedHit(views: readonly CommandView[], folders: readonly (
       const probed = viewOf({ ...view.command, argv: argv.map((w) => (isUnresolved(w) ? { value: w.value.replace(expansion, probe), static: false } : w)) })
       const hit = familyHit(probed, views, folders[index] ?? [null], 'deny.rm_root')
       const word = argv.find((w, i) => i > 0 && isUnresolved(w))?.value ?? ''
-      if (hit) return { rule: 'command.dynamic', reason: `${shown(view)}: ${word} is only known at run time; were it ${probe === '' ? 'empty' : probe}, this would be ${hit.rule} (${hit.reason})` }
+      if (hit)
+        return {
+          rule: 'command.dynamic',
+          reason: `${shown(view)}: ${word} is only known at run time; were it ${probe === '' ? 'empty' : probe}, this would be ${hit.rule} (${hit.reason})`
+        }
     }
   }
   return undefined
@@ -186,7 +368,11 @@ export function linkedHit(linked: readonly CommandView[], denylist: readonly { e
     const source = view.command.argv[0]?.value ?? ''
     if (!unresolvedText.test(source)) continue
     const entry = denylist.find((d) => d.words.length > 1 && startsWith(view.args, d.words.slice(1)))
-    if (entry) return { rule: 'command.dynamic', reason: `${shown(view)}: the program is a link or copy of ${source}, only known at run time, and with these arguments it can be the profile's denylist entry "${entry.entry}"` }
+    if (entry)
+      return {
+        rule: 'command.dynamic',
+        reason: `${shown(view)}: the program is a link or copy of ${source}, only known at run time, and with these arguments it can be the profile's denylist entry "${entry.entry}"`
+      }
   }
   return undefined
 }

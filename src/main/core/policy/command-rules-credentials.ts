@@ -15,7 +15,18 @@ import { hasFlag, isLong, segmentMatches, shown, splitArgs, type CommandView, ty
 /** Credential stores and history files, as segments under a home folder. */
 const homeSecrets: string[][] = [
   ...['.ssh', '.aws', '.gnupg', '.kube', '.netrc', '.git-credentials', '.pgpass', '.azure', '.password-store', '.vault-token'].map((name) => [name]),
-  ...['.bash_history', '.zsh_history', '.sh_history', '.history', '.python_history', '.node_repl_history', '.psql_history', '.mysql_history', '.lesshst', '.viminfo'].map((name) => [name]),
+  ...[
+    '.bash_history',
+    '.zsh_history',
+    '.sh_history',
+    '.history',
+    '.python_history',
+    '.node_repl_history',
+    '.psql_history',
+    '.mysql_history',
+    '.lesshst',
+    '.viminfo'
+  ].map((name) => [name]),
   ['.docker', 'config.json'],
   ['.config', 'gcloud'],
   ['.config', 'gh'],

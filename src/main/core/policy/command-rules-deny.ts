@@ -20,7 +20,29 @@ import { baseName, firstOperand, hasFlag, hasGlob, isLong, shown, splitArgs, typ
 export type RuleHit = { rule: string; reason: string }
 
 /** First-level folders of `/` whose recursive removal wrecks the system. */
-const systemFolders = new Set(['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'media', 'mnt', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'usr', 'var', 'snap'])
+const systemFolders = new Set([
+  'bin',
+  'boot',
+  'dev',
+  'etc',
+  'home',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'media',
+  'mnt',
+  'opt',
+  'proc',
+  'root',
+  'run',
+  'sbin',
+  'srv',
+  'sys',
+  'usr',
+  'var',
+  'snap'
+])
 
 /** What a path word names (from any of `folders`) when it is the filesystem root, the home folder or a system folder. */
 export function rootTarget(value: string, folders: readonly Folder[] = []): string | undefined {
@@ -60,7 +82,13 @@ const rmRoot: Family = (view, all, folders) => {
       // `find / | xargs rm`, `echo / | xargs rm -rf`: the words come from a command that names the root.
       for (const feed of view.command.fedBy) {
         const source = all[feed.from]
-        const named = source && (source.program === 'find' ? rootOperand(findPaths(source.args), folders) : source.program === 'echo' || source.program === 'printf' ? rootOperand(source.args, folders) : undefined)
+        const named =
+          source &&
+          (source.program === 'find'
+            ? rootOperand(findPaths(source.args), folders)
+            : source.program === 'echo' || source.program === 'printf'
+              ? rootOperand(source.args, folders)
+              : undefined)
         if (named) return `${shown(view)}: deletes what \`${shown(source)}\` lists, ${named}`
       }
     }
@@ -109,7 +137,9 @@ const killAll: Family = (view) => {
 
 const forkBomb: Family = (view) => {
   const { inFunction, concurrent, argv } = view.command
-  return inFunction !== undefined && concurrent && argv[0]?.value === inFunction ? `function ${inFunction} starts copies of itself in parallel (${shown(view)}): a fork bomb` : undefined
+  return inFunction !== undefined && concurrent && argv[0]?.value === inFunction
+    ? `function ${inFunction} starts copies of itself in parallel (${shown(view)}): a fork bomb`
+    : undefined
 }
 
 const privileged = new Set(['sudo', 'su', 'doas', 'pkexec', 'runuser', 'sudoedit', 'run0', 'calife', 'ksu', 'dzdo', 'pbrun', 'pfexec', 'please', 'sudo-rs'])
@@ -119,7 +149,8 @@ function raises(argv: readonly string[]): boolean {
   const program = baseName(argv[0] ?? '')
   if (privileged.has(program)) return true
   if (program === 'systemd-run') return !argv.slice(1).some((a) => isLong(a, '--user') && a.length >= 5)
-  if (program === 'machinectl') return ['shell', 'login'].includes(firstOperand(argv.slice(1), new Set(['-M', '--machine', '-p', '--property', '-E', '--setenv', '--uid']))?.value ?? '')
+  if (program === 'machinectl')
+    return ['shell', 'login'].includes(firstOperand(argv.slice(1), new Set(['-M', '--machine', '-p', '--property', '-E', '--setenv', '--uid']))?.value ?? '')
   return false
 }
 

@@ -14,7 +14,31 @@ import { firstOperand, hasFlag, resolvePath, shown, splitArgs, workspaceRoot, ty
  */
 
 /** Programs whose output is whatever a remote end sends. */
-export const downloaders = new Set(['curl', 'wget', 'fetch', 'aria2c', 'axel', 'nc', 'ncat', 'netcat', 'socat', 'http', 'https', 'xh', 'curlie', 'lwp-download', 'lwp-request', 'GET', 'tftp', 'ftp', 'telnet', 'ssh', 'scp', 'sftp', 'openssl'])
+export const downloaders = new Set([
+  'curl',
+  'wget',
+  'fetch',
+  'aria2c',
+  'axel',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'http',
+  'https',
+  'xh',
+  'curlie',
+  'lwp-download',
+  'lwp-request',
+  'GET',
+  'tftp',
+  'ftp',
+  'telnet',
+  'ssh',
+  'scp',
+  'sftp',
+  'openssl'
+])
 
 const shells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'busybox'])
 const evaluators = new Set(['eval', 'source', '.'])
@@ -22,7 +46,8 @@ const interpreter = /^(?:python[\d.]*|perl|ruby|node|nodejs|php|deno|bun|lua|tcl
 /** Options that give an interpreter its code inline. */
 const codeFlags = new Set(['-c', '-e', '-E', '-r', '--eval', '-p', '--print'])
 /** Inline code that opens a network connection. */
-const networkCode = /urllib|urlopen|requests|http\.client|httpx|aiohttp|socket|LWP|HTTP::Tiny|IO::Socket|open-uri|Net::HTTP|fetch\(|https?:\/\/|ftp:\/\/|file_get_contents|curl_exec/
+const networkCode =
+  /urllib|urlopen|requests|http\.client|httpx|aiohttp|socket|LWP|HTTP::Tiny|IO::Socket|open-uri|Net::HTTP|fetch\(|https?:\/\/|ftp:\/\/|file_get_contents|curl_exec/
 /** A substitution in a code word that starts with a downloader (`$(curl ...)`); linear time on any input. */
 const fetchedText = new RegExp(`(?:\\$\\(|\`|<\\()[ \\t]*(?:[\\w.-]*/)*(?:${[...downloaders].join('|')})\\b`)
 

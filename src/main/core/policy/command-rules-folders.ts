@@ -21,7 +21,13 @@ function merged(folders: readonly Folder[]): Folder[] {
   const all = [...seen.values()]
   if (all.length <= maxFolders) return all
   const rank = (f: Folder) => (f === null ? 0 : (f.anchor === 'workspace' ? 100 : 0) + f.segments.length)
-  return [...all.sort((a, b) => rank(a) - rank(b)).slice(0, maxFolders - 1).filter((f) => f !== null), null]
+  return [
+    ...all
+      .sort((a, b) => rank(a) - rank(b))
+      .slice(0, maxFolders - 1)
+      .filter((f) => f !== null),
+    null
+  ]
 }
 
 /** Where `cd TARGET` from `folder` lands (`undefined` target: the home folder). */

@@ -16,11 +16,34 @@ import { firstOperand, splitArgs, type CommandView } from './command-rules-words
  * come from an `export` earlier in the line or from outside it).
  */
 
-const globalValued = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path', '--super-prefix', '--list-cmds', '--attr-source'])
+const globalValued = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--exec-path',
+  '--super-prefix',
+  '--list-cmds',
+  '--attr-source'
+])
 
 /** Keys whose value git runs as a command (or, for `core.hooksPath`, a folder of programs). */
-const codeKey = /^(?:.*(?:cmd|command)|.+\.textconv|filter\..+|.+\.program|(?:merge|diff)tool\..+\.path|include\.path|includeif\..+\.path|init\.templatedir|sendemail\.smtpserver|core\.(?:fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|gpg(?:\..+)?\.program|sequence\.editor|uploadpack\.packobjectshook|pager\..+|interactive\.difffilter|remote\..+\.(?:uploadpack|receivepack|vcs)|protocol\..+\.allow|ssh\.variant)$/
-const codeEnv = new Set(['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EXTERNAL_DIFF', 'GIT_PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS', 'GIT_PROXY_COMMAND', 'GIT_EXEC_PATH', 'GIT_TEMPLATE_DIR'])
+const codeKey =
+  /^(?:.*(?:cmd|command)|.+\.textconv|filter\..+|.+\.program|(?:merge|diff)tool\..+\.path|include\.path|includeif\..+\.path|init\.templatedir|sendemail\.smtpserver|core\.(?:fsmonitor|pager|editor|sshcommand|hookspath|askpass|gitproxy)|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|gpg(?:\..+)?\.program|sequence\.editor|uploadpack\.packobjectshook|pager\..+|interactive\.difffilter|remote\..+\.(?:uploadpack|receivepack|vcs)|protocol\..+\.allow|ssh\.variant)$/
+const codeEnv = new Set([
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR'
+])
 /** Values that run nothing worth asking about. */
 const harmless = /^(?:|true|false|:|cat|less|less -R|more|head|vi|vim|nano)$/
 
@@ -83,7 +106,10 @@ export function gitSubcommand(view: CommandView): { name: string; args: string[]
   const pairs = [...configPairs(view), ...envPairs(view.command.assignments.map((a) => ({ name: a.name, value: a.value.value })))]
   const alias = pairs.find((p) => p.key === `alias.${sub.value.toLowerCase()}` && !p.value.startsWith('!') && !p.value.startsWith('$'))
   if (alias) {
-    const words = alias.value.trim().split(/\s+/).filter((w) => w !== '')
+    const words = alias.value
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w !== '')
     if (words.length > 0) return { name: words[0]!, args: [...words.slice(1), ...rest] }
   }
   return { name: sub.value, args: rest }
@@ -103,7 +129,12 @@ export function gitCodeConfig(view: CommandView, assignments: readonly { name: s
   for (const [name, value] of env) {
     if (codeEnv.has(name) || name === 'GIT_CONFIG_PARAMETERS') pairs.push({ key: name, value })
   }
-  return pairs.filter((p) => (p.key.startsWith('alias.') || /^submodule\..+\.update$/.test(p.key) ? p.fromEnv || p.value.trimStart().startsWith('!') : codeKey.test(p.key) || p.key.startsWith('GIT_')) && !harmless.test(p.value.trim()))
+  return pairs.filter(
+    (p) =>
+      (p.key.startsWith('alias.') || /^submodule\..+\.update$/.test(p.key)
+        ? p.fromEnv || p.value.trimStart().startsWith('!')
+        : codeKey.test(p.key) || p.key.startsWith('GIT_')) && !harmless.test(p.value.trim())
+  )
 }
 
 /** True when `git config` sets, adds, removes or edits a value (not `--get`, `--list`, `-l`). */
@@ -129,9 +160,13 @@ export function setsGitConfig(view: CommandView): boolean {
 export function gitDiscards(view: CommandView): string | undefined {
   const git = gitSubcommand(view)
   if (!git) return undefined
-  const { options, operands } = splitArgs(git.args, new Set(['-s', '--source', '-b', '-B', '--orphan', '-m', '--message', '-o', '--push-option', '--repo', '--receive-pack', '--exec']))
+  const { options, operands } = splitArgs(
+    git.args,
+    new Set(['-s', '--source', '-b', '-B', '--orphan', '-m', '--message', '-o', '--push-option', '--repo', '--receive-pack', '--exec'])
+  )
   const dashDash = git.args.indexOf('--')
-  const has = (...names: string[]) => options.some((o) => names.some((n) => (n.startsWith('--') ? o === n || o.startsWith(`${n}=`) : /^-[a-zA-Z]+$/.test(o) && o.includes(n.slice(1)))))
+  const has = (...names: string[]) =>
+    options.some((o) => names.some((n) => (n.startsWith('--') ? o === n || o.startsWith(`${n}=`) : /^-[a-zA-Z]+$/.test(o) && o.includes(n.slice(1)))))
   const what = `git ${git.name}`
   switch (git.name) {
     case 'reset':
@@ -139,7 +174,9 @@ export function gitDiscards(view: CommandView): string | undefined {
     case 'checkout':
       if (has('-f', '--force')) return `${what} --force discards local changes`
       if (dashDash >= 0 && dashDash < git.args.length - 1) return `${what} -- ${git.args.slice(dashDash + 1).join(' ')} overwrites local changes to those paths`
-      return operands.some((o) => o === '.' || o.startsWith('./') || o.startsWith(':/') || o.includes('*')) ? `${what} ${operands.join(' ')} overwrites local changes to those paths` : undefined
+      return operands.some((o) => o === '.' || o.startsWith('./') || o.startsWith(':/') || o.includes('*'))
+        ? `${what} ${operands.join(' ')} overwrites local changes to those paths`
+        : undefined
     case 'restore':
       if (has('--staged', '-S') && !has('--worktree', '-W')) return undefined
       return operands.length > 0 || has('--worktree', '-W') ? `${what} ${git.args.join(' ')} overwrites local changes` : undefined
@@ -151,7 +188,8 @@ export function gitDiscards(view: CommandView): string | undefined {
       return has('-D') || (has('-d', '--delete') && has('-f', '--force')) ? `${what} -D deletes a branch whether or not it was merged` : undefined
     case 'push':
       if (has('-f', '--force', '--force-with-lease', '--force-if-includes', '--mirror')) return `${what} --force overwrites the remote's history`
-      if (has('-d', '--delete') || operands.slice(1).some((o) => o.startsWith(':') || o.startsWith('+'))) return `${what} ${operands.join(' ')} deletes or overwrites remote branches`
+      if (has('-d', '--delete') || operands.slice(1).some((o) => o.startsWith(':') || o.startsWith('+')))
+        return `${what} ${operands.join(' ')} deletes or overwrites remote branches`
       return undefined
     default:
       return undefined

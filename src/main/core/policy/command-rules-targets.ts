@@ -25,7 +25,22 @@ const valuedBy: Record<string, ReadonlySet<string>> = {
   sed: new Set(['-e', '-f', '--expression', '--file', '-l']),
   awk: new Set(['-f', '-v', '-F', '-i', '-l']),
   gawk: new Set(['-f', '-v', '-F', '-i', '-l']),
-  rsync: new Set(['-e', '--rsh', '-f', '--filter', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from', '-T', '--temp-dir', '--partial-dir', '--backup-dir', '--suffix']),
+  rsync: new Set([
+    '-e',
+    '--rsh',
+    '-f',
+    '--filter',
+    '--exclude',
+    '--include',
+    '--exclude-from',
+    '--include-from',
+    '--files-from',
+    '-T',
+    '--temp-dir',
+    '--partial-dir',
+    '--backup-dir',
+    '--suffix'
+  ]),
   zip: new Set(['-x', '-i', '-b', '-t', '-tt', '-n', '-P', '-Z'])
 }
 
@@ -50,7 +65,8 @@ function findWriteTargets(view: CommandView): string[] {
   }
   const { program, args } = view
   const { options, operands, values } = splitArgs(args, valuedBy[program])
-  const optionValue = (short: string, long: string) => values.get(short) ?? values.get(long) ?? options.find((o) => o.startsWith(`${long}=`))?.slice(long.length + 1)
+  const optionValue = (short: string, long: string) =>
+    values.get(short) ?? values.get(long) ?? options.find((o) => o.startsWith(`${long}=`))?.slice(long.length + 1)
   switch (program) {
     case 'tee':
     case 'touch':
@@ -75,7 +91,12 @@ function findWriteTargets(view: CommandView): string[] {
     }
     case 'sed':
       if (options.some((o) => isLong(o, '--in-place') || /^-[Enrsuz]*i/.test(o))) {
-        const scriptGiven = values.has('-e') || values.has('-f') || values.has('--expression') || values.has('--file') || options.some((o) => o.startsWith('--expression=') || o.startsWith('--file='))
+        const scriptGiven =
+          values.has('-e') ||
+          values.has('-f') ||
+          values.has('--expression') ||
+          values.has('--file') ||
+          options.some((o) => o.startsWith('--expression=') || o.startsWith('--file='))
         targets.push(...(scriptGiven ? operands : operands.slice(1)))
       }
       break
@@ -94,7 +115,9 @@ function findWriteTargets(view: CommandView): string[] {
     case 'bsdtar': {
       // Extraction writes what the archive names, into the folder `-C` / `--directory` gives.
       const extracts = /^-?[a-zA-Z]*x/.test(args[0] ?? '') || options.some((o) => isLong(o, '--extract') || isLong(o, '--get'))
-      const longDir = args.flatMap((a, i) => (a === '--directory' ? [args[i + 1] ?? ''] : isLong(a, '--directory') && a.includes('=') ? [a.slice(a.indexOf('=') + 1)] : []))
+      const longDir = args.flatMap((a, i) =>
+        a === '--directory' ? [args[i + 1] ?? ''] : isLong(a, '--directory') && a.includes('=') ? [a.slice(a.indexOf('=') + 1)] : []
+      )
       if (extracts) targets.push(...[...shortValues(args, 'C').map((v) => v.value), ...longDir].map((dir) => `${dir}/${unknownTarget}`))
       break
     }
@@ -108,14 +131,27 @@ function findWriteTargets(view: CommandView): string[] {
       break
     }
     case 'curl': {
-      targets.push(...shortValues(args, 'ACDEHKPQTUXYbcdehmortuwxyz').filter((v) => v.letter === 'o').map((v) => v.value))
-      for (let i = 0; i < args.length; i++) if (isLong(args[i]!, '--output') && args[i]!.length >= 6) targets.push(args[i]!.includes('=') ? args[i]!.slice(args[i]!.indexOf('=') + 1) : (args[++i] ?? ''))
-      const remote = options.some((o) => /^-[a-zA-Z]*O/.test(o) && !/^-[a-zA-Z]*[ACDEHKPQTUXYbcdehmortuwxyz][a-zA-Z]*O/.test(o)) || options.some((o) => o.startsWith('--remote-name'))
+      targets.push(
+        ...shortValues(args, 'ACDEHKPQTUXYbcdehmortuwxyz')
+          .filter((v) => v.letter === 'o')
+          .map((v) => v.value)
+      )
+      for (let i = 0; i < args.length; i++)
+        if (isLong(args[i]!, '--output') && args[i]!.length >= 6)
+          targets.push(args[i]!.includes('=') ? args[i]!.slice(args[i]!.indexOf('=') + 1) : (args[++i] ?? ''))
+      const remote =
+        options.some((o) => /^-[a-zA-Z]*O/.test(o) && !/^-[a-zA-Z]*[ACDEHKPQTUXYbcdehmortuwxyz][a-zA-Z]*O/.test(o)) ||
+        options.some((o) => o.startsWith('--remote-name'))
       if (remote) targets.push(...operands.filter(isUrl).map(remoteName))
       break
     }
     case 'wget': {
-      const named = [...shortValues(args, 'OoaeiBtTwQPUDIXRAl').filter((v) => v.letter === 'O').map((v) => v.value), ...options.filter((o) => o.startsWith('--output-document=')).map((o) => o.slice(18))]
+      const named = [
+        ...shortValues(args, 'OoaeiBtTwQPUDIXRAl')
+          .filter((v) => v.letter === 'O')
+          .map((v) => v.value),
+        ...options.filter((o) => o.startsWith('--output-document=')).map((o) => o.slice(18))
+      ]
       const prefix = shortValues(args, 'OoaeiBtTwQPUDIXRAl').find((v) => v.letter === 'P')?.value
       targets.push(...(named.length > 0 ? named : operands.filter(isUrl).map((url) => (prefix ? `${prefix}/${remoteName(url)}` : remoteName(url)))))
       break
@@ -136,7 +172,8 @@ export function deletionTargets(view: CommandView): string[] | undefined {
   if (program === 'find' && args.includes('-delete')) return findPaths(args)
   if (program === 'rsync' && options.some((o) => o.startsWith('--del') || isLong(o, '--delete')) && operands.length >= 2) return operands.slice(-1)
   if (program === 'rsync' && options.some((o) => isLong(o, '--remove-source-files') && o.length >= 5)) return operands.slice(0, -1)
-  if ((program === 'tar' || program === 'bsdtar') && options.some((o) => isLong(o, '--remove-files') && o.length >= 5)) return operands.length > 0 ? operands : [unknownTarget]
+  if ((program === 'tar' || program === 'bsdtar') && options.some((o) => isLong(o, '--remove-files') && o.length >= 5))
+    return operands.length > 0 ? operands : [unknownTarget]
   if (program === 'zip' && options.some((o) => /^-[a-zA-Z]*m/.test(o) || isLong(o, '--move'))) return operands.length > 1 ? operands.slice(1) : [unknownTarget]
   const git = gitSubcommand(view)
   if (git?.name === 'clean' && hasFlag(splitArgs(git.args).options, 'f', '--force')) {
@@ -182,7 +219,12 @@ export function insideScratch(value: string, folders: readonly Folder[]): boolea
 
 /** Which protected kind of file a written path is (`./protected-names.ts`), from the word and every folder. */
 export function protectedKind(value: string, folders: readonly Folder[]): ProtectedKind | undefined {
-  const readings = [value.split('/').filter((s) => s !== '' && s !== '.'), ...resolveAll(value, folders).filter((p) => p.anchor !== 'unknown').map((p) => p.segments)]
+  const readings = [
+    value.split('/').filter((s) => s !== '' && s !== '.'),
+    ...resolveAll(value, folders)
+      .filter((p) => p.anchor !== 'unknown')
+      .map((p) => p.segments)
+  ]
   const hits = readings.map(protectedName).filter((hit) => hit !== undefined)
   return hits.find((hit) => hit.kind === 'vcs_write')?.kind ?? hits[0]?.kind
 }

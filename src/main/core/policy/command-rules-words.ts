@@ -40,7 +40,10 @@ export function shown(view: CommandView | string[]): string {
 }
 
 /** Options and operands of an argument list; `valued` options take the next word as their value. */
-export function splitArgs(args: readonly string[], valued: ReadonlySet<string> = new Set()): { options: string[]; operands: string[]; values: Map<string, string> } {
+export function splitArgs(
+  args: readonly string[],
+  valued: ReadonlySet<string> = new Set()
+): { options: string[]; operands: string[]; values: Map<string, string> } {
   const options: string[] = []
   const operands: string[] = []
   const values = new Map<string, string>()

@@ -30,7 +30,11 @@ function stdinWords(view: CommandView, all: readonly CommandView[]): string[] | 
   const sources = view.command.fedBy.map((feed) => all[feed.from])
   const source = sources.length === 1 ? sources[0] : undefined
   if (!source || !['echo', 'printf'].includes(source.program) || !source.command.argv.every((w) => w.static)) return undefined
-  return source.args.filter((a) => !/^-[neE]+$/.test(a)).join(' ').split(/\s+/).filter((w) => w !== '')
+  return source.args
+    .filter((a) => !/^-[neE]+$/.test(a))
+    .join(' ')
+    .split(/\s+/)
+    .filter((w) => w !== '')
 }
 
 /** The custom denylist hit (`denylist.custom`) or allowlist miss (`allowlist.not_listed`), if any. */
@@ -46,7 +50,10 @@ export function profileListHit(views: readonly CommandView[], input: Pick<Comman
       if (!view.command.argsFromStdin) continue
       const own = readingsOf(view)[0]!
       if (fed ? startsWith([...own, ...fed], words) : startsWith(words, own)) {
-        return { rule: 'denylist.custom', reason: `${shown(own)} takes its remaining words from stdin${fed ? ` (${fed.join(' ')})` : ''}: can match the profile's denylist entry "${entry}"` }
+        return {
+          rule: 'denylist.custom',
+          reason: `${shown(own)} takes its remaining words from stdin${fed ? ` (${fed.join(' ')})` : ''}: can match the profile's denylist entry "${entry}"`
+        }
       }
     }
   }
@@ -54,7 +61,10 @@ export function profileListHit(views: readonly CommandView[], input: Pick<Comman
   if (input.allowlist.length > 0) {
     for (const view of views) {
       if (!readingsOf(view).some((argv) => allowlist.some((entry) => startsWith(argv, entry)))) {
-        return { rule: 'allowlist.not_listed', reason: `${shown(view)}: not on the profile's allowlist (${input.allowlist.map((e) => `"${e.trim()}"`).join(', ')})` }
+        return {
+          rule: 'allowlist.not_listed',
+          reason: `${shown(view)}: not on the profile's allowlist (${input.allowlist.map((e) => `"${e.trim()}"`).join(', ')})`
+        }
       }
     }
   }
@@ -66,7 +76,9 @@ export function profileListHit(views: readonly CommandView[], input: Pick<Comman
  * values read as commands (split at `;`, `&`, `|` and spaces) for the deny families.
  */
 function gitCodeReadings(views: readonly CommandView[]): { concerns: AnalysisConcern[]; readings: CommandView[] } {
-  const exported = views.filter((v) => v.program === 'export').flatMap((v) => v.args.filter((a) => a.includes('=')).map((a) => ({ name: a.slice(0, a.indexOf('=')), value: a.slice(a.indexOf('=') + 1) })))
+  const exported = views
+    .filter((v) => v.program === 'export')
+    .flatMap((v) => v.args.filter((a) => a.includes('=')).map((a) => ({ name: a.slice(0, a.indexOf('=')), value: a.slice(a.indexOf('=') + 1) })))
   const concerns: AnalysisConcern[] = []
   const readings: CommandView[] = []
   for (const view of views) {
@@ -75,8 +87,12 @@ function gitCodeReadings(views: readonly CommandView[]): { concerns: AnalysisCon
     concerns.push({ rule: 'command.dynamic', reason: `${shown(view)}: git runs ${code[0]!.key}=${code[0]!.value.slice(0, 60)} as a program` })
     for (const { value } of code) {
       for (const part of value.replace(/^\s*!/, '').split(/[;&|\n]+/)) {
-        const argv = part.split(/\s+/).filter((w) => w !== '').map((w) => ({ value: w.replace(/^['"]|['"]$/g, ''), static: false }))
-        if (argv.length > 0) readings.push(viewOf({ ...view.command, argv, wrappers: [], redirects: [], fedBy: [], argsFromStdin: false, text: part.trim().slice(0, 200) }))
+        const argv = part
+          .split(/\s+/)
+          .filter((w) => w !== '')
+          .map((w) => ({ value: w.replace(/^['"]|['"]$/g, ''), static: false }))
+        if (argv.length > 0)
+          readings.push(viewOf({ ...view.command, argv, wrappers: [], redirects: [], fedBy: [], argsFromStdin: false, text: part.trim().slice(0, 200) }))
       }
     }
   }
@@ -85,7 +101,10 @@ function gitCodeReadings(views: readonly CommandView[]): { concerns: AnalysisCon
 
 /** A list entry as words, the program by basename (`/usr/bin/git push` is `git push`). */
 export function prefixOf(entry: string): string[] {
-  const words = entry.trim().split(/\s+/).filter((w) => w !== '')
+  const words = entry
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '')
   return words.length > 0 ? [baseName(words[0]!), ...words.slice(1)] : []
 }
 
@@ -101,7 +120,13 @@ const substitution = /\$\(|`|<\(|>\(/
  * is the output of a static `echo`.
  */
 function splitReadings(commands: readonly SimpleCommand[]): CommandView[] {
-  const split = (w: CommandWord) => (w.static ? [w] : w.value.split(fieldSeparator).filter((v) => v !== '').map((value) => ({ value, static: false })))
+  const split = (w: CommandWord) =>
+    w.static
+      ? [w]
+      : w.value
+          .split(fieldSeparator)
+          .filter((v) => v !== '')
+          .map((value) => ({ value, static: false }))
   return commands.flatMap((c) => {
     const read = echoedName(c, commands)
     const name = read.argv[0]
@@ -121,7 +146,11 @@ function echoedName(command: SimpleCommand, all: readonly SimpleCommand[]): Simp
     const source = all[feed.from]
     if (feed.how !== 'argument' || !source || (name.value !== `\`${source.text}\`` && name.value !== `$(${source.text})`)) continue
     if (baseName(source.argv[0]?.value ?? '') !== 'echo' || !source.argv.every((w) => w.static)) continue
-    const output = source.argv.slice(1).map((w) => w.value).filter((v) => !/^-[neE]+$/.test(v)).join(' ')
+    const output = source.argv
+      .slice(1)
+      .map((w) => w.value)
+      .filter((v) => !/^-[neE]+$/.test(v))
+      .join(' ')
     return { ...command, argv: [{ value: output, static: false }, ...command.argv.slice(1)] }
   }
   return command
@@ -166,33 +195,57 @@ export function decideCommandLine(analysis: CommandAnalysis, input: CommandPolic
   const recovered: string[][] = []
   const flags = riskFlagsOf(views, input, folders, recovered)
   const riskFlags = flags.map((f) => f.flag)
-  const decided = (decision: CommandDecision['decision'], rule: string | null, reason: string): CommandDecision => ({ decision, rule, reason, riskFlags, commands, ...(recovered.length > 0 ? { recoverable: recovered } : {}) })
+  const decided = (decision: CommandDecision['decision'], rule: string | null, reason: string): CommandDecision => ({
+    decision,
+    rule,
+    reason,
+    riskFlags,
+    commands,
+    ...(recovered.length > 0 ? { recoverable: recovered } : {})
+  })
 
   const hit = defaultDenyHit(readings, folders) ?? profileListHit([...views, ...split], input)
   if (hit) return decided('blocked', hit.rule, hit.reason)
   // What the line carries or leaves to run time, read against the same rules: it asks, never runs silently.
   const denylist = input.denylist.map((entry) => ({ entry: entry.trim(), words: canonical(prefixOf(entry)) })).filter((d) => d.words.length > 0)
   const carried = carriedReadings(views)
-  const concern = carriedHit(carried, views, folders, denylist) ?? unresolvedHit(views, folders, denylist) ?? linkedHit(linked, denylist) ?? analysis.concerns[0] ?? git.concerns[0]
+  const concern =
+    carriedHit(carried, views, folders, denylist) ??
+    unresolvedHit(views, folders, denylist) ??
+    linkedHit(linked, denylist) ??
+    analysis.concerns[0] ??
+    git.concerns[0]
   if (concern) {
     if (input.ask === 'never') return decided('blocked', concern.rule, `${concern.reason} (ask: never, so it cannot wait for the operator)`)
     return decided('ask', concern.rule, concern.reason)
   }
   const argvCarried = carried.filter((c) => !c.text)
   // What a program runs on the line's behalf (xargs rm, find -exec) is not vouched for by the checkpoint: it asks as before.
-  const carriedFlags = argvCarried.length === 0 ? [] : riskFlagsOf(argvCarried.map((c) => c.view), carriedInput(input), argvCarried.map((c) => folders[c.carrier] ?? [null])).filter((f) => !riskFlags.includes(f.flag))
+  const carriedFlags =
+    argvCarried.length === 0
+      ? []
+      : riskFlagsOf(
+          argvCarried.map((c) => c.view),
+          carriedInput(input),
+          argvCarried.map((c) => folders[c.carrier] ?? [null])
+        ).filter((f) => !riskFlags.includes(f.flag))
   if (carriedFlags.length > 0) {
     const all = new Set([...riskFlags, ...carriedFlags.map((f) => f.flag)])
     riskFlags.splice(0, riskFlags.length, ...riskFlagOrder.filter((f) => all.has(f)))
   }
   const flag = flags.find((f) => !informationalFlags.has(f.flag))
-  if (input.ask === 'never') return decided('run', null, flag || carriedFlags[0] ? `runs without asking (ask: never); risk flags: ${riskFlags.join(', ')}` : 'no rule applies')
-  if (flag) return decided('ask', `risk.${flag.flag}`, `${flag.why}${riskFlags.length > 1 ? `; also ${riskFlags.filter((f) => f !== flag.flag).join(', ')}` : ''}`)
+  if (input.ask === 'never')
+    return decided('run', null, flag || carriedFlags[0] ? `runs without asking (ask: never); risk flags: ${riskFlags.join(', ')}` : 'no rule applies')
+  if (flag)
+    return decided('ask', `risk.${flag.flag}`, `${flag.why}${riskFlags.length > 1 ? `; also ${riskFlags.filter((f) => f !== flag.flag).join(', ')}` : ''}`)
   const carriedFlag = carriedFlags[0]
   if (carriedFlag) {
     const from = argvCarried.find((c) => carriedFlag.why.startsWith(`${shown(c.view)} `))
     const carrier = from ? views[from.carrier] : undefined
-    const reason = from && carrier ? `${shown(carrier)}: ${carrier.program} can run \`${shown(from.view)}\`, which${carriedFlag.why.slice(shown(from.view).length)}` : carriedFlag.why
+    const reason =
+      from && carrier
+        ? `${shown(carrier)}: ${carrier.program} can run \`${shown(from.view)}\`, which${carriedFlag.why.slice(shown(from.view).length)}`
+        : carriedFlag.why
     return decided('ask', 'command.carried', `${reason} (risk flag ${carriedFlag.flag})`)
   }
   if (input.ask === 'always') return decided('ask', 'ask.always', 'the profile asks before every command (ask: always)')

@@ -12,7 +12,10 @@ import { protectedName } from './protected-names'
  * ordinary work), so it is left out here.
  */
 export function fileWriteRisks(path: string): ('vcs_write' | 'config_write')[] {
-  const parts = posix.normalize(path.replace(/\\/g, '/')).split('/').filter((part) => part !== '' && part !== '.')
+  const parts = posix
+    .normalize(path.replace(/\\/g, '/'))
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
   const hit = protectedName(parts)
   return hit && hit.name !== 'package.json' ? [hit.kind] : []
 }
@@ -42,7 +45,10 @@ export function readSmallFile(workspace: string, path: string, maxBytes = 1024 *
   let dirFd: number | undefined
   let fd: number | undefined
   try {
-    const parts = posix.normalize(path.replace(/\\/g, '/')).split('/').filter((part) => part !== '' && part !== '.')
+    const parts = posix
+      .normalize(path.replace(/\\/g, '/'))
+      .split('/')
+      .filter((part) => part !== '' && part !== '.')
     const name = parts.pop()
     if (!name || parts.includes('..') || name === '..') return undefined
     dirFd = openBeneath(openDirectoryNoFollow(workspace), parts.join('/'), { closeBase: true })

@@ -18,7 +18,9 @@ describe('labelledEntries (what a sandbox hides from a call)', () => {
     return dir.path
   }
 
-  const labels = new ClassificationLabelSet([{ paths: { 'secrets/**': 'CONFIDENTIAL', '**/*.pem': 'RESTRICTED', 'notes/private.md': 'INTERNAL' }, databases: { 'data/hr.db': 'RESTRICTED' } }])
+  const labels = new ClassificationLabelSet([
+    { paths: { 'secrets/**': 'CONFIDENTIAL', '**/*.pem': 'RESTRICTED', 'notes/private.md': 'INTERNAL' }, databases: { 'data/hr.db': 'RESTRICTED' } }
+  ])
 
   it('lists what exists above the level, outermost only: a whole folder, files under a glob, a database', () => {
     const root = workspace(['secrets/a', 'secrets/deep/b.pem', 'src/app.ts', 'deploy/certs/server.pem', 'notes/private.md', 'data/hr.db', '.airlock/x.pem'])

@@ -64,7 +64,10 @@ function walk(workspace: string, base: string, matchers: ((path: string) => bool
       continue // absent, not a folder, or unreadable: nothing of it reaches a sandbox either
     }
     for (const entry of entries) {
-      if (--budget.left < 0) throw new LabelWalkError(`a labelled glob's folder has more than ${labelWalkLimit} entries to look through; label a folder whole (e.g. "secrets/**") or narrow the glob`)
+      if (--budget.left < 0)
+        throw new LabelWalkError(
+          `a labelled glob's folder has more than ${labelWalkLimit} entries to look through; label a folder whole (e.g. "secrets/**") or narrow the glob`
+        )
       const path = folder === '' ? entry.name : `${folder}/${entry.name}`
       if (path === '.airlock') continue
       if (!entry.isDirectory() && !entry.isFile()) continue

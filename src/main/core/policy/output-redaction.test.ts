@@ -12,10 +12,19 @@ describe('output redaction', () => {
     const counts = new Map<string, number>()
     const text = `a ${github} b ${aws} c aws_secret_access_key = ${'x'.repeat(40)} d xoxb-1234567890-abcdef e sk-proj-${'Z'.repeat(24)} f the-operator-secret\n${key}\nend`
     const out = redactOutputText(text, ['the-operator-secret'], counts)
-    for (const secret of [github, aws, 'x'.repeat(40), 'xoxb-1234567890', 'Z'.repeat(24), 'the-operator-secret', 'b3BlbnNzaC1rZXktdjEAAAAA']) expect(out).not.toContain(secret)
+    for (const secret of [github, aws, 'x'.repeat(40), 'xoxb-1234567890', 'Z'.repeat(24), 'the-operator-secret', 'b3BlbnNzaC1rZXktdjEAAAAA'])
+      expect(out).not.toContain(secret)
     expect(out).toContain('aws_secret_access_key = [redacted]')
     expect(out.endsWith('\nend')).toBe(true)
-    expect(Object.fromEntries(counts)).toEqual({ known_secret: 1, private_key: 1, aws_access_key: 1, aws_secret_key: 1, github_token: 1, slack_token: 1, api_key: 1 })
+    expect(Object.fromEntries(counts)).toEqual({
+      known_secret: 1,
+      private_key: 1,
+      aws_access_key: 1,
+      aws_secret_key: 1,
+      github_token: 1,
+      slack_token: 1,
+      api_key: 1
+    })
   })
 
   it('finds tokens glued to an underscore', () => {
@@ -34,14 +43,29 @@ describe('output redaction', () => {
   it('as a POST_TOOL_RESPONSE hook: redacts every string of data (keys too) and the error, and says so in meta', async () => {
     const hooks = new ActionHooks()
     installOutputRedaction(hooks)
-    const result: ActionResult = { ok: false, status: 'error', data: { stdout: `x ${github}`, rows: [{ [aws]: 1, note: 'fine' }] }, artifacts: [], meta: {}, diagnostics: [], error: { code: 'e', message: `failed with ${github}` } }
+    const result: ActionResult = {
+      ok: false,
+      status: 'error',
+      data: { stdout: `x ${github}`, rows: [{ [aws]: 1, note: 'fine' }] },
+      artifacts: [],
+      meta: {},
+      diagnostics: [],
+      error: { code: 'e', message: `failed with ${github}` }
+    }
     const agent = { agentId: 'a', sessionId: 's', workspace: '/w', tools: new Set<string>(), secrets: [] } as unknown as ActionAgent
     const out = await hooks.respond({ callId: 'c', tool: 't', input: {}, agent, spec: {} as AnyActionSpec, result })
     expect(JSON.stringify(out)).not.toContain(github)
     expect(JSON.stringify(out)).not.toContain(aws)
     expect(out.meta.redaction).toEqual({ replaced: 3, kinds: ['aws_access_key', 'github_token'] })
     expect(out.diagnostics.at(-1)).toMatch(/3 secrets redacted/)
-    const clean = await hooks.respond({ callId: 'c', tool: 't', input: {}, agent, spec: {} as AnyActionSpec, result: { ...result, data: 'ok', error: undefined } })
+    const clean = await hooks.respond({
+      callId: 'c',
+      tool: 't',
+      input: {},
+      agent,
+      spec: {} as AnyActionSpec,
+      result: { ...result, data: 'ok', error: undefined }
+    })
     expect(clean.meta.redaction).toBeUndefined()
   })
 })

@@ -1,6 +1,7 @@
 import { posix } from 'node:path'
 import { createRequire } from 'node:module'
 import type * as Yaml from 'yaml'
+import { shellStartupFiles } from '@shared/protected-paths'
 import type { CommandPolicyInput } from './command-analysis'
 import { decideCommandLine } from './command-rules'
 import type { CommandAnalyzer } from './shell'
@@ -27,8 +28,8 @@ const maxLineChars = 16 * 1024
 /** The largest file analysed (characters, as `readSmallFile` reads); a larger one is not parsed and asks. */
 const maxContentChars = 1024 * 1024
 
-/** Shell start-up files: every command in them runs at the next shell. */
-const shellStartupFiles = new Set(['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout', '.kshrc', '.mkshrc', '.envrc'])
+/** Shell start-up files and `.envrc` (direnv): every command in them runs at the next shell. */
+const startupFiles = new Set([...shellStartupFiles, '.envrc'])
 const makefiles = new Set(['makefile', 'gnumakefile'])
 
 /**
@@ -46,7 +47,13 @@ const makefiles = new Set(['makefile', 'gnumakefile'])
  * format's own rule (with `\` continuations); Make's own expansions (`$(VAR)`) are left to the shell
  * parser, which reports what it cannot resolve as a concern.
  */
-export function plantedCommands(path: string, before: string | undefined, after: string, analyzer: CommandAnalyzer, policy: Pick<CommandPolicyInput, 'network'>): PlantedCommand[] {
+export function plantedCommands(
+  path: string,
+  before: string | undefined,
+  after: string,
+  analyzer: CommandAnalyzer,
+  policy: Pick<CommandPolicyInput, 'network'>
+): PlantedCommand[] {
   if (after.length > maxContentChars) return [unanalysed('the whole file', `${after.length} characters: too large to analyse`)]
   const read = plantedLines(path, before && before.length <= maxContentChars ? before : undefined, after)
   if ('unreadable' in read) return [unanalysed('the whole file', read.unreadable)]
@@ -54,7 +61,14 @@ export function plantedCommands(path: string, before: string | undefined, after:
     if (doubt) return unanalysed(where, doubt, line)
     if (line.length > maxLineChars) return unanalysed(where, `${line.length} characters: too long to analyse`, line)
     const decision = decideCommandLine(analyzer.analyze(line), { ask: 'on_risk', network: policy.network, denylist: [], allowlist: [] })
-    return { where, line, commands: decision.commands, riskFlags: decision.riskFlags, verdict: decision.decision, ...(decision.rule ? { rule: decision.rule } : {}) }
+    return {
+      where,
+      line,
+      commands: decision.commands,
+      riskFlags: decision.riskFlags,
+      verdict: decision.decision,
+      ...(decision.rule ? { rule: decision.rule } : {})
+    }
   })
   const left = read.lines.length - analysed.length
   return left > 0 ? [...analysed, unanalysed('the rest of the file', `${left} more planted ${left === 1 ? 'line was' : 'lines were'} not analysed`)] : analysed
@@ -76,8 +90,14 @@ export function plantsCommands(path: string): boolean {
 }
 
 function readerOf(path: string): Places | undefined {
-  const parts = posix.normalize(path.replace(/\\/g, '/')).split('/').filter((part) => part !== '' && part !== '.')
-  return placesOf((parts.at(-1) ?? '').toLowerCase(), parts.map((part) => part.toLowerCase()))
+  const parts = posix
+    .normalize(path.replace(/\\/g, '/'))
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+  return placesOf(
+    (parts.at(-1) ?? '').toLowerCase(),
+    parts.map((part) => part.toLowerCase())
+  )
 }
 
 /** The planted lines of `after` that `before` did not have at the same place, or why `after` cannot be read. */
@@ -99,7 +119,7 @@ type Places = (text: string) => Planted[] | undefined
 function placesOf(name: string, folder: string[]): Places | undefined {
   if (name === 'package.json') return packageScripts
   if (makefiles.has(name) || name.endsWith('.mk')) return makefileRecipes
-  if (shellStartupFiles.has(name)) return (text) => [{ where: `shell start-up file ${name}`, line: text }]
+  if (startupFiles.has(name)) return (text) => [{ where: `shell start-up file ${name}`, line: text }]
   const hooks = folder.lastIndexOf('hooks')
   if ((hooks > 0 && folder.slice(0, hooks).includes('.git')) || (folder.includes('.husky') && folder.at(-2) !== '_')) return (text) => [hookScript(name, text)]
   if (/\.ya?ml$/.test(name) && folder.at(-2) === 'workflows' && folder.at(-3) === '.github') return githubSteps
@@ -113,7 +133,9 @@ function hookScript(name: string, text: string): Planted {
   const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(withoutBom(text))
   const program = shebang ? (shebang[1]!.endsWith('/env') ? (shebang[2] ?? '') : shebang[1]!).split('/').at(-1)! : 'sh'
   const where = `git hook ${name}`
-  return ['sh', 'bash', 'dash', 'zsh', 'ksh'].includes(program) ? { where, line: text } : { where, line: text, doubt: `runs under ${program}, which the shell analysis does not follow` }
+  return ['sh', 'bash', 'dash', 'zsh', 'ksh'].includes(program)
+    ? { where, line: text }
+    : { where, line: text, doubt: `runs under ${program}, which the shell analysis does not follow` }
 }
 
 function packageScripts(text: string): Planted[] | undefined {
@@ -144,7 +166,11 @@ function makefileRecipes(text: string): Planted[] {
     }
     const trimmed = line.trimStart()
     if (/\$[({]shell[\s)}]|!=|^-?s?include\s|^\.RECIPEPREFIX/.test(trimmed)) {
-      out.push({ where: 'Makefile (run or read by make itself)', line: trimmed, doubt: 'Make runs or reads this itself ($(shell), !=, include, .RECIPEPREFIX)' })
+      out.push({
+        where: 'Makefile (run or read by make itself)',
+        line: trimmed,
+        doubt: 'Make runs or reads this itself ($(shell), !=, include, .RECIPEPREFIX)'
+      })
       continue
     }
     if (trimmed === '' || trimmed.startsWith('#')) continue
@@ -159,7 +185,9 @@ function makefileRecipes(text: string): Planted[] {
 }
 
 function githubSteps(text: string): Planted[] | undefined {
-  const doc = yamlOf(text) as { defaults?: { run?: { shell?: unknown } }; jobs?: Record<string, { steps?: unknown; defaults?: { run?: { shell?: unknown } } }> } | undefined
+  const doc = yamlOf(text) as
+    | { defaults?: { run?: { shell?: unknown } }; jobs?: Record<string, { steps?: unknown; defaults?: { run?: { shell?: unknown } } }> }
+    | undefined
   if (!doc) return undefined
   const shellOf = (...shells: unknown[]) => shells.find((shell) => typeof shell === 'string') as string | undefined
   return Object.entries(doc.jobs ?? {}).flatMap(([job, spec]) =>
@@ -168,7 +196,11 @@ function githubSteps(text: string): Planted[] | undefined {
       if (typeof run !== 'string') return []
       const where = `workflow job ${job}, step ${index + 1}`
       const runner = shellOf(shell, spec?.defaults?.run?.shell, doc.defaults?.run?.shell)
-      return [runner === undefined || /^(bash|sh)\b/.test(runner) ? { where, line: run } : { where, line: run, doubt: `runs under shell: ${runner}, which the shell analysis does not follow` }]
+      return [
+        runner === undefined || /^(bash|sh)\b/.test(runner)
+          ? { where, line: run }
+          : { where, line: run, doubt: `runs under shell: ${runner}, which the shell analysis does not follow` }
+      ]
     })
   )
 }
@@ -191,7 +223,9 @@ function vscodeTasks(text: string): Planted[] | undefined {
   if (!doc) return undefined
   return (Array.isArray(doc.tasks) ? doc.tasks : []).flatMap((task: Record<string, unknown> | null, index: number) => {
     const where = `editor task ${typeof task?.label === 'string' ? task.label : index + 1}`
-    const overrides = ['windows', 'linux', 'osx'].map((os) => (task?.[os] as Record<string, unknown> | undefined)?.command).filter((command) => command !== undefined)
+    const overrides = ['windows', 'linux', 'osx']
+      .map((os) => (task?.[os] as Record<string, unknown> | undefined)?.command)
+      .filter((command) => command !== undefined)
     if (typeof task?.command !== 'string' && overrides.length === 0) return []
     // Arguments are quoted for the shell as VS Code passes them; OS overrides and non-shell task types are not followed.
     const args = Array.isArray(task?.args) ? task.args.map((arg) => (typeof arg === 'string' ? shellQuote(arg) : '')) : []

@@ -97,7 +97,14 @@ export class PolicyEngine {
     const profile = agent.profile
     const labels = this.labelsOf(agent)
     const recoverable = this.options.recoverable
-    const assessed = assessToolCall(tool, input, agent, labels, await this.options.analyzer(), recoverable && !unisolated(agent.profile) ? (segments, options) => recoverable(agent.agentId, segments, options) : undefined)
+    const assessed = assessToolCall(
+      tool,
+      input,
+      agent,
+      labels,
+      await this.options.analyzer(),
+      recoverable && !unisolated(agent.profile) ? (segments, options) => recoverable(agent.agentId, segments, options) : undefined
+    )
     if (typeof input === 'object' && input !== null) this.assessments.set(input, assessed)
     const taint = agent.sessionId === '' ? 'PUBLIC' : this.options.taint.taint(agent.sessionId)
     // What the call's sandbox hides: everything labelled above the session's taint and what this call itself reads.
@@ -107,7 +114,13 @@ export class PolicyEngine {
         hiddenPaths = labelledEntries(agent.workspace, labels, higherClassification(taint, assessed.reads))
       } catch (error) {
         if (!(error instanceof LabelWalkError)) throw error
-        return { riskFlags: assessed.riskFlags, taint, decision: 'deny', rule: 'classification.unlisted', reason: `the workspace's labelled paths could not be listed, so they cannot be hidden from ${tool}: ${error.message}` }
+        return {
+          riskFlags: assessed.riskFlags,
+          taint,
+          decision: 'deny',
+          rule: 'classification.unlisted',
+          reason: `the workspace's labelled paths could not be listed, so they cannot be hidden from ${tool}: ${error.message}`
+        }
       }
     }
     const facts: Omit<PreToolCallDecision, 'decision'> = {
@@ -120,10 +133,16 @@ export class PolicyEngine {
       ...(assessed.reads !== 'PUBLIC' || assessed.sink ? { classification: { reads: assessed.reads, ...(assessed.sink ? { sink: assessed.sink } : {}) } } : {})
     }
     const never = profile.ask === 'never'
-    const verdict = (decision: 'deny' | 'ask', rule: string, reason: string): PreToolCallDecision => ({ ...facts, decision: never && decision === 'ask' ? 'deny' : decision, rule, reason })
+    const verdict = (decision: 'deny' | 'ask', rule: string, reason: string): PreToolCallDecision => ({
+      ...facts,
+      decision: never && decision === 'ask' ? 'deny' : decision,
+      rule,
+      reason
+    })
     const command = assessed.command
     if (command?.decision === 'blocked') return { ...facts, decision: 'deny', rule: command.rule ?? 'command.blocked', reason: command.reason }
-    if (command?.decision === 'ask' && !command.rule?.startsWith('risk.') && command.rule !== 'ask.always') return verdict('ask', command.rule ?? 'command.ask', command.reason)
+    if (command?.decision === 'ask' && !command.rule?.startsWith('risk.') && command.rule !== 'ask.always')
+      return verdict('ask', command.rule ?? 'command.ask', command.reason)
     if (above(assessed.reads, profile.classificationCeiling)) {
       return verdict('ask', 'classification.above_ceiling', `${tool} reads ${assessed.reads} data, above this agent's ceiling ${profile.classificationCeiling}`)
     }
@@ -138,15 +157,30 @@ export class PolicyEngine {
     }
     const inFlight = agent.sessionId === '' ? undefined : this.runningSink(agent.sessionId, callId)
     if (inFlight && above(carried, inFlight)) {
-      return verdict('ask', 'classification.write_down', `a call of this session that can send to a ${inFlight} destination is still running; ${tool} reads ${assessed.reads} data it could reach (write-down)`)
+      return verdict(
+        'ask',
+        'classification.write_down',
+        `a call of this session that can send to a ${inFlight} destination is still running; ${tool} reads ${assessed.reads} data it could reach (write-down)`
+      )
     }
     const asking = assessed.riskFlags.filter((flag) => !informationalFlags.has(flag))
     if (profile.ask === 'on_risk' && asking.length > 0) {
       const flag = asking[0]!
-      return { ...facts, decision: 'ask', rule: command?.decision === 'ask' && command.rule ? command.rule : `risk.${flag}`, reason: command?.decision === 'ask' ? command.reason : riskReason(flag, tool) }
+      return {
+        ...facts,
+        decision: 'ask',
+        rule: command?.decision === 'ask' && command.rule ? command.rule : `risk.${flag}`,
+        reason: command?.decision === 'ask' ? command.reason : riskReason(flag, tool)
+      }
     }
-    if (profile.ask === 'always' && effects !== 'read') return { ...facts, decision: 'ask', rule: 'ask.always', reason: `this agent asks before every call that writes or executes (${tool})` }
-    if (assessed.riskFlags.length > 0) return { ...facts, decision: 'allow', reason: `flagged ${assessed.riskFlags.join(', ')}; runs without asking because this agent's ask mode is ${profile.ask}` }
+    if (profile.ask === 'always' && effects !== 'read')
+      return { ...facts, decision: 'ask', rule: 'ask.always', reason: `this agent asks before every call that writes or executes (${tool})` }
+    if (assessed.riskFlags.length > 0)
+      return {
+        ...facts,
+        decision: 'allow',
+        reason: `flagged ${assessed.riskFlags.join(', ')}; runs without asking because this agent's ask mode is ${profile.ask}`
+      }
     return { ...facts, decision: 'allow' }
   }
 

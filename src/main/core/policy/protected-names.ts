@@ -1,3 +1,4 @@
+import { shellStartupFiles } from '@shared/protected-paths'
 import { segmentMatchesFolded } from './command-rules-glob'
 
 /**
@@ -25,7 +26,7 @@ const vcsFiles = ['.gitmodules', '.gitattributes', '.gitlab-ci.yml', '.pre-commi
 const configFolders = ['.vscode', '.idea', '.claude', '.cursor', '.ssh']
 const configFiles = [
   ...['.env', '.env.local', '.env.production', '.env.development', '.envrc'],
-  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout', '.kshrc', '.mkshrc', '.cshrc', '.tcshrc', '.login', '.logout'],
+  ...[...shellStartupFiles, '.cshrc', '.tcshrc', '.login', '.logout'],
   ...['.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc', '.gitconfig', '.netrc', '.pgpass'],
   ...['.mcp.json', 'usercustomize.py', 'sitecustomize.py', 'Makefile', 'makefile', 'GNUmakefile'],
   'package.json'

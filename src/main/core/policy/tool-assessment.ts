@@ -46,12 +46,20 @@ export type ToolAssessment = {
 const executing = new Set(['run_command', 'run_code', 'run_skill'])
 
 /** Assesses one call. `input` is the spec's validated input. */
-export function assessToolCall(tool: string, input: unknown, agent: ActionAgent, labels: ClassificationLabelSet, analyzer: CommandAnalyzer, recoverable?: (segments: readonly string[], options?: { glob?: boolean }) => boolean): ToolAssessment {
+export function assessToolCall(
+  tool: string,
+  input: unknown,
+  agent: ActionAgent,
+  labels: ClassificationLabelSet,
+  analyzer: CommandAnalyzer,
+  recoverable?: (segments: readonly string[], options?: { glob?: boolean }) => boolean
+): ToolAssessment {
   const fields = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>
   const text = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined)
   const profile = agent.profile
   const out: ToolAssessment = { riskFlags: [], reads: 'PUBLIC' }
-  const levelOf = (path: string, cwd?: string) => (labels.empty ? 'PUBLIC' : highest(pathSpellings(path, agent.workspace, cwd).map((spelling) => labels.ofPath(spelling))))
+  const levelOf = (path: string, cwd?: string) =>
+    labels.empty ? 'PUBLIC' : highest(pathSpellings(path, agent.workspace, cwd).map((spelling) => labels.ofPath(spelling)))
   const treeLevelOf = (path: string) => (labels.empty ? 'PUBLIC' : highest(pathSpellings(path, agent.workspace).map((spelling) => labels.ofTree(spelling))))
   if (executing.has(tool)) {
     if (allowsUnsafeFallback(profile)) out.riskFlags.push('isolation_fallback')
@@ -104,7 +112,8 @@ export function assessToolCall(tool: string, input: unknown, agent: ActionAgent,
         // An edit of a file that cannot be read (too big, behind a link, gone): unknown is not "no change".
         if (manifest && (after === undefined || packageScriptsChange(before, after))) out.riskFlags.push('config_write')
         if (after === undefined) out.riskFlags.push('plants_command')
-        for (const entry of after === undefined ? [] : plantedCommands(path, before, after, analyzer, { network: profile.network })) planted.set(`${entry.where}\u0000${entry.line}`, entry)
+        for (const entry of after === undefined ? [] : plantedCommands(path, before, after, analyzer, { network: profile.network }))
+          planted.set(`${entry.where}\u0000${entry.line}`, entry)
       }
       if (planted.size > 0) {
         out.planted = [...planted.values()]

@@ -39,7 +39,9 @@ export function descriptorPath(fd: number): string {
 /** The components of a relative path; `..`, absolute paths and NUL are refused. */
 export function relativeComponents(relativePath: string): string[] {
   if (relativePath.includes('\0') || isAbsolute(relativePath)) throw new NoFollowError(`${JSON.stringify(relativePath)} is not a relative path`)
-  const parts = normalize(relativePath).split(sep).filter((part) => part !== '' && part !== '.')
+  const parts = normalize(relativePath)
+    .split(sep)
+    .filter((part) => part !== '' && part !== '.')
   if (parts.includes('..')) throw new NoFollowError(`${JSON.stringify(relativePath)} leaves its directory`)
   return parts
 }

@@ -100,7 +100,10 @@ function componentStates(workspace: string, relative: string): string[] {
 /** When a run starts: the state of every protected path (and of `.git`) in each workspace it binds whole. */
 export function watchProtected(workspaces: readonly { fd: number; path: string }[], paths: readonly string[] | undefined): ProtectedWatch[] {
   const watched = [...protectedPathsWith(paths ?? []), gitPointer]
-  return workspaces.map((workspace) => ({ ...workspace, watched: watched.map((relative) => ({ relative, before: componentStates(workspace.path, relative) })) }))
+  return workspaces.map((workspace) => ({
+    ...workspace,
+    watched: watched.map((relative) => ({ relative, before: componentStates(workspace.path, relative) }))
+  }))
 }
 
 /**
@@ -150,7 +153,9 @@ export function quarantineChanged(watches: readonly ProtectedWatch[]): string[] 
 function moveInto(workspaceFd: number, relative: string, quarantine: number): void {
   const segments = relative.split('/')
   const name = segments.pop()!
-  const parent = segments.length ? openBeneath(workspaceFd, segments.join('/')) : openSync(descriptorPath(workspaceFd), constants.O_RDONLY | constants.O_DIRECTORY)
+  const parent = segments.length
+    ? openBeneath(workspaceFd, segments.join('/'))
+    : openSync(descriptorPath(workspaceFd), constants.O_RDONLY | constants.O_DIRECTORY)
   try {
     renameSync(`${descriptorPath(parent)}/${name}`, `${descriptorPath(quarantine)}/${encodeURIComponent(relative)}`)
   } finally {
@@ -181,6 +186,8 @@ function quarantineNotes(moved: readonly string[], failed: readonly string[]): s
           `moved ${moved.join(', ')} to .airlock/quarantine/: this run made or replaced ${moved.length === 1 ? 'a protected path' : 'protected paths'} (git config and hooks, editor and agent settings, CI files, shell start-up files run code outside the sandbox); change them with write_file or edit_file, which the operator sees`
         ]
       : []),
-    ...(failed.length ? [`could not move ${failed.join(', ')} out of the way: look at ${failed.length === 1 ? 'it' : 'them'} before running git or opening the folder`] : [])
+    ...(failed.length
+      ? [`could not move ${failed.join(', ')} out of the way: look at ${failed.length === 1 ? 'it' : 'them'} before running git or opening the folder`]
+      : [])
   ]
 }

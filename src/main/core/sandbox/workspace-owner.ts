@@ -79,9 +79,7 @@ export function sandboxReachProblem(path: string, identity: SandboxIdentity = sa
 export function assertWritableBySandbox(rootFd: number, root: string, identity: SandboxIdentity = sandboxIdentity()): void {
   const stat = fstatSync(rootFd)
   const writable =
-    (stat.uid === identity.uid && (stat.mode & 0o200) !== 0) ||
-    (stat.gid === identity.gid && (stat.mode & 0o020) !== 0) ||
-    (stat.mode & 0o002) !== 0
+    (stat.uid === identity.uid && (stat.mode & 0o200) !== 0) || (stat.gid === identity.gid && (stat.mode & 0o020) !== 0) || (stat.mode & 0o002) !== 0
   if (!writable) {
     throw new NoFollowError(
       `the workspace ${root} belongs to uid ${stat.uid}, and sandboxed code runs as uid ${identity.uid}${identity.dedicated ? ' (Airlock runs as root, so sandboxes get their own unprivileged uid)' : ''}: create it with claimWorkspace() so the sandbox can write it`

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { parseSkillDocument, renderSkillDocument, skillContentHash, type SkillFrontMatter } from './skill-content'
 
-const front: SkillFrontMatter = { name: 'greet', description: 'Says "hi"\n---\nentry: "evil.py"', entry: 'main.py', language: 'python', inputs: { z: 1, a: { y: [1, 2], b: null } } }
+const front: SkillFrontMatter = {
+  name: 'greet',
+  description: 'Says "hi"\n---\nentry: "evil.py"',
+  entry: 'main.py',
+  language: 'python',
+  inputs: { z: 1, a: { y: [1, 2], b: null } }
+}
 
 describe('SKILL.md and the content hash', () => {
   it('renders the same bytes for the same front matter and reads back what it wrote, whatever the description holds', () => {

@@ -27,7 +27,13 @@ export type SkillFile = { path: string; bytes: Buffer }
 export type SkillFrontMatter = { name: string; description: string; entry: string; language: CodeLanguage; inputs?: SkillManifest['inputs'] }
 
 const frontMatterSchema = z
-  .object({ name: skillNameSchema, description: skillDescriptionSchema, entry: bundlePathSchema, language: codeLanguageSchema, inputs: skillInputsSchema.optional() })
+  .object({
+    name: skillNameSchema,
+    description: skillDescriptionSchema,
+    entry: bundlePathSchema,
+    language: codeLanguageSchema,
+    inputs: skillInputsSchema.optional()
+  })
   .strict()
 
 const hashDomain = Buffer.from('airlock-skill-content/1\0')
@@ -67,9 +73,24 @@ export function skillManifest(front: SkillFrontMatter, files: readonly SkillFile
  * order, `inputs` with sorted keys; then a short body. The same front matter gives the same bytes.
  */
 export function renderSkillDocument(front: SkillFrontMatter): Buffer {
-  const lines = ['---', `name: ${JSON.stringify(front.name)}`, `description: ${JSON.stringify(front.description)}`, `entry: ${JSON.stringify(front.entry)}`, `language: ${JSON.stringify(front.language)}`]
+  const lines = [
+    '---',
+    `name: ${JSON.stringify(front.name)}`,
+    `description: ${JSON.stringify(front.description)}`,
+    `entry: ${JSON.stringify(front.entry)}`,
+    `language: ${JSON.stringify(front.language)}`
+  ]
   if (front.inputs !== undefined) lines.push(`inputs: ${canonicalJson(front.inputs)}`)
-  lines.push('---', '', `# ${front.name}`, '', front.description, '', `Runs ${front.entry} (${front.language}) with run_skill; written by Airlock, runs only once the operator approved this content.`, '')
+  lines.push(
+    '---',
+    '',
+    `# ${front.name}`,
+    '',
+    front.description,
+    '',
+    `Runs ${front.entry} (${front.language}) with run_skill; written by Airlock, runs only once the operator approved this content.`,
+    ''
+  )
   return Buffer.from(lines.join('\n'), 'utf8')
 }
 
@@ -80,7 +101,8 @@ export function renderSkillDocument(front: SkillFrontMatter): Buffer {
  * Throws `skill.invalid_manifest` naming the problem.
  */
 export function parseSkillDocument(bytes: Buffer): SkillFrontMatter {
-  const invalid = (why: string) => new SkillError('invalid_manifest', `${skillDocument}: ${why}. Save the skill again with persist_skill.`, { path: skillDocument })
+  const invalid = (why: string) =>
+    new SkillError('invalid_manifest', `${skillDocument}: ${why}. Save the skill again with persist_skill.`, { path: skillDocument })
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
@@ -106,8 +128,10 @@ export function parseSkillDocument(bytes: Buffer): SkillFrontMatter {
 
 /** Refuses front matter that cannot run these files: the entry must be one of them (and not SKILL.md). */
 export function assertRunnable(front: Pick<SkillFrontMatter, 'entry'>, files: readonly SkillFile[]): void {
-  if (front.entry === skillDocument) throw new SkillError('invalid_manifest', `entry: ${skillDocument} describes the skill; name the program file to run.`, { entry: front.entry })
-  if (!files.some((file) => file.path === front.entry)) throw new SkillError('invalid_manifest', `entry: ${front.entry} is not one of the skill's files.`, { entry: front.entry })
+  if (front.entry === skillDocument)
+    throw new SkillError('invalid_manifest', `entry: ${skillDocument} describes the skill; name the program file to run.`, { entry: front.entry })
+  if (!files.some((file) => file.path === front.entry))
+    throw new SkillError('invalid_manifest', `entry: ${front.entry} is not one of the skill's files.`, { entry: front.entry })
 }
 
 function jsonOrText(raw: string): unknown {
@@ -126,7 +150,9 @@ function sortedFiles(files: readonly SkillFile[]): SkillFile[] {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
     return `{${entries.join(',')}}`
   }
   return JSON.stringify(value)

@@ -3,18 +3,11 @@ import type { ActionOutcome } from '../../core/action-runtime'
 import { fileActionOutcome } from '../workspace'
 
 /** Why a skill action refused; each is a stable code `skill.<reason>`. */
-export type SkillRefusal =
-  | 'not_found'
-  | 'invalid_files'
-  | 'unsafe_file'
-  | 'too_large'
-  | 'invalid_manifest'
-  | 'not_approved'
-  | 'rejected'
+export type SkillRefusal = 'not_found' | 'invalid_files' | 'unsafe_file' | 'too_large' | 'invalid_manifest' | 'not_approved' | 'rejected'
 
 /**
  * A refusal of `persist_skill` or `run_skill`: `code` is `skill.<reason>`, the message says what
- * to do, `payload` is JSON for machines (the path, the revision that waits...).
+ * to do, `data` is JSON for machines (the path, the revision that waits...).
  */
 export class SkillError extends AirlockError<`skill.${SkillRefusal}`> {
   constructor(

@@ -55,7 +55,8 @@ async function readTree(fd: number, prefix: string[], walk: Walk): Promise<void>
     const stat = lstatOrChanged(at, shown)
     if (stat.isSymbolicLink()) throw unsafe(shown, 'is a symbolic link; skill files must be regular files inside the skill folder')
     if (stat.isDirectory()) {
-      if (prefix.length + 1 >= skillLimits.maxDepth) throw new SkillError('too_large', `${shown}: folders nest deeper than ${skillLimits.maxDepth} levels.`, { path: shown })
+      if (prefix.length + 1 >= skillLimits.maxDepth)
+        throw new SkillError('too_large', `${shown}: folders nest deeper than ${skillLimits.maxDepth} levels.`, { path: shown })
       const child = openFolder(fd, raw.toString('utf8'), shown)
       try {
         await readTree(child, [...prefix, raw.toString('utf8')], walk)
@@ -65,7 +66,8 @@ async function readTree(fd: number, prefix: string[], walk: Walk): Promise<void>
       continue
     }
     if (!stat.isFile()) throw unsafe(shown, 'is not a regular file (a FIFO, socket or device)')
-    if (walk.files.length + 1 > skillLimits.maxFiles) throw new SkillError('too_large', `${skillsFolder}/${walk.name} holds more than ${skillLimits.maxFiles} files.`, { limit: skillLimits.maxFiles })
+    if (walk.files.length + 1 > skillLimits.maxFiles)
+      throw new SkillError('too_large', `${skillsFolder}/${walk.name} holds more than ${skillLimits.maxFiles} files.`, { limit: skillLimits.maxFiles })
     const bytes = await readFile(fd, raw.toString('utf8'), shown, skillLimits.maxTotalBytes - walk.total)
     walk.total += bytes.length
     walk.files.push({ path, bytes })
@@ -79,7 +81,8 @@ export function openFolder(dirFd: number, name: string, shown: string): number {
   try {
     stat = lstatSync(at)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SkillError('not_found', `${shown} does not exist: there is no such skill. Save one with persist_skill.`, { path: shown })
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new SkillError('not_found', `${shown} does not exist: there is no such skill. Save one with persist_skill.`, { path: shown })
     throw error
   }
   if (stat.isSymbolicLink()) throw unsafe(shown, 'is a symbolic link; a skill folder must be a real folder')
@@ -107,8 +110,17 @@ async function readFile(dirFd: number, name: string, shown: string, totalLeft: n
     const stat = fstatSync(fd)
     if (!stat.isFile()) throw unsafe(shown, 'is not a regular file')
     if (stat.nlink > 1) throw unsafe(shown, `has ${stat.nlink} hard links; it may be a file outside the workspace`)
-    if (stat.size > skillLimits.maxFileBytes) throw new SkillError('too_large', `${shown} is ${stat.size} bytes; a skill file may have at most ${skillLimits.maxFileBytes}.`, { path: shown, bytes: stat.size, limit: skillLimits.maxFileBytes })
-    if (stat.size > totalLeft) throw new SkillError('too_large', `the files of the skill add up to more than ${skillLimits.maxTotalBytes} bytes.`, { path: shown, limit: skillLimits.maxTotalBytes })
+    if (stat.size > skillLimits.maxFileBytes)
+      throw new SkillError('too_large', `${shown} is ${stat.size} bytes; a skill file may have at most ${skillLimits.maxFileBytes}.`, {
+        path: shown,
+        bytes: stat.size,
+        limit: skillLimits.maxFileBytes
+      })
+    if (stat.size > totalLeft)
+      throw new SkillError('too_large', `the files of the skill add up to more than ${skillLimits.maxTotalBytes} bytes.`, {
+        path: shown,
+        limit: skillLimits.maxTotalBytes
+      })
     // One byte more than fstat said: a file that grows while it is read is refused, not read in part.
     const bytes = await readAt(fd, stat.size + 1, 0)
     if (bytes.length !== stat.size) throw unsafe(shown, 'changed while Airlock read it')

@@ -13,7 +13,13 @@ import { openFolder } from './skill-folder'
  * the content just recorded. A path that leads through a symbolic link is refused, not followed
  * somewhere else in the workspace: skill files are read back with no link followed at all.
  */
-export async function writeSkillFolder(input: { workspace: string; diskMb: number; name: string; files: readonly SkillFile[]; signal?: AbortSignal }): Promise<void> {
+export async function writeSkillFolder(input: {
+  workspace: string
+  diskMb: number
+  name: string
+  files: readonly SkillFile[]
+  signal?: AbortSignal
+}): Promise<void> {
   const root = openWorkspace(input.workspace)
   try {
     const paths = input.files.map((file) => [skillsFolder, input.name, ...file.path.split('/')])
@@ -28,7 +34,11 @@ export async function writeSkillFolder(input: { workspace: string; diskMb: numbe
       try {
         const name = assertSameFile(entry.components, components, entry.name)
         if (entry.stat) assertPlainFile(entry.stat, entry.components)
-        replaceFile(entry.dirFd, name, (input.files[index] as SkillFile).bytes, { mode: entry.stat ? entry.stat.mode : 0o644, owner, components: entry.components })
+        replaceFile(entry.dirFd, name, (input.files[index] as SkillFile).bytes, {
+          mode: entry.stat ? entry.stat.mode : 0o644,
+          owner,
+          components: entry.components
+        })
       } finally {
         closeSync(entry.dirFd)
       }
@@ -65,7 +75,11 @@ function look(root: WorkspaceRoot, components: string[]): number {
 function assertSameFile(real: readonly string[], wanted: readonly string[], name: string | undefined): string {
   const path = joinComponents(wanted)
   if (name === undefined || joinComponents(real) !== path) {
-    throw new SkillError('unsafe_file', `${path} leads through a symbolic link (to ${joinComponents(real)}); skill files must be regular files inside skills/. Remove the link and save again.`, { path })
+    throw new SkillError(
+      'unsafe_file',
+      `${path} leads through a symbolic link (to ${joinComponents(real)}); skill files must be regular files inside skills/. Remove the link and save again.`,
+      { path }
+    )
   }
   return name
 }

@@ -1,9 +1,8 @@
 import { AirlockError } from '@shared/errors'
 import type { ActionOutcome } from '../../core/action-runtime'
 
-/** Why a file action refused or failed; each is a stable code `workspace_file.<reason>`. */
-export const workspaceFileReasons = [
-  // Hard boundaries (SPEC §6.2): the call is `blocked`.
+/** Reasons that are a hard boundary (SPEC §6.2: an escape attempt or a limit): the call is `blocked`. */
+const boundaryReasonList = [
   'invalid_path',
   'outside_workspace',
   'reserved_path',
@@ -11,8 +10,12 @@ export const workspaceFileReasons = [
   'symlink_loop',
   'changed_during_operation',
   'quota_exceeded',
-  'too_large',
-  // Ordinary failures: the call ends in `error`.
+  'too_large'
+] as const
+
+/** Why a file action refused or failed; each is a stable code `workspace_file.<reason>`. Past the boundaries, ordinary failures: the call ends in `error`. */
+export const workspaceFileReasons = [
+  ...boundaryReasonList,
   'not_found',
   'not_regular_file',
   'is_directory',
@@ -28,11 +31,10 @@ export const workspaceFileReasons = [
 /** One reason of `workspaceFileReasons`. */
 export type WorkspaceFileReason = (typeof workspaceFileReasons)[number]
 
-/** Reasons that are a hard boundary (an escape attempt or a limit), reported as `blocked`. */
-const boundaryReasons: ReadonlySet<WorkspaceFileReason> = new Set(['invalid_path', 'outside_workspace', 'reserved_path', 'hard_link', 'symlink_loop', 'changed_during_operation', 'quota_exceeded', 'too_large'])
+const boundaryReasons: ReadonlySet<WorkspaceFileReason> = new Set(boundaryReasonList)
 
 /**
- * The error of the workspace file actions: `code` is `workspace_file.<reason>`, `payload` is JSON
+ * The error of the workspace file actions: `code` is `workspace_file.<reason>`, `data` is JSON
  * for machines (counts, sizes, the path), the message says what was refused and why, for people.
  */
 export class WorkspaceFileError extends AirlockError<`workspace_file.${WorkspaceFileReason}`> {
@@ -83,6 +85,10 @@ export async function fileActionOutcome(run: () => Promise<ActionOutcome>, signa
     const error = asWorkspaceFileError(thrown)
     const failure = { code: error.code, message: error.message }
     if (!boundaryReasons.has(error.reason)) return { status: 'error', error: failure, meta: { refusal: error.data } }
-    return { status: 'blocked', error: failure, meta: { policy: { decision: 'deny', rule: `workspace.${error.reason}`, reason: error.message }, refusal: error.data } }
+    return {
+      status: 'blocked',
+      error: failure,
+      meta: { policy: { decision: 'deny', rule: `workspace.${error.reason}`, reason: error.message }, refusal: error.data }
+    }
   }
 }

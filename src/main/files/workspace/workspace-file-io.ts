@@ -83,16 +83,25 @@ export function assertFileEntry(entry: ResolvedEntry): ResolvedEntry & { name: s
 export function assertPlainFile(stat: Stats, components: readonly string[]): void {
   const path = joinComponents(components)
   if (stat.isDirectory()) throw new WorkspaceFileError('is_directory', `${path} is a folder, not a file.`, { path })
-  if (!stat.isFile()) throw new WorkspaceFileError('not_regular_file', `${path} is not a regular file (a FIFO, socket or device); the file actions handle regular files only.`, { path })
+  if (!stat.isFile())
+    throw new WorkspaceFileError('not_regular_file', `${path} is not a regular file (a FIFO, socket or device); the file actions handle regular files only.`, {
+      path
+    })
   if (stat.nlink > 1) {
-    throw new WorkspaceFileError('hard_link', `${path} has ${stat.nlink} hard links; it may be a file outside the workspace, so the file actions refuse it. Copy it to a new file first.`, { path, links: stat.nlink })
+    throw new WorkspaceFileError(
+      'hard_link',
+      `${path} has ${stat.nlink} hard links; it may be a file outside the workspace, so the file actions refuse it. Copy it to a new file first.`,
+      { path, links: stat.nlink }
+    )
   }
 }
 
 /** Refuses a write to the host's own record of calls at the workspace root. */
 export function assertWritableName(components: readonly string[]): void {
   if (components.length === 1 && components[0] === historyFile) {
-    throw new WorkspaceFileError('reserved_path', `${historyFile} is Airlock's record of this agent's calls; the file actions do not write it.`, { path: historyFile })
+    throw new WorkspaceFileError('reserved_path', `${historyFile} is Airlock's record of this agent's calls; the file actions do not write it.`, {
+      path: historyFile
+    })
   }
 }
 
@@ -115,7 +124,12 @@ export function readAt(fd: number, length: number, position: number): Promise<Bu
 /** Reads a whole open file of at most `maxBytes` (`too_large` if it holds more). */
 export async function readWhole(fd: number, stat: Stats, maxBytes: number, components: readonly string[]): Promise<Buffer> {
   const path = joinComponents(components)
-  const tooLarge = (bytes: number) => new WorkspaceFileError('too_large', `${path} is ${bytes} bytes; the file actions edit files of at most ${maxBytes} bytes.`, { path, bytes, limit: maxBytes })
+  const tooLarge = (bytes: number) =>
+    new WorkspaceFileError('too_large', `${path} is ${bytes} bytes; the file actions edit files of at most ${maxBytes} bytes.`, {
+      path,
+      bytes,
+      limit: maxBytes
+    })
   if (stat.size > maxBytes) throw tooLarge(stat.size)
   // One byte more than fstat said tells a file that grew since; then read on, up to the limit.
   const first = await readAt(fd, stat.size + 1, 0)
@@ -131,7 +145,12 @@ export async function readWhole(fd: number, stat: Stats, maxBytes: number, compo
  * name. Nothing is ever written through an existing file, so a link planted there (symbolic or
  * hard) is replaced, never followed, and a reader sees the old file or the new one, nothing between.
  */
-export function replaceFile(dirFd: number, name: string, bytes: Uint8Array, options: { mode: number; owner: SandboxIdentity | 'host'; components: readonly string[] }): void {
+export function replaceFile(
+  dirFd: number,
+  name: string,
+  bytes: Uint8Array,
+  options: { mode: number; owner: SandboxIdentity | 'host'; components: readonly string[] }
+): void {
   const base = descriptorPath(dirFd)
   const { temp, fd } = createTemp(base)
   try {

@@ -3,7 +3,17 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { claimWorkspace } from '../../core/sandbox'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { assertWithinQuota, closeWorkspace, maxLinkHops, openWorkspace, pathProblem, resolveEntry, workspaceUsage, WorkspaceFileError, type WorkspaceRoot } from '.'
+import {
+  assertWithinQuota,
+  closeWorkspace,
+  maxLinkHops,
+  openWorkspace,
+  pathProblem,
+  resolveEntry,
+  workspaceUsage,
+  WorkspaceFileError,
+  type WorkspaceRoot
+} from '.'
 
 let dir: ReturnType<typeof makeTempDir>
 let workspace: string

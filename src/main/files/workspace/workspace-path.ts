@@ -73,7 +73,8 @@ export const fileContentSchema = z.string().superRefine((content, context) => {
   // A string of n UTF-16 units is at most 3n UTF-8 bytes: count only when it could be over.
   if (content.length * 3 <= workspaceLimits.maxFileBytes) return
   const bytes = Buffer.byteLength(content, 'utf8')
-  if (bytes > workspaceLimits.maxFileBytes) context.addIssue({ code: 'custom', message: `is ${bytes} bytes; the limit is ${workspaceLimits.maxFileBytes} (16 MiB)` })
+  if (bytes > workspaceLimits.maxFileBytes)
+    context.addIssue({ code: 'custom', message: `is ${bytes} bytes; the limit is ${workspaceLimits.maxFileBytes} (16 MiB)` })
 })
 
 /** A path's components joined back: how results name a file (no `./`, no doubled slashes). */

@@ -116,7 +116,12 @@ export function quotaRefusal(usage: WorkspaceUsage, limitMb: number, extraBytes:
  * the usage it measured (undefined when it did not need to measure). Concurrent writers may each
  * pass before either lands: the quota bounds growth per call, it is not a filesystem quota.
  */
-export async function assertWithinQuota(workspace: string, limitMb: number, extraBytes: number, options: { signal?: AbortSignal } = {}): Promise<WorkspaceUsage | undefined> {
+export async function assertWithinQuota(
+  workspace: string,
+  limitMb: number,
+  extraBytes: number,
+  options: { signal?: AbortSignal } = {}
+): Promise<WorkspaceUsage | undefined> {
   if (extraBytes < 0) return undefined
   const usage = await workspaceUsage(workspace, options)
   const refusal = quotaRefusal(usage, limitMb, extraBytes)

@@ -66,7 +66,12 @@ export function resolveEntry(root: WorkspaceRoot, components: readonly string[],
   let hops = 0
   const hop = () => {
     hops += 1
-    if (hops > maxLinkHops) throw new WorkspaceFileError('symlink_loop', `${joinComponents(components)}: more than ${maxLinkHops} symbolic links (or changes while resolving it) on the way.`, { path: joinComponents(components) })
+    if (hops > maxLinkHops)
+      throw new WorkspaceFileError(
+        'symlink_loop',
+        `${joinComponents(components)}: more than ${maxLinkHops} symbolic links (or changes while resolving it) on the way.`,
+        { path: joinComponents(components) }
+      )
   }
   const moveTo = (fd: number, to: string[]) => {
     closeSync(dirFd)
@@ -82,7 +87,11 @@ export function resolveEntry(root: WorkspaceRoot, components: readonly string[],
         continue
       }
       if (walked.length === 0 && part === hostFolder) {
-        throw new WorkspaceFileError('reserved_path', `${joinComponents(components)}: ${hostFolder}/ holds the host's execution areas; the file actions do not touch it.`, { path: joinComponents(components) })
+        throw new WorkspaceFileError(
+          'reserved_path',
+          `${joinComponents(components)}: ${hostFolder}/ holds the host's execution areas; the file actions do not touch it.`,
+          { path: joinComponents(components) }
+        )
       }
       const at = `${descriptorPath(dirFd)}/${part}`
       const stat = lstatIfAny(at)
@@ -99,8 +108,10 @@ export function resolveEntry(root: WorkspaceRoot, components: readonly string[],
         continue
       }
       if (queue.length === 0) return { dirFd, name: part, components: [...walked, part], stat }
-      if (stat && !stat.isDirectory()) throw new WorkspaceFileError('not_directory', `${joinComponents([...walked, part])} is not a folder.`, { path: joinComponents([...walked, part]) })
-      if (!stat && options.parents === 'require') throw new WorkspaceFileError('not_found', `${joinComponents([...walked, part])} does not exist.`, { path: joinComponents([...walked, part]) })
+      if (stat && !stat.isDirectory())
+        throw new WorkspaceFileError('not_directory', `${joinComponents([...walked, part])} is not a folder.`, { path: joinComponents([...walked, part]) })
+      if (!stat && options.parents === 'require')
+        throw new WorkspaceFileError('not_found', `${joinComponents([...walked, part])} does not exist.`, { path: joinComponents([...walked, part]) })
       if (!stat && options.parents === 'stop') return { dirFd, name: part, components: [...walked, part, ...queue], stat: undefined }
       const next = stat ? openChild(dirFd, part) : makeChild(dirFd, part, options.owner ?? 'host')
       if (next === undefined) {
@@ -122,7 +133,8 @@ export function resolveEntry(root: WorkspaceRoot, components: readonly string[],
 export function openResolvedDirectory(entry: ResolvedEntry): number {
   if (entry.name === undefined) return openChild(entry.dirFd, '.') ?? failChanged(entry)
   if (!entry.stat) throw new WorkspaceFileError('not_found', `${joinComponents(entry.components)} does not exist.`, { path: joinComponents(entry.components) })
-  if (!entry.stat.isDirectory()) throw new WorkspaceFileError('not_directory', `${joinComponents(entry.components)} is not a folder.`, { path: joinComponents(entry.components) })
+  if (!entry.stat.isDirectory())
+    throw new WorkspaceFileError('not_directory', `${joinComponents(entry.components)} is not a folder.`, { path: joinComponents(entry.components) })
   return openChild(entry.dirFd, entry.name) ?? failChanged(entry)
 }
 
@@ -134,16 +146,23 @@ export function reopen(root: WorkspaceRoot, components: readonly string[]): numb
     if (fd !== undefined) closeSync(fd)
     fd = next
   }
-  if (fd === undefined) throw new WorkspaceFileError('changed_during_operation', `${joinComponents(components)} changed while Airlock was using it.`, { path: joinComponents(components) })
+  if (fd === undefined)
+    throw new WorkspaceFileError('changed_during_operation', `${joinComponents(components)} changed while Airlock was using it.`, {
+      path: joinComponents(components)
+    })
   return fd
 }
 
 function failChanged(entry: ResolvedEntry): never {
-  throw new WorkspaceFileError('changed_during_operation', `${joinComponents(entry.components)} changed while Airlock was using it.`, { path: joinComponents(entry.components) })
+  throw new WorkspaceFileError('changed_during_operation', `${joinComponents(entry.components)} changed while Airlock was using it.`, {
+    path: joinComponents(entry.components)
+  })
 }
 
 function outside(components: readonly string[], why: string): WorkspaceFileError {
-  return new WorkspaceFileError('outside_workspace', `${joinComponents(components)} leads outside the agent's workspace (${why}); refused.`, { path: joinComponents(components) })
+  return new WorkspaceFileError('outside_workspace', `${joinComponents(components)} leads outside the agent's workspace (${why}); refused.`, {
+    path: joinComponents(components)
+  })
 }
 
 function lstatIfAny(path: string): Stats | undefined {
@@ -168,7 +187,10 @@ function linkTarget(path: string): Buffer | undefined {
 
 /** The components a link's target continues with; an absolute target must lie under the workspace's real path. */
 function linkComponents(target: Buffer, rootPath: string, components: readonly string[]): { absolute: boolean; parts: string[] } {
-  if (!isUtf8(target)) throw new WorkspaceFileError('invalid_path', `${joinComponents(components)}: a symbolic link on the way has a target that is not UTF-8.`, { path: joinComponents(components) })
+  if (!isUtf8(target))
+    throw new WorkspaceFileError('invalid_path', `${joinComponents(components)}: a symbolic link on the way has a target that is not UTF-8.`, {
+      path: joinComponents(components)
+    })
   const text = target.toString('utf8')
   const split = (value: string) => value.split('/').filter((part) => part !== '' && part !== '.')
   if (!text.startsWith('/')) return { absolute: false, parts: split(text) }

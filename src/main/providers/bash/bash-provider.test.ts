@@ -96,7 +96,11 @@ describe('bash provider (host runner)', () => {
     expect(big).toMatchObject({ stdoutTruncated: true })
     expect(Buffer.byteLength(big.stdout)).toBe(4096)
     const policyCustom = new ExecutionResourceManager().registerProvider(new BashProvider())
-    const handle = await policyCustom.ensure({ kind: 'bash', providerId: 'bash', policy: { workspaceRoots: [workspace], allowedCommandPrefixes: ['sleep', 'env'] } })
+    const handle = await policyCustom.ensure({
+      kind: 'bash',
+      providerId: 'bash',
+      policy: { workspaceRoots: [workspace], allowedCommandPrefixes: ['sleep', 'env'] }
+    })
     const custom = handle.resource as CommandRunner
     expect(await custom.run({ command: 'sleep 5', timeoutSeconds: 0.3 })).toMatchObject({ exitCode: 124, timedOut: true })
     process.env.AIRLOCK_PARENT_SECRET = 'must-not-leak'

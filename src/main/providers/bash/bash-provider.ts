@@ -1,5 +1,12 @@
 import { z } from 'zod'
-import { assertReachableBySandbox, sandboxIdentity, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceStatus } from '../../core'
+import {
+  assertReachableBySandbox,
+  sandboxIdentity,
+  type ExecutionResourceProvider,
+  type ProviderProbe,
+  type ResourceHandle,
+  type ResourceStatus
+} from '../../core'
 import { realRoots } from '../../core/sandbox/workspace-paths'
 import { acceptedCallerVariables } from './caller-env'
 import { defaultAllowedPrefixes } from './command-allowlist'

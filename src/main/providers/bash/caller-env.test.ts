@@ -30,6 +30,8 @@ describe('caller environment allowlist (host runner)', () => {
   }
 
   it('refuses malformed names with a typed error', () => {
-    expect(() => admitCallerEnv({ 'BAD NAME': 'x' })).toThrow(expect.objectContaining({ code: 'shell.command_refused', message: expect.stringMatching(/not a valid name/) }))
+    expect(() => admitCallerEnv({ 'BAD NAME': 'x' })).toThrow(
+      expect.objectContaining({ code: 'shell.command_refused', message: expect.stringMatching(/not a valid name/) })
+    )
   })
 })

@@ -28,7 +28,9 @@ const callerVariables: Readonly<Record<string, ValueRule>> = {
   LANG: locale,
   LANGUAGE: localeList,
   ...Object.fromEntries(
-    ['ALL', 'CTYPE', 'COLLATE', 'MESSAGES', 'NUMERIC', 'TIME', 'MONETARY', 'PAPER', 'NAME', 'ADDRESS', 'TELEPHONE', 'MEASUREMENT', 'IDENTIFICATION'].map((name) => [`LC_${name}`, locale])
+    ['ALL', 'CTYPE', 'COLLATE', 'MESSAGES', 'NUMERIC', 'TIME', 'MONETARY', 'PAPER', 'NAME', 'ADDRESS', 'TELEPHONE', 'MEASUREMENT', 'IDENTIFICATION'].map(
+      (name) => [`LC_${name}`, locale]
+    )
   ),
   TZ: zone,
   TERM: word,

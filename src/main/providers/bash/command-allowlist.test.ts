@@ -19,9 +19,10 @@ beforeAll(() => {
 })
 afterAll(() => dir.remove())
 
-const admit = (command: string, allowedPrefixes: readonly string[] = defaultAllowedPrefixes) => admitCommand(splitCommandLine(command), { allowedPrefixes, cwd: ws, roots: [ws] })
+const admit = (command: string, allowedPrefixes: readonly string[] = defaultAllowedPrefixes) =>
+  admitCommand(splitCommandLine(command), { allowedPrefixes, cwd: ws, roots: [ws] })
 
-describe('admitCommand: arguments are read with each program\'s own grammar', () => {
+describe("admitCommand: arguments are read with each program's own grammar", () => {
   const admitted: [string, string[]][] = [
     ['ls -la src', ['/usr/bin/ls', '-la', 'src']],
     ['head -5 src/app.ts', ['/usr/bin/head', '-5', 'src/app.ts']],
@@ -31,7 +32,10 @@ describe('admitCommand: arguments are read with each program\'s own grammar', ()
     ['grep -r /etc/shadow src', ['/usr/bin/grep', '-r', '/etc/shadow', 'src']],
     // -e takes the next argument whatever it looks like, so `--` is the pattern here.
     ['grep -e -- src', ['/usr/bin/grep', '-e', '--', 'src']],
-    ["find src -maxdepth 1 -type f -name '*.ts' -newer src/app.ts", ['/usr/bin/find', 'src', '-maxdepth', '1', '-type', 'f', '-name', '*.ts', '-newer', 'src/app.ts']],
+    [
+      "find src -maxdepth 1 -type f -name '*.ts' -newer src/app.ts",
+      ['/usr/bin/find', 'src', '-maxdepth', '1', '-type', 'f', '-name', '*.ts', '-newer', 'src/app.ts']
+    ],
     ['wc -l -- src/app.ts', ['/usr/bin/wc', '-l', '--', 'src/app.ts']]
   ]
   for (const [command, argv] of admitted) {

@@ -5,8 +5,10 @@ export type FindPaths = { startingPoints: string[]; pathValues: string[] }
 
 type Primary = 'none' | 'text' | 'path'
 
-const none = '( ) ! , -not -a -and -o -or -print -print0 -ls -prune -quit -true -false -empty -readable -writable -executable -nouser -nogroup -depth -d -mount -xdev -noleaf -ignore_readdir_race -noignore_readdir_race -daystart -warn -nowarn -help --help -version --version'
-const text = '-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -perm -size -user -group -uid -gid -mtime -mmin -atime -amin -ctime -cmin -links -inum -maxdepth -mindepth -used -printf -fstype -regextype -context'
+const none =
+  '( ) ! , -not -a -and -o -or -print -print0 -ls -prune -quit -true -false -empty -readable -writable -executable -nouser -nogroup -depth -d -mount -xdev -noleaf -ignore_readdir_race -noignore_readdir_race -daystart -warn -nowarn -help --help -version --version'
+const text =
+  '-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type -xtype -perm -size -user -group -uid -gid -mtime -mmin -atime -amin -ctime -cmin -links -inum -maxdepth -mindepth -used -printf -fstype -regextype -context'
 const path = '-newer -anewer -cnewer -samefile'
 
 /** findutils 4.9 primaries the host runner accepts, and what argument each takes. */
@@ -19,9 +21,15 @@ const primaries = new Map<string, Primary>([
 const runs = 'runs a program'
 /** Primaries known and refused, with the reason. */
 const refusedPrimaries: Record<string, string> = {
-  '-exec': runs, '-execdir': runs, '-ok': runs, '-okdir': runs,
+  '-exec': runs,
+  '-execdir': runs,
+  '-ok': runs,
+  '-okdir': runs,
   '-delete': 'deletes files',
-  '-fprint': 'writes a file', '-fprint0': 'writes a file', '-fprintf': 'writes a file', '-fls': 'writes a file',
+  '-fprint': 'writes a file',
+  '-fprint0': 'writes a file',
+  '-fprintf': 'writes a file',
+  '-fls': 'writes a file',
   '-follow': 'follows symbolic links, which can lead out of the workspace',
   '-files0-from': 'reads starting points from a file, which the path checks do not cover; pass them as arguments'
 }

@@ -37,8 +37,16 @@ describe('repository config rule (git parses, an allowlist decides)', () => {
     ['a value continued over lines', '[core]\n\tfsmonitor = \\\n./evil\n', /core\.fsmonitor/],
     ['section and key on one line', '[core] sshCommand = ./evil\n', /core\.sshcommand/],
     ['a key git adds in later releases', '[hook "pre-commit"]\n\tcommand = ./evil\n', /hook\.pre-commit\.command/],
-    ['an include (listed, never followed)', '[include]\n\tpath = /etc/gitconfig\n[includeIf "gitdir:/"]\n\tpath = x\n', /include\.path, includeif\.gitdir:\/\.path/],
-    ['a partial clone with a promisor remote', '[extensions]\n\tpartialClone = origin\n[remote "origin"]\n\tpromisor = true\n', /extensions\.partialclone, remote\.origin\.promisor/],
+    [
+      'an include (listed, never followed)',
+      '[include]\n\tpath = /etc/gitconfig\n[includeIf "gitdir:/"]\n\tpath = x\n',
+      /include\.path, includeif\.gitdir:\/\.path/
+    ],
+    [
+      'a partial clone with a promisor remote',
+      '[extensions]\n\tpartialClone = origin\n[remote "origin"]\n\tpromisor = true\n',
+      /extensions\.partialclone, remote\.origin\.promisor/
+    ],
     ['a worktree set in config', '[core]\n\tworktree = /etc\n', /core\.worktree/],
     ['a remote helper', '[remote "o"]\n\tvcs = evil\n', /remote\.o\.vcs/]
   ]
@@ -48,7 +56,7 @@ describe('repository config rule (git parses, an allowlist decides)', () => {
     })
   }
 
-  it('refuses a config git cannot parse, with git\'s reason', async () => {
+  it("refuses a config git cannot parse, with git's reason", async () => {
     await expect(check('[core\n')).rejects.toThrow(/git could not read the repository config: fatal: bad config line 1/)
   })
 })

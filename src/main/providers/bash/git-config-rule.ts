@@ -15,20 +15,64 @@ type KeyRule = readonly string[] | typeof anyKey
  */
 const plain: Readonly<Record<string, KeyRule>> = {
   core: [
-    'repositoryformatversion', 'filemode', 'bare', 'logallrefupdates', 'ignorecase', 'precomposeunicode', 'symlinks',
-    'autocrlf', 'eol', 'safecrlf', 'quotepath', 'abbrev', 'checkstat', 'trustctime', 'untrackedcache', 'commitgraph',
-    'multipackindex', 'sparsecheckout', 'sparsecheckoutcone', 'whitespace', 'compression', 'loosecompression',
-    'bigfilethreshold', 'preloadindex', 'splitindex', 'warnambiguousrefs', 'protecthfs', 'protectntfs', 'fscache',
-    'longpaths', 'hidedotfiles', 'checkroundtripencoding', 'filesreflocktimeout', 'packedrefstimeout',
-    'deltabasecachelimit', 'packedgitlimit', 'packedgitwindowsize'
+    'repositoryformatversion',
+    'filemode',
+    'bare',
+    'logallrefupdates',
+    'ignorecase',
+    'precomposeunicode',
+    'symlinks',
+    'autocrlf',
+    'eol',
+    'safecrlf',
+    'quotepath',
+    'abbrev',
+    'checkstat',
+    'trustctime',
+    'untrackedcache',
+    'commitgraph',
+    'multipackindex',
+    'sparsecheckout',
+    'sparsecheckoutcone',
+    'whitespace',
+    'compression',
+    'loosecompression',
+    'bigfilethreshold',
+    'preloadindex',
+    'splitindex',
+    'warnambiguousrefs',
+    'protecthfs',
+    'protectntfs',
+    'fscache',
+    'longpaths',
+    'hidedotfiles',
+    'checkroundtripencoding',
+    'filesreflocktimeout',
+    'packedrefstimeout',
+    'deltabasecachelimit',
+    'packedgitlimit',
+    'packedgitwindowsize'
   ],
   extensions: ['objectformat', 'preciousobjects'],
   user: ['name', 'email'],
   init: ['defaultbranch'],
   branch: ['autosetupmerge', 'autosetuprebase', 'sort'],
   diff: [
-    'renames', 'renamelimit', 'algorithm', 'mnemonicprefix', 'noprefix', 'relative', 'statgraphwidth', 'context',
-    'interhunkcontext', 'indentheuristic', 'colormoved', 'colormovedws', 'suppressblankempty', 'wserrorhighlight', 'dirstat'
+    'renames',
+    'renamelimit',
+    'algorithm',
+    'mnemonicprefix',
+    'noprefix',
+    'relative',
+    'statgraphwidth',
+    'context',
+    'interhunkcontext',
+    'indentheuristic',
+    'colormoved',
+    'colormovedws',
+    'suppressblankempty',
+    'wserrorhighlight',
+    'dirstat'
   ],
   log: ['abbrevcommit', 'date', 'decorate', 'follow', 'graphcolors', 'showroot', 'mailmap'],
   status: ['showuntrackedfiles', 'short', 'branch', 'relativepaths', 'aheadbehind', 'renames', 'renamelimit', 'showstash'],
@@ -67,7 +111,10 @@ export function isDataKey(key: string): boolean {
  */
 export async function refuseUnsafeGitConfig(gitProgram: string, configPath: string): Promise<void> {
   const listing = await listConfig(gitProgram, configPath)
-  const keys = listing.split('\0').filter((entry) => entry !== '').map((entry) => entry.split('\n', 1)[0]!)
+  const keys = listing
+    .split('\0')
+    .filter((entry) => entry !== '')
+    .map((entry) => entry.split('\n', 1)[0]!)
   const refused = [...new Set(keys.filter((key) => !isDataKey(key)))]
   if (refused.length > 0) {
     const shown = refused.slice(0, 8).join(', ') + (refused.length > 8 ? `, and ${refused.length - 8} more` : '')
@@ -82,9 +129,14 @@ function listConfig(gitProgram: string, configPath: string): Promise<string> {
   // cwd / and a ceiling of / : this git must not find (and read the format of) any repository.
   const env = { PATH: hostProgramPath, HOME: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CEILING_DIRECTORIES: '/', LANG: 'C' }
   return new Promise((resolve, reject) => {
-    execFile(gitProgram, ['config', '--file', configPath, '--no-includes', '--list', '-z'], { cwd: '/', env, timeout: 10_000, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new CommandRefusedError(`git could not read the repository config: ${(stderr || error.message).trim().split('\n')[0]}`))
-      else resolve(stdout)
-    })
+    execFile(
+      gitProgram,
+      ['config', '--file', configPath, '--no-includes', '--list', '-z'],
+      { cwd: '/', env, timeout: 10_000, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new CommandRefusedError(`git could not read the repository config: ${(stderr || error.message).trim().split('\n')[0]}`))
+        else resolve(stdout)
+      }
+    )
   })
 }

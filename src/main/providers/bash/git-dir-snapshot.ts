@@ -54,7 +54,9 @@ function readRegularFile(path: string, shown: string): Buffer | undefined {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new CommandRefusedError(`${shown} cannot be read as a regular file (${(error as NodeJS.ErrnoException).code}); inspect the repository in a sandbox instead`)
+    throw new CommandRefusedError(
+      `${shown} cannot be read as a regular file (${(error as NodeJS.ErrnoException).code}); inspect the repository in a sandbox instead`
+    )
   }
   try {
     if (!fstatSync(fd).isFile()) throw new CommandRefusedError(`${shown} is not a regular file; inspect the repository in a sandbox instead`)

@@ -78,7 +78,9 @@ function withNoFollowRefusal<T>(open: () => T): T {
 function refuseUnusualDotGit(entry: Stats, shown: string): void {
   if (entry.isSymbolicLink()) throw new CommandRefusedError(`${shown} is a symbolic link; the host runner only reads a repository's own .git directory`)
   if (entry.isFile()) {
-    throw new CommandRefusedError(`${shown} is a file (gitdir: pointing elsewhere, as worktrees and submodules use); the host runner only reads a repository's own .git directory`)
+    throw new CommandRefusedError(
+      `${shown} is a file (gitdir: pointing elsewhere, as worktrees and submodules use); the host runner only reads a repository's own .git directory`
+    )
   }
   if (!entry.isDirectory()) throw new CommandRefusedError(`${shown} is not a directory`)
 }
@@ -112,7 +114,8 @@ function refuseLinksOut(gitDir: string, roots: readonly string[]): void {
     } catch {
       throw new CommandRefusedError(`${shown} is a symbolic link that points nowhere; ${sandboxHint}`)
     }
-    if (!roots.some((root) => isInside(root, target))) throw new CommandRefusedError(`${shown} is a symbolic link to ${target}, outside the workspace; ${sandboxHint}`)
+    if (!roots.some((root) => isInside(root, target)))
+      throw new CommandRefusedError(`${shown} is a symbolic link to ${target}, outside the workspace; ${sandboxHint}`)
   }
 }
 

@@ -25,7 +25,15 @@ export type ParsedOption = { name: string; value?: string; arity: OptionArity }
 export type ParsedArguments = { options: ParsedOption[]; operands: string[] }
 
 /** The spelling of one table: space-separated option names per arity, and refused names with reasons. */
-export type OptionTableSpec = { flag?: string; text?: string; path?: string; optional?: string; refused?: Record<string, string>; numericShort?: boolean; clusters?: boolean }
+export type OptionTableSpec = {
+  flag?: string
+  text?: string
+  path?: string
+  optional?: string
+  refused?: Record<string, string>
+  numericShort?: boolean
+  clusters?: boolean
+}
 
 /** Builds a table from its spelling (several specs merge, later ones win). */
 export function optionTable(...specs: OptionTableSpec[]): OptionTable {
@@ -114,7 +122,8 @@ function known(program: string, name: string, written: string, table: OptionTabl
   const shown = name.startsWith('--') ? written : name
   if (reason !== undefined) throw new CommandRefusedError(`${program} ${shown} is not allowed on the host runner: ${reason}`)
   const arity = table.options.get(name)
-  if (arity === undefined) throw new CommandRefusedError(`${program} ${name} is not an option the host runner knows for ${program} (unknown options are refused)`)
+  if (arity === undefined)
+    throw new CommandRefusedError(`${program} ${name} is not an option the host runner knows for ${program} (unknown options are refused)`)
   return arity
 }
 

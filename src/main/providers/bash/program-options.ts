@@ -20,7 +20,13 @@ const ls = optionTable(common, {
     '--hide-control-chars --show-control-chars --quote-name --reverse --recursive --size --context --zero',
   text: '-I -T -w --block-size --format --hide --ignore --indicator-style --quoting-style --sort --time --time-style --tabsize --width',
   optional: '--color --colour --classify --hyperlink',
-  refused: { '-L': followsLinks, '--dereference': followsLinks, '-H': followsLinks, '--dereference-command-line': followsLinks, '--dereference-command-line-symlink-to-dir': followsLinks }
+  refused: {
+    '-L': followsLinks,
+    '--dereference': followsLinks,
+    '-H': followsLinks,
+    '--dereference-command-line': followsLinks,
+    '--dereference-command-line-symlink-to-dir': followsLinks
+  }
 })
 
 const cat = optionTable(common, {

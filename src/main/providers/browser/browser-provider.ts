@@ -11,8 +11,16 @@ import { ProviderError } from '../../core/provider-error'
 export const browserConfigSchema = z
   .object({
     executablePath: z.string().startsWith('/', 'must be an absolute path').optional(),
-    viewport: z.object({ width: z.number().int().min(200).max(4000), height: z.number().int().min(200).max(4000) }).strict().optional(),
-    maxTextBytes: z.number().int().min(1024).max(10 * 1024 * 1024).optional()
+    viewport: z
+      .object({ width: z.number().int().min(200).max(4000), height: z.number().int().min(200).max(4000) })
+      .strict()
+      .optional(),
+    maxTextBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(10 * 1024 * 1024)
+      .optional()
   })
   .strict()
 
@@ -51,7 +59,10 @@ export class BrowserProvider implements ExecutionResourceProvider {
     const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs({ loopbackOnly }) })
     try {
       const context = await browser.newContext({ viewport: config.viewport ?? { width: 1280, height: 800 }, acceptDownloads: false, serviceWorkers: 'block' })
-      return { resource: new BrowserSession(browser, context, loopbackOnly, config.maxTextBytes ?? 64 * 1024), meta: { executablePath, network: loopbackOnly ? 'loopback only' : 'full' } }
+      return {
+        resource: new BrowserSession(browser, context, loopbackOnly, config.maxTextBytes ?? 64 * 1024),
+        meta: { executablePath, network: loopbackOnly ? 'loopback only' : 'full' }
+      }
     } catch (error) {
       await browser.close()
       throw error
@@ -70,7 +81,13 @@ export class BrowserProvider implements ExecutionResourceProvider {
     let load = this.versions.get(executable)
     if (!load) {
       load = cached(300_000, async () => {
-        const result = await runBounded({ argv: [executable, '--version'], cwd: '/', env: { PATH: systemPath, HOME: '/tmp' }, timeoutMs: 15_000, maxOutputBytes: 1024 })
+        const result = await runBounded({
+          argv: [executable, '--version'],
+          cwd: '/',
+          env: { PATH: systemPath, HOME: '/tmp' },
+          timeoutMs: 15_000,
+          maxOutputBytes: 1024
+        })
         return result.exitCode === 0 ? /[\d.]+/.exec(result.stdout)?.[0] : undefined
       })
       this.versions.set(executable, load)

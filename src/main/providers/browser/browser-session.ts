@@ -43,7 +43,10 @@ export class BrowserSession {
     if (!/^(https?|about|data):/.test(url)) throw new NavigationBlockedError(`${url}: only http(s), about: and data: URLs can be visited`)
     const page = await this.currentPage()
     const response = await page.goto(url, { timeout: options.timeoutMs ?? 30_000, waitUntil: 'load' })
-    const text = await page.locator('body').innerText({ timeout: 5000 }).catch(() => '')
+    const text = await page
+      .locator('body')
+      .innerText({ timeout: 5000 })
+      .catch(() => '')
     const bytes = Buffer.from(text)
     return {
       url: page.url(),

@@ -1,7 +1,14 @@
 import { findExecutable } from '../provider-helpers'
 
 /** Where a system Chromium usually is (Playwright drives it; Airlock never downloads one). */
-const knownPaths = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome', '/Applications/Chromium.app/Contents/MacOS/Chromium']
+const knownPaths = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium'
+]
 
 /** Finds the Chromium executable: configured, else `AIRLOCK_CHROMIUM`, else a known system path. */
 export function findChromium(configured?: string, env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -42,7 +42,10 @@ export async function checkBubblewrapHost(configured?: string, cgroups: CgroupSu
   if (!arch) return { ok: false, reason: `no seccomp filter is known for ${process.arch}; the sandbox does not run without one` }
   const bwrap = findBwrap(configured)
   if (!bwrap) {
-    return { ok: false, reason: `bwrap not found${configured ? ` at ${configured}` : ' on the PATH'}. Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)` }
+    return {
+      ok: false,
+      reason: `bwrap not found${configured ? ` at ${configured}` : ' on the PATH'}. Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)`
+    }
   }
   const bash = systemProgram('bash')
   if (!bash) return { ok: false, reason: `bash not found in ${systemPath}; the sandbox launcher needs it` }
@@ -64,7 +67,11 @@ export async function checkBubblewrapHost(configured?: string, cgroups: CgroupSu
 }
 
 /** Runs one program in a sandbox without a workspace or network, through a run's own launch path: probes and toolchain checks. */
-export async function runSandboxedOnce(host: Extract<BubblewrapHost, { ok: true }>, cgroups: CgroupSupport | undefined, program: string[]): Promise<CommandResult> {
+export async function runSandboxedOnce(
+  host: Extract<BubblewrapHost, { ok: true }>,
+  cgroups: CgroupSupport | undefined,
+  program: string[]
+): Promise<CommandResult> {
   const launcher = spawnLauncher(launcherSpec(host, trialLimits), cgroups, [])
   const result = await runBounded({
     prepared: launcher.prepared({ readOnly: [], cwd: '/', network: 'none', env: { PATH: systemPath, LANG: 'C.UTF-8' } }, program),

@@ -25,7 +25,11 @@ const provider = new BubblewrapProvider()
 const manager = new ExecutionResourceManager().registerProvider(provider)
 
 async function sandbox(policy: Partial<ResourcePolicy> = {}): Promise<ProgramRunner> {
-  const handle = await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [workspace], timeoutSeconds: 20, ...policy } })
+  const handle = await manager.ensure({
+    kind: 'code_execution',
+    providerId: 'bubblewrap',
+    policy: { workspaceRoots: [workspace], timeoutSeconds: 20, ...policy }
+  })
   return handle.resource as ProgramRunner
 }
 
@@ -54,11 +58,21 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
   })
 
   it('probe reports the axes it enforces, observed toolchains and how limits are enforced', async () => {
-    const probe = await provider.probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' }, policy: { workspaceRoots: [workspace] } })
+    const probe = await provider.probe({
+      requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' },
+      policy: { workspaceRoots: [workspace] }
+    })
     expect(probe).toMatchObject({
       available: true,
       capabilities: {
-        isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' },
+        isolation: {
+          processContained: true,
+          hostFilesystemRestricted: true,
+          privilegeEscalationBlocked: true,
+          syscallsRestricted: true,
+          mechanism: 'bubblewrap',
+          networkMode: 'none'
+        },
         toolchains: { python: { available: true } }
       }
     })
@@ -86,7 +100,9 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
     const area = join(workspace, 'area')
     claimWorkspace(area)
     const runner = await sandbox()
-    const readOnlyRunner = (await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [join(workspace, 'area')], timeoutSeconds: 20 } })).resource as ProgramRunner
+    const readOnlyRunner = (
+      await manager.ensure({ kind: 'code_execution', providerId: 'bubblewrap', policy: { workspaceRoots: [join(workspace, 'area')], timeoutSeconds: 20 } })
+    ).resource as ProgramRunner
     expect((await python(readOnlyRunner, `open('${workspace}/out.txt','w').write('x')`)).exitCode).not.toBe(0)
     const result = await runner.exec({ argv: ['python3', '-c', "open('out.txt','w').write('x')"], writableRoots: [area] })
     expect(result.exitCode).toBe(0)
@@ -100,7 +116,11 @@ describe.skipIf(skip !== undefined)(`bubblewrap provider${skip ? ` (skipped: ${s
   const escapes: [string, () => string, string][] = [
     ['/etc', () => "open('/etc/airlock-escape','w').write('x')", 'Read-only file system'],
     // The host's $HOME is not in the sandbox, unless the workspace lives under it (then it is read-only there).
-    ['$HOME of the host', () => `open('${homedir()}/airlock-escape','w').write('x')`, workspaceUnderHome ? 'Read-only file system' : 'No such file or directory'],
+    [
+      '$HOME of the host',
+      () => `open('${homedir()}/airlock-escape','w').write('x')`,
+      workspaceUnderHome ? 'Read-only file system' : 'No such file or directory'
+    ],
     ['another workspace', () => `open('${neighbour}/x','w').write('x')`, 'No such file or directory'],
     ['a symlink pointing outside', () => "open('link-to-host-file','w').write('overwritten')", 'Read-only file system'],
     ['a symlinked directory of another workspace', () => "open('link-to-neighbour/x','w').write('x')", 'No such file or directory'],

@@ -18,14 +18,12 @@ import {
   type ExecutionResourceProvider,
   type IsolationFacts,
   type ProviderProbe,
-  type ResourceHandle,
   type ResourcePolicy,
-  type ResourceRequirement,
-  type ResourceStatus
+  type ResourceRequirement
 } from '../../core'
 import { detectCgroupSupport, type CgroupSupport } from '../runner/cgroup-limits'
 import type { RunLedger } from '../runner/run-ledger'
-import { RunnerLifecycle } from '../runner/runner-lifecycle'
+import { LocalRunnerProvider } from '../runner/runner-lifecycle'
 import { LocalProgramRunner } from '../runner/local-program-runner'
 import { systemPath } from '../runner/run-limits'
 import { cached, invalidConfig } from '../provider-helpers'
@@ -57,7 +55,7 @@ type HostFacts = { host: BubblewrapHost; toolchains: Record<string, ToolchainFac
  * With `network: "proxy"` the sandbox keeps its empty network namespace and gets the handle's
  * egress socket bound read-only, and each program runs behind the bridge to it (`egress-bridge.ts`).
  */
-export class BubblewrapProvider implements ExecutionResourceProvider {
+export class BubblewrapProvider extends LocalRunnerProvider implements ExecutionResourceProvider {
   readonly providerId = 'bubblewrap'
   readonly supportedKinds = ['code_execution', 'bash'] as const
   private readonly facts = new Map<string, () => Promise<HostFacts>>()
@@ -68,10 +66,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
    * carries `network: "proxy"` (without it such a policy is refused); `nodePath` is the node that
    * runs the in-sandbox bridge (default: this process's, which must be visible in the sandbox).
    */
-  private readonly lifecycle: RunnerLifecycle
-
   constructor(private readonly options: { runLedger?: RunLedger; egress?: EgressPort; nodePath?: string } = {}) {
-    this.lifecycle = new RunnerLifecycle(this.providerId, options.runLedger)
+    super(options.runLedger)
   }
 
   async probe({ requirement, policy }: Parameters<ExecutionResourceProvider['probe']>[0]): Promise<ProviderProbe> {
@@ -83,7 +79,8 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     // bwrap resolves its binds as the sandbox uid: a workspace under a home it cannot enter (/root) could never run.
     const unreachable = policy.workspaceRoots.map((root) => sandboxReachProblem(root, host.identity)).find((problem) => problem !== undefined)
     if (unreachable) return { available: false, reason: unreachable }
-    if (policy.networkMode === 'proxy' && !this.options.egress) return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
+    if (policy.networkMode === 'proxy' && !this.options.egress)
+      return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
     const cgroups = this.cgroups()
     return {
       available: true,
@@ -139,7 +136,12 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       }
     }
     const anchors = executionAnchors(roots, host.identity.dedicated)
-    const launchers = this.launchers(host, policy, handleBinds, anchors.map((anchor) => anchor.fd))
+    const launchers = this.launchers(
+      host,
+      policy,
+      handleBinds,
+      anchors.map((anchor) => anchor.fd)
+    )
     const runner = new LocalProgramRunner(
       roots,
       policy,
@@ -167,7 +169,16 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
         const programEnv = egress ? { ...env, ...egressEnv(), ...node.env } : env
         const runReadOnly = egress ? [...readOnly, ...node.readOnly] : readOnly
         return {
-          prepared: launcher.prepared({ readOnly: runReadOnly, cwd, network, env: programEnv, areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest })) }, program),
+          prepared: launcher.prepared(
+            {
+              readOnly: runReadOnly,
+              cwd,
+              network,
+              env: programEnv,
+              areas: areas?.map((area) => ({ fd: launcher.anchorFd(area.anchor), name: area.name, dest: area.dest }))
+            },
+            program
+          ),
           ...(egress ? { egress: egress.track(token!) } : {}),
           cgroupDirs: launcher.cgroup?.procsFiles.map((file) => dirname(file)),
           // Spawning is synchronous work (~5 ms): done while this run's program runs, never between its end and its result.
@@ -182,7 +193,7 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
           settle: () => quarantineChanged(watch)
         }
       },
-      this.lifecycle.recording
+      this.recording
     )
     runner.onClose = async () => {
       await launchers.close()
@@ -191,22 +202,6 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
       for (const anchor of anchors) closeSync(anchor.fd)
     }
     return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version, ...(egress ? { egress: 'proxy' } : {}) } }
-  }
-
-  healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
-    return this.lifecycle.healthCheck(handle)
-  }
-
-  release(handle: ResourceHandle): Promise<void> {
-    return this.lifecycle.release(handle)
-  }
-
-  /**
-   * After a crash: sandboxes die with Airlock (`--die-with-parent`), but a launcher caught between
-   * spawn and bwrap, and the per-run cgroups, are only known from the ledger.
-   */
-  recover(): Promise<string[]> {
-    return this.lifecycle.recover()
   }
 
   /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */
@@ -225,12 +220,22 @@ export class BubblewrapProvider implements ExecutionResourceProvider {
     const workspaces = handleBinds.filter((bind) => bind.masksAirlock)
     // ... and its labelled entries above what the calls on this handle may read hidden in every run.
     const hide = () => workspaces.flatMap((workspace) => hiddenEntries(workspace.dest, policy.hiddenPaths))
-    return new WarmLaunchers(spec, cgroups, handleBinds, anchors, workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths, policy.hiddenPaths) : undefined, hide)
+    return new WarmLaunchers(
+      spec,
+      cgroups,
+      handleBinds,
+      anchors,
+      workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths, policy.hiddenPaths) : undefined,
+      hide
+    )
   }
 
   /** The handle's egress endpoint and its socket directory, opened for a read-only bind at `egressMount`. */
   private openEgress(requirement: ResourceRequirement): ReturnType<typeof openEgressBind> {
-    if (!this.options.egress) throw new ExecutionResourceError('invalid_requirement', 'network "proxy" needs Airlock\'s egress proxy, which this host does not run', { providerId: this.providerId })
+    if (!this.options.egress)
+      throw new ExecutionResourceError('invalid_requirement', 'network "proxy" needs Airlock\'s egress proxy, which this host does not run', {
+        providerId: this.providerId
+      })
     return openEgressBind(this.options.egress, { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId })
   }
 

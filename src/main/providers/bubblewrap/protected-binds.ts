@@ -55,7 +55,10 @@ export class ProtectedBinds {
 
   /** What each protected path is when a run starts (for `quarantineChanged` once it is over). */
   watch(): ProtectedWatch[] {
-    return watchProtected(this.workspaces.map((workspace) => ({ fd: workspace.fd, path: workspace.dest })), this.paths)
+    return watchProtected(
+      this.workspaces.map((workspace) => ({ fd: workspace.fd, path: workspace.dest })),
+      this.paths
+    )
   }
 
   /** Opens the binds for a launcher: read-only entries and their pinned parents. The caller closes them once the launcher holds its copies. */

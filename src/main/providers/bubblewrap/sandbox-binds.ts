@@ -47,7 +47,6 @@ function anchorsOf(roots: readonly string[]): { inside: readonly string[]; works
   return { inside: roots, workspaces: roots.filter(isExecutionsFolder).map((root) => dirname(dirname(root))) }
 }
 
-
 /**
  * Opens a run's extra roots (an execution area, a granted workspace) after checking they lie
  * where `anchorsOf` allows, walking every component without following a symlink: a link the
@@ -56,7 +55,10 @@ function anchorsOf(roots: readonly string[]): { inside: readonly string[]; works
  */
 export function openRunBinds(roots: readonly string[], writableRoots: readonly string[], readOnlyRoots: readonly string[]): OpenBind[] {
   const anchors = anchorsOf(roots)
-  const wanted = [...writableRoots.map((path) => ({ path: resolve(path), writable: true })), ...readOnlyRoots.map((path) => ({ path: resolve(path), writable: false }))]
+  const wanted = [
+    ...writableRoots.map((path) => ({ path: resolve(path), writable: true })),
+    ...readOnlyRoots.map((path) => ({ path: resolve(path), writable: false }))
+  ]
   const opened: OpenBind[] = []
   try {
     for (const { path, writable } of wanted) {

@@ -59,7 +59,6 @@ export const bwrapArgsFd = 4
 export const programFd = 5
 export const firstBindFd = 6
 
-
 /**
  * bwrap takes its options from a file descriptor but its command only from the command line, so
  * the command is this fixed trampoline: inside the sandbox it reads one line from fd 5 (built by
@@ -127,7 +126,15 @@ export function sandboxLauncherArgv(programs: LauncherPrograms, limits: SandboxL
  * bwrap already binds /proc/sys, sysrq-trigger, irq and bus read-only; these are covered with an
  * empty read-only file or directory on top.
  */
-const maskedProcFiles = ['/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/proc/sysrq-trigger']
+const maskedProcFiles = [
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/latency_stats',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+  '/proc/sched_debug',
+  '/proc/sysrq-trigger'
+]
 const maskedProcDirs = ['/proc/acpi', '/proc/scsi', '/proc/fs', '/proc/irq', '/proc/bus']
 
 /**
@@ -172,11 +179,13 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
     if (bind.masksAirlock) args.push('--tmpfs', `${bind.dest}/.airlock`, '--remount-ro', `${bind.dest}/.airlock`)
   }
   for (const area of plan.areas ?? []) {
-    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(area.name) || area.name.startsWith('.')) throw new ProviderError('invalid_program', `invalid execution area name ${area.name}`)
+    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(area.name) || area.name.startsWith('.'))
+      throw new ProviderError('invalid_program', `invalid execution area name ${area.name}`)
     args.push('--bind', `/proc/self/fd/${area.fd}/${area.name}`, area.dest)
   }
   // Last, so no bind (a protected path, an area) lands on top of what is hidden.
-  for (const entry of plan.hidden ?? []) args.push(...(entry.directory ? ['--tmpfs', entry.dest, '--remount-ro', entry.dest] : ['--ro-bind', '/dev/null', entry.dest]))
+  for (const entry of plan.hidden ?? [])
+    args.push(...(entry.directory ? ['--tmpfs', entry.dest, '--remount-ro', entry.dest] : ['--ro-bind', '/dev/null', entry.dest]))
   args.push('--remount-ro', '/', '--chdir', plan.cwd, '--seccomp', String(seccompFd))
   return args
 }

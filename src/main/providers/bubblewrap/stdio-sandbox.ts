@@ -93,7 +93,14 @@ export class StdioSandbox {
 
   /** What a program in this sandbox is isolated by. */
   isolation(network: 'none' | 'proxy' | 'full'): IsolationFacts {
-    return { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: network }
+    return {
+      processContained: true,
+      hostFilesystemRestricted: true,
+      privilegeEscalationBlocked: true,
+      syscallsRestricted: true,
+      mechanism: 'bubblewrap',
+      networkMode: network
+    }
   }
 
   /** Which limits this host enforces for a sandboxed program, for probes. */
@@ -116,7 +123,14 @@ export class StdioSandbox {
     })
     const launcher = spawnLauncher(spec, this.cgroups, run.binds)
     const child = launcher.child
-    const untrack = child.pid !== undefined ? recording?.ledger.record(recording.providerId, child.pid, launcher.cgroup?.procsFiles.map((file) => dirname(file))) : undefined
+    const untrack =
+      child.pid !== undefined
+        ? recording?.ledger.record(
+            recording.providerId,
+            child.pid,
+            launcher.cgroup?.procsFiles.map((file) => dirname(file))
+          )
+        : undefined
     let tail = Buffer.alloc(0)
     child.stderr!.on('data', (chunk: Buffer) => {
       tail = Buffer.concat([tail, chunk])

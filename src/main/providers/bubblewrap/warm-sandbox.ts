@@ -6,7 +6,18 @@ import type { CgroupSupport, RunCgroup } from '../runner/cgroup-limits'
 import type { OpenBind } from './sandbox-binds'
 import type { ProtectedBinds } from './protected-binds'
 import { entriesKey, type HiddenEntry, type ProtectedWatch } from '../../core/sandbox/workspace-entries'
-import { bwrapArgsFd, encodeRun, firstBindFd, programFd, sandboxArgs, sandboxLauncherArgv, seccompFd, type LauncherPrograms, type SandboxLimits, type SandboxPlan } from './sandbox-command'
+import {
+  bwrapArgsFd,
+  encodeRun,
+  firstBindFd,
+  programFd,
+  sandboxArgs,
+  sandboxLauncherArgv,
+  seccompFd,
+  type LauncherPrograms,
+  type SandboxLimits,
+  type SandboxPlan
+} from './sandbox-command'
 import { ProviderError } from '../../core/provider-error'
 
 /** A sandbox launcher spawned ahead of its run, already inside its own cgroup, waiting for bwrap's arguments. */
@@ -44,7 +55,13 @@ const cpuWatchMs = 100
  * 6, 7, ..., then the executions folders it may bind areas from), placed by the host in a fresh
  * cgroup before it can run anything of the program (it waits for its filter and bwrap's arguments).
  */
-export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = [], hidden: readonly HiddenEntry[] = []): WarmLauncher {
+export function spawnLauncher(
+  spec: LauncherSpec,
+  cgroups: CgroupSupport | undefined,
+  binds: OpenBind[],
+  anchors: readonly number[] = [],
+  hidden: readonly HiddenEntry[] = []
+): WarmLauncher {
   const started = startLauncher(spec, cgroups, binds, anchors, hidden)
   try {
     if (started.cgroup && started.child.pid !== undefined) started.cgroup.join(started.child.pid)
@@ -55,7 +72,13 @@ export function spawnLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undef
 }
 
 /** `spawnLauncher` with the cgroup joined off the event loop: for spares, which have time (see `RunCgroup.joinInBackground`). */
-export async function spawnLauncherInBackground(spec: LauncherSpec, cgroups: CgroupSupport | undefined, binds: OpenBind[], anchors: readonly number[] = [], hidden: readonly HiddenEntry[] = []): Promise<WarmLauncher> {
+export async function spawnLauncherInBackground(
+  spec: LauncherSpec,
+  cgroups: CgroupSupport | undefined,
+  binds: OpenBind[],
+  anchors: readonly number[] = [],
+  hidden: readonly HiddenEntry[] = []
+): Promise<WarmLauncher> {
   const started = startLauncher(spec, cgroups, binds, anchors, hidden)
   try {
     if (started.cgroup && started.child.pid !== undefined) await started.cgroup.joinInBackground(started.child.pid)
@@ -98,7 +121,15 @@ function startLauncher(spec: LauncherSpec, cgroups: CgroupSupport | undefined, b
 }
 
 /** The launcher once it is in its cgroup: fed its seccomp filter, waiting for a run. */
-function joinedLauncher(spec: LauncherSpec, child: ChildProcess, cgroup: RunCgroup | undefined, anchors: readonly number[], binds: OpenBind[], hidden: readonly HiddenEntry[], kill: () => void): WarmLauncher {
+function joinedLauncher(
+  spec: LauncherSpec,
+  child: ChildProcess,
+  cgroup: RunCgroup | undefined,
+  anchors: readonly number[],
+  binds: OpenBind[],
+  hidden: readonly HiddenEntry[],
+  kill: () => void
+): WarmLauncher {
   feedPipe(child, seccompFd, spec.filter)
   let watch: NodeJS.Timeout | undefined
   let cpuExceeded = false
@@ -111,7 +142,8 @@ function joinedLauncher(spec: LauncherSpec, child: ChildProcess, cgroup: RunCgro
       return cpuExceeded
     },
     anchorFd: (index) => {
-      if (!Number.isInteger(index) || index < 0 || index >= anchors.length) throw new ProviderError('invalid_program', `no executions folder ${index} in this launcher`)
+      if (!Number.isInteger(index) || index < 0 || index >= anchors.length)
+        throw new ProviderError('invalid_program', `no executions folder ${index} in this launcher`)
       return firstBindFd + binds.length + index
     },
     prepared: (plan, program) => {
@@ -119,7 +151,10 @@ function joinedLauncher(spec: LauncherSpec, child: ChildProcess, cgroup: RunCgro
       return {
         child,
         begin: () => {
-          const mounts = { binds: binds.map(({ dest, writable, masksAirlock }) => ({ dest, writable, masksAirlock })), hidden: hidden.map(({ path, directory }) => ({ dest: path, directory })) }
+          const mounts = {
+            binds: binds.map(({ dest, writable, masksAirlock }) => ({ dest, writable, masksAirlock })),
+            hidden: hidden.map(({ path, directory }) => ({ dest: path, directory }))
+          }
           feedPipe(child, bwrapArgsFd, Buffer.from(`${sandboxArgs({ ...plan, ...mounts }).join('\0')}\0`))
           feedPipe(child, programFd, encoded)
           const budget = spec.cpuBudgetSeconds
@@ -189,7 +224,9 @@ export class WarmLaunchers {
    */
   replenish(): void {
     while (!this.closed && this.spares.length + this.joining.size < spareLaunchers) {
-      const { value: started, key } = this.withProtected((binds, hidden) => spawnLauncherInBackground(this.spec, this.cgroups, [...this.handleBinds, ...binds], this.anchors, hidden))
+      const { value: started, key } = this.withProtected((binds, hidden) =>
+        spawnLauncherInBackground(this.spec, this.cgroups, [...this.handleBinds, ...binds], this.anchors, hidden)
+      )
       const joining: Promise<void> = started
         .then(
           (launcher) => (this.closed ? launcher.discard() : void this.spares.push({ launcher, key })),

@@ -149,4 +149,3 @@ function apiAccounting(container: Docker.Container): ContainerAccounting {
     limitEvents: async () => undefined
   }
 }
-

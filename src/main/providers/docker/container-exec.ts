@@ -57,7 +57,13 @@ export async function startExec(docker: Docker, container: Docker.Container, spe
  * Runs a short helper program (a probe or a reaper) to its end and returns its exit code and
  * output; one that outlives `timeoutMs` is dropped and reported as exit 124.
  */
-export async function runHelper(docker: Docker, container: Docker.Container, argv: string[], user: string, timeoutMs = 10_000): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+export async function runHelper(
+  docker: Docker,
+  container: Docker.Container,
+  argv: string[],
+  user: string,
+  timeoutMs = 10_000
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const started = await startExec(docker, container, { argv, user, maxBytes: 64 * 1024 })
   let timer: NodeJS.Timeout | undefined
   const finished = await Promise.race([started.ended.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))])

@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type Docker from 'dockerode'
 import type { WorkspaceMounts } from './workspace-mounts'
-import { egressEnv, gitSafeDirectoryEnv, type CommandResult, type CommandRunInput, type EgressEndpoint, type ProgramRunInput, type ProgramRunner, type ResourcePolicy, type SandboxIdentity } from '../../core'
+import {
+  egressEnv,
+  gitSafeDirectoryEnv,
+  type CommandResult,
+  type CommandRunInput,
+  type EgressEndpoint,
+  type ProgramRunInput,
+  type ProgramRunner,
+  type ResourcePolicy,
+  type SandboxIdentity
+} from '../../core'
 import { killGraceMs, timeoutExitCode } from '../runner/bounded-process'
 import { childEnv, outputCapFor, timeoutMsFor, withAirlockNotes } from '../runner/run-limits'
 import { limitHitBetween, type ContainerAccounting } from './container-accounting'
@@ -58,19 +68,33 @@ export class ContainerRunner implements ProgramRunner {
 
   /** A shell command line (the action is a shell command): `bash -c` in the container. */
   run(input: CommandRunInput): Promise<CommandResult> {
-    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, env: input.env, signal: input.signal, onOutput: input.onOutput })
+    return this.exec({
+      argv: ['bash', '-c', input.command],
+      cwd: input.cwd,
+      timeoutSeconds: input.timeoutSeconds,
+      env: input.env,
+      signal: input.signal,
+      onOutput: input.onOutput
+    })
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {
     if (this.released.signal.aborted) throw new DockerProviderError('docker.runner_released', 'This container was released; ensure a new handle.')
     if (input.argv.length === 0) throw new DockerProviderError('docker.invalid_run', 'argv is empty.')
     if (input.readOnlyRoots?.length) {
-      throw new DockerProviderError('docker.grant_unsupported', 'The docker provider runs code on snapshot grants only; read-only workspace mounts are not supported.')
+      throw new DockerProviderError(
+        'docker.grant_unsupported',
+        'The docker provider runs code on snapshot grants only; read-only workspace mounts are not supported.'
+      )
     }
     let env: Record<string, string>
     try {
       // Roots are bound at their own paths: git may use a repository at any of them (see gitSafeDirectoryEnv).
-      const base = { ...containerBaseEnv, ...(this.extras.egress ? egressEnv() : {}), ...gitSafeDirectoryEnv([...this.roots.map((root) => root.path), ...(input.writableRoots ?? [])]) }
+      const base = {
+        ...containerBaseEnv,
+        ...(this.extras.egress ? egressEnv() : {}),
+        ...gitSafeDirectoryEnv([...this.roots.map((root) => root.path), ...(input.writableRoots ?? [])])
+      }
       env = childEnv(base, input.env)
     } catch (error) {
       throw new DockerProviderError('docker.invalid_run', (error as Error).message)
@@ -95,7 +119,8 @@ export class ContainerRunner implements ProgramRunner {
       } finally {
         // Copied back whatever the run's end; a failed copy-back fails the run (its outputs are not all here).
         const back = await transfer.back(extra)
-        if (result && back.skipped > 0) result.stderr += `airlock: ${back.skipped} entr${back.skipped === 1 ? 'y' : 'ies'} of the execution area (links, devices) were not copied back from the remote engine\n`
+        if (result && back.skipped > 0)
+          result.stderr += `airlock: ${back.skipped} entr${back.skipped === 1 ? 'y' : 'ies'} of the execution area (links, devices) were not copied back from the remote engine\n`
       }
       return result
     })
@@ -129,11 +154,17 @@ export class ContainerRunner implements ProgramRunner {
     // Not awaited: through a remote engine a sample takes up to a second, which the run should not wait for.
     const cpuAtStart = this.accounting.cpuNanos().catch(() => undefined)
     const limitsAtStart = this.accounting.limitEvents().catch(() => undefined)
-    const run = await startExec(this.docker, this.container, { argv: ['sh', '-c', wrapper, 'airlock', ...input.argv], user: this.user, cwd, env, stdin: input.stdin, maxBytes: outputCapFor(this.policy), onOutput: input.onOutput }).catch(
-      (error: Error) => {
-        throw new DockerProviderError('docker.invalid_run', `The program could not be started in the container: ${error.message}`, {}, { cause: error })
-      }
-    )
+    const run = await startExec(this.docker, this.container, {
+      argv: ['sh', '-c', wrapper, 'airlock', ...input.argv],
+      user: this.user,
+      cwd,
+      env,
+      stdin: input.stdin,
+      maxBytes: outputCapFor(this.policy),
+      onOutput: input.onOutput
+    }).catch((error: Error) => {
+      throw new DockerProviderError('docker.invalid_run', `The program could not be started in the container: ${error.message}`, {}, { cause: error })
+    })
     let ending: 'timeout' | 'cancel' | 'cpu' | undefined
     let terminating: Promise<void> | undefined
     let over = false
@@ -213,7 +244,8 @@ export class ContainerRunner implements ProgramRunner {
       const left = await this.accounting.processesOf(uid).catch(() => undefined)
       if (left?.length === 0) return
       if (attempt === 0) await pause(20)
-      else if (attempt % 10 === 1) await runHelper(this.docker, this.container, ['sh', '-c', 'kill -KILL -1 2>/dev/null; true'], this.user, 5000).catch(() => undefined)
+      else if (attempt % 10 === 1)
+        await runHelper(this.docker, this.container, ['sh', '-c', 'kill -KILL -1 2>/dev/null; true'], this.user, 5000).catch(() => undefined)
       else await pause(50)
     }
     await this.kill()

@@ -42,12 +42,26 @@ export async function startSessionContainer(docker: Docker, plan: ContainerPlan)
       Env: Object.entries(containerBaseEnv).map(([k, v]) => `${k}=${v}`),
       Labels: plan.labels,
       HostConfig: {
-        ...hardenedHostConfig({ limits: plan.limits, network: plan.network, binds: plan.remote ? [] : [...plan.roots.map((root) => `${root.path}:${root.path}:rw`), ...(extra?.binds ?? [])], effect: plan.effect }),
-        ...(plan.remote ? { Mounts: plan.roots.map((root) => ({ Type: 'volume' as const, Source: '', Target: root.path, ReadOnly: false })) } : extra?.mounts.length ? { Mounts: extra.mounts } : {})
+        ...hardenedHostConfig({
+          limits: plan.limits,
+          network: plan.network,
+          binds: plan.remote ? [] : [...plan.roots.map((root) => `${root.path}:${root.path}:rw`), ...(extra?.binds ?? [])],
+          effect: plan.effect
+        }),
+        ...(plan.remote
+          ? { Mounts: plan.roots.map((root) => ({ Type: 'volume' as const, Source: '', Target: root.path, ReadOnly: false })) }
+          : extra?.mounts.length
+            ? { Mounts: extra.mounts }
+            : {})
       }
     })
   } catch (error) {
-    throw new ExecutionResourceError('docker_unavailable', `The engine refused to create the container: ${(error as Error).message}`, { image: plan.image }, { cause: error })
+    throw new ExecutionResourceError(
+      'docker_unavailable',
+      `The engine refused to create the container: ${(error as Error).message}`,
+      { image: plan.image },
+      { cause: error }
+    )
   }
   try {
     await container.start()
@@ -60,6 +74,11 @@ export async function startSessionContainer(docker: Docker, plan: ContainerPlan)
   } catch (error) {
     await container.remove({ force: true, v: true }).catch(() => undefined)
     if (error instanceof DockerProviderError) throw error
-    throw new ExecutionResourceError('docker_unavailable', `The container could not start: ${(error as Error).message}`, { image: plan.image }, { cause: error })
+    throw new ExecutionResourceError(
+      'docker_unavailable',
+      `The container could not start: ${(error as Error).message}`,
+      { image: plan.image },
+      { cause: error }
+    )
   }
 }

@@ -6,7 +6,10 @@ import { parseExtraArgs } from './docker-config'
 // host config asks of it on each network a container can have.
 describe('hardened host config: ping sockets', () => {
   it.each(['none', 'full'] as const)('a container with network %s has its own network namespace, with ping sockets for no group', (network) => {
-    expect(hardenedHostConfig({ limits: defaultLimits, network })).toMatchObject({ NetworkMode: network === 'full' ? 'bridge' : 'none', Sysctls: { 'net.ipv4.ping_group_range': '1 0' } })
+    expect(hardenedHostConfig({ limits: defaultLimits, network })).toMatchObject({
+      NetworkMode: network === 'full' ? 'bridge' : 'none',
+      Sysctls: { 'net.ipv4.ping_group_range': '1 0' }
+    })
   })
 
   it('--network host sets no network sysctl (the engine would refuse to create the container)', () => {

@@ -45,7 +45,12 @@ const noPingSockets = { 'net.ipv4.ping_group_range': '1 0' }
  * network unless asked, no ICMP ping sockets; the operator's extra args applied on top (they were
  * already counted against the isolation axes).
  */
-export function hardenedHostConfig(options: { limits: ContainerLimits; network: 'none' | 'full'; binds?: string[]; effect?: ExtraArgsEffect }): Docker.HostConfig {
+export function hardenedHostConfig(options: {
+  limits: ContainerLimits
+  network: 'none' | 'full'
+  binds?: string[]
+  effect?: ExtraArgsEffect
+}): Docker.HostConfig {
   const { limits, effect } = options
   const seccomp = effect?.weakened.syscallsRestricted ? [] : [`seccomp=${containerSeccompProfile()}`]
   const memory = Math.round(limits.memoryMb * 1024 * 1024)

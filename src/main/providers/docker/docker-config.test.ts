@@ -10,22 +10,43 @@ describe('docker extra args', () => {
         { Type: 'tmpfs', Target: '/scratch', ReadOnly: false }
       ]
     })
-    expect(containerIsolation(effect, 'none')).toMatchObject({ hostFilesystemRestricted: false, processContained: true, privilegeEscalationBlocked: true, syscallsRestricted: true })
+    expect(containerIsolation(effect, 'none')).toMatchObject({
+      hostFilesystemRestricted: false,
+      processContained: true,
+      privilegeEscalationBlocked: true,
+      syscallsRestricted: true
+    })
   })
 
-  it('reads docker\'s aliases and readonly=true|false', () => {
+  it("reads docker's aliases and readonly=true|false", () => {
     expect(parseMount('src=/a,dst=/b,ro')).toEqual({ Type: 'volume', Source: '/a', Target: '/b', ReadOnly: true })
-    expect(parseMount('type=volume,source=cache,destination=/cache,readonly=false')).toEqual({ Type: 'volume', Source: 'cache', Target: '/cache', ReadOnly: false })
+    expect(parseMount('type=volume,source=cache,destination=/cache,readonly=false')).toEqual({
+      Type: 'volume',
+      Source: 'cache',
+      Target: '/cache',
+      ReadOnly: false
+    })
   })
 
-  it('mounting the engine\'s socket hands over the host: every axis false', () => {
+  it("mounting the engine's socket hands over the host: every axis false", () => {
     const effect = parseExtraArgs(['--mount', 'type=bind,source=/var/run/docker.sock,target=/var/run/docker.sock'])
-    expect(containerIsolation(effect, 'none')).toMatchObject({ processContained: false, hostFilesystemRestricted: false, privilegeEscalationBlocked: false, syscallsRestricted: false })
+    expect(containerIsolation(effect, 'none')).toMatchObject({
+      processContained: false,
+      hostFilesystemRestricted: false,
+      privilegeEscalationBlocked: false,
+      syscallsRestricted: false
+    })
     expect(containerIsolation(parseExtraArgs(['-v', '/run/docker.sock:/sock']), 'none').privilegeEscalationBlocked).toBe(false)
   })
 
   it('refuses mount options it would not apply, with a typed error', () => {
-    for (const spec of ['type=bind,source=/a,target=/b,bind-propagation=shared', 'type=npipe,source=/a,target=/b', 'type=bind,target=/b', 'type=bind,source=/a,target=relative', 'source=/a,target=/b,readonly=maybe']) {
+    for (const spec of [
+      'type=bind,source=/a,target=/b,bind-propagation=shared',
+      'type=npipe,source=/a,target=/b',
+      'type=bind,target=/b',
+      'type=bind,source=/a,target=relative',
+      'source=/a,target=/b,readonly=maybe'
+    ]) {
       expect(() => parseExtraArgs(['--mount', spec])).toThrow(expect.objectContaining({ code: 'docker.extra_args_refused' }))
     }
   })

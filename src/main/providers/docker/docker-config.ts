@@ -14,7 +14,12 @@ export type RuntimeProfile = keyof typeof runtimeProfiles
 
 /** The docker provider's own config keys (other providers' keys in a shared config pass through). */
 export const dockerConfigSchema = z.looseObject({
-  image: z.string().min(1).max(256).regex(/^[a-z0-9][a-z0-9._/:@-]*$/i, 'is not an image reference').optional(),
+  image: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[a-z0-9][a-z0-9._/:@-]*$/i, 'is not an image reference')
+    .optional(),
   language: z.enum(['python', 'nodejs', 'bash', 'go', 'cpp']).optional(),
   profile: z.enum(['strict', 'developer', 'ci']).optional(),
   /** The operator approved pulling a missing image (developer/ci profiles). */
@@ -136,15 +141,22 @@ export function parseMount(spec: string): MountSpec {
   for (const part of spec.split(',')) {
     const [key, ...rest] = part.split('=')
     const name = { src: 'source', dst: 'target', destination: 'target', ro: 'readonly' }[key!] ?? key!
-    if (!['type', 'source', 'target', 'readonly'].includes(name)) refuse(`--mount option ${JSON.stringify(key)} is not supported (type, source, target, readonly)`)
+    if (!['type', 'source', 'target', 'readonly'].includes(name))
+      refuse(`--mount option ${JSON.stringify(key)} is not supported (type, source, target, readonly)`)
     fields[name] = rest.length ? rest.join('=') : name === 'readonly' ? 'true' : refuse(`--mount ${key} needs a value`)
   }
   const type = fields.type ?? 'volume'
   if (type !== 'bind' && type !== 'volume' && type !== 'tmpfs') refuse(`--mount type ${type} is not supported (bind, volume, tmpfs)`)
   if (!fields.target?.startsWith('/')) refuse(`--mount needs an absolute target`)
   if (type !== 'tmpfs' && !fields.source) refuse(`--mount type=${type} needs a source`)
-  if (fields.readonly !== undefined && !['true', '1', 'false', '0'].includes(fields.readonly)) refuse(`--mount readonly=${fields.readonly} is not true or false`)
-  return { Type: type, ...(fields.source ? { Source: fields.source } : {}), Target: fields.target, ReadOnly: fields.readonly === 'true' || fields.readonly === '1' }
+  if (fields.readonly !== undefined && !['true', '1', 'false', '0'].includes(fields.readonly))
+    refuse(`--mount readonly=${fields.readonly} is not true or false`)
+  return {
+    Type: type,
+    ...(fields.source ? { Source: fields.source } : {}),
+    Target: fields.target,
+    ReadOnly: fields.readonly === 'true' || fields.readonly === '1'
+  }
 }
 
 /** Any extra mount opens the host filesystem; the engine's own socket hands over the host entirely. */

@@ -55,6 +55,13 @@ export function homeLabel(home: string): string {
 export async function sweepLeftoverContainers(docker: Docker, home: string): Promise<string[]> {
   const leftovers = await docker.listContainers({ all: true, filters: { label: [`${labels.managed}=true`, `${labels.home}=${homeLabel(home)}`] } })
   // v: the anonymous volumes a remote engine's containers hold their execution areas in go too.
-  await Promise.all(leftovers.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)))
+  await Promise.all(
+    leftovers.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined)
+    )
+  )
   return leftovers.map((c) => c.Id)
 }

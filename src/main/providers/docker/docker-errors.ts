@@ -16,7 +16,7 @@ export type DockerProviderErrorCode =
   | 'docker.egress_unavailable'
 
 /**
- * An error of the docker provider with a stable `code` and a JSON `payload` for machines; the
+ * An error of the docker provider with a stable `code` and a JSON `data` for machines; the
  * message says what happened and what to do.
  */
 export class DockerProviderError extends AirlockError<DockerProviderErrorCode> {}

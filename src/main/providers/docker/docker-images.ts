@@ -56,7 +56,10 @@ export async function resolveImage(
   const source = options.image ?? registryImages[options.language ?? ''] ?? wanted
   if (await imageExists(docker, source)) return source
   if (!options.pullApproved) {
-    throw new ExecutionResourceError('docker_image_pull_approval_required', `Pulling ${source} needs the operator's approval.`, { image: source, profile: options.profile })
+    throw new ExecutionResourceError('docker_image_pull_approval_required', `Pulling ${source} needs the operator's approval.`, {
+      image: source,
+      profile: options.profile
+    })
   }
   try {
     await pullImage(docker, source, options.onProgress)
@@ -87,15 +90,15 @@ export async function listAirlockImages(docker: Docker): Promise<ImageSummary[]>
     .map((image) => ({ ...image, tags: (image.RepoTags ?? []).filter((tag) => tag !== '<none>:<none>') }))
     .filter((image) => image.tags.length > 0)
     .map((image) => ({
-    id: image.Id.replace(/^sha256:/, '').slice(0, 12),
-    tags: image.tags,
-    languages: (image.Labels?.[labels.languages] ?? '').split(',').filter(Boolean),
-    toolchains: Object.fromEntries(
-      Object.entries(image.Labels ?? {})
-        .filter(([key]) => key.startsWith('airlock.toolchain.'))
-        .map(([key, version]) => [key.slice('airlock.toolchain.'.length), version])
-    ),
-    sizeBytes: image.Size,
-    created: new Date(image.Created * 1000).toISOString()
-  }))
+      id: image.Id.replace(/^sha256:/, '').slice(0, 12),
+      tags: image.tags,
+      languages: (image.Labels?.[labels.languages] ?? '').split(',').filter(Boolean),
+      toolchains: Object.fromEntries(
+        Object.entries(image.Labels ?? {})
+          .filter(([key]) => key.startsWith('airlock.toolchain.'))
+          .map(([key, version]) => [key.slice('airlock.toolchain.'.length), version])
+      ),
+      sizeBytes: image.Size,
+      created: new Date(image.Created * 1000).toISOString()
+    }))
 }

@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../../../../test/support/components'
 import { ensureTestImages } from '../../../../test/support/docker-images'
 import { makeTempDir } from '../../../../test/support/temp-home'
-import { claimWorkspace, ExecutionResourceManager, executeCode, executionRequirement, sandboxIdentity, type ExecutionResourceError, type ProgramRunner } from '../../core'
+import {
+  claimWorkspace,
+  ExecutionResourceManager,
+  executeCode,
+  executionRequirement,
+  sandboxIdentity,
+  type ExecutionResourceError,
+  type ProgramRunner
+} from '../../core'
 import type { ContainerRunner } from './container-runner'
 import { checkEngine, createDockerClient, homeLabel, labels } from './docker-engine'
 import { DockerProvider } from './docker-provider'
@@ -42,7 +50,13 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     policy: { timeoutSeconds: 30 }
   })
   const run = (request: unknown, extra: { timeoutSeconds?: number; session?: string } = {}) =>
-    executeCode({ ...target(extra.session ?? 'session-1'), manager, request, actionCallId: `call-${++callSeq}`, ...(extra.timeoutSeconds ? { policy: { timeoutSeconds: extra.timeoutSeconds } } : {}) })
+    executeCode({
+      ...target(extra.session ?? 'session-1'),
+      manager,
+      request,
+      actionCallId: `call-${++callSeq}`,
+      ...(extra.timeoutSeconds ? { policy: { timeoutSeconds: extra.timeoutSeconds } } : {})
+    })
   /** What the agent's session does: hold the session's code-execution resource while it lives. */
   const holdSession = (session: string, timeoutSeconds = 30) =>
     manager.ensure(executionRequirement({ ...target(session), policy: { timeoutSeconds } }, 'python'))
@@ -65,7 +79,12 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     const call = (expression: string) =>
       `import ctypes, errno\nlibc = ctypes.CDLL(None, use_errno=True)\nr = ${expression}\nprint(r, errno.errorcode.get(ctypes.get_errno(), 'OK'))`
     const results: string[] = []
-    for (const expression of ['libc.ptrace(16, 1, 0, 0)', 'libc.unshare(0x10000000)', "libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)", 'libc.syscall(425, 8, 0)']) {
+    for (const expression of [
+      'libc.ptrace(16, 1, 0, 0)',
+      'libc.unshare(0x10000000)',
+      "libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)",
+      'libc.syscall(425, 8, 0)'
+    ]) {
       results.push((await run({ language: 'python', sourceCode: call(expression) })).result.stdout.trim())
     }
     expect(results).toEqual(['-1 EPERM', '-1 EPERM', '-1 EPERM', '-1 EPERM'])
@@ -75,7 +94,10 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     const outcome = await run({
       language: 'nodejs',
       files: [
-        { path: 'src/index.js', content: "const { greet } = require('./greet'); require('fs').writeFileSync('../output/out.json', JSON.stringify(greet(process.argv[2])))" },
+        {
+          path: 'src/index.js',
+          content: "const { greet } = require('./greet'); require('fs').writeFileSync('../output/out.json', JSON.stringify(greet(process.argv[2])))"
+        },
         { path: 'src/greet.js', content: 'exports.greet = (name) => ({ hello: name })' }
       ],
       entrypoint: 'src/index.js',
@@ -118,13 +140,26 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
     await holdSession('cancels')
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 800)
-    const outcome = await executeCode({ ...target('cancels'), manager, request: { language: 'python', sourceCode: 'import time\ntime.sleep(60)' }, actionCallId: `call-${++callSeq}`, signal: controller.signal })
+    const outcome = await executeCode({
+      ...target('cancels'),
+      manager,
+      request: { language: 'python', sourceCode: 'import time\ntime.sleep(60)' },
+      actionCallId: `call-${++callSeq}`,
+      signal: controller.signal
+    })
     expect(outcome).toMatchObject({ status: 'cancelled', result: { cancelled: true, exitCode: 130 } })
     expect(outcome.result.durationMs).toBeLessThan(20_000)
   })
 
   it('release removes the container', async () => {
-    const handle = await manager.ensure({ kind: 'code_execution', providerId: 'docker', scope: 'session', ownerId: 'to-release', requiredCapabilities: { languages: ['python'] }, policy: { workspaceRoots: [workspace] } })
+    const handle = await manager.ensure({
+      kind: 'code_execution',
+      providerId: 'docker',
+      scope: 'session',
+      ownerId: 'to-release',
+      requiredCapabilities: { languages: ['python'] },
+      policy: { workspaceRoots: [workspace] }
+    })
     const id = handle.meta.containerId as string
     expect((await docker.getContainer(id).inspect()).State.Running).toBe(true)
     await manager.release(handle)
@@ -134,15 +169,28 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
   it('a workspace root the sandbox identity cannot write (made by root, not claimed) is refused at ensure with the fix', async () => {
     const unclaimed = join(dir.path, 'unclaimed')
     mkdirSync(unclaimed, { mode: 0o755 })
-    const ensured = manager.ensure({ kind: 'code_execution', providerId: 'docker', requiredCapabilities: { languages: ['python'] }, policy: { workspaceRoots: [unclaimed] } })
+    const ensured = manager.ensure({
+      kind: 'code_execution',
+      providerId: 'docker',
+      requiredCapabilities: { languages: ['python'] },
+      policy: { workspaceRoots: [unclaimed] }
+    })
     if (process.getuid?.() !== 0) return void (await manager.release(await ensured)) // the operator's own directory: writable
     await expect(ensured).rejects.toMatchObject({ code: 'docker.workspace_refused', message: expect.stringMatching(/belongs to uid 0.*claimWorkspace/) })
   })
 
   it('the startup sweep removes a labelled container a crashed run left behind', async () => {
-    const leftover = await docker.createContainer({ Image: 'airlock/python:latest', Cmd: ['sleep', 'infinity'], Labels: { [labels.managed]: 'true', [labels.home]: homeLabel('/crashed-home') } })
+    const leftover = await docker.createContainer({
+      Image: 'airlock/python:latest',
+      Cmd: ['sleep', 'infinity'],
+      Labels: { [labels.managed]: 'true', [labels.home]: homeLabel('/crashed-home') }
+    })
     await leftover.start()
-    const other = await docker.createContainer({ Image: 'airlock/python:latest', Cmd: ['sleep', 'infinity'], Labels: { [labels.managed]: 'true', [labels.home]: homeLabel('/another-home') } })
+    const other = await docker.createContainer({
+      Image: 'airlock/python:latest',
+      Cmd: ['sleep', 'infinity'],
+      Labels: { [labels.managed]: 'true', [labels.home]: homeLabel('/another-home') }
+    })
     // Through the provider contract, as the host's start-up recovery calls it.
     expect(await new DockerProvider({ home: '/crashed-home', docker }).recover()).toEqual([`container ${leftover.id.slice(0, 12)}`])
     await expect(leftover.inspect()).rejects.toMatchObject({ statusCode: 404 })
@@ -153,7 +201,12 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
   it('strict profile with a missing image → docker_image_missing, and no pull is attempted', async () => {
     const since = Math.floor(Date.now() / 1000)
     const error = (await manager
-      .ensure({ kind: 'code_execution', providerId: 'docker', config: { image: 'airlock/not-provisioned:latest', profile: 'strict' }, policy: { workspaceRoots: [workspace] } })
+      .ensure({
+        kind: 'code_execution',
+        providerId: 'docker',
+        config: { image: 'airlock/not-provisioned:latest', profile: 'strict' },
+        policy: { workspaceRoots: [workspace] }
+      })
       .catch((e: unknown) => e)) as ExecutionResourceError
     expect(error.code).toBe('execution_resource.docker_image_missing')
     expect(error.message).toMatch(/never pulls/)
@@ -169,7 +222,12 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
   it('developer profile: a pull needs approval; an approved pull that cannot reach a registry fails clearly', async () => {
     const ask = (pullApproved: boolean) =>
       manager
-        .ensure({ kind: 'code_execution', providerId: 'docker', config: { image: 'airlock-test/unreachable:1', profile: 'developer', pullApproved }, policy: { workspaceRoots: [workspace] } })
+        .ensure({
+          kind: 'code_execution',
+          providerId: 'docker',
+          config: { image: 'airlock-test/unreachable:1', profile: 'developer', pullApproved },
+          policy: { workspaceRoots: [workspace] }
+        })
         .catch((e: ExecutionResourceError) => e.code)
     expect(await ask(false)).toBe('execution_resource.docker_image_pull_approval_required')
     expect(await ask(true)).toBe('execution_resource.docker_image_pull_failed')
@@ -178,10 +236,18 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
   it('weakening extra args set the affected isolation axes false; unknown args are refused', async () => {
     const provider = new DockerProvider({ home, docker })
     const probe = (extraArgs: string[]) =>
-      provider.probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k', config: { language: 'python', extraArgs } }, policy: {} })
+      provider.probe({
+        requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k', config: { language: 'python', extraArgs } },
+        policy: {}
+      })
     const axes = async (extraArgs: string[]) => (await probe(extraArgs)).capabilities?.isolation
     expect(await axes([])).toMatchObject({ processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true })
-    expect(await axes(['--privileged'])).toMatchObject({ processContained: false, hostFilesystemRestricted: false, privilegeEscalationBlocked: false, syscallsRestricted: false })
+    expect(await axes(['--privileged'])).toMatchObject({
+      processContained: false,
+      hostFilesystemRestricted: false,
+      privilegeEscalationBlocked: false,
+      syscallsRestricted: false
+    })
     expect(await axes(['--pid=host'])).toMatchObject({ processContained: false, hostFilesystemRestricted: true })
     expect(await axes(['--network=host'])).toMatchObject({ processContained: false, networkMode: 'full' })
     expect(await axes(['--cap-add', 'SYS_ADMIN'])).toMatchObject({ privilegeEscalationBlocked: false, processContained: true })
@@ -195,16 +261,38 @@ describe.skipIf(skip !== undefined)(`docker provider${skip ? ` (skipped: ${skip}
 
   it('read_only/read_write grants are refused by the probe with the reason (snapshot only); the probe says how limits are enforced', async () => {
     const probe = (mode: 'snapshot' | 'read_only' | 'read_write') =>
-      new DockerProvider({ home, docker }).probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k', config: { language: 'python' }, workspaceAccess: { mode } }, policy: {} })
+      new DockerProvider({ home, docker }).probe({
+        requirement: {
+          kind: 'code_execution',
+          requirementId: 'r',
+          scope: 'action_call',
+          resourceKey: 'k',
+          config: { language: 'python' },
+          workspaceAccess: { mode }
+        },
+        policy: {}
+      })
     expect(await probe('read_write')).toMatchObject({ available: false, reason: expect.stringMatching(/only snapshot workspace grants \(asked: read_write\)/) })
     expect(await probe('read_only')).toMatchObject({ available: false, reason: expect.stringMatching(/asked: read_only/) })
-    expect(await probe('snapshot')).toMatchObject({ available: true, capabilities: { workspaceGrants: ['snapshot'], limits: { cpuSeconds: expect.stringMatching(/^per run/) }, runsAs: { uid: sandboxIdentity().uid } } })
-    const refused = await executeCode({ ...target('grants'), mode: 'read_only', manager, request: { language: 'python', sourceCode: 'print(1)' }, actionCallId: `call-${++callSeq}` }).catch((e: ExecutionResourceError) => e)
+    expect(await probe('snapshot')).toMatchObject({
+      available: true,
+      capabilities: { workspaceGrants: ['snapshot'], limits: { cpuSeconds: expect.stringMatching(/^per run/) }, runsAs: { uid: sandboxIdentity().uid } }
+    })
+    const refused = await executeCode({
+      ...target('grants'),
+      mode: 'read_only',
+      manager,
+      request: { language: 'python', sourceCode: 'print(1)' },
+      actionCallId: `call-${++callSeq}`
+    }).catch((e: ExecutionResourceError) => e)
     expect(refused).toMatchObject({ code: 'execution_resource.provider_unavailable' })
   })
 
   it('without a language asked for, the probe reports the provisioned images and their toolchain versions', async () => {
-    const probe = await new DockerProvider({ home, docker }).probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' }, policy: {} })
+    const probe = await new DockerProvider({ home, docker }).probe({
+      requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k' },
+      policy: {}
+    })
     expect(probe.capabilities?.languages).toEqual(expect.arrayContaining(['python', 'nodejs']))
     expect(probe.capabilities?.toolchains).toMatchObject({ python: { available: true, version: expect.stringMatching(/^3\./) }, nodejs: { available: true } })
   })

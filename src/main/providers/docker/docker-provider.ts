@@ -36,7 +36,8 @@ export type DockerProviderOptions = {
 
 /** How each limit is enforced, as the probe reports it (SPEC §4.1: the probe says what is really enforced). */
 const enforcedLimits = {
-  cpuSeconds: 'per run: CPU time of all the run\'s processes together (container cgroup, sampled every 250 ms, or every second through a remote engine); per process also as an rlimit',
+  cpuSeconds:
+    "per run: CPU time of all the run's processes together (container cgroup, sampled every 250 ms, or every second through a remote engine); per process also as an rlimit",
   pids: 'cgroup (per container)',
   memory: 'cgroup (per container, no swap)'
 }
@@ -85,7 +86,10 @@ export class DockerProvider implements ExecutionResourceProvider {
     const engine = await checkEngine(this.docker)
     if (!engine.ok) return { available: false, reason: engine.reason }
     if (policy.networkMode === 'proxy' && !(await imageExists(this.docker, bridgeImage))) {
-      return { available: false, reason: `network "proxy" in a container needs the ${bridgeImage} image for its egress bridge, which this engine does not have; provision it (airlock images provision nodejs --offline) or use bubblewrap` }
+      return {
+        available: false,
+        reason: `network "proxy" in a container needs the ${bridgeImage} image for its egress bridge, which this engine does not have; provision it (airlock images provision nodejs --offline) or use bubblewrap`
+      }
     }
     const language = languageOf(requirement, parsed.data)
     const image = parsed.data.image ?? (language ? airlockImage(language) : undefined)
@@ -135,12 +139,22 @@ export class DockerProvider implements ExecutionResourceProvider {
     if (!engine.ok) throw new ExecutionResourceError('docker_unavailable', engine.reason, { providerId: this.providerId })
     const profile = profileOf(config)
     const language = languageOf(requirement, config)
-    const image = await resolveImage(this.docker, { language, image: config.image, profile, pullApproved: config.pullApproved, onProgress: this.options.onImageProgress })
+    const image = await resolveImage(this.docker, {
+      language,
+      image: config.image,
+      profile,
+      pullApproved: config.pullApproved,
+      onProgress: this.options.onImageProgress
+    })
     const identity = sandboxIdentity()
     const roots = openMountedRoots(realRoots(policy.workspaceRoots), identity)
     if (this.remote && !roots.every((root) => isHostKeptAreas(root.path))) {
       closeRoots(roots)
-      throw new DockerProviderError('docker.remote_unsupported', 'Through a remote engine only execution areas travel; this requirement names other workspace roots.', { roots: roots.map((root) => root.path) })
+      throw new DockerProviderError(
+        'docker.remote_unsupported',
+        'Through a remote engine only execution areas travel; this requirement names other workspace roots.',
+        { roots: roots.map((root) => root.path) }
+      )
     }
     const limits = { ...defaultLimits, ...policy.limits }
     const network = networkOf(policy)
@@ -156,7 +170,11 @@ export class DockerProvider implements ExecutionResourceProvider {
     let session: Docker.Container | undefined
     try {
       // Windowed: the bridge outlives runs, which go one at a time; between runs nothing is admitted.
-      if (network === 'proxy') egress = await this.options.egress!.open({ scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId }, { attribution: 'window' })
+      if (network === 'proxy')
+        egress = await this.options.egress!.open(
+          { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId },
+          { attribution: 'window' }
+        )
       const { container, accounting } = await startSessionContainer(this.docker, {
         image,
         identity,
@@ -222,7 +240,12 @@ export class DockerProvider implements ExecutionResourceProvider {
     await runner.container.remove({ force: true, v: true }).catch(gone(`the container ${runner.container.id}`))
     const [first] = failures
     if (first) {
-      throw new ExecutionResourceError('release_failed', `${first.what} could not be removed: ${(first.error as Error).message}`, { containerId: runner.container.id }, { cause: first.error })
+      throw new ExecutionResourceError(
+        'release_failed',
+        `${first.what} could not be removed: ${(first.error as Error).message}`,
+        { containerId: runner.container.id },
+        { cause: first.error }
+      )
     }
   }
 

@@ -54,7 +54,12 @@ export async function startEgressSidecar(
       }
     })
   } catch (error) {
-    throw new DockerProviderError('docker.egress_unavailable', `The engine refused to create the egress bridge: ${(error as Error).message}`, { image: bridgeImage }, { cause: error })
+    throw new DockerProviderError(
+      'docker.egress_unavailable',
+      `The engine refused to create the egress bridge: ${(error as Error).message}`,
+      { image: bridgeImage },
+      { cause: error }
+    )
   }
   try {
     await sidecar.start()
@@ -63,7 +68,12 @@ export async function startEgressSidecar(
   } catch (error) {
     await sidecar.remove({ force: true }).catch(() => undefined)
     if (error instanceof DockerProviderError) throw error
-    throw new DockerProviderError('docker.egress_unavailable', `The egress bridge could not start: ${(error as Error).message}`, { image: bridgeImage }, { cause: error })
+    throw new DockerProviderError(
+      'docker.egress_unavailable',
+      `The egress bridge could not start: ${(error as Error).message}`,
+      { image: bridgeImage },
+      { cause: error }
+    )
   }
 }
 
@@ -74,14 +84,23 @@ async function waitForReady(sidecar: Docker.Container): Promise<void> {
     const output = (await sidecar.logs({ stdout: true, stderr: true, follow: false })).toString('utf8')
     if (output.includes(bridgeReadyLine)) return
     const state = (await sidecar.inspect()).State
-    if (!state.Running) throw new DockerProviderError('docker.egress_unavailable', `The egress bridge ended (exit ${state.ExitCode}): ${printable(output)}`, { exitCode: state.ExitCode })
-    if (Date.now() > deadline) throw new DockerProviderError('docker.egress_unavailable', `The egress bridge did not listen within ${readyTimeoutMs / 1000} s.`, {})
+    if (!state.Running)
+      throw new DockerProviderError('docker.egress_unavailable', `The egress bridge ended (exit ${state.ExitCode}): ${printable(output)}`, {
+        exitCode: state.ExitCode
+      })
+    if (Date.now() > deadline)
+      throw new DockerProviderError('docker.egress_unavailable', `The egress bridge did not listen within ${readyTimeoutMs / 1000} s.`, {})
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 
 /** Log frames carry binary headers (no TTY): only the text, shortened. */
 function printable(output: string): string {
-  // eslint-disable-next-line no-control-regex
-  return output.replace(/[\x00-\x08\x0e-\x1f]/g, '').trim().slice(0, 400)
+  return (
+    output
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\x00-\x08\x0e-\x1f]/g, '')
+      .trim()
+      .slice(0, 400)
+  )
 }

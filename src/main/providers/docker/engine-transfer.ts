@@ -4,7 +4,16 @@ import type { Readable } from 'node:stream'
 import type Docker from 'dockerode'
 import tar from 'tar-stream'
 import { bundleLimits } from '@shared/code-execution'
-import { descriptorPath, openBeneath, openChildDirectory, openDirectoryNoFollow, openRegularFile, relativeComponents, writeNewFile, type SandboxIdentity } from '../../core'
+import {
+  descriptorPath,
+  openBeneath,
+  openChildDirectory,
+  openDirectoryNoFollow,
+  openRegularFile,
+  relativeComponents,
+  writeNewFile,
+  type SandboxIdentity
+} from '../../core'
 import { runHelper } from './container-exec'
 import { runUser } from './container-spec'
 import { DockerProviderError } from './docker-errors'
@@ -37,7 +46,12 @@ export class EngineTransfer {
         await this.container.putArchive(packArea(area), { path: dirname(area) })
       } catch (error) {
         if (error instanceof DockerProviderError) throw error
-        throw new DockerProviderError('docker.copy_failed', `The execution area ${area} could not be copied into the container on the remote engine: ${(error as Error).message}`, { area }, { cause: error })
+        throw new DockerProviderError(
+          'docker.copy_failed',
+          `The execution area ${area} could not be copied into the container on the remote engine: ${(error as Error).message}`,
+          { area },
+          { cause: error }
+        )
       }
     }
   }
@@ -51,7 +65,12 @@ export class EngineTransfer {
         skipped += await unpackArea(stream as Readable, area, this.identity)
       } catch (error) {
         if (error instanceof DockerProviderError) throw error
-        throw new DockerProviderError('docker.copy_failed', `What the run wrote in ${area} could not be copied back from the remote engine: ${(error as Error).message}`, { area }, { cause: error })
+        throw new DockerProviderError(
+          'docker.copy_failed',
+          `What the run wrote in ${area} could not be copied back from the remote engine: ${(error as Error).message}`,
+          { area },
+          { cause: error }
+        )
       } finally {
         await runHelper(this.docker, this.container, ['find', area, '-mindepth', '1', '-delete'], runUser(this.identity)).catch(() => undefined)
       }
@@ -102,7 +121,12 @@ function addDirectory(pack: tar.Pack, dirFd: number, name: string, budget: { byt
       const { fd, stat: file } = openRegularFile(dirFd, entry.name)
       try {
         budget.bytes += file.size
-        if (budget.bytes > transferLimitBytes) throw new DockerProviderError('docker.copy_refused', `The execution area holds more than ${transferLimitBytes} bytes; it is not copied to the remote engine.`, { limit: transferLimitBytes })
+        if (budget.bytes > transferLimitBytes)
+          throw new DockerProviderError(
+            'docker.copy_refused',
+            `The execution area holds more than ${transferLimitBytes} bytes; it is not copied to the remote engine.`,
+            { limit: transferLimitBytes }
+          )
         pack.entry({ name: child, mode: file.mode & permissionBits, uid: file.uid, gid: file.gid, mtime: file.mtime }, readFileSync(fd))
       } finally {
         closeSync(fd)
@@ -138,18 +162,39 @@ export function unpackArea(stream: Readable, area: string, identity: SandboxIden
       let parts: string[]
       try {
         entries += 1
-        if (entries > transferLimitEntries) throw new DockerProviderError('docker.copy_refused', `The run left more than ${transferLimitEntries} entries in its execution area; nothing more is copied back.`, { limit: transferLimitEntries })
+        if (entries > transferLimitEntries)
+          throw new DockerProviderError(
+            'docker.copy_refused',
+            `The run left more than ${transferLimitEntries} entries in its execution area; nothing more is copied back.`,
+            { limit: transferLimitEntries }
+          )
         parts = relativeComponents(header.name)
-        if (parts[0] !== prefix) throw new DockerProviderError('docker.copy_refused', `The engine returned ${JSON.stringify(header.name)}, which is not inside the area ${prefix}.`, { entry: header.name })
+        if (parts[0] !== prefix)
+          throw new DockerProviderError('docker.copy_refused', `The engine returned ${JSON.stringify(header.name)}, which is not inside the area ${prefix}.`, {
+            entry: header.name
+          })
         parts = parts.slice(1)
       } catch (error) {
-        fail(error instanceof DockerProviderError ? error : new DockerProviderError('docker.copy_refused', `The engine returned an entry that leaves the area: ${(error as Error).message}`, { entry: header.name }))
+        fail(
+          error instanceof DockerProviderError
+            ? error
+            : new DockerProviderError('docker.copy_refused', `The engine returned an entry that leaves the area: ${(error as Error).message}`, {
+                entry: header.name
+              })
+        )
         return
       }
       const chunks: Buffer[] = []
       body.on('data', (chunk: Buffer) => {
         bytes += chunk.length
-        if (bytes > transferLimitBytes) fail(new DockerProviderError('docker.copy_refused', `The run left more than ${transferLimitBytes} bytes in its execution area; nothing more is copied back.`, { limit: transferLimitBytes }))
+        if (bytes > transferLimitBytes)
+          fail(
+            new DockerProviderError(
+              'docker.copy_refused',
+              `The run left more than ${transferLimitBytes} bytes in its execution area; nothing more is copied back.`,
+              { limit: transferLimitBytes }
+            )
+          )
         else if (header.type === 'file') chunks.push(chunk)
       })
       body.on('end', () => {

@@ -46,7 +46,9 @@ async function runOnce(docker: Docker, image: string, argv: string[], identity: 
       HostConfig: hardenedHostConfig({ limits: { ...defaultLimits, cpuSeconds: 60 }, network: 'none' })
     })
     await container.start()
-    const waited = (await Promise.race([container.wait(), new Promise((resolve) => setTimeout(() => resolve(undefined), 60_000).unref())])) as { StatusCode: number } | undefined
+    const waited = (await Promise.race([container.wait(), new Promise((resolve) => setTimeout(() => resolve(undefined), 60_000).unref())])) as
+      | { StatusCode: number }
+      | undefined
     const logs = (await container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer
     return { exitCode: waited?.StatusCode ?? 124, output: demuxed(logs) }
   } catch (error) {

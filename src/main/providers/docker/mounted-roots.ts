@@ -72,11 +72,16 @@ export function assertSameDirectories(roots: readonly MountedRoot[], probe: { ex
  * the path, which means the same inside the container (roots are bound at their own paths).
  */
 export function proveRunRoot(roots: readonly MountedRoot[], path: string, identity: SandboxIdentity): string {
-  if (!isAbsolute(path) || path.includes('\0')) throw new DockerProviderError('docker.workspace_refused', `The run root ${JSON.stringify(path)} is not an absolute path.`)
+  if (!isAbsolute(path) || path.includes('\0'))
+    throw new DockerProviderError('docker.workspace_refused', `The run root ${JSON.stringify(path)} is not an absolute path.`)
   const wanted = resolve(path)
   const root = roots.find((candidate) => isLexicallyInside(candidate.path, wanted))
   if (!root) {
-    throw new DockerProviderError('docker.workspace_refused', `The run root ${wanted} is not inside a workspace root of this container (${roots.map((r) => r.path).join(', ')}).`, { root: wanted })
+    throw new DockerProviderError(
+      'docker.workspace_refused',
+      `The run root ${wanted} is not inside a workspace root of this container (${roots.map((r) => r.path).join(', ')}).`,
+      { root: wanted }
+    )
   }
   const fd = refusedAs(wanted, () => openBeneath(root.fd, relative(root.path, wanted)))
   try {
@@ -102,7 +107,11 @@ export function isHostKeptAreas(path: string): boolean {
 function assertSearchable(stat: Stats, path: string, identity: SandboxIdentity): void {
   const bit = stat.uid === identity.uid ? 0o100 : stat.gid === identity.gid ? 0o010 : 0o001
   if ((stat.mode & bit) === 0) {
-    throw new DockerProviderError('docker.workspace_refused', `The folder ${path} is mode ${(stat.mode & 0o777).toString(8)}: sandboxed code (uid ${identity.uid}) cannot reach the execution areas in it.`, { root: path })
+    throw new DockerProviderError(
+      'docker.workspace_refused',
+      `The folder ${path} is mode ${(stat.mode & 0o777).toString(8)}: sandboxed code (uid ${identity.uid}) cannot reach the execution areas in it.`,
+      { root: path }
+    )
   }
 }
 
@@ -114,6 +123,11 @@ function refusedAs<T>(path: string, action: () => T): T {
     if (error instanceof DockerProviderError) throw error
     const code = (error as NodeJS.ErrnoException).code
     const reason = code === 'ENOENT' ? 'it does not exist' : (error as Error).message
-    throw new DockerProviderError('docker.workspace_refused', `The workspace root ${path} was refused: ${reason}`, { root: path, errno: code }, { cause: error })
+    throw new DockerProviderError(
+      'docker.workspace_refused',
+      `The workspace root ${path} was refused: ${reason}`,
+      { root: path, errno: code },
+      { cause: error }
+    )
   }
 }

@@ -23,19 +23,33 @@ describe.skipIf(skip !== undefined)(`offline provisioning on a machine without t
     const stages: string[] = []
     const manager = new ExecutionResourceManager().registerProvider(new DockerProvider({ home: dir.path, docker }))
     try {
-      const tags = await provisionImages({ docker, languages: ['python'], workDir: join(dir.path, 'images'), tag, onProgress: ({ stage }) => stages.push(stage) })
+      const tags = await provisionImages({
+        docker,
+        languages: ['python'],
+        workDir: join(dir.path, 'images'),
+        tag,
+        onProgress: ({ stage }) => stages.push(stage)
+      })
       expect(tags).toEqual([image])
       expect(stages).toEqual(expect.arrayContaining(['importing into the engine', 'checking the toolchains as the sandbox user', 'done']))
       expect((await docker.getImage(image).inspect()).Config.Labels?.[imageFormatLabel]).toBe(imageFormat)
 
       const workspace = join(dir.path, 'workspace')
       claimWorkspace(workspace)
-      const handle = await manager.ensure({ kind: 'code_execution', providerId: 'docker', config: { image }, policy: { workspaceRoots: [workspace], timeoutSeconds: 30 } })
+      const handle = await manager.ensure({
+        kind: 'code_execution',
+        providerId: 'docker',
+        config: { image },
+        policy: { workspaceRoots: [workspace], timeoutSeconds: 30 }
+      })
       const result = await (handle.resource as ProgramRunner).exec({ argv: ['python3', '-c', 'import os; print(1, os.getuid())'] })
       expect(result).toMatchObject({ exitCode: 0, stdout: `1 ${sandboxIdentity().uid}\n` })
     } finally {
       await manager.releaseAll()
-      await docker.getImage(image).remove({ force: true }).catch(() => undefined)
+      await docker
+        .getImage(image)
+        .remove({ force: true })
+        .catch(() => undefined)
       dir.remove()
     }
   }, 900_000)

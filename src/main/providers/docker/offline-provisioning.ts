@@ -36,7 +36,25 @@ export const commonPackages = ['git']
 const sandboxUser = { name: 'airlock', uid: dedicatedSandboxUid, gid: dedicatedSandboxUid }
 
 /** Directories every user must be able to search in the image (a root filesystem built in a 0700 scratch dir keeps that mode for `/`). */
-const searchableDirs = ['', 'bin', 'etc', 'lib', 'lib64', 'root', 'sbin', 'usr', 'usr/bin', 'usr/lib', 'usr/local', 'usr/local/bin', 'usr/share', 'var', 'home', 'opt', 'srv']
+const searchableDirs = [
+  '',
+  'bin',
+  'etc',
+  'lib',
+  'lib64',
+  'root',
+  'sbin',
+  'usr',
+  'usr/bin',
+  'usr/lib',
+  'usr/local',
+  'usr/local/bin',
+  'usr/share',
+  'var',
+  'home',
+  'opt',
+  'srv'
+]
 
 /** Where and how to provision. */
 export type ProvisionOptions = {
@@ -100,9 +118,18 @@ export async function provisionImages(options: ProvisionOptions): Promise<string
       report('checking the toolchains as the sandbox user', 95)
       await verifyImage(options.docker, first!, options.languages)
     } catch (error) {
-      for (const tag of tags) await options.docker.getImage(tag).remove({ force: true }).catch(() => undefined)
+      for (const tag of tags)
+        await options.docker
+          .getImage(tag)
+          .remove({ force: true })
+          .catch(() => undefined)
       if (error instanceof DockerProviderError) throw error
-      throw new DockerProviderError('docker.provisioning_failed', `Importing the root filesystem into the engine failed: ${(error as Error).message}`, { image: first }, { cause: error })
+      throw new DockerProviderError(
+        'docker.provisioning_failed',
+        `Importing the root filesystem into the engine failed: ${(error as Error).message}`,
+        { image: first },
+        { cause: error }
+      )
     }
     report('done', 100)
     return tags
@@ -111,8 +138,20 @@ export async function provisionImages(options: ProvisionOptions): Promise<string
   }
 }
 
-async function debootstrap(options: { dir: string; packages: string[]; suite: string; mirror: string; report: (stage: string, percent?: number) => void }): Promise<void> {
-  const args = ['--variant=minbase', ...(options.packages.length ? [`--include=${options.packages.join(',')}`] : []), options.suite, options.dir, options.mirror]
+async function debootstrap(options: {
+  dir: string
+  packages: string[]
+  suite: string
+  mirror: string
+  report: (stage: string, percent?: number) => void
+}): Promise<void> {
+  const args = [
+    '--variant=minbase',
+    ...(options.packages.length ? [`--include=${options.packages.join(',')}`] : []),
+    options.suite,
+    options.dir,
+    options.mirror
+  ]
   const stages: [RegExp, string, number][] = [
     [/^I: Retrieving Release/, 'fetching the package lists', 5],
     [/^I: Retrieving/, 'downloading packages', 15],
@@ -139,9 +178,17 @@ async function debootstrap(options: { dir: string; packages: string[]; suite: st
     }
     child.stdout.on('data', onLine)
     child.stderr.on('data', onLine)
-    child.on('error', (error) => reject(new DockerProviderError('docker.provisioning_failed', `debootstrap could not start (${error.message}); install it: apt install debootstrap`)))
+    child.on('error', (error) =>
+      reject(new DockerProviderError('docker.provisioning_failed', `debootstrap could not start (${error.message}); install it: apt install debootstrap`))
+    )
     child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new DockerProviderError('docker.provisioning_failed', `debootstrap failed (exit ${code}): ${tail.trim().split('\n').slice(-3).join(' | ')}`, { exitCode: code }))
+      code === 0
+        ? resolve()
+        : reject(
+            new DockerProviderError('docker.provisioning_failed', `debootstrap failed (exit ${code}): ${tail.trim().split('\n').slice(-3).join(' | ')}`, {
+              exitCode: code
+            })
+          )
     )
   })
 }
@@ -182,9 +229,10 @@ async function observeVersions(root: string): Promise<Record<string, string>> {
 }
 
 async function importTar(docker: Docker, source: string, options: { repo: string; tag: string; changes: string[] }): Promise<void> {
-  const tar = source.endsWith('.tar') || source.endsWith('.tar.gz') || source.endsWith('.tgz')
-    ? spawn('cat', [source], { stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn('tar', ['--numeric-owner', '-C', source, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const tar =
+    source.endsWith('.tar') || source.endsWith('.tar.gz') || source.endsWith('.tgz')
+      ? spawn('cat', [source], { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('tar', ['--numeric-owner', '-C', source, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] })
   const stream = await docker.importImage(tar.stdout, { repo: options.repo, tag: options.tag, changes: options.changes } as Record<string, unknown>)
   await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve())))
 }

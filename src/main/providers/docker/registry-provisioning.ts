@@ -8,7 +8,12 @@ import { verifyImage } from './image-verification'
  * the way containers will, and only then tags it as the Airlock image. One that fails the check
  * gets no Airlock tag; the error says why.
  */
-export async function provisionFromRegistry(options: { docker: Docker; languages: string[]; tag?: string; onProgress?: (progress: ImageProgress) => void }): Promise<string[]> {
+export async function provisionFromRegistry(options: {
+  docker: Docker
+  languages: string[]
+  tag?: string
+  onProgress?: (progress: ImageProgress) => void
+}): Promise<string[]> {
   const tags: string[] = []
   for (const language of options.languages) {
     const target = airlockImage(language).replace(/:latest$/, `:${options.tag ?? 'latest'}`)

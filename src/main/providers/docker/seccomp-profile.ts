@@ -45,7 +45,9 @@ tee tgkill time timer_create timer_delete timer_getoverrun timer_gettime timer_g
 timer_settime timer_settime64 timerfd_create timerfd_gettime timerfd_gettime64 timerfd_settime
 timerfd_settime64 times tkill truncate truncate64 ugetrlimit umask uname unlink unlinkat utime
 utimensat utimensat_time64 utimes vfork vmsplice wait4 waitid waitpid write writev
-`.split(/\s+/).filter(Boolean)
+`
+  .split(/\s+/)
+  .filter(Boolean)
 
 /**
  * Taken out on top of the sandbox deny list: `socketcall` is the 32-bit socket multiplexer whose

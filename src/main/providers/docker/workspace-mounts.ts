@@ -1,5 +1,14 @@
 import type Docker from 'dockerode'
-import { entriesKey, entryChain, gitPointer, hiddenEntries, protectedEntries, watchProtected, type ProtectedWatch, type WorkspaceEntry } from '../../core/sandbox/workspace-entries'
+import {
+  entriesKey,
+  entryChain,
+  gitPointer,
+  hiddenEntries,
+  protectedEntries,
+  watchProtected,
+  type ProtectedWatch,
+  type WorkspaceEntry
+} from '../../core/sandbox/workspace-entries'
 import { DockerProviderError } from './docker-errors'
 import { isHostKeptAreas, isLexicallyInside, type MountedRoot } from './mounted-roots'
 

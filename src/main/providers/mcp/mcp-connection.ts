@@ -55,7 +55,11 @@ export class McpConnection {
   }
 
   /** Calls one upstream tool and returns its result as the server sent it; `egress` gets the connections it made (proxied servers). */
-  async callTool(name: string, args: Record<string, unknown>, options: { timeoutMs?: number; signal?: AbortSignal; egress?: (records: EgressRecord[]) => void } = {}) {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs?: number; signal?: AbortSignal; egress?: (records: EgressRecord[]) => void } = {}
+  ) {
     const window = this.egress?.track(randomUUID())
     try {
       return await this.client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs ?? 60_000, signal: options.signal })

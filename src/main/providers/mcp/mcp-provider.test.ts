@@ -71,31 +71,56 @@ describe('mcp provider', () => {
     home.remove()
   })
 
-  it.skipIf(skipSandbox !== undefined)(`runs @modelcontextprotocol/server-everything over stdio in bubblewrap: lists tools, calls one; meta says sandboxed; release leaves no process${skipSandbox ? ` (skipped: ${skipSandbox})` : ''}`, async () => {
-    const handle = await manager.ensure({ kind: 'mcp', config: sandboxed() })
-    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: true, isolation: { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true, mechanism: 'bubblewrap', networkMode: 'none' }, stateDir })
-    const connection = handle.resource as McpConnection
-    const tools = await connection.listTools()
-    expect(tools.map((t) => t.name)).toContain('echo')
-    const result = await connection.callTool('echo', { message: 'hello upstream' })
-    expect(JSON.stringify(result.content)).toContain('hello upstream')
-    // The state folder was made for the sandbox identity, out of the workspace; the server's HOME and cwd are there.
-    expect(existsSync(stateDir)).toBe(true)
-    const listed = (await connection.callTool('get-env', {})).content as { text: string }[]
-    const env = JSON.parse(listed[0]!.text) as Record<string, string>
-    expect(env).toMatchObject({ HOME: stateDir, PATH: '/usr/local/bin:/usr/bin:/bin', EVERYTHING_SECRET: 'env-secret-value-77' })
-    const pid = connection.pid!
-    expect(isAlive(pid)).toBe(true)
-    expect(await new McpProvider().healthCheck(handle)).toBe('ready')
-    await manager.release(handle)
-    await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false)
-  })
+  it.skipIf(skipSandbox !== undefined)(
+    `runs @modelcontextprotocol/server-everything over stdio in bubblewrap: lists tools, calls one; meta says sandboxed; release leaves no process${skipSandbox ? ` (skipped: ${skipSandbox})` : ''}`,
+    async () => {
+      const handle = await manager.ensure({ kind: 'mcp', config: sandboxed() })
+      expect(handle.meta).toMatchObject({
+        transport: 'stdio',
+        sandboxed: true,
+        isolation: {
+          processContained: true,
+          hostFilesystemRestricted: true,
+          privilegeEscalationBlocked: true,
+          syscallsRestricted: true,
+          mechanism: 'bubblewrap',
+          networkMode: 'none'
+        },
+        stateDir
+      })
+      const connection = handle.resource as McpConnection
+      const tools = await connection.listTools()
+      expect(tools.map((t) => t.name)).toContain('echo')
+      const result = await connection.callTool('echo', { message: 'hello upstream' })
+      expect(JSON.stringify(result.content)).toContain('hello upstream')
+      // The state folder was made for the sandbox identity, out of the workspace; the server's HOME and cwd are there.
+      expect(existsSync(stateDir)).toBe(true)
+      const listed = (await connection.callTool('get-env', {})).content as { text: string }[]
+      const env = JSON.parse(listed[0]!.text) as Record<string, string>
+      expect(env).toMatchObject({ HOME: stateDir, PATH: '/usr/local/bin:/usr/bin:/bin', EVERYTHING_SECRET: 'env-secret-value-77' })
+      const pid = connection.pid!
+      expect(isAlive(pid)).toBe(true)
+      expect(await new McpProvider().healthCheck(handle)).toBe('ready')
+      await manager.release(handle)
+      await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false)
+    }
+  )
 
   it('an unsafe stdio server runs on the host as the sandbox uid (never root), HOME and cwd its state folder, and probe and meta say it is unsandboxed', async () => {
     const unsafeState = join(home.path, 'mcp-state', 'agent-1', 'hosted')
-    const handle = await manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', args: [everything, 'stdio'], unsafe: true, stateDir: unsafeState, env: { MARK: 'x' } } })
+    const handle = await manager.ensure({
+      kind: 'mcp',
+      config: { transport: 'stdio', command: 'node', args: [everything, 'stdio'], unsafe: true, stateDir: unsafeState, env: { MARK: 'x' } }
+    })
     const identity = sandboxIdentity()
-    expect(handle.meta).toMatchObject({ transport: 'stdio', sandboxed: false, unsafe: true, uid: identity.uid, stateDir: unsafeState, isolation: { processContained: false, mechanism: 'host (unsafe)' } })
+    expect(handle.meta).toMatchObject({
+      transport: 'stdio',
+      sandboxed: false,
+      unsafe: true,
+      uid: identity.uid,
+      stateDir: unsafeState,
+      isolation: { processContained: false, mechanism: 'host (unsafe)' }
+    })
     const connection = handle.resource as McpConnection
     expect((await connection.listTools()).map((t) => t.name)).toContain('echo')
     const pid = connection.pid!
@@ -113,24 +138,41 @@ describe('mcp provider', () => {
 
   it('fails closed: without bubblewrap, or without the Airlock home, a stdio server not marked unsafe is refused with the reason', async () => {
     const noBwrap = new ExecutionResourceManager().registerProvider(new McpProvider({ home: home.path, bwrapPath: '/nonexistent/bwrap' }))
-    await expect(noBwrap.ensure({ kind: 'mcp', config: sandboxed() })).rejects.toThrow(/runs only inside a sandbox .*bubblewrap cannot run here: bwrap not found at \/nonexistent\/bwrap/)
+    await expect(noBwrap.ensure({ kind: 'mcp', config: sandboxed() })).rejects.toThrow(
+      /runs only inside a sandbox .*bubblewrap cannot run here: bwrap not found at \/nonexistent\/bwrap/
+    )
     const noHome = new ExecutionResourceManager().registerProvider(new McpProvider())
     await expect(noHome.ensure({ kind: 'mcp', config: sandboxed() })).rejects.toThrow(/built without the Airlock home/)
   })
 
-  it.skipIf(skipSandbox !== undefined)('refuses a state folder anywhere but <home>/mcp-state/<agent>/<server> (the workspace above all), and a program the sandbox cannot see', async () => {
-    const outside = join(home.path, 'elsewhere')
-    mkdirSync(outside, { recursive: true })
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: outside }) })).rejects.toThrow(/is not <home>\/mcp-state\/<agent>\/<server>/)
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: join(workspace, 'integrations', 'everything') }) })).rejects.toThrow(/is not <home>\/mcp-state/)
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: join(home.path, 'mcp-state', 'agent-1', '..', 'agent-2', 'x', 'y') }) })).rejects.toThrow(/is not <home>\/mcp-state/)
-    // A program outside the system directories and the read-only paths is not there inside.
-    await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ command: process.execPath === '/usr/bin/node' ? join(nodeModules, '.bin', 'vitest') : process.execPath, readOnlyPaths: [] }) })).rejects.toThrow(/is not visible inside the sandbox: add its directory to the server's readOnlyPaths/)
-  })
+  it.skipIf(skipSandbox !== undefined)(
+    'refuses a state folder anywhere but <home>/mcp-state/<agent>/<server> (the workspace above all), and a program the sandbox cannot see',
+    async () => {
+      const outside = join(home.path, 'elsewhere')
+      mkdirSync(outside, { recursive: true })
+      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: outside }) })).rejects.toThrow(/is not <home>\/mcp-state\/<agent>\/<server>/)
+      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: join(workspace, 'integrations', 'everything') }) })).rejects.toThrow(
+        /is not <home>\/mcp-state/
+      )
+      await expect(
+        manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: join(home.path, 'mcp-state', 'agent-1', '..', 'agent-2', 'x', 'y') }) })
+      ).rejects.toThrow(/is not <home>\/mcp-state/)
+      // A program outside the system directories and the read-only paths is not there inside.
+      await expect(
+        manager.ensure({
+          kind: 'mcp',
+          config: sandboxed({ command: process.execPath === '/usr/bin/node' ? join(nodeModules, '.bin', 'vitest') : process.execPath, readOnlyPaths: [] })
+        })
+      ).rejects.toThrow(/is not visible inside the sandbox: add its directory to the server's readOnlyPaths/)
+    }
+  )
 
   it.skipIf(skipSandbox !== undefined)('a server that cannot start says why (its stderr), without its secrets; nothing is left running', async () => {
     // The script is not visible inside: node itself says it cannot find it.
-    const failed = manager.ensure({ kind: 'mcp', config: sandboxed({ readOnlyPaths: [], env: { EVERYTHING_SECRET: 'env-secret-value-77' }, args: [everything, 'env-secret-value-77'] }) })
+    const failed = manager.ensure({
+      kind: 'mcp',
+      config: sandboxed({ readOnlyPaths: [], env: { EVERYTHING_SECRET: 'env-secret-value-77' }, args: [everything, 'env-secret-value-77'] })
+    })
     await expect(failed).rejects.toThrow(/could not connect to the upstream MCP server: .*the server said: .*Cannot find module '.*index\.js'/)
     await expect(failed).rejects.not.toThrow(/env-secret-value-77/)
     expect(manager.list().filter((handle) => handle.kind === 'mcp')).toEqual([])
@@ -143,7 +185,9 @@ describe('mcp provider', () => {
     if (identity.dedicated) {
       const foreign = join(home.path, 'mcp-state', 'agent-1', 'rootowned')
       mkdirSync(foreign, { mode: 0o755 })
-      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: foreign }) })).rejects.toThrow(/belongs to uid 0, and sandboxed code runs as uid 60777/)
+      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ stateDir: foreign }) })).rejects.toThrow(
+        /belongs to uid 0, and sandboxed code runs as uid 60777/
+      )
     }
   })
 
@@ -173,15 +217,22 @@ describe('mcp provider', () => {
     await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'no-such-mcp-server', unsafe: true, stateDir } })).rejects.toThrow(
       /no-such-mcp-server was not found; install it or give its absolute path/
     )
-    if (!skipSandbox) await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ command: 'no-such-mcp-server' }) })).rejects.toThrow(/no-such-mcp-server was not found/)
+    if (!skipSandbox)
+      await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ command: 'no-such-mcp-server' }) })).rejects.toThrow(/no-such-mcp-server was not found/)
   })
 
   it('refuses bad config with the field named, and remote servers without network', async () => {
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', env: { 'BAD-NAME': 'x' }, unsafe: true, stateDir } })).rejects.toThrow(/invalid mcp config: env/)
+    await expect(
+      manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', env: { 'BAD-NAME': 'x' }, unsafe: true, stateDir } })
+    ).rejects.toThrow(/invalid mcp config: env/)
     await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node' } })).rejects.toThrow(/invalid mcp config: stateDir/)
     await expect(manager.ensure({ kind: 'mcp', config: sandboxed({ cwd: '/' }) })).rejects.toThrow(/invalid mcp config: .*cwd/)
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', unsafe: true, stateDir, readOnlyPaths: ['/opt'] } })).rejects.toThrow(/invalid mcp config: readOnlyPaths does not apply/)
+    await expect(
+      manager.ensure({ kind: 'mcp', config: { transport: 'stdio', command: 'node', unsafe: true, stateDir, readOnlyPaths: ['/opt'] } })
+    ).rejects.toThrow(/invalid mcp config: readOnlyPaths does not apply/)
     await expect(manager.ensure({ kind: 'mcp', config: { transport: 'http', url: 'ftp://example.com' } })).rejects.toThrow(/invalid mcp config: url/)
-    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'http', url: 'https://mcp.example.com/mcp' } })).rejects.toThrow(/outside the network policy/)
+    await expect(manager.ensure({ kind: 'mcp', config: { transport: 'http', url: 'https://mcp.example.com/mcp' } })).rejects.toThrow(
+      /outside the network policy/
+    )
   })
 })

@@ -48,7 +48,8 @@ const stdioConfig = z
   })
   .strict()
   .superRefine((config, ctx) => {
-    if (config.unsafe && config.readOnlyPaths !== undefined) ctx.addIssue({ code: 'custom', path: ['readOnlyPaths'], message: 'does not apply to an unsafe (host) server' })
+    if (config.unsafe && config.readOnlyPaths !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['readOnlyPaths'], message: 'does not apply to an unsafe (host) server' })
   })
 
 const httpConfig = z
@@ -114,12 +115,17 @@ export class McpProvider implements ExecutionResourceProvider {
     if (config.transport === 'stdio' && config.unsafe) {
       const command = resolveHostCommand(config.command)
       if (!command) return { available: false, reason: `the upstream command ${config.command} was not found; install it or give its absolute path` }
-      if (!this.options.home) return { available: false, reason: 'this mcp provider was built without the Airlock home the server\'s state folder must lie in' }
+      if (!this.options.home) return { available: false, reason: "this mcp provider was built without the Airlock home the server's state folder must lie in" }
       const uid = sandboxIdentity().uid
-      return { available: true, capabilities: { transport: 'stdio', command, sandboxed: false, isolation: hostIsolation, uid }, diagnostics: [`marked unsafe: runs on the host without a sandbox, as uid ${uid}`] }
+      return {
+        available: true,
+        capabilities: { transport: 'stdio', command, sandboxed: false, isolation: hostIsolation, uid },
+        diagnostics: [`marked unsafe: runs on the host without a sandbox, as uid ${uid}`]
+      }
     }
     if (config.transport === 'stdio') return this.probeSandboxed(config, policy)
-    if (!networkAllows(policy, config.url)) return { available: false, reason: `${new URL(config.url).origin} is outside the network policy (network none: only loopback MCP servers)` }
+    if (!networkAllows(policy, config.url))
+      return { available: false, reason: `${new URL(config.url).origin} is outside the network policy (network none: only loopback MCP servers)` }
     return { available: true, capabilities: { transport: 'http', origin: new URL(config.url).origin } }
   }
 
@@ -130,23 +136,39 @@ export class McpProvider implements ExecutionResourceProvider {
     if (config.transport === 'stdio' && config.unsafe) {
       const command = resolveHostCommand(config.command)
       if (!command) throw new ProviderError('host_tool_missing', `the upstream command ${config.command} was not found`)
-      if (!this.options.home) throw new ExecutionResourceError('invalid_requirement', 'an unsafe stdio MCP server needs the Airlock home its state folder lies in', { providerId: this.providerId })
+      if (!this.options.home)
+        throw new ExecutionResourceError('invalid_requirement', 'an unsafe stdio MCP server needs the Airlock home its state folder lies in', {
+          providerId: this.providerId
+        })
       const identity = sandboxIdentity()
       const state = openServerState(realpathSync(this.options.home), config.stateDir, identity)
       closeSync(state.fd)
       const env = { PATH: `${systemPath}:${dirname(process.execPath)}`, HOME: state.dest, LANG: 'C.UTF-8', TMPDIR: '/tmp', ...config.env }
-      const transport = new SandboxedStdioTransport(() => startHostServer([command, ...(config.args ?? [])], { cwd: state.dest, env, identity, recording: this.recording() }))
+      const transport = new SandboxedStdioTransport(() =>
+        startHostServer([command, ...(config.args ?? [])], { cwd: state.dest, env, identity, recording: this.recording() })
+      )
       await connect(client, transport, timeout, Object.values(config.env ?? {}), () => transport.stderrTail())
       return {
         resource: new McpConnection(client, transport.pid),
-        meta: { transport: 'stdio', sandboxed: false, unsafe: true, isolation: hostIsolation, uid: identity.uid, stateDir: state.dest, server: client.getServerVersion() }
+        meta: {
+          transport: 'stdio',
+          sandboxed: false,
+          unsafe: true,
+          isolation: hostIsolation,
+          uid: identity.uid,
+          stateDir: state.dest,
+          server: client.getServerVersion()
+        }
       }
     }
     if (config.transport === 'stdio') return this.ensureSandboxed(client, config, requirement, policy, timeout)
     if (!networkAllows(policy, config.url)) throw new ProviderError('network_refused', `${new URL(config.url).origin} is outside the network policy`)
     const transport = new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } })
     await connect(client, transport, timeout, Object.values(config.headers ?? {}))
-    return { resource: new McpConnection(client, undefined), meta: { transport: 'http', origin: new URL(config.url).origin, server: client.getServerVersion() } }
+    return {
+      resource: new McpConnection(client, undefined),
+      meta: { transport: 'http', origin: new URL(config.url).origin, server: client.getServerVersion() }
+    }
   }
 
   async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
@@ -169,16 +191,32 @@ export class McpProvider implements ExecutionResourceProvider {
 
   private async probeSandboxed(config: StdioConfig, policy: ResourcePolicy): Promise<ProviderProbe> {
     const refusal = `the stdio MCP server runs only inside a sandbox (it is not marked "unsafe": true)`
-    if (!this.options.home) return { available: false, reason: `${refusal}, and this mcp provider was built without the Airlock home its state folder must lie in` }
+    if (!this.options.home)
+      return { available: false, reason: `${refusal}, and this mcp provider was built without the Airlock home its state folder must lie in` }
     const sandbox = await StdioSandbox.detect(this.options.bwrapPath)
     if (!(sandbox instanceof StdioSandbox)) return { available: false, reason: `${refusal}, and bubblewrap cannot run here: ${sandbox.reason}` }
-    if (policy.networkMode === 'proxy' && !this.options.egress) return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
+    if (policy.networkMode === 'proxy' && !this.options.egress)
+      return { available: false, reason: 'network "proxy" needs Airlock\'s egress proxy, which this host does not run' }
     try {
-      const { command } = checkServerSandbox({ home: this.options.home, command: config.command, args: config.args ?? [], stateDir: config.stateDir, readOnlyPaths: config.readOnlyPaths ?? [] })
+      const { command } = checkServerSandbox({
+        home: this.options.home,
+        command: config.command,
+        args: config.args ?? [],
+        stateDir: config.stateDir,
+        readOnlyPaths: config.readOnlyPaths ?? []
+      })
       const network = networkOf(policy)
       return {
         available: true,
-        capabilities: { transport: 'stdio', command, sandboxed: true, isolation: sandbox.isolation(network), limits: sandbox.limitFacts(), sandboxUid: sandbox.identity.uid, bwrapVersion: sandbox.bwrapVersion },
+        capabilities: {
+          transport: 'stdio',
+          command,
+          sandboxed: true,
+          isolation: sandbox.isolation(network),
+          limits: sandbox.limitFacts(),
+          sandboxUid: sandbox.identity.uid,
+          bwrapVersion: sandbox.bwrapVersion
+        },
         diagnostics: [`runs in bubblewrap ${sandbox.bwrapVersion} as uid ${sandbox.identity.uid}, network ${network}`]
       }
     } catch (error) {
@@ -189,7 +227,11 @@ export class McpProvider implements ExecutionResourceProvider {
   private async ensureSandboxed(client: Client, config: StdioConfig, requirement: ResourceRequirement, policy: ResourcePolicy, timeout: number) {
     const sandbox = await StdioSandbox.detect(this.options.bwrapPath)
     if (!(sandbox instanceof StdioSandbox) || !this.options.home) {
-      throw new ExecutionResourceError('bubblewrap_unavailable', `the stdio MCP server cannot run sandboxed here${sandbox instanceof StdioSandbox ? '' : `: ${sandbox.reason}`}`, { providerId: this.providerId })
+      throw new ExecutionResourceError(
+        'bubblewrap_unavailable',
+        `the stdio MCP server cannot run sandboxed here${sandbox instanceof StdioSandbox ? '' : `: ${sandbox.reason}`}`,
+        { providerId: this.providerId }
+      )
     }
     const plan = planServerSandbox({
       home: this.options.home,
@@ -208,13 +250,19 @@ export class McpProvider implements ExecutionResourceProvider {
     if (network === 'proxy') {
       if (!this.options.egress) {
         plan.close()
-        throw new ExecutionResourceError('invalid_requirement', 'network "proxy" needs Airlock\'s egress proxy, which this host does not run', { providerId: this.providerId })
+        throw new ExecutionResourceError('invalid_requirement', 'network "proxy" needs Airlock\'s egress proxy, which this host does not run', {
+          providerId: this.providerId
+        })
       }
       let opened
       try {
         // Windowed: the server outlives its calls; it may connect only while one of them runs.
         const server = typeof requirement.meta?.server === 'string' ? { mcpServer: requirement.meta.server } : {}
-        opened = await openEgressBind(this.options.egress, { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId, ...server }, { attribution: 'window' })
+        opened = await openEgressBind(
+          this.options.egress,
+          { scope: requirement.scope, ownerId: requirement.ownerId, actionCallId: requirement.actionCallId, ...server },
+          { attribution: 'window' }
+        )
       } catch (error) {
         plan.close()
         throw error
@@ -222,7 +270,12 @@ export class McpProvider implements ExecutionResourceProvider {
       egress = opened.endpoint
       const node = bridgeNode(this.options.nodePath)
       // No run token: one server serves every call of the session; each call opens the window its connections are credited to.
-      run = { argv: bridgedArgv(node.path, egress.socketName, '-', plan.argv), binds: [...plan.binds, opened.bind], env: { ...plan.env, ...egressEnv(), ...node.env }, readOnly: node.readOnly }
+      run = {
+        argv: bridgedArgv(node.path, egress.socketName, '-', plan.argv),
+        binds: [...plan.binds, opened.bind],
+        env: { ...plan.env, ...egressEnv(), ...node.env },
+        readOnly: node.readOnly
+      }
     }
     // The egress folder's descriptor is closed once, like the plan's (a second close could hit a reused number).
     const egressFd = egress ? run.binds.at(-1)!.fd : undefined
@@ -233,7 +286,10 @@ export class McpProvider implements ExecutionResourceProvider {
     }
     const transport = new SandboxedStdioTransport(() => {
       try {
-        return sandbox.start({ argv: run.argv, binds: run.binds, cwd: plan.cwd, env: run.env, network: network === 'full' ? 'full' : 'none', readOnly: run.readOnly, limits }, recording)
+        return sandbox.start(
+          { argv: run.argv, binds: run.binds, cwd: plan.cwd, env: run.env, network: network === 'full' ? 'full' : 'none', readOnly: run.readOnly, limits },
+          recording
+        )
       } finally {
         // The launcher holds its own copies of the bind descriptors now.
         plan.close()
@@ -276,7 +332,10 @@ async function connect(client: Client, transport: Transport, timeout: number, se
  * (node's "Error: Cannot find module", "FATAL ERROR: ... out of memory"), else its last lines.
  */
 function whatItSaid(stderr: string): string | undefined {
-  const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean)
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
   const errors = lines.filter((line) => /error|denied|not found|no such/i.test(line))
   const said = (errors.length ? errors.slice(0, 3) : lines.slice(-3)).join(' | ')
   return said ? said.slice(0, 1000) : undefined

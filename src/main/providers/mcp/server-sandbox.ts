@@ -140,7 +140,8 @@ function checkReadOnlyPath(path: string, homeReal: string): string {
   }
   if (real === '/') throw refuse('it is the whole file system')
   for (const home of userHomes()) if (isInside(real, home)) throw refuse(`it holds the whole home directory ${home}; list the folders the server needs instead`)
-  if (isInside(real, homeReal) || isInside(homeReal, real)) throw refuse(`it holds or lies inside the Airlock home ${homeReal} (agents' workspaces, the database)`)
+  if (isInside(real, homeReal) || isInside(homeReal, real))
+    throw refuse(`it holds or lies inside the Airlock home ${homeReal} (agents' workspaces, the database)`)
   for (const tree of forbiddenTrees) if (isInside(tree, real) || isInside(real, tree)) throw refuse(`it is part of ${tree}, which no server is given`)
   return real
 }
@@ -178,7 +179,9 @@ function resolveSandboxedCommand(command: string, readOnly: readonly string[]): 
   const real = realOrRefuse(found, `the upstream command ${command}`)
   const visible = [...systemDirectories.map(realOrSelf), ...readOnly]
   if (!visible.some((dir) => isInside(dir, real))) {
-    throw new WorkspaceBoundaryError(`the upstream command ${found}${real === found ? '' : ` (${real})`} is not visible inside the sandbox: add its directory to the server's readOnlyPaths`)
+    throw new WorkspaceBoundaryError(
+      `the upstream command ${found}${real === found ? '' : ` (${real})`} is not visible inside the sandbox: add its directory to the server's readOnlyPaths`
+    )
   }
   return found
 }

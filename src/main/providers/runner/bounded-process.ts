@@ -79,7 +79,15 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       resolve({ ...emptyResult(started), exitCode: 130, cancelled: true })
       return
     }
-    const child = run.prepared?.child ?? spawnGroup(run.argv!, { cwd: run.cwd, env: run.env, stdin: run.stdin === undefined ? 'ignore' : 'pipe', extraPipes: run.fd3 ? 1 : 0, identity: run.identity })
+    const child =
+      run.prepared?.child ??
+      spawnGroup(run.argv!, {
+        cwd: run.cwd,
+        env: run.env,
+        stdin: run.stdin === undefined ? 'ignore' : 'pipe',
+        extraPipes: run.fd3 ? 1 : 0,
+        identity: run.identity
+      })
     let timedOut = false
     let cancelled = false
     let killTimer: NodeJS.Timeout | undefined
@@ -133,7 +141,7 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       // Anything the program left behind in its group (backgrounded children) ends with it.
       killGroup('SIGKILL')
       untrack?.()
-      const exitCode = timedOut ? timeoutExitCode : cancelled ? 130 : code ?? 128 + signalNumber(signal)
+      const exitCode = timedOut ? timeoutExitCode : cancelled ? 130 : (code ?? 128 + signalNumber(signal))
       const errorText = spawnError ? `could not start ${run.argv?.[0] ?? 'the program'}: ${spawnError.message}\n` : ''
       resolve({
         stdout: stdout.text(),
@@ -166,10 +174,29 @@ export function liveTeller(listener: OutputListener | undefined): OutputListener
 }
 
 function emptyResult(started: number): CommandResult {
-  return { stdout: '', stderr: '', exitCode: 0, durationMs: Math.round(performance.now() - started), stdoutTruncated: false, stderrTruncated: false, timedOut: false }
+  return {
+    stdout: '',
+    stderr: '',
+    exitCode: 0,
+    durationMs: Math.round(performance.now() - started),
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    timedOut: false
+  }
 }
 
-const signals: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15, SIGXCPU: 24 }
+const signals: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGILL: 4,
+  SIGABRT: 6,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGPIPE: 13,
+  SIGTERM: 15,
+  SIGXCPU: 24
+}
 
 function signalNumber(signal: NodeJS.Signals | null): number {
   return signal ? (signals[signal] ?? 1) : 1

@@ -23,7 +23,13 @@ export function launchInRunCgroup(
   const cgroup = options.cgroups?.create(options.limits)
   const script = `IFS= read -r _ <&${gateFd} || exit 126; exec ${gateFd}<&-; ${closeDescriptorsAbove(2)}; exec "$@"`
   // --norc: stdin is a socket pair, and bash would then take itself for an ssh session and read ~/.bashrc.
-  const child = spawnGroup([bash, '--norc', '--noprofile', '-c', script, 'airlock-run', ...argv], { cwd: options.cwd, env: options.env, stdin: 'pipe', extraPipes: 1, identity: options.identity })
+  const child = spawnGroup([bash, '--norc', '--noprofile', '-c', script, 'airlock-run', ...argv], {
+    cwd: options.cwd,
+    env: options.env,
+    stdin: 'pipe',
+    extraPipes: 1,
+    identity: options.identity
+  })
   child.on('error', () => undefined)
   try {
     if (cgroup && child.pid !== undefined) cgroup.join(child.pid)

@@ -51,7 +51,14 @@ export function detectCgroupSupport(root = '/sys/fs/cgroup'): CgroupSupport {
       cpu,
       description: `cgroup v1 (${[pids && 'pids', memory && 'memory', cpu && 'cpuacct'].filter(Boolean).join(', ') || 'not writable'})`,
       create: (limits) =>
-        createV1({ pids: pids ? join(v1.pids, 'airlock') : undefined, memory: memory ? join(v1.memory, 'airlock') : undefined, cpu: cpu ? join(v1.cpu, 'airlock') : undefined }, limits)
+        createV1(
+          {
+            pids: pids ? join(v1.pids, 'airlock') : undefined,
+            memory: memory ? join(v1.memory, 'airlock') : undefined,
+            cpu: cpu ? join(v1.cpu, 'airlock') : undefined
+          },
+          limits
+        )
     }
   }
   if (existsSync(join(root, 'cgroup.controllers'))) return detectV2(root)

@@ -55,7 +55,15 @@ export class LocalProgramRunner implements ProgramRunner {
 
   /** A shell command line (the action is a shell command): `bash -c` inside the boundary. */
   run(input: CommandRunInput): Promise<CommandResult> {
-    return this.exec({ argv: ['bash', '-c', input.command], cwd: input.cwd, timeoutSeconds: input.timeoutSeconds, maxOutputBytes: input.maxOutputBytes, env: input.env, signal: input.signal, onOutput: input.onOutput })
+    return this.exec({
+      argv: ['bash', '-c', input.command],
+      cwd: input.cwd,
+      timeoutSeconds: input.timeoutSeconds,
+      maxOutputBytes: input.maxOutputBytes,
+      env: input.env,
+      signal: input.signal,
+      onOutput: input.onOutput
+    })
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {

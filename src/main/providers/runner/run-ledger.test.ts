@@ -25,7 +25,12 @@ describe('run ledger (crash recovery of host process groups)', () => {
     const workspace = join(dir.path, 'ws')
     claimWorkspace(workspace)
     const manager = new ExecutionResourceManager().registerProvider(new TrustedLocalProvider({ runLedger: new RunLedger(runs) }))
-    const handle = await manager.ensure({ kind: 'bash', providerId: 'trusted_local', config: { allowUnsafeLocal: true }, policy: { workspaceRoots: [workspace], timeoutSeconds: 60 } })
+    const handle = await manager.ensure({
+      kind: 'bash',
+      providerId: 'trusted_local',
+      config: { allowUnsafeLocal: true },
+      policy: { workspaceRoots: [workspace], timeoutSeconds: 60 }
+    })
     // setsid-free background child in the same group, as a detached run leaves it.
     const running = (handle.resource as CommandRunner).run({ command: 'sleep 300 & echo $! > child.pid; wait' })
     expect(await waitFor(() => existsSync(runs) && readdirSync(runs).length === 1)).toBe(true)
@@ -53,7 +58,7 @@ describe('run ledger (crash recovery of host process groups)', () => {
     process.kill(-pid, 'SIGKILL')
   })
 
-  it('leaves other providers\' records and ignores malformed ones', () => {
+  it("leaves other providers' records and ignores malformed ones", () => {
     const runs = join(dir.path, 'runs')
     const stop = new RunLedger(runs).record('bubblewrap', process.pid)
     writeFileSync(join(runs, 'trusted_local-1-2.json'), '{not json')

@@ -7,15 +7,14 @@ import type { RunLedger } from './run-ledger'
  * same way: a handle is healthy while its runner takes runs, release closes the runner (ending its
  * runs and what its launcher keeps), and after a crash the run ledger names what was left running.
  */
-export class RunnerLifecycle {
-  constructor(
-    private readonly providerId: string,
-    private readonly ledger: RunLedger | undefined
-  ) {}
+export abstract class LocalRunnerProvider {
+  abstract readonly providerId: string
+
+  constructor(private readonly runLedger: RunLedger | undefined) {}
 
   /** How a new runner records its runs (undefined without a ledger). */
-  get recording(): { ledger: RunLedger; providerId: string } | undefined {
-    return this.ledger ? { ledger: this.ledger, providerId: this.providerId } : undefined
+  protected get recording(): { ledger: RunLedger; providerId: string } | undefined {
+    return this.runLedger ? { ledger: this.runLedger, providerId: this.providerId } : undefined
   }
 
   async healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
@@ -26,8 +25,12 @@ export class RunnerLifecycle {
     await (handle.resource as LocalProgramRunner).close()
   }
 
-  /** Ends what a crashed Airlock left running for this provider: launchers, process groups, per-run cgroups. */
+  /**
+   * After a crash, ends what the ledger says this provider left: launchers caught between spawn
+   * and bwrap and per-run cgroups (sandboxes themselves die with Airlock), trusted_local's process
+   * groups (nothing ties them to Airlock).
+   */
   async recover(): Promise<string[]> {
-    return this.ledger?.recover(this.providerId) ?? []
+    return this.runLedger?.recover(this.providerId) ?? []
   }
 }

@@ -4,9 +4,7 @@ import { readProgram, refusalOf } from './sqlite-program'
 import { pragmaAsSelect, statementRoute } from './sqlite-statement-head'
 
 /** A query's outcome: rows (for reads), changes (for writes), or blocked with the reason. */
-export type SqliteQueryResult =
-  | { status: 'ok'; rows: Record<string, unknown>[]; changes: number; truncated: boolean }
-  | { status: 'blocked'; reason: string }
+export type SqliteQueryResult = { status: 'ok'; rows: Record<string, unknown>[]; changes: number; truncated: boolean } | { status: 'blocked'; reason: string }
 
 type Admitted = { statement: Database.Statement; args: unknown[] } | { blocked: string }
 

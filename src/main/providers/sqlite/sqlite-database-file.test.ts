@@ -1,4 +1,17 @@
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync
+} from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -87,7 +100,9 @@ describe('the sqlite provider holds the database file, never its path', () => {
     for (const writable of [false, true]) {
       await expect(connect('data/link.db', writable)).rejects.toThrow(/the database data\/link.db is refused: link.db is a symbolic link/)
       await expect(connect('out/secret.db', writable)).rejects.toThrow(/the folder of the database out\/secret.db is refused: out is a symbolic link/)
-      await expect(connect('data/hard.db', writable)).rejects.toThrow(/the database data\/hard.db has 2 hard links; one of them may be a file outside the workspace/)
+      await expect(connect('data/hard.db', writable)).rejects.toThrow(
+        /the database data\/hard.db has 2 hard links; one of them may be a file outside the workspace/
+      )
     }
     expect(bodies(join(outside, 'secret.db'))).toEqual(['first', 'second'])
   })
@@ -101,7 +116,9 @@ describe('the sqlite provider holds the database file, never its path', () => {
       expect(statSync(`${file}-wal`).size).toBeGreaterThan(0)
       await expect(connect('data/wal.db', false)).rejects.toMatchObject({
         code: 'sqlite.wal_pending',
-        message: expect.stringContaining("holds commits not yet in the file; checkpoint it first (run_command: sqlite3 data/wal.db 'PRAGMA wal_checkpoint(TRUNCATE)')")
+        message: expect.stringContaining(
+          "holds commits not yet in the file; checkpoint it first (run_command: sqlite3 data/wal.db 'PRAGMA wal_checkpoint(TRUNCATE)')"
+        )
       })
       writer.pragma('wal_checkpoint(TRUNCATE)')
       expect(statSync(`${file}-wal`).size).toBe(0)
@@ -117,7 +134,10 @@ describe('the sqlite provider holds the database file, never its path', () => {
 
   it('refuses a database whose rollback journal holds a transaction, and one over the size cap', async () => {
     writeFileSync(join(workspace, 'data', 'app.db-journal'), Buffer.from([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7, 0, 0, 0, 0]))
-    await expect(connect('data/app.db', false)).rejects.toMatchObject({ code: 'sqlite.hot_journal', message: expect.stringMatching(/rollback journal holding a transaction/) })
+    await expect(connect('data/app.db', false)).rejects.toMatchObject({
+      code: 'sqlite.hot_journal',
+      message: expect.stringMatching(/rollback journal holding a transaction/)
+    })
     writeFileSync(join(workspace, 'data', 'app.db-journal'), Buffer.alloc(512))
     await expect(connect('data/app.db', false)).resolves.toBeDefined()
 
@@ -132,7 +152,10 @@ describe('the sqlite provider holds the database file, never its path', () => {
     // The agent replaces the database with a folder while the handle is held: the rename cannot replace it.
     rmSync(join(workspace, 'data', 'app.db'))
     mkdirSync(join(workspace, 'data', 'app.db', 'inside'), { recursive: true })
-    await expect(manager.release(handle)).rejects.toMatchObject({ code: 'execution_resource.release_failed', message: expect.stringMatching(/the changes to data\/app.db could not be written back/) })
+    await expect(manager.release(handle)).rejects.toMatchObject({
+      code: 'execution_resource.release_failed',
+      message: expect.stringMatching(/the changes to data\/app.db could not be written back/)
+    })
     expect(readdirSync(join(workspace, 'data'))).toEqual(['app.db'])
     await expect(manager.releaseAll()).resolves.toBeUndefined()
   })

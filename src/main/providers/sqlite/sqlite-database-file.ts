@@ -91,7 +91,11 @@ export class DatabaseFile {
       } catch {
         // Never created, or already renamed: nothing to take back.
       }
-      throw new SqliteFileError('sqlite.write_back_failed', `the changes to ${this.relative} could not be written back (the file is unchanged): ${(error as Error).message}`, { cause: error })
+      throw new SqliteFileError(
+        'sqlite.write_back_failed',
+        `the changes to ${this.relative} could not be written back (the file is unchanged): ${(error as Error).message}`,
+        { cause: error }
+      )
     }
     return true
   }
@@ -175,7 +179,10 @@ function readDatabase(folderFd: number, name: string, relative: string, mustExis
   }
   const { fd, stat } = opened
   try {
-    if (stat.nlink > 1) throw new WorkspaceBoundaryError(`the database ${relative} has ${stat.nlink} hard links; one of them may be a file outside the workspace, so it is not opened`)
+    if (stat.nlink > 1)
+      throw new WorkspaceBoundaryError(
+        `the database ${relative} has ${stat.nlink} hard links; one of them may be a file outside the workspace, so it is not opened`
+      )
     if (stat.size > maxDatabaseBytes) throw tooLarge(relative, stat.size)
     const chunks: Buffer[] = []
     let total = 0
@@ -195,7 +202,10 @@ function readDatabase(folderFd: number, name: string, relative: string, mustExis
 }
 
 function tooLarge(relative: string, size: number): SqliteFileError {
-  return new SqliteFileError('sqlite.too_large', `the database ${relative} is ${size} bytes; sqlite_query loads databases of at most ${maxDatabaseBytes} bytes (use run_command with sqlite3 for larger ones)`)
+  return new SqliteFileError(
+    'sqlite.too_large',
+    `the database ${relative} is ${size} bytes; sqlite_query loads databases of at most ${maxDatabaseBytes} bytes (use run_command with sqlite3 for larger ones)`
+  )
 }
 
 /** A new file at `path` (exclusive create, never through a symbolic link), given to the sandbox identity and synced to disk. */

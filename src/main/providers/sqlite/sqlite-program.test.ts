@@ -28,7 +28,7 @@ describe('the program SQLite compiles decides, not the text', () => {
 
   it('refuses functions that load native code, also inside a trigger it would fire', () => {
     expect(judge("select load_extension('/x.so')")).toMatch(/load_extension loads native code/)
-    db.exec("create table log (x); create trigger t after insert on notes begin insert into log select upper(new.body); end")
+    db.exec('create table log (x); create trigger t after insert on notes begin insert into log select upper(new.body); end')
     expect(readProgram(db, "insert into notes (body) values ('x')", []).some((s) => s.p4 === 'upper(1)')).toBe(true)
   })
 

@@ -14,7 +14,10 @@ export const sqliteConfigSchema = z
       .string()
       .min(1)
       .max(1024)
-      .refine((p) => p === ':memory:' || (!isAbsolute(p) && !normalize(p).startsWith('..') && !p.includes('\0')), 'must be a path inside the workspace (relative, no ..) or :memory:'),
+      .refine(
+        (p) => p === ':memory:' || (!isAbsolute(p) && !normalize(p).startsWith('..') && !p.includes('\0')),
+        'must be a path inside the workspace (relative, no ..) or :memory:'
+      ),
     maxRows: z.number().int().min(1).max(100_000).optional()
   })
   .strict()

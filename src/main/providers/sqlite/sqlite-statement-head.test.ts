@@ -28,10 +28,20 @@ describe('leadingKeyword reads the first token as SQLite does', () => {
   it('never routes a text to be prepared as sent when SQLite would prepare it as a PRAGMA when SQLite would prepare it as a PRAGMA', () => {
     // cache_size acts while SQLite prepares it: a prepared disguise shows in the connection.
     const disguises = [
-      'PRAGMA cache_size = 1234', ' pragma/**/cache_size=1234', ';PRAGMA cache_size = 1234', ';;\n;PRAGMA cache_size = 1234',
-      '\uFEFFPRAGMA cache_size = 1234', '\vPRAGMA cache_size = 1234', '\u00a0PRAGMA cache_size = 1234', '--x\rPRAGMA cache_size = 1234',
-      '/*/ PRAGMA cache_size = 1234 */select 1', 'EXPLAIN PRAGMA cache_size = 1234', 'explain query plan pragma cache_size = 1234',
-      'select 1; PRAGMA cache_size = 1234', 'PRAGMA\u0000cache_size = 1234', '"PRAGMA" cache_size = 1234'
+      'PRAGMA cache_size = 1234',
+      ' pragma/**/cache_size=1234',
+      ';PRAGMA cache_size = 1234',
+      ';;\n;PRAGMA cache_size = 1234',
+      '\uFEFFPRAGMA cache_size = 1234',
+      '\vPRAGMA cache_size = 1234',
+      '\u00a0PRAGMA cache_size = 1234',
+      '--x\rPRAGMA cache_size = 1234',
+      '/*/ PRAGMA cache_size = 1234 */select 1',
+      'EXPLAIN PRAGMA cache_size = 1234',
+      'explain query plan pragma cache_size = 1234',
+      'select 1; PRAGMA cache_size = 1234',
+      'PRAGMA\u0000cache_size = 1234',
+      '"PRAGMA" cache_size = 1234'
     ]
     for (const sql of disguises) {
       const db = new Database(':memory:')

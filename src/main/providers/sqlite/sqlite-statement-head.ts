@@ -97,8 +97,27 @@ export function leadingKeyword(sql: string): string | undefined {
  * reach, and sqlite-program.ts refuses them there.
  */
 const preparedAsSent = new Set([
-  'alter', 'analyze', 'attach', 'begin', 'commit', 'create', 'delete', 'detach', 'drop', 'end', 'insert',
-  'reindex', 'release', 'replace', 'rollback', 'savepoint', 'select', 'update', 'vacuum', 'values', 'with'
+  'alter',
+  'analyze',
+  'attach',
+  'begin',
+  'commit',
+  'create',
+  'delete',
+  'detach',
+  'drop',
+  'end',
+  'insert',
+  'reindex',
+  'release',
+  'replace',
+  'rollback',
+  'savepoint',
+  'select',
+  'update',
+  'vacuum',
+  'values',
+  'with'
 ])
 
 /** How the gate treats a text: prepared as sent, rewritten as a PRAGMA, or refused with a reason. */
@@ -106,14 +125,21 @@ export type StatementRoute = { route: 'prepare' } | { route: 'pragma' } | { rout
 
 /** The route of `sql`, decided before SQLite sees any of it. */
 export function statementRoute(sql: string): StatementRoute {
-  if (sql.includes('\0')) return { route: 'refused', reason: 'the SQL contains a NUL character: SQLite would stop reading there, so what ran would not be what was sent' }
+  if (sql.includes('\0'))
+    return { route: 'refused', reason: 'the SQL contains a NUL character: SQLite would stop reading there, so what ran would not be what was sent' }
   const keyword = leadingKeyword(sql)
   if (keyword === 'pragma') return { route: 'pragma' }
   if (keyword === 'explain') {
-    return { route: 'refused', reason: 'EXPLAIN is not run here: SQLite would prepare the statement after it before Airlock could judge it; send that statement itself' }
+    return {
+      route: 'refused',
+      reason: 'EXPLAIN is not run here: SQLite would prepare the statement after it before Airlock could judge it; send that statement itself'
+    }
   }
   if (keyword !== undefined && preparedAsSent.has(keyword)) return { route: 'prepare' }
-  return { route: 'refused', reason: 'the SQL does not start with a statement keyword such as SELECT, INSERT or WITH (a leading semicolon, quote or symbol is not accepted)' }
+  return {
+    route: 'refused',
+    reason: 'the SQL does not start with a statement keyword such as SELECT, INSERT or WITH (a leading semicolon, quote or symbol is not accepted)'
+  }
 }
 
 /** A PRAGMA rewritten as a SELECT on its table-valued form, or the reason it cannot be. */

@@ -31,9 +31,17 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 
 describe('trusted_local provider', () => {
   it('probe reports observed toolchain versions and all four isolation axes false', async () => {
-    const probe = await new TrustedLocalProvider().probe({ requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k', providerId: 'trusted_local' }, policy: {} })
+    const probe = await new TrustedLocalProvider().probe({
+      requirement: { kind: 'code_execution', requirementId: 'r', scope: 'action_call', resourceKey: 'k', providerId: 'trusted_local' },
+      policy: {}
+    })
     expect(probe.available).toBe(true)
-    expect(probe.capabilities?.isolation).toMatchObject({ processContained: false, hostFilesystemRestricted: false, privilegeEscalationBlocked: false, syscallsRestricted: false })
+    expect(probe.capabilities?.isolation).toMatchObject({
+      processContained: false,
+      hostFilesystemRestricted: false,
+      privilegeEscalationBlocked: false,
+      syscallsRestricted: false
+    })
     const toolchains = probe.capabilities?.toolchains as Record<string, { available: boolean; version?: string }>
     expect(toolchains.python).toMatchObject({ available: true, version: expect.stringMatching(/^3\.\d+/) })
     expect(toolchains.nodejs).toMatchObject({ available: true, version: process.versions.node })
@@ -44,18 +52,26 @@ describe('trusted_local provider', () => {
     expect(await codeOf(manager.ensure({ kind: 'bash', providerId: 'trusted_local', policy: { workspaceRoots: [workspace] } }))).toBe(
       'execution_resource.trusted_local_not_allowed'
     )
-    expect(await codeOf(manager.ensure({ kind: 'bash', providerId: 'trusted_local', config: { allowUnsafeLocal: 'yes' }, policy: { workspaceRoots: [workspace] } }))).toBe(
-      'execution_resource.provider_unavailable'
-    )
+    expect(
+      await codeOf(manager.ensure({ kind: 'bash', providerId: 'trusted_local', config: { allowUnsafeLocal: 'yes' }, policy: { workspaceRoots: [workspace] } }))
+    ).toBe('execution_resource.provider_unavailable')
   })
 
   it('in an ordered list an unauthorised trusted_local is skipped with its reason, never selected and thrown', async () => {
     const local = new ExecutionResourceManager().registerProvider(new TrustedLocalProvider())
-    const error = (await local.ensure({ kind: 'bash', providerCandidates: ['trusted_local'], policy: { workspaceRoots: [workspace] } }).catch((e: unknown) => e)) as ExecutionResourceError
+    const error = (await local
+      .ensure({ kind: 'bash', providerCandidates: ['trusted_local'], policy: { workspaceRoots: [workspace] } })
+      .catch((e: unknown) => e)) as ExecutionResourceError
     expect(error.code).toBe('execution_resource.provider_unavailable')
-    expect(error.data.probes).toEqual([expect.objectContaining({ providerId: 'trusted_local', available: false, reason: expect.stringMatching(/not authorised/) })])
+    expect(error.data.probes).toEqual([
+      expect.objectContaining({ providerId: 'trusted_local', available: false, reason: expect.stringMatching(/not authorised/) })
+    ])
     const unsnapshotted = (await local
-      .ensure({ kind: 'code_execution', providerCandidates: [{ providerId: 'trusted_local', config: { allowUnsafeLocal: true } }], policy: { workspaceRoots: [workspace] } })
+      .ensure({
+        kind: 'code_execution',
+        providerCandidates: [{ providerId: 'trusted_local', config: { allowUnsafeLocal: true } }],
+        policy: { workspaceRoots: [workspace] }
+      })
       .catch((e: unknown) => e)) as ExecutionResourceError
     expect(unsnapshotted.code).toBe('execution_resource.provider_unavailable')
     expect(JSON.stringify(unsnapshotted.data.probes)).toMatch(/snapshot/)
@@ -72,7 +88,9 @@ describe('trusted_local provider', () => {
 
   it('can never satisfy required isolation', async () => {
     const requirement = { ...authorised, kind: 'code_execution', workspaceAccess: { mode: 'snapshot' as const }, policy: { workspaceRoots: [workspace] } }
-    expect(await codeOf(manager.ensure({ ...requirement, requiredCapabilities: { isolation: { processContained: true } } }))).toBe('execution_resource.provider_unavailable')
+    expect(await codeOf(manager.ensure({ ...requirement, requiredCapabilities: { isolation: { processContained: true } } }))).toBe(
+      'execution_resource.provider_unavailable'
+    )
   })
 
   it('cancellation kills the process group: the pid no longer exists', async () => {
@@ -87,9 +105,12 @@ describe('trusted_local provider', () => {
     expect(pids).toHaveLength(2)
     // SIGKILL to the group is delivered asynchronously: on a loaded machine the background sleep
     // can still be on its way out when the run resolves. It must be gone soon (it would sleep 30 s).
-    await vi.waitFor(() => {
-      for (const pid of pids) expect(isAlive(pid)).toBe(false)
-    }, { timeout: 5000, interval: 50 })
+    await vi.waitFor(
+      () => {
+        for (const pid of pids) expect(isAlive(pid)).toBe(false)
+      },
+      { timeout: 5000, interval: 50 }
+    )
   })
 
   it('never runs as root: the run holds the sandbox identity (an unprivileged uid when Airlock is root)', async () => {

@@ -1,6 +1,16 @@
 import { closeSync } from 'node:fs'
 import { z } from 'zod'
-import { assertReachableBySandbox, assertWritableBySandbox, ExecutionResourceError, isExecutionsFolder, openDirectoryNoFollow, sandboxIdentity, type ExecutionResourceProvider, type ProviderProbe, type ResourceHandle, type ResourceRequirement, type ResourceStatus } from '../../core'
+import {
+  assertReachableBySandbox,
+  assertWritableBySandbox,
+  ExecutionResourceError,
+  isExecutionsFolder,
+  openDirectoryNoFollow,
+  sandboxIdentity,
+  type ExecutionResourceProvider,
+  type ProviderProbe,
+  type ResourceRequirement
+} from '../../core'
 import { LocalProgramRunner } from '../runner/local-program-runner'
 import { systemPath } from '../runner/run-limits'
 import { cached, findExecutable, invalidConfig } from '../provider-helpers'
@@ -10,7 +20,7 @@ import { launchInRunCgroup } from '../runner/cgroup-launch'
 import { detectCgroupSupport, type CgroupSupport } from '../runner/cgroup-limits'
 import { ProviderError } from '../../core/provider-error'
 import type { RunLedger } from '../runner/run-ledger'
-import { RunnerLifecycle } from '../runner/runner-lifecycle'
+import { LocalRunnerProvider } from '../runner/runner-lifecycle'
 
 /** Limits a policy does not set (SPEC §6.1 agent defaults). */
 const defaultLimits = { memoryMb: 1024, pids: 256 }
@@ -35,7 +45,7 @@ export const trustedLocalIsolation = {
  * the operator's explicit authorisation (`config.allowUnsafeLocal === true`, per agent) and, for
  * code execution, only on a `snapshot` workspace grant. It can never satisfy `isolation: required`.
  */
-export class TrustedLocalProvider implements ExecutionResourceProvider {
+export class TrustedLocalProvider extends LocalRunnerProvider implements ExecutionResourceProvider {
   readonly providerId = 'trusted_local'
   readonly supportedKinds = ['code_execution', 'bash'] as const
   private readonly toolchains = cached(60_000, () => observeToolchains())
@@ -43,10 +53,8 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
   private cgroupSupport?: CgroupSupport
 
   /** `runLedger` records each run's process group (detached from Airlock's) so a crash leaves none behind. */
-  private readonly lifecycle: RunnerLifecycle
-
   constructor(private readonly options: { runLedger?: RunLedger } = {}) {
-    this.lifecycle = new RunnerLifecycle(this.providerId, options.runLedger)
+    super(options.runLedger)
   }
 
   private cgroups(): CgroupSupport {
@@ -77,15 +85,23 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
   async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
     const config = trustedLocalConfigSchema.parse(requirement.config ?? {})
     if (config.allowUnsafeLocal !== true) {
-      throw new ExecutionResourceError('trusted_local_not_allowed', 'trusted_local runs code on the host without isolation; the operator must set allowUnsafeLocal for this agent.', {
-        providerId: this.providerId
-      })
+      throw new ExecutionResourceError(
+        'trusted_local_not_allowed',
+        'trusted_local runs code on the host without isolation; the operator must set allowUnsafeLocal for this agent.',
+        {
+          providerId: this.providerId
+        }
+      )
     }
     if (requirement.kind === 'code_execution' && requirement.workspaceAccess?.mode !== 'snapshot') {
-      throw new ExecutionResourceError('trusted_local_snapshot_required', 'trusted_local only runs code on a snapshot of the workspace (workspaceAccess.mode "snapshot").', {
-        providerId: this.providerId,
-        mode: requirement.workspaceAccess?.mode ?? null
-      })
+      throw new ExecutionResourceError(
+        'trusted_local_snapshot_required',
+        'trusted_local only runs code on a snapshot of the workspace (workspaceAccess.mode "snapshot").',
+        {
+          providerId: this.providerId,
+          mode: requirement.workspaceAccess?.mode ?? null
+        }
+      )
     }
     const roots = realRoots(policy.workspaceRoots)
     // Runs hold the sandbox uid: a workspace it cannot reach or write is refused now, with the fix, not at run time.
@@ -115,22 +131,9 @@ export class TrustedLocalProvider implements ExecutionResourceProvider {
           cgroups,
           limits: { pids: limits.pids, memoryBytes: Math.round(limits.memoryMb * 1024 * 1024) }
         }),
-      this.lifecycle.recording
+      this.recording
     )
     return { resource: runner, meta: { isolation: trustedLocalIsolation } }
-  }
-
-  healthCheck(handle: ResourceHandle): Promise<ResourceStatus> {
-    return this.lifecycle.healthCheck(handle)
-  }
-
-  release(handle: ResourceHandle): Promise<void> {
-    return this.lifecycle.release(handle)
-  }
-
-  /** Ends the process groups of runs a crashed Airlock left running (they outlive it: no sandbox ties them to it). */
-  recover(): Promise<string[]> {
-    return this.lifecycle.recover()
   }
 }
 

@@ -41,7 +41,11 @@ export class SqliteVectorStore implements VectorStore {
       const created = collection === undefined
       collection ??= this.create(input.collection, input.items[0]!.vector.length, input.metric ?? 'l2')
       if (input.metric !== undefined && input.metric !== collection.metric) {
-        throw new VectorStoreError('metric_mismatch', `metric: collection ${collection.name} measures ${collection.metric} distance, not ${input.metric} (the metric is fixed when a collection is created).`, { collection: collection.name })
+        throw new VectorStoreError(
+          'metric_mismatch',
+          `metric: collection ${collection.name} measures ${collection.metric} distance, not ${input.metric} (the metric is fixed when a collection is created).`,
+          { collection: collection.name }
+        )
       }
       for (const [index, item] of input.items.entries()) checkVector(collection, item.vector, `items.${index}.vector`)
       const table = vectorTable(collection)
@@ -76,7 +80,10 @@ export class SqliteVectorStore implements VectorStore {
     const item = this.db.prepare('select item_id as id, metadata from vector_items where row = ?')
     const matches = hits.map(({ row, distance }) => {
       const found = item.get(row) as { id: string; metadata: string } | undefined
-      if (!found) throw new VectorStoreError('not_a_vector_store', `collection ${collection.name} is damaged: vector ${row} has no item.`, { collection: collection.name })
+      if (!found)
+        throw new VectorStoreError('not_a_vector_store', `collection ${collection.name} is damaged: vector ${row} has no item.`, {
+          collection: collection.name
+        })
       return { id: found.id, distance, metadata: JSON.parse(found.metadata) as Record<string, unknown> }
     })
     // Equal distances come back in id order, so the same store answers the same way every time.
@@ -106,7 +113,9 @@ export class SqliteVectorStore implements VectorStore {
   async collections(): Promise<VectorCollectionInfo[]> {
     this.assertOpen()
     return this.db
-      .prepare('select c.name, c.dimension, c.metric, (select count(*) from vector_items i where i.collection_id = c.id) as count from vector_collections c order by c.name')
+      .prepare(
+        'select c.name, c.dimension, c.metric, (select count(*) from vector_items i where i.collection_id = c.id) as count from vector_collections c order by c.name'
+      )
       .all() as VectorCollectionInfo[]
   }
 
@@ -131,16 +140,25 @@ export class SqliteVectorStore implements VectorStore {
 
   private required(name: string): Collection {
     const collection = this.collection(name)
-    if (!collection) throw new VectorStoreError('unknown_collection', `collection: there is no collection named ${name} (the first upsert to a name creates it).`, { collection: name })
+    if (!collection)
+      throw new VectorStoreError('unknown_collection', `collection: there is no collection named ${name} (the first upsert to a name creates it).`, {
+        collection: name
+      })
     return collection
   }
 
   private create(name: string, dimension: number, metric: VectorMetric): Collection {
     const count = this.db.prepare('select count(*) from vector_collections').pluck().get() as number
     if (count >= vectorStoreLimits.maxCollections) {
-      throw new VectorStoreError('too_many_collections', `collection: this store already has ${count} collections, the most it may hold; reuse one.`, { limit: vectorStoreLimits.maxCollections })
+      throw new VectorStoreError('too_many_collections', `collection: this store already has ${count} collections, the most it may hold; reuse one.`, {
+        limit: vectorStoreLimits.maxCollections
+      })
     }
-    const id = Number(this.db.prepare('insert into vector_collections (name, dimension, metric, created_at) values (?, ?, ?, ?)').run(name, dimension, metric, new Date().toISOString()).lastInsertRowid)
+    const id = Number(
+      this.db
+        .prepare('insert into vector_collections (name, dimension, metric, created_at) values (?, ?, ?, ?)')
+        .run(name, dimension, metric, new Date().toISOString()).lastInsertRowid
+    )
     const collection = { id, name, dimension, metric }
     // Every part of this statement is an integer or a fixed word checked above, never given text.
     this.db.exec(`create virtual table ${vectorTable(collection)} using vec0(embedding float[${dimension}] distance_metric=${metric}, chunk_size=${chunkSize})`)
@@ -166,15 +184,21 @@ function vectorTable(collection: Collection): string {
 
 function checkVector(collection: Collection, vector: number[], field: string): void {
   if (vector.length !== collection.dimension) {
-    throw new VectorStoreError('dimension_mismatch', `${field}: has ${vector.length} dimensions; collection ${collection.name} holds ${collection.dimension}-dimension vectors.`, {
-      collection: collection.name,
-      expected: collection.dimension,
-      received: vector.length
-    })
+    throw new VectorStoreError(
+      'dimension_mismatch',
+      `${field}: has ${vector.length} dimensions; collection ${collection.name} holds ${collection.dimension}-dimension vectors.`,
+      {
+        collection: collection.name,
+        expected: collection.dimension,
+        received: vector.length
+      }
+    )
   }
   // A zero vector has no direction: its cosine distance is undefined (sqlite-vec answers NULL, which sorts first).
   if (collection.metric === 'cosine' && vector.every((x) => Math.fround(x) === 0)) {
-    throw new VectorStoreError('invalid_input', `${field}: collection ${collection.name} measures cosine distance, which a zero vector does not have.`, { collection: collection.name })
+    throw new VectorStoreError('invalid_input', `${field}: collection ${collection.name} measures cosine distance, which a zero vector does not have.`, {
+      collection: collection.name
+    })
   }
 }
 
@@ -207,6 +231,9 @@ function float32(vector: number[]): Buffer {
 
 function parse<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const parsed = schema.safeParse(raw)
-  if (!parsed.success) throw new VectorStoreError('invalid_input', `Invalid vector store input: ${describeIssues(parsed.error)}.`, { issues: parsed.error.issues.map((i) => i.path.join('.')) })
+  if (!parsed.success)
+    throw new VectorStoreError('invalid_input', `Invalid vector store input: ${describeIssues(parsed.error)}.`, {
+      issues: parsed.error.issues.map((i) => i.path.join('.'))
+    })
   return parsed.data
 }

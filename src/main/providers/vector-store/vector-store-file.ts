@@ -77,7 +77,8 @@ function ensureFile(path: string): boolean {
   if (header.length === 0) return true
   if (header.length < 100 || !header.subarray(0, 16).equals(sqliteMagic)) throw notAStore(path, 'it is not a SQLite database')
   const applicationId = header.readUInt32BE(68)
-  if (applicationId !== vectorStoreApplicationId) throw notAStore(path, `its SQLite application id is ${applicationId}, not Airlock's vector store (${vectorStoreApplicationId})`)
+  if (applicationId !== vectorStoreApplicationId)
+    throw notAStore(path, `its SQLite application id is ${applicationId}, not Airlock's vector store (${vectorStoreApplicationId})`)
   return false
 }
 
@@ -113,12 +114,17 @@ function verify(db: Database.Database, path: string): void {
 }
 
 function notAStore(path: string, why: string): VectorStoreError {
-  return new VectorStoreError('not_a_vector_store', `${path} is not an Airlock vector store (${why}); it was left untouched. Move it away to start a new store.`, { path })
+  return new VectorStoreError(
+    'not_a_vector_store',
+    `${path} is not an Airlock vector store (${why}); it was left untouched. Move it away to start a new store.`,
+    { path }
+  )
 }
 
 /** Creates the stores' directory (mode 0700) if needed; refuses one that is a symlink or not a directory. */
 export function ensureStoreDirectory(directory: string): void {
   mkdirSync(directory, { recursive: true, mode: 0o700 })
   const stat = lstatSync(directory)
-  if (!stat.isDirectory()) throw new VectorStoreError('not_a_vector_store', `${directory} must be a directory Airlock owns, not a symbolic link or a file.`, { path: directory })
+  if (!stat.isDirectory())
+    throw new VectorStoreError('not_a_vector_store', `${directory} must be a directory Airlock owns, not a symbolic link or a file.`, { path: directory })
 }

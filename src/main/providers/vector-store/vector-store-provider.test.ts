@@ -59,13 +59,37 @@ describe('vector_store provider', () => {
 
   it('fixes the dimension at creation: a mismatch on upsert or search is refused and nothing is written', async () => {
     const { vectors } = await open()
-    const mixed = await failure(vectors.upsert({ collection: 'docs', items: [{ id: 'a', vector: [1, 2, 3] }, { id: 'b', vector: [1, 2] }] }))
-    expect(mixed).toMatchObject({ code: 'vector_store.dimension_mismatch', message: expect.stringMatching(/^items\.1\.vector: has 2 dimensions; collection docs holds 3-dimension/) })
+    const mixed = await failure(
+      vectors.upsert({
+        collection: 'docs',
+        items: [
+          { id: 'a', vector: [1, 2, 3] },
+          { id: 'b', vector: [1, 2] }
+        ]
+      })
+    )
+    expect(mixed).toMatchObject({
+      code: 'vector_store.dimension_mismatch',
+      message: expect.stringMatching(/^items\.1\.vector: has 2 dimensions; collection docs holds 3-dimension/)
+    })
     // The failed call created nothing, not even the collection.
     expect(await vectors.collections()).toEqual([])
     await vectors.upsert({ collection: 'docs', items: [{ id: 'a', vector: [1, 2, 3] }] })
-    expect(await failure(vectors.upsert({ collection: 'docs', items: [{ id: 'z', vector: [1, 2, 3] }, { id: 'b', vector: [1, 2, 3, 4] }] }))).toMatchObject({ code: 'vector_store.dimension_mismatch' })
-    expect(await failure(vectors.search({ collection: 'docs', vector: [1, 2], k: 1 }))).toMatchObject({ code: 'vector_store.dimension_mismatch', message: expect.stringMatching(/^vector: has 2 dimensions/) })
+    expect(
+      await failure(
+        vectors.upsert({
+          collection: 'docs',
+          items: [
+            { id: 'z', vector: [1, 2, 3] },
+            { id: 'b', vector: [1, 2, 3, 4] }
+          ]
+        })
+      )
+    ).toMatchObject({ code: 'vector_store.dimension_mismatch' })
+    expect(await failure(vectors.search({ collection: 'docs', vector: [1, 2], k: 1 }))).toMatchObject({
+      code: 'vector_store.dimension_mismatch',
+      message: expect.stringMatching(/^vector: has 2 dimensions/)
+    })
     expect((await vectors.search({ collection: 'docs', vector: [1, 2, 3], k: 10 })).map((m) => m.id)).toEqual(['a'])
   })
 
@@ -82,7 +106,16 @@ describe('vector_store provider', () => {
       [{ collection: 'ok', items: [{ id: 'a', vector: new Array(4097).fill(0) }] }, /items\.0\.vector: must have at most 4096 dimensions/],
       [{ collection: 'ok', items: [{ id: 'a', vector: [1], metadata: [1, 2] }] }, /items\.0\.metadata:/],
       [{ collection: 'ok', items: [{ id: 'a', vector: [1], metadata: { text: 'x'.repeat(16 * 1024) } }] }, /items\.0\.metadata: must be at most 16384 bytes/],
-      [{ collection: 'ok', items: [{ id: 'a', vector: [1] }, { id: 'a', vector: [2] }] }, /items\.1\.id: duplicate id "a"/],
+      [
+        {
+          collection: 'ok',
+          items: [
+            { id: 'a', vector: [1] },
+            { id: 'a', vector: [2] }
+          ]
+        },
+        /items\.1\.id: duplicate id "a"/
+      ],
       [{ collection: 'ok', items: [] }, /items:/]
     ]
     for (const [input, message] of cases) {
@@ -93,7 +126,13 @@ describe('vector_store provider', () => {
 
   it('replaces an item on upsert by id: vector and metadata, whole', async () => {
     const { vectors } = await open()
-    await vectors.upsert({ collection: 'notes', items: [{ id: 'a', vector: [0, 0], metadata: { v: 1, old: true } }, { id: 'b', vector: [5, 5] }] })
+    await vectors.upsert({
+      collection: 'notes',
+      items: [
+        { id: 'a', vector: [0, 0], metadata: { v: 1, old: true } },
+        { id: 'b', vector: [5, 5] }
+      ]
+    })
     const again = await vectors.upsert({ collection: 'notes', items: [{ id: 'a', vector: [10, 10], metadata: { v: 2 } }] })
     expect(again.created).toBe(false)
     expect(await vectors.search({ collection: 'notes', vector: [10, 10], k: 5 })).toEqual([
@@ -115,7 +154,8 @@ describe('vector_store provider', () => {
         { id: 'n5', vector: [60], metadata: { n: true, flag: 'true' } }
       ]
     })
-    const ids = async (filter: Record<string, unknown>, k = 2) => (await vectors.search({ collection: 'docs', vector: [0], k, filter: filter as never })).map((m) => m.id)
+    const ids = async (filter: Record<string, unknown>, k = 2) =>
+      (await vectors.search({ collection: 'docs', vector: [0], k, filter: filter as never })).map((m) => m.id)
     // The two nearest overall are n1 and n2; with the filter the second match is far away, and still found.
     expect(await ids({ lang: 'en' })).toEqual(['n1', 'n4'])
     expect(await ids({ n: 1 }, 10)).toEqual(['n1', 'n4'])
@@ -133,7 +173,10 @@ describe('vector_store provider', () => {
     const { vectors } = await open()
     await vectors.upsert({ collection: 'c', items: Array.from({ length: 120 }, (_, i) => ({ id: `i${i}`, vector: [i] })) })
     expect(await vectors.search({ collection: 'c', vector: [0], k: 100 })).toHaveLength(100)
-    expect(await failure(vectors.search({ collection: 'c', vector: [0], k: 101 }))).toMatchObject({ code: 'vector_store.invalid_input', message: expect.stringMatching(/^Invalid vector store input: k:/) })
+    expect(await failure(vectors.search({ collection: 'c', vector: [0], k: 101 }))).toMatchObject({
+      code: 'vector_store.invalid_input',
+      message: expect.stringMatching(/^Invalid vector store input: k:/)
+    })
     expect(await failure(vectors.search({ collection: 'c', vector: [0], k: 0 }))).toMatchObject({ code: 'vector_store.invalid_input' })
     await vectors.upsert({ collection: 'small', items: [{ id: 'only', vector: [1] }] })
     expect(await vectors.search({ collection: 'small', vector: [0], k: 100 })).toEqual([{ id: 'only', distance: 1, metadata: {} }])
@@ -142,18 +185,39 @@ describe('vector_store provider', () => {
 
   it('deletes items by id and reports which existed', async () => {
     const { vectors } = await open()
-    await vectors.upsert({ collection: 'c', items: [{ id: 'a', vector: [0] }, { id: 'b', vector: [1] }] })
+    await vectors.upsert({
+      collection: 'c',
+      items: [
+        { id: 'a', vector: [0] },
+        { id: 'b', vector: [1] }
+      ]
+    })
     expect(await vectors.delete({ collection: 'c', ids: ['a', 'never'] })).toEqual({ deleted: ['a'] })
     expect(await vectors.search({ collection: 'c', vector: [0], k: 5 })).toEqual([{ id: 'b', distance: 1, metadata: {} }])
   })
 
   it('measures cosine distance when a collection is created so; the metric is fixed and a zero vector refused', async () => {
     const { vectors } = await open()
-    await vectors.upsert({ collection: 'cos', metric: 'cosine', items: [{ id: 'same', vector: [2, 0] }, { id: 'right', vector: [0, 3] }] })
+    await vectors.upsert({
+      collection: 'cos',
+      metric: 'cosine',
+      items: [
+        { id: 'same', vector: [2, 0] },
+        { id: 'right', vector: [0, 3] }
+      ]
+    })
     const hits = await vectors.search({ collection: 'cos', vector: [1, 0], k: 2 })
-    expect(hits.map((h) => [h.id, Number(h.distance.toFixed(5))])).toEqual([['same', 0], ['right', 1]])
-    expect(await failure(vectors.upsert({ collection: 'cos', metric: 'l2', items: [{ id: 'x', vector: [1, 1] }] }))).toMatchObject({ code: 'vector_store.metric_mismatch' })
-    expect(await failure(vectors.search({ collection: 'cos', vector: [0, 0], k: 1 }))).toMatchObject({ code: 'vector_store.invalid_input', message: expect.stringMatching(/zero vector/) })
+    expect(hits.map((h) => [h.id, Number(h.distance.toFixed(5))])).toEqual([
+      ['same', 0],
+      ['right', 1]
+    ])
+    expect(await failure(vectors.upsert({ collection: 'cos', metric: 'l2', items: [{ id: 'x', vector: [1, 1] }] }))).toMatchObject({
+      code: 'vector_store.metric_mismatch'
+    })
+    expect(await failure(vectors.search({ collection: 'cos', vector: [0, 0], k: 1 }))).toMatchObject({
+      code: 'vector_store.invalid_input',
+      message: expect.stringMatching(/zero vector/)
+    })
   })
 
   it('keeps the data across release and reopen, and keeps stores apart', async () => {
@@ -185,7 +249,8 @@ describe('vector_store provider', () => {
     plain.exec("create table vector_collections (x); create table vector_items (y); insert into vector_items values ('mine')")
     plain.close()
     // A foreign database left mid-transaction (a hot journal): opening it in SQLite would roll it back.
-    const crash = "const db = new (require('better-sqlite3'))(process.argv[1]); db.exec('create table t (x)'); db.pragma('cache_size = 1'); db.exec('begin'); const s = db.prepare('insert into t values (?)'); for (let i = 0; i < 2000; i++) s.run('x'.repeat(500)); process.exit(0)"
+    const crash =
+      "const db = new (require('better-sqlite3'))(process.argv[1]); db.exec('create table t (x)'); db.pragma('cache_size = 1'); db.exec('begin'); const s = db.prepare('insert into t values (?)'); for (let i = 0; i < 2000; i++) s.run('x'.repeat(500)); process.exit(0)"
     execFileSync(process.execPath, ['-e', crash, join(dir, 'hot.db')])
     expect(existsSync(join(dir, 'hot.db-journal'))).toBe(true)
     const outside = makeTempDir('airlock-vectors-outside-')
@@ -197,7 +262,13 @@ describe('vector_store provider', () => {
       symlinkSync(join(outside.path, 'vectors', 'real.db'), join(dir, 'link.db'))
       mkdirSync(join(dir, 'folder.db'))
       const before = new Map(['text.db', 'plain.db', 'hot.db', 'hot.db-journal'].map((name) => [name, readFileSync(join(dir, name))]))
-      for (const [store, why] of [['text', /not a SQLite database/], ['plain', /application id is 0/], ['hot', /application id is 0, not Airlock's/], ['link', /symbolic link/], ['folder', /not a regular file/]] as const) {
+      for (const [store, why] of [
+        ['text', /not a SQLite database/],
+        ['plain', /application id is 0/],
+        ['hot', /application id is 0, not Airlock's/],
+        ['link', /symbolic link/],
+        ['folder', /not a regular file/]
+      ] as const) {
         const error = await failure(open(store))
         expect(error).toMatchObject({ code: 'vector_store.not_a_vector_store', message: expect.stringMatching(why) })
       }
@@ -221,12 +292,23 @@ describe('vector_store provider', () => {
 
   it('probes sqlite-vec and reports its version; a config that names a path is refused', async () => {
     const provider = new VectorStoreProvider({ home: home.path })
-    const probe = await provider.probe({ requirement: { kind: 'vector_store', requirementId: 'r', scope: 'action_call', resourceKey: 'vector_store', config: { store: 'coder' } }, policy: {} })
-    expect(probe).toMatchObject({ available: true, capabilities: { engine: 'sqlite-vec', version: expect.stringMatching(/^v\d+\.\d+\.\d+/), maxK: 100, maxDimensions: 4096 } })
+    const probe = await provider.probe({
+      requirement: { kind: 'vector_store', requirementId: 'r', scope: 'action_call', resourceKey: 'vector_store', config: { store: 'coder' } },
+      policy: {}
+    })
+    expect(probe).toMatchObject({
+      available: true,
+      capabilities: { engine: 'sqlite-vec', version: expect.stringMatching(/^v\d+\.\d+\.\d+/), maxK: 100, maxDimensions: 4096 }
+    })
     for (const store of ['../escape', '/etc/passwd', 'UPPER']) {
-      await expect(manager.ensure({ kind: 'vector_store', config: { store } })).rejects.toMatchObject({ code: 'execution_resource.provider_unavailable', message: expect.stringMatching(/invalid vector_store config: store must be a slug/) })
+      await expect(manager.ensure({ kind: 'vector_store', config: { store } })).rejects.toMatchObject({
+        code: 'execution_resource.provider_unavailable',
+        message: expect.stringMatching(/invalid vector_store config: store must be a slug/)
+      })
     }
-    await expect(manager.ensure({ kind: 'vector_store', config: { store: 'a', path: '/tmp/x.db' } })).rejects.toMatchObject({ code: 'execution_resource.provider_unavailable' })
+    await expect(manager.ensure({ kind: 'vector_store', config: { store: 'a', path: '/tmp/x.db' } })).rejects.toMatchObject({
+      code: 'execution_resource.provider_unavailable'
+    })
   })
 
   it('is healthy while open and closes the database on release', async () => {

@@ -58,7 +58,10 @@ export class VectorStoreProvider implements ExecutionResourceProvider {
 
   async ensure({ requirement, policy }: Parameters<ExecutionResourceProvider['ensure']>[0]) {
     const config = vectorStoreConfigSchema.safeParse(requirement.config ?? {})
-    if (!config.success) throw new ExecutionResourceError('invalid_requirement', invalidConfig('vector_store', config.error).reason ?? 'invalid vector_store config', { providerId: this.providerId })
+    if (!config.success)
+      throw new ExecutionResourceError('invalid_requirement', invalidConfig('vector_store', config.error).reason ?? 'invalid vector_store config', {
+        providerId: this.providerId
+      })
     const readOnly = policy.readOnly === true
     ensureStoreDirectory(this.directory)
     const file = join(this.directory, `${config.data.store}.db`)

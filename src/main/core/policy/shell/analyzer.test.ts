@@ -9,7 +9,22 @@ describe('loading', () => {
     const analyzer = await first
     expect(analyzer.analyze('git status --short')).toEqual({
       ok: true,
-      commands: [{ argv: [{ value: 'git', static: true }, { value: 'status', static: true }, { value: '--short', static: true }], wrappers: [], assignments: [], redirects: [], fedBy: [], argsFromStdin: false, concurrent: false, text: 'git status --short' }],
+      commands: [
+        {
+          argv: [
+            { value: 'git', static: true },
+            { value: 'status', static: true },
+            { value: '--short', static: true }
+          ],
+          wrappers: [],
+          assignments: [],
+          redirects: [],
+          fedBy: [],
+          argsFromStdin: false,
+          concurrent: false,
+          text: 'git status --short'
+        }
+      ],
       concerns: []
     })
   })
@@ -51,7 +66,7 @@ describe('bad input is decided, never a crash or a hang', () => {
     ['depth-500 backticks in strings', `echo ${'"$('.repeat(300)}`],
     ['unbalanced quotes', `echo "abc 'def ${'x '.repeat(20000)}`],
     ['a here-doc without its end', `cat <<EOF\n${'line\n'.repeat(5000)}`],
-    ['eval nested 50 times', `${'eval '.repeat(50)}ls`],
+    ['eval nested 50 times', `${'eval '.repeat(50)}ls`]
   ])('%s: asks or blocks (a concern or a refusal), never runs unseen', async (_, line) => {
     const result = (await loadCommandAnalyzer()).analyze(line)
     if (result.ok) expect(result.concerns.length + (argvs(result.commands).some((a) => a[0] === 'x') ? 1 : 0)).toBeGreaterThan(0)

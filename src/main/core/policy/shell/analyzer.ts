@@ -50,7 +50,11 @@ function packageRequire(): NodeJS.Require {
   return createRequire(__filename)
 }
 
-const warmUpLines = ["cd src && npm test -- --run | tee out.log; git status --short", 'for f in *.py; do python3 -m pytest -q "$f" || echo "$(date) failed" >> log; done', "cat <<'EOF' > a.sh\necho hi\nEOF\nsh -c 'ls -la ~'"]
+const warmUpLines = [
+  'cd src && npm test -- --run | tee out.log; git status --short',
+  'for f in *.py; do python3 -m pytest -q "$f" || echo "$(date) failed" >> log; done',
+  "cat <<'EOF' > a.sh\necho hi\nEOF\nsh -c 'ls -la ~'"
+]
 
 async function load(): Promise<CommandAnalyzer> {
   const require = packageRequire()
@@ -99,7 +103,8 @@ function analyzeLine(parser: Parser, line: string): CommandAnalysis {
       return { ok: false, rule: 'command.too_complex', reason: 'the command line did not parse within the analysis budget' }
     }
     const walker = new LineWalker(parse, budget)
-    if (tree.rootNode.hasError) walker.concern('command.parse_error', 'the command line has a syntax error (unbalanced quotes, a missing keyword or an unfinished here-document)')
+    if (tree.rootNode.hasError)
+      walker.concern('command.parse_error', 'the command line has a syntax error (unbalanced quotes, a missing keyword or an unfinished here-document)')
     walker.run(tree.rootNode)
     return { ok: true, commands: walker.commands, concerns: walker.concerns }
   } catch (error) {

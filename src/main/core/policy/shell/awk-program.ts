@@ -22,11 +22,23 @@ export function awkCommands(argv: EvalWord[]): AwkCode | undefined {
   let fromFile = false
   for (let i = 1; i < argv.length; i++) {
     const v = argv[i]!.value
-    if (v === '--') { program = argv[i + 1]; break }
-    if (v === '-e' || v === '--source') { program = argv[i + 1]; break }
-    if (v.startsWith('--source=')) { program = { ...argv[i]!, value: v.slice(9) }; break }
+    if (v === '--') {
+      program = argv[i + 1]
+      break
+    }
+    if (v === '-e' || v === '--source') {
+      program = argv[i + 1]
+      break
+    }
+    if (v.startsWith('--source=')) {
+      program = { ...argv[i]!, value: v.slice(9) }
+      break
+    }
     if (v === '-f' || v === '--file' || v.startsWith('--file=') || (v.startsWith('-f') && v.length > 2)) fromFile = true
-    if (withValue.has(v)) { i++; continue }
+    if (withValue.has(v)) {
+      i++
+      continue
+    }
     if (v.startsWith('-') && v.length > 1) continue
     // With -f the program is a file (a script file is the sandbox's to contain); operands are data.
     if (!fromFile) program = argv[i]
@@ -42,7 +54,10 @@ export function awkCommands(argv: EvalWord[]): AwkCode | undefined {
   }
   const command = (k: number) => {
     const text = literal(k)
-    if (text === undefined) { found.opaque = true; return }
+    if (text === undefined) {
+      found.opaque = true
+      return
+    }
     found.commands.push({ ...program, value: text })
     if (codeReaders.test(text.trim().split(/\s+/)[0]?.replace(/^.*\//, '') ?? '')) found.opaque = true
   }
@@ -71,7 +86,11 @@ function tokenize(p: string): Token[] {
       let v = ''
       i++
       while (i < p.length && p[i] !== '"') {
-        if (p[i] === '\\' && i + 1 < p.length) { const e = p[i + 1]!; v += e === 'n' ? '\n' : e === 't' ? '\t' : e; i += 2 } else v += p[i++]
+        if (p[i] === '\\' && i + 1 < p.length) {
+          const e = p[i + 1]!
+          v += e === 'n' ? '\n' : e === 't' ? '\t' : e
+          i += 2
+        } else v += p[i++]
       }
       i++
       tokens.push({ t: 'str', v })
@@ -97,8 +116,15 @@ function tokenize(p: string): Token[] {
       tokens.push({ t: 'id', v })
       operand = !keywords.has(v)
     } else if (c === '|') {
-      if (p[i + 1] === '|') { tokens.push({ t: 'punct', v: '||' }); i += 2; operand = false }
-      else { tokens.push({ t: 'pipe', v: '|' }); i += p[i + 1] === '&' ? 2 : 1; operand = false }
+      if (p[i + 1] === '|') {
+        tokens.push({ t: 'punct', v: '||' })
+        i += 2
+        operand = false
+      } else {
+        tokens.push({ t: 'pipe', v: '|' })
+        i += p[i + 1] === '&' ? 2 : 1
+        operand = false
+      }
     } else if (/\s/.test(c)) {
       i++
     } else {

@@ -35,7 +35,10 @@ export function unmarkBraces(text: string): string {
 export function expandBraces(pieces: BracePiece[]): BracePiece[][] | null {
   const start: Seg[] = []
   for (const p of pieces) {
-    if (!/[\uE000-\uE002]/.test(p.text)) { start.push(p); continue }
+    if (!/[\uE000-\uE002]/.test(p.text)) {
+      start.push(p)
+      continue
+    }
     for (const part of p.text.split(/([\uE000-\uE002])/)) {
       if (/^[\uE000-\uE002]$/.test(part)) start.push({ mark: part })
       else if (part !== '') start.push({ ...p, text: part })
@@ -68,7 +71,10 @@ function firstGroup(seq: Seg[]): { open: number; close: number; alts: Seg[][] } 
     for (let i = open + 1; i < seq.length; i++) {
       if (isMark(seq[i], braceOpen)) depth++
       else if (isMark(seq[i], braceClose)) {
-        if (depth === 0) { close = i; break }
+        if (depth === 0) {
+          close = i
+          break
+        }
         depth--
       } else if (depth === 0 && isMark(seq[i], braceComma)) commas.push(i)
     }
@@ -105,7 +111,15 @@ function expandRange(text: string): string[] | null {
   const width = numeric && (/^-?0\d/.test(a) || /^-?0\d/.test(b)) ? Math.max(a.length, b.length) : 0
   const out: string[] = []
   for (let v = from; from <= to ? v <= to : v >= to; v += from <= to ? step : -step) {
-    out.push(numeric ? (width ? String(Math.abs(v)).padStart(width - (v < 0 ? 1 : 0), '0').replace(/^/, v < 0 ? '-' : '') : String(v)) : String.fromCharCode(v))
+    out.push(
+      numeric
+        ? width
+          ? String(Math.abs(v))
+              .padStart(width - (v < 0 ? 1 : 0), '0')
+              .replace(/^/, v < 0 ? '-' : '')
+          : String(v)
+        : String.fromCharCode(v)
+    )
   }
   return out
 }

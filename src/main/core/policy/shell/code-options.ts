@@ -53,8 +53,9 @@ function shortValues(argv: EvalWord[], letter: string): EvalWord[] {
   for (let i = 1; i < argv.length; i++) {
     const v = argv[i]!.value
     if (v === '--') break
-    if (v === `-${letter}`) { if (i + 1 < argv.length) found.push(argv[++i]!) }
-    else if (v.startsWith(`-${letter}`) && v.length > 2) found.push(part(argv[i]!, v.slice(2)))
+    if (v === `-${letter}`) {
+      if (i + 1 < argv.length) found.push(argv[++i]!)
+    } else if (v.startsWith(`-${letter}`) && v.length > 2) found.push(part(argv[i]!, v.slice(2)))
   }
   return found
 }
@@ -64,7 +65,9 @@ type Carried = { code: { words: EvalWord[]; by: string[] }[]; stdinScript?: bool
 
 function carriedBy(argv: EvalWord[], name: string, stdinText: string | undefined): Carried | undefined {
   const code: Carried['code'] = []
-  const add = (by: string[], words: EvalWord[]) => { for (const w of words) if (w.value.trim() !== '') code.push({ words: [w], by }) }
+  const add = (by: string[], words: EvalWord[]) => {
+    for (const w of words) if (w.value.trim() !== '') code.push({ words: [w], by })
+  }
   switch (name) {
     case 'tar':
     case 'gtar': {
@@ -80,7 +83,11 @@ function carriedBy(argv: EvalWord[], name: string, stdinText: string | undefined
       const read = sedCommands(argv)
       if (!read) return undefined
       add([name, 'e'], read.commands)
-      return { code, stdinScript: read.runsInput, ...(read.runsInput ? { concern: `${name} runs the lines it reads as shell commands (the e command or the e flag of s///)` } : {}) }
+      return {
+        code,
+        stdinScript: read.runsInput,
+        ...(read.runsInput ? { concern: `${name} runs the lines it reads as shell commands (the e command or the e flag of s///)` } : {})
+      }
     }
     case 'awk':
     case 'gawk':
@@ -95,10 +102,16 @@ function carriedBy(argv: EvalWord[], name: string, stdinText: string | undefined
     case 'gmake': {
       const files = [...longValues(argv, ['file', 'makefile'], 3), ...shortValues(argv, 'f')]
       const evals = [...longValues(argv, ['eval'], 3), ...shortValues(argv, 'E')]
-      const fromStdin = files.some((f) => f.value === '-' || f.value === '/dev/stdin' || /^\/dev\/fd\/|^\/proc\/self\/fd\//.test(f.value) || f.source.subs.some((s) => s.text.startsWith('<(')))
+      const fromStdin = files.some(
+        (f) =>
+          f.value === '-' || f.value === '/dev/stdin' || /^\/dev\/fd\/|^\/proc\/self\/fd\//.test(f.value) || f.source.subs.some((s) => s.text.startsWith('<('))
+      )
       const texts = [...evals.map((w) => w.value), ...(fromStdin && stdinText !== undefined ? [stdinText] : [])]
-      for (const text of texts) for (const line of text.split('\n')) if (line.startsWith('\t')) add([name, '-f', '-'], [{ value: line.slice(1), static: evals.every((e) => e.static), source: { subs: [], feeds: [] } }])
-      if (fromStdin || evals.length > 0) return { code, concern: `${name} reads a makefile from ${fromStdin ? 'its input' : '--eval'}: its recipes run as shell commands` }
+      for (const text of texts)
+        for (const line of text.split('\n'))
+          if (line.startsWith('\t')) add([name, '-f', '-'], [{ value: line.slice(1), static: evals.every((e) => e.static), source: { subs: [], feeds: [] } }])
+      if (fromStdin || evals.length > 0)
+        return { code, concern: `${name} reads a makefile from ${fromStdin ? 'its input' : '--eval'}: its recipes run as shell commands` }
       return undefined
     }
     case 'npx':
@@ -164,12 +177,20 @@ function editorCarried(argv: EvalWord[], name: string, stdinText: string | undef
     for (const c of read.code) if (c.trim() !== '') code.push({ words: [part(word, c)], by })
     opaque ||= read.opaque
   }
-  const flags = argv.slice(1).filter((w) => /^-[a-zA-Z]+$/.test(w.value)).map((w) => w.value.slice(1)).join('')
+  const flags = argv
+    .slice(1)
+    .filter((w) => /^-[a-zA-Z]+$/.test(w.value))
+    .map((w) => w.value.slice(1))
+    .join('')
   const info = argv.slice(1).some((w) => /^--?(?:version|help)$/.test(w.value))
   /** Stdin as lines of the program's own commands: read when static, else code from outside (read by the walk when a static `echo` pipes it). */
   let stdinCode: ((text: string) => EditorCode) | undefined
   const stdinLines = (read: (line: string) => EditorCode): boolean => {
-    stdinCode = (text) => text.split('\n').map(read).reduce((a, b) => ({ code: [...a.code, ...b.code], opaque: a.opaque || b.opaque }), { code: [], opaque: false })
+    stdinCode = (text) =>
+      text
+        .split('\n')
+        .map(read)
+        .reduce((a, b) => ({ code: [...a.code, ...b.code], opaque: a.opaque || b.opaque }), { code: [], opaque: false })
     if (stdinText === undefined) return true
     for (const line of stdinText.split('\n')) take([name, '<<<'], textWord(line), read(line))
     return false
@@ -209,19 +230,29 @@ function editorCarried(argv: EvalWord[], name: string, stdinText: string | undef
     return undefined
   }
   if (code.length === 0 && !stdinScript && !opaque) return undefined
-  return { code, stdinScript, ...(stdinScript && stdinCode ? { stdinCode } : {}), ...(opaque ? { concern: `${name} is given commands that run code this reading does not follow (a script language, a pipe, system())` } : {}) }
+  return {
+    code,
+    stdinScript,
+    ...(stdinScript && stdinCode ? { stdinCode } : {}),
+    ...(opaque ? { concern: `${name} is given commands that run code this reading does not follow (a script language, a pipe, system())` } : {})
+  }
 }
 
 /** `git rebase --exec CMD`, `git submodule foreach CMD…`, `git bisect run CMD…`, filter-branch filters, `difftool -x`. */
 function gitCarried(argv: EvalWord[]): Carried | undefined {
   const code: Carried['code'] = []
   let i = 1
-  while (i < argv.length && argv[i]!.value.startsWith('-')) i += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path'].includes(argv[i]!.value) ? 2 : 1
+  while (i < argv.length && argv[i]!.value.startsWith('-'))
+    i += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--exec-path'].includes(argv[i]!.value) ? 2 : 1
   const sub = argv[i]?.value ?? ''
   const rest = [argv[0]!, ...argv.slice(i + 1)]
-  if (sub === 'rebase') for (const w of [...shortValues(rest, 'x'), ...longValues(rest, ['exec'], 3)]) code.push({ words: [w], by: ['git', 'rebase', '--exec'] })
-  if (sub === 'difftool' || sub === 'mergetool') for (const w of [...shortValues(rest, 'x'), ...longValues(rest, ['extcmd'], 3)]) code.push({ words: [w], by: ['git', sub, '--extcmd'] })
-  if (sub === 'filter-branch') for (const w of longValues(rest, ['env-filter', 'tree-filter', 'index-filter', 'parent-filter', 'msg-filter', 'commit-filter', 'tag-name-filter'], 5)) code.push({ words: [w], by: ['git', 'filter-branch'] })
+  if (sub === 'rebase')
+    for (const w of [...shortValues(rest, 'x'), ...longValues(rest, ['exec'], 3)]) code.push({ words: [w], by: ['git', 'rebase', '--exec'] })
+  if (sub === 'difftool' || sub === 'mergetool')
+    for (const w of [...shortValues(rest, 'x'), ...longValues(rest, ['extcmd'], 3)]) code.push({ words: [w], by: ['git', sub, '--extcmd'] })
+  if (sub === 'filter-branch')
+    for (const w of longValues(rest, ['env-filter', 'tree-filter', 'index-filter', 'parent-filter', 'msg-filter', 'commit-filter', 'tag-name-filter'], 5))
+      code.push({ words: [w], by: ['git', 'filter-branch'] })
   const words = argv.slice(i + 1)
   const at = (name: string) => words.findIndex((w) => w.value === name)
   if (sub === 'submodule' && at('foreach') >= 0) {
@@ -240,7 +271,15 @@ function gitCarried(argv: EvalWord[]): Carried | undefined {
 export function peelCode(b: Branch, out: Invocation[], name: string, stdinText?: string, scriptsOnly = false): Step | undefined {
   const carried = carriedBy(b.argv, name, stdinText)
   if (!carried || (carried.code.length === 0 && !carried.stdinScript && !carried.concern)) return undefined
-  if (!scriptsOnly) out.push({ kind: 'run', ...b, stdinScript: carried.stdinScript ? 'shell' : null, scriptWords: [], ...(carried.concern ? { concern: carried.concern } : {}), ...(carried.stdinCode ? { stdinCode: carried.stdinCode } : {}) })
+  if (!scriptsOnly)
+    out.push({
+      kind: 'run',
+      ...b,
+      stdinScript: carried.stdinScript ? 'shell' : null,
+      scriptWords: [],
+      ...(carried.concern ? { concern: carried.concern } : {}),
+      ...(carried.stdinCode ? { stdinCode: carried.stdinCode } : {})
+    })
   for (const { words, by } of carried.code) {
     out.push({ ...b, kind: 'script', words, runner: b.argv, wrappers: [...b.wrappers, { argv: by }] })
   }

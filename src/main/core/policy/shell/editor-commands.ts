@@ -16,18 +16,24 @@ export type EditorCode = { code: string[]; opaque: boolean }
 const none = (): EditorCode => ({ code: [], opaque: false })
 
 /** Ex commands that run code in a language or from text built at run time, or type keys. */
-const exOpaque = /^(?:sh|she|shel|shell|te|ter|term|termi|termin|termina|terminal|exe|exec|execu|execut|execute|norm|norma|normal|so|sou|sour|sourc|source|ru|run|runt|runti|runtim|runtime|pe|perl|perld|perldo|py|pyt|pyth|pytho|python|py3|python3|pyx|pythonx|pydo|py3do|pyxdo|pyf|pyfile|py3f|py3file|pyxfile|lua|luado|luafile|rub|ruby|rubydo|rubyfile|tc|tcl|tcldo|tclfile|mz|mzscheme|mzf|mzfile|cal|call|mak|make|lmak|lmake|gr|grep|lgr|lgrep|cs|cscope|lcs|lcscope|argdo|bufdo|windo|tabdo|cdo|cfdo|ldo|lfdo|au|autocmd|com|command|redir|vim9|vim9cmd|leg|legacy|filt|filter|bro|browse|conf|confirm|star|start|startinsert)$/
+const exOpaque =
+  /^(?:sh|she|shel|shell|te|ter|term|termi|termin|termina|terminal|exe|exec|execu|execut|execute|norm|norma|normal|so|sou|sour|sourc|source|ru|run|runt|runti|runtim|runtime|pe|perl|perld|perldo|py|pyt|pyth|pytho|python|py3|python3|pyx|pythonx|pydo|py3do|pyxdo|pyf|pyfile|py3f|py3file|pyxfile|lua|luado|luafile|rub|ruby|rubydo|rubyfile|tc|tcl|tcldo|tclfile|mz|mzscheme|mzf|mzfile|cal|call|mak|make|lmak|lmake|gr|grep|lgr|lgrep|cs|cscope|lcs|lcscope|argdo|bufdo|windo|tabdo|cdo|cfdo|ldo|lfdo|au|autocmd|com|command|redir|vim9|vim9cmd|leg|legacy|filt|filter|bro|browse|conf|confirm|star|start|startinsert)$/
 /** Modifiers that run the command after them (`:silent !CMD`). */
-const exModifier = /^(?:sil|sile|silen|silent|uns|unsilent|keepp|keeppatterns|keepj|keepjumps|keepm|keepmarks|keepa|keepalt|lockm|lockmarks|noa|noautocmd|nos|noswapfile|vert|vertical|tab|bo|botright|to|topleft|abo|aboveleft|bel|belowright|lefta|leftabove|rightb|rightbelow|hid|hide|sandbox)$/
+const exModifier =
+  /^(?:sil|sile|silen|silent|uns|unsilent|keepp|keeppatterns|keepj|keepjumps|keepm|keepmarks|keepa|keepalt|lockm|lockmarks|noa|noautocmd|nos|noswapfile|vert|vertical|tab|bo|botright|to|topleft|abo|aboveleft|bel|belowright|lefta|leftabove|rightb|rightbelow|hid|hide|sandbox)$/
 /** `system()`, jobs and other calls that reach a shell from an expression. */
-const callsShell = /\b(?:system|systemlist|job_start|jobstart|termopen|term_start|libcall|libcallnr|execute|win_execute|luaeval|py3eval|pyeval|pyxeval|rubyeval|perleval|mzeval)\s*\(/
+const callsShell =
+  /\b(?:system|systemlist|job_start|jobstart|termopen|term_start|libcall|libcallnr|execute|win_execute|luaeval|py3eval|pyeval|pyxeval|rubyeval|perleval|mzeval)\s*\(/
 
 /** One ex command line (`-c` value, `+CMD`, or a line `ex` reads). */
 export function exCommand(text: string, depth = 0): EditorCode {
   const out = none()
   let rest = text
   while (rest.trim() !== '' && depth < 8) {
-    const cmd = rest.replace(/^[\s:]*/, '').replace(/^(?:[%.$\d,;+-]|'[a-zA-Z<>[\]]|\/(?:[^/\\]|\\.)*\/?|\?(?:[^?\\]|\\.)*\??|\\[/?&])*/, '').replace(/^\s*/, '')
+    const cmd = rest
+      .replace(/^[\s:]*/, '')
+      .replace(/^(?:[%.$\d,;+-]|'[a-zA-Z<>[\]]|\/(?:[^/\\]|\\.)*\/?|\?(?:[^?\\]|\\.)*\??|\\[/?&])*/, '')
+      .replace(/^\s*/, '')
     if (cmd.startsWith('!')) {
       out.code.push(cmd.slice(1))
       return out
@@ -46,7 +52,9 @@ export function exCommand(text: string, depth = 0): EditorCode {
       out.code.push(after.replace(/^\s+!/, ''))
       return out
     }
-    const global = /^(?:g|gl|glo|glob|globa|global|v|vg|vgl|vglo|vglob|vgloba|vglobal)$/.test(name) ? /^!?\s*([^\w\s"|])((?:(?!\1)[^\\]|\\.)*)\1?([\s\S]*)$/.exec(after) : null
+    const global = /^(?:g|gl|glo|glob|globa|global|v|vg|vgl|vglo|vglob|vgloba|vglobal)$/.test(name)
+      ? /^!?\s*([^\w\s"|])((?:(?!\1)[^\\]|\\.)*)\1?([\s\S]*)$/.exec(after)
+      : null
     if (global) {
       const inner = exCommand(global[3] ?? '', depth + 1)
       return { code: [...out.code, ...inner.code], opaque: out.opaque || inner.opaque }
@@ -78,7 +86,12 @@ export function gdbCommand(text: string): EditorCode {
   const shell = /^(?:she|shel|shell)(?:\s+([\s\S]*))?$/.exec(cmd)
   if (shell) return { code: [shell[1] ?? ''], opaque: false }
   const name = /^[a-zA-Z-]+/.exec(cmd)?.[0] ?? ''
-  const opaque = /^(?:pi|py|pyt|pyth|pytho|python|python-interactive|gu|gr|guile|guile-repl|so|sou|sour|sourc|source|pipe|compile|expression|eval|define|document|alias|tui)$/.test(name) || cmd.startsWith('|') || /\b(?:system|popen|execl|execv|execve|execvp|execlp)\s*\(|\$_shell\s*\(/.test(cmd)
+  const opaque =
+    /^(?:pi|py|pyt|pyth|pytho|python|python-interactive|gu|gr|guile|guile-repl|so|sou|sour|sourc|source|pipe|compile|expression|eval|define|document|alias|tui)$/.test(
+      name
+    ) ||
+    cmd.startsWith('|') ||
+    /\b(?:system|popen|execl|execv|execve|execvp|execlp)\s*\(|\$_shell\s*\(/.test(cmd)
   return { code: [], opaque }
 }
 

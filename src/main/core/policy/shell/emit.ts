@@ -37,9 +37,12 @@ export function emitInvocations(w: LineWalker, site: CommandSite): void {
   const later: (() => void)[] = []
   const text = clip(node.text, 200)
   const outRedirects = info.redirects.filter((r) => !r.op.startsWith('<<'))
-  const invocations: Invocation[] = argv.length === 0 ? [] : site.noPeel
-    ? [{ kind: 'run', argv, wrappers: [], assignments, argsFromStdin: false, stdinScript: null, scriptWords: [] }]
-    : peelWrappers(argv, assignments, info.stdinText?.static ? info.stdinText.value : undefined)
+  const invocations: Invocation[] =
+    argv.length === 0
+      ? []
+      : site.noPeel
+        ? [{ kind: 'run', argv, wrappers: [], assignments, argsFromStdin: false, stdinScript: null, scriptWords: [] }]
+        : peelWrappers(argv, assignments, info.stdinText?.static ? info.stdinText.value : undefined)
   const emitted: Emitted[] = []
   for (const inv of invocations) {
     const label = programName(inv.kind === 'run' ? inv.argv[0] : inv.runner[0])
@@ -57,14 +60,19 @@ export function emitInvocations(w: LineWalker, site: CommandSite): void {
       continue
     }
     if (inv.stdinScript === 'shell' && info.stdinText) {
-      const scriptCtx: WalkContext = { ...ctx, wrappers: [...ctx.wrappers, ...inv.wrappers, { argv: inv.argv.map((x) => x.value) }], redirects: [...ctx.redirects, ...outRedirects] }
+      const scriptCtx: WalkContext = {
+        ...ctx,
+        wrappers: [...ctx.wrappers, ...inv.wrappers, { argv: inv.argv.map((x) => x.value) }],
+        redirects: [...ctx.redirects, ...outRedirects]
+      }
       const stdinText = info.stdinText
       if (stdinText.static) {
         later.push(() => w.queueScript(stdinText.value, scriptCtx))
         continue
       }
       w.concern('command.dynamic', `the script ${label} reads from its here-document is only known at run time`)
-      if (stdinText.source.subs.length === 0 && stdinText.source.feeds.length === 0) later.push(() => w.queueScript(stdinText.value, { ...scriptCtx, dynamic: true }))
+      if (stdinText.source.subs.length === 0 && stdinText.source.feeds.length === 0)
+        later.push(() => w.queueScript(stdinText.value, { ...scriptCtx, dynamic: true }))
     }
     if (inv.concern) w.concern('command.dynamic', inv.concern)
     emitted.push({ inv, cmd: record(w, inv, ctx, text, info) })
@@ -86,7 +94,9 @@ export function emitInvocations(w: LineWalker, site: CommandSite): void {
       if (eq <= 0) continue
       const name = word.value.slice(0, eq)
       w.concern('command.alias', `alias ${name} is defined (an alias can rename any command)`)
-      later.push(() => w.queueScript(word.value.slice(eq + 1), { ...ctx, wrappers: [...ctx.wrappers, { argv: ['alias', name] }], dynamic: ctx.dynamic || !word.static }))
+      later.push(() =>
+        w.queueScript(word.value.slice(eq + 1), { ...ctx, wrappers: [...ctx.wrappers, { argv: ['alias', name] }], dynamic: ctx.dynamic || !word.static })
+      )
     }
   }
   queueNested(w, site, emitted, later)
@@ -120,7 +130,8 @@ function queueNested(w: LineWalker, site: CommandSite, emitted: Emitted[], later
   const reader = emitted[emitted.length - 1]
   const readsCode = reader?.inv.kind === 'run' && reader.inv.stdinScript !== null
   for (const sub of info.stdinSubs) {
-    if (readsCode) w.concern('command.dynamic', `${programName(reader.inv.kind === 'run' ? reader.inv.argv[0] : undefined)} reads code from another command's output`)
+    if (readsCode)
+      w.concern('command.dynamic', `${programName(reader.inv.kind === 'run' ? reader.inv.argv[0] : undefined)} reads code from another command's output`)
     later.push(() => w.substitution(sub, ctx, reader ? { cmd: reader.cmd, how: readsCode ? 'script' : 'stdin' } : undefined))
   }
   const readerIndex = reader ? w.commands.indexOf(reader.cmd) : -1
@@ -162,7 +173,11 @@ function record(w: LineWalker, inv: RunInvocation, ctx: WalkContext, text: strin
       else {
         const read = inv.stdinCode(text)
         if (read.opaque) w.concern('command.dynamic', `${programName(name)} reads commands that run code this reading does not follow`)
-        const scriptCtx: WalkContext = { ...ctx, wrappers: [...cmd.wrappers, { argv: cmd.argv.map((x) => x.value) }], redirects: [...ctx.redirects, ...info.redirects.filter((r) => !r.op.startsWith('<<'))] }
+        const scriptCtx: WalkContext = {
+          ...ctx,
+          wrappers: [...cmd.wrappers, { argv: cmd.argv.map((x) => x.value) }],
+          redirects: [...ctx.redirects, ...info.redirects.filter((r) => !r.op.startsWith('<<'))]
+        }
         for (const code of read.code) if (code.trim() !== '') w.queueScript(code, scriptCtx)
       }
     }
@@ -178,7 +193,8 @@ function echoedText(w: LineWalker, cmd: SimpleCommand): string | undefined {
   let text = ''
   for (const feed of cmd.fedBy) {
     const source = w.commands[feed.from]
-    if (!source || (source.argv[0]?.value ?? '').replace(/^.*\//, '') !== 'echo' || !source.argv.every((x) => x.static) || source.fedBy.length > 0) return undefined
+    if (!source || (source.argv[0]?.value ?? '').replace(/^.*\//, '') !== 'echo' || !source.argv.every((x) => x.static) || source.fedBy.length > 0)
+      return undefined
     const args = source.argv.slice(1).map((x) => x.value)
     let i = 0
     let newline = true

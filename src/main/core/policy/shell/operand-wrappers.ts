@@ -28,7 +28,33 @@ const plain: Record<string, [string, string[]]> = {
   proxychains4: ['f', []],
   torsocks: ['upaP', ['user', 'pass', 'address', 'port']],
   firejail: ['', []],
-  'systemd-run': ['upMHES', ['unit', 'property', 'machine', 'host', 'setenv', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'on-calendar', 'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'timer-property', 'path-property', 'socket-property', 'service-type', 'expand-environment']],
+  'systemd-run': [
+    'upMHES',
+    [
+      'unit',
+      'property',
+      'machine',
+      'host',
+      'setenv',
+      'description',
+      'slice',
+      'uid',
+      'gid',
+      'nice',
+      'working-directory',
+      'on-calendar',
+      'on-active',
+      'on-boot',
+      'on-startup',
+      'on-unit-active',
+      'on-unit-inactive',
+      'timer-property',
+      'path-property',
+      'socket-property',
+      'service-type',
+      'expand-environment'
+    ]
+  ],
   'systemd-inhibit': ['', ['what', 'who', 'why', 'mode']],
   caffeinate: ['tw', []],
   unbuffer: ['', []],
@@ -37,13 +63,38 @@ const plain: Record<string, [string, string[]]> = {
   linux64: ['', []],
   i386: ['', []],
   x86_64: ['', []],
-  setpriv: ['', ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'selinux-label', 'apparmor-profile', 'pdeathsig', 'landlock-access', 'landlock-rule', 'seccomp-filter']],
+  setpriv: [
+    '',
+    [
+      'reuid',
+      'regid',
+      'groups',
+      'inh-caps',
+      'ambient-caps',
+      'bounding-set',
+      'securebits',
+      'selinux-label',
+      'apparmor-profile',
+      'pdeathsig',
+      'landlock-access',
+      'landlock-rule',
+      'seccomp-filter'
+    ]
+  ],
   'ssh-agent': ['aEPt', []],
   'dbus-run-session': ['', ['config-file', 'dbus-daemon']],
   'xvfb-run': ['nlsfepw', ['server-num', 'server-args', 'auth-file', 'error-file', 'xauth-protocol', 'wait']],
   numactl: ['CNmpiPl', ['cpunodebind', 'membind', 'physcpubind', 'interleave', 'preferred', 'localalloc']],
   catchsegv: ['', []],
-  '{': ['', []], '!': ['', []], do: ['', []], then: ['', []], else: ['', []], elif: ['', []], if: ['', []], while: ['', []], until: ['', []]
+  '{': ['', []],
+  '!': ['', []],
+  do: ['', []],
+  then: ['', []],
+  else: ['', []],
+  elif: ['', []],
+  if: ['', []],
+  while: ['', []],
+  until: ['', []]
 }
 
 /** The steps for the wrappers above; undefined when `name` is none of them. */
@@ -87,7 +138,9 @@ export function peelMore(b: Branch, out: Invocation[], name: string, stdinText?:
     case 'coproc': {
       // `coproc NAME { …; }` / `coproc NAME while …`: a name only comes before a compound command.
       const next = argv[2]?.value ?? ''
-      const named = /^[A-Za-z_][A-Za-z0-9_]*$/.test(argv[1]?.value ?? '') && (next === '{' || next === '(' || ['while', 'until', 'if', 'for', 'select', 'case'].includes(next))
+      const named =
+        /^[A-Za-z_][A-Za-z0-9_]*$/.test(argv[1]?.value ?? '') &&
+        (next === '{' || next === '(' || ['while', 'until', 'if', 'for', 'select', 'case'].includes(next))
       return inner(named ? 2 : 1)
     }
     case 'sg': {
@@ -139,7 +192,29 @@ function codeOption(argv: EvalWord[], o: Options, keys: string[], script: (words
  */
 function peelParallel(b: Branch, out: Invocation[]): Step {
   const { argv } = b
-  const o = options(argv, 'jSaIdEnNLlkP', ['jobs', 'sshlogin', 'arg-file', 'replace', 'delimiter', 'eof', 'max-args', 'max-lines', 'results', 'joblog', 'tmpdir', 'workdir', 'timeout', 'retries', 'load', 'memfree', 'delay', 'colsep', 'tagstring', 'basefile', 'env'])
+  const o = options(argv, 'jSaIdEnNLlkP', [
+    'jobs',
+    'sshlogin',
+    'arg-file',
+    'replace',
+    'delimiter',
+    'eof',
+    'max-args',
+    'max-lines',
+    'results',
+    'joblog',
+    'tmpdir',
+    'workdir',
+    'timeout',
+    'retries',
+    'load',
+    'memfree',
+    'delay',
+    'colsep',
+    'tagstring',
+    'basefile',
+    'env'
+  ])
   const sep = argv.findIndex((x, i) => i >= o.index && /^:::[:+]*$/.test(x.value))
   const command = argv.slice(o.index, sep < 0 ? argv.length : sep)
   const args = sep < 0 ? [] : argv.slice(sep).filter((x) => !/^:::[:+]*$/.test(x.value))

@@ -52,7 +52,10 @@ export function flattenPipeline(node: Node): Node[] {
   const stack: Node[] = [node]
   while (stack.length > 0) {
     const next = stack.pop() as Node
-    if (next.type !== 'pipeline') { out.push(next); continue }
+    if (next.type !== 'pipeline') {
+      out.push(next)
+      continue
+    }
     const named = next.namedChildren.filter((c): c is Node => c !== null)
     for (let i = named.length - 1; i >= 0; i--) stack.push(named[i] as Node)
   }

@@ -29,7 +29,19 @@ export type RedirectInfo = {
 }
 
 const writing = new Set(['>', '>>', '&>', '&>>', '>|', '<>'])
-const wordTypes = new Set(['word', 'string', 'raw_string', 'ansi_c_string', 'concatenation', 'simple_expansion', 'expansion', 'number', 'command_substitution', 'process_substitution', 'translated_string'])
+const wordTypes = new Set([
+  'word',
+  'string',
+  'raw_string',
+  'ansi_c_string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'number',
+  'command_substitution',
+  'process_substitution',
+  'translated_string'
+])
 
 /** Evaluates the redirect nodes of one statement. */
 export function readRedirects(nodes: Node[], words: WordEvaluator): RedirectInfo {

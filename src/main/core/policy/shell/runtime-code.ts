@@ -28,7 +28,29 @@ const identifier = /[A-Za-z_][A-Za-z0-9_]*/g
  * Variables whose value a program runs as a command line: pagers and editors (man, git, less,
  * systemctl, sudoedit), `less`'s input filters, git's and rsync's remote shells, askpass helpers.
  */
-const commandVariables = new Set(['PAGER', 'MANPAGER', 'GIT_PAGER', 'SYSTEMD_PAGER', 'EDITOR', 'VISUAL', 'SUDO_EDITOR', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'SYSTEMD_EDITOR', 'LESSOPEN', 'LESSCLOSE', 'GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_PROXY_COMMAND', 'BROWSER', 'RSYNC_RSH', 'RSYNC_CONNECT_PROG'])
+const commandVariables = new Set([
+  'PAGER',
+  'MANPAGER',
+  'GIT_PAGER',
+  'SYSTEMD_PAGER',
+  'EDITOR',
+  'VISUAL',
+  'SUDO_EDITOR',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'SYSTEMD_EDITOR',
+  'LESSOPEN',
+  'LESSCLOSE',
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'BROWSER',
+  'RSYNC_RSH',
+  'RSYNC_CONNECT_PROG'
+])
 
 /** True when a value assigned to a variable would run code if evaluated again (arithmetic, `@P`). */
 export function codeLike(value: string, variables: Map<string, VariableValue>): boolean {
@@ -71,7 +93,10 @@ export function evaluatedNode(w: LineWalker, node: Node): void {
     if (!known || known.code) w.concern('command.dynamic', `${clip(text, 40)} runs the value as a prompt string`)
     return
   }
-  const arithmetic = type === 'arithmetic_expansion' || type === 'c_style_for_statement' || type === 'subscript' ||
+  const arithmetic =
+    type === 'arithmetic_expansion' ||
+    type === 'c_style_for_statement' ||
+    type === 'subscript' ||
     (type === 'expansion' && (text.startsWith('${!') || text.includes('['))) ||
     (type === 'compound_statement' && text.startsWith('((')) ||
     (type === 'test_command' && /\s-(eq|ne|lt|le|gt|ge|v|R)\s/.test(text))

@@ -19,11 +19,25 @@ export function sedCommands(argv: EvalWord[]): SedCode | undefined {
   for (let i = 1; i < argv.length; i++) {
     const word = argv[i]!
     const v = word.value
-    if (v === '--') { operand ??= argv[i + 1]; break }
+    if (v === '--') {
+      operand ??= argv[i + 1]
+      break
+    }
     if (v === '--sandbox') return undefined
-    if (v.startsWith('--expression')) { const s = v.includes('=') ? { ...word, value: v.slice(v.indexOf('=') + 1) } : argv[++i]; if (s) scripts.push(s); continue }
-    if (v.startsWith('--file')) { fileScript = true; if (!v.includes('=')) i++; continue }
-    if (v.startsWith('--')) { if (v === '--line-length' || v === '-l') i++; continue }
+    if (v.startsWith('--expression')) {
+      const s = v.includes('=') ? { ...word, value: v.slice(v.indexOf('=') + 1) } : argv[++i]
+      if (s) scripts.push(s)
+      continue
+    }
+    if (v.startsWith('--file')) {
+      fileScript = true
+      if (!v.includes('=')) i++
+      continue
+    }
+    if (v.startsWith('--')) {
+      if (v === '--line-length' || v === '-l') i++
+      continue
+    }
     if (v.startsWith('-') && v.length > 1) {
       for (let k = 1; k < v.length; k++) {
         const letter = v[k]
@@ -63,31 +77,59 @@ function scan(s: string): { commands: string[]; runsInput: boolean } {
   const delimited = (delim: string): string => {
     let out = ''
     while (i < n && s[i] !== delim) {
-      if (s[i] === '\\' && i + 1 < n) { out += s[i + 1] === delim ? delim : s[i + 1] === 'n' ? '\n' : `\\${s[i + 1]}`; i += 2 } else out += s[i++]
+      if (s[i] === '\\' && i + 1 < n) {
+        out += s[i + 1] === delim ? delim : s[i + 1] === 'n' ? '\n' : `\\${s[i + 1]}`
+        i += 2
+      } else out += s[i++]
     }
     i++
     return out
   }
   const address = (): void => {
-    if (/[0-9]/.test(s[i] ?? '')) { while (/[0-9~+]/.test(s[i] ?? '')) i++ }
-    else if (s[i] === '$') i++
-    else if (s[i] === '/') { i++; delimited('/'); while (/[IM]/.test(s[i] ?? '')) i++ }
-    else if (s[i] === '\\' && i + 1 < n) { const d = s[i + 1]!; i += 2; delimited(d); while (/[IM]/.test(s[i] ?? '')) i++ }
+    if (/[0-9]/.test(s[i] ?? '')) {
+      while (/[0-9~+]/.test(s[i] ?? '')) i++
+    } else if (s[i] === '$') i++
+    else if (s[i] === '/') {
+      i++
+      delimited('/')
+      while (/[IM]/.test(s[i] ?? '')) i++
+    } else if (s[i] === '\\' && i + 1 < n) {
+      const d = s[i + 1]!
+      i += 2
+      delimited(d)
+      while (/[IM]/.test(s[i] ?? '')) i++
+    }
   }
   while (i < n) {
     while (i < n && /[\s;]/.test(s[i]!)) i++
     if (i >= n) break
     address()
-    if (s[i] === ',') { i++; while (s[i] === ' ') i++; address() }
+    if (s[i] === ',') {
+      i++
+      while (s[i] === ' ') i++
+      address()
+    }
     while (i < n && /[\s!]/.test(s[i]!) && s[i] !== '\n') i++
     const c = s[i++]
     switch (c) {
-      case '#': toEol(); break
-      case ':': case 'b': case 't': case 'T':
+      case '#':
+        toEol()
+        break
+      case ':':
+      case 'b':
+      case 't':
+      case 'T':
         while (i < n && s[i] !== '\n' && s[i] !== ';') i++
         break
-      case 'a': case 'i': case 'c': case 'r': case 'R': case 'w': case 'W':
-        toEol(); break
+      case 'a':
+      case 'i':
+      case 'c':
+      case 'r':
+      case 'R':
+      case 'w':
+      case 'W':
+        toEol()
+        break
       case 'e': {
         const command = toEol().trim()
         if (command === '') runsInput = true
@@ -99,11 +141,25 @@ function scan(s: string): { commands: string[]; runsInput: boolean } {
         delimited(d)
         const replacement = delimited(d)
         let flags = ''
-        while (i < n && /[a-zA-Z0-9]/.test(s[i]!)) { if (s[i] === 'w') { toEol(); break } flags += s[i++] }
-        if (flags.includes('e')) { runsInput = true; if (replacement.trim() !== '') commands.push(replacement) }
+        while (i < n && /[a-zA-Z0-9]/.test(s[i]!)) {
+          if (s[i] === 'w') {
+            toEol()
+            break
+          }
+          flags += s[i++]
+        }
+        if (flags.includes('e')) {
+          runsInput = true
+          if (replacement.trim() !== '') commands.push(replacement)
+        }
         break
       }
-      case 'y': { const d = s[i++] ?? '/'; delimited(d); delimited(d); break }
+      case 'y': {
+        const d = s[i++] ?? '/'
+        delimited(d)
+        delimited(d)
+        break
+      }
       default:
         break
     }

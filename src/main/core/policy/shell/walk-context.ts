@@ -19,4 +19,22 @@ export type WalkContext = {
 }
 
 /** Node types that are statements (walked as code, not read as words). */
-export const statementTypes = new Set(['command', 'pipeline', 'list', 'redirected_statement', 'subshell', 'compound_statement', 'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition', 'negated_command', 'declaration_command', 'unset_command', 'variable_assignment', 'test_command'])
+export const statementTypes = new Set([
+  'command',
+  'pipeline',
+  'list',
+  'redirected_statement',
+  'subshell',
+  'compound_statement',
+  'if_statement',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'function_definition',
+  'negated_command',
+  'declaration_command',
+  'unset_command',
+  'variable_assignment',
+  'test_command'
+])

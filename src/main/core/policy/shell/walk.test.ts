@@ -8,10 +8,23 @@ describe('walk: every simple command that would run', () => {
     ['(cd / && rm -rf x); { ls; }', [['cd', '/'], ['rm', '-rf', 'x'], ['ls']]],
     ['if a; then b; elif c; then d; else e; fi', [['a'], ['b'], ['c'], ['d'], ['e']]],
     ['for x in $(ls); do rm "$x"; done', [['ls'], ['rm', '$x']]],
-    ['while read l; do echo "$l"; done < f', [['read', 'l'], ['echo', '$l']]],
+    [
+      'while read l; do echo "$l"; done < f',
+      [
+        ['read', 'l'],
+        ['echo', '$l']
+      ]
+    ],
     ['case $v in a) k;; *) j;; esac', [['k'], ['j']]],
     ['echo $(id) `whoami` "$(date)"', [['echo', '$(id)', '`whoami`', '$(date)'], ['id'], ['whoami'], ['date']]],
-    ['diff <(ls a) <(ls b)', [['diff', '<(ls a)', '<(ls b)'], ['ls', 'a'], ['ls', 'b']]],
+    [
+      'diff <(ls a) <(ls b)',
+      [
+        ['diff', '<(ls a)', '<(ls b)'],
+        ['ls', 'a'],
+        ['ls', 'b']
+      ]
+    ],
     ['[[ -f $(p) ]] && ! q', [['p'], ['q']]],
     ['export A=$(x) B', [['export', 'A=$(x)', 'B'], ['x']]]
   ])('%s', async (line, expected) => {
@@ -20,16 +33,32 @@ describe('walk: every simple command that would run', () => {
 
   it('marks pipeline stages and background jobs concurrent, the rest not', async () => {
     const { commands } = await analyzeOk('a | b; c & d')
-    expect(commands.map((c) => [c.argv[0]?.value, c.concurrent])).toEqual([['a', true], ['b', true], ['c', true], ['d', false]])
+    expect(commands.map((c) => [c.argv[0]?.value, c.concurrent])).toEqual([
+      ['a', true],
+      ['b', true],
+      ['c', true],
+      ['d', false]
+    ])
   })
 
   it('sets inFunction inside function bodies', async () => {
     const { commands } = await analyzeOk('f() { rm -rf /; }; function g { ls; }; f')
-    expect(commands.map((c) => [c.argv[0]?.value, c.inFunction])).toEqual([['rm', 'f'], ['ls', 'g'], ['f', undefined]])
+    expect(commands.map((c) => [c.argv[0]?.value, c.inFunction])).toEqual([
+      ['rm', 'f'],
+      ['ls', 'g'],
+      ['f', undefined]
+    ])
   })
 
   it.each([
-    ['a | b | c', 2, [{ from: 0, how: 'stdin' }, { from: 1, how: 'stdin' }]],
+    [
+      'a | b | c',
+      2,
+      [
+        { from: 0, how: 'stdin' },
+        { from: 1, how: 'stdin' }
+      ]
+    ],
     ['echo $(curl x)', 0, [{ from: 1, how: 'argument' }]],
     ['wc -l < <(curl x)', 0, [{ from: 1, how: 'stdin' }]],
     ['curl -s x | sh', 1, [{ from: 0, how: 'script' }]],
@@ -51,7 +80,12 @@ describe('walk: every simple command that would run', () => {
 
   it('feedersOf follows feeds through intermediate commands', async () => {
     const { commands } = await analyzeOk('curl x | tee >(sh)')
-    expect(feedersOf(commands, 2)).toEqual(expect.arrayContaining([{ from: 1, how: 'script' }, { from: 0, how: 'script' }]))
+    expect(feedersOf(commands, 2)).toEqual(
+      expect.arrayContaining([
+        { from: 1, how: 'script' },
+        { from: 0, how: 'script' }
+      ])
+    )
   })
 
   it.each([
@@ -77,7 +111,10 @@ describe('walk: every simple command that would run', () => {
 
   it('a dynamic script is a concern and its best reading is still parsed', async () => {
     const { commands, concerns } = await analyzeOk('a=rm; sh -c "$a -rf /"')
-    expect(argvs(commands)).toEqual([['sh', '-c', 'rm -rf /'], ['rm', '-rf', '/']])
+    expect(argvs(commands)).toEqual([
+      ['sh', '-c', 'rm -rf /'],
+      ['rm', '-rf', '/']
+    ])
     expect(commands[1]?.argv.every((w) => !w.static)).toBe(true)
     expect(concerns.map((c) => c.rule)).toContain('command.dynamic')
   })
@@ -90,9 +127,7 @@ describe('walk: every simple command that would run', () => {
 
   it('redirections of a compound statement reach its commands', async () => {
     const { commands } = await analyzeOk('{ a; b; } > /dev/sda')
-    expect(commands.map((c) => c.redirects.map((r) => [r.op, r.target.value, r.writes]))).toEqual([
-      [['>', '/dev/sda', true]], [['>', '/dev/sda', true]]
-    ])
+    expect(commands.map((c) => c.redirects.map((r) => [r.op, r.target.value, r.writes]))).toEqual([[['>', '/dev/sda', true]], [['>', '/dev/sda', true]]])
   })
 
   it.each(['echo "unbalanced', "echo 'x", 'if true; then ls', 'cat <<EOF\nno end', 'ls )'])('a syntax error is a concern: %s', async (line) => {

@@ -169,7 +169,10 @@ export class LineWalker {
         evaluatedNode(this, node)
         break
       case 'pipeline':
-        return this.pipeline(flattenPipeline(node).map((n) => ({ node: n })), ctx)
+        return this.pipeline(
+          flattenPipeline(node).map((n) => ({ node: n })),
+          ctx
+        )
       case 'redirected_statement':
         return redirected(this, node, ctx)
       case 'function_definition': {
@@ -234,7 +237,12 @@ export class LineWalker {
       ...stages.map((stage, i) => ({
         node: stage.node,
         extra: stage.extra,
-        ctx: { ...ctx, concurrent: ctx.concurrent || stages.length > 1, stdin: i === 0 ? ctx.stdin : sinks.slice(0, i), sinks: [...ctx.sinks, sinks[i] as Sink] }
+        ctx: {
+          ...ctx,
+          concurrent: ctx.concurrent || stages.length > 1,
+          stdin: i === 0 ? ctx.stdin : sinks.slice(0, i),
+          sinks: [...ctx.sinks, sinks[i] as Sink]
+        }
       }))
     )
   }

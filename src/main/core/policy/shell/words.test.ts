@@ -47,8 +47,12 @@ describe('words: quotes, escapes and expansions', () => {
   it('keeps unknown expansions as source text, not static', async () => {
     const { commands } = await analyzeOk('cat $HOME/.ssh/id_rsa ${HOME}/x "$(date)" ~/.aws/credentials *.ts')
     expect(commands[0]?.argv.map((w) => [w.value, w.static])).toEqual([
-      ['cat', true], ['$HOME/.ssh/id_rsa', false], ['${HOME}/x', false], ['$(date)', false],
-      ['~/.aws/credentials', false], ['*.ts', false]
+      ['cat', true],
+      ['$HOME/.ssh/id_rsa', false],
+      ['${HOME}/x', false],
+      ['$(date)', false],
+      ['~/.aws/credentials', false],
+      ['*.ts', false]
     ])
   })
 

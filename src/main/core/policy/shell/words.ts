@@ -207,21 +207,31 @@ export class WordEvaluator {
     while (stack.length > 0) {
       const next = stack.pop() as Node
       if (!this.budget.node()) break
-      if (substitutionTypes.has(next.type)) { found.push(next); continue }
+      if (substitutionTypes.has(next.type)) {
+        found.push(next)
+        continue
+      }
       const children = next.namedChildren
       // `${x/`a b/c`/y}`: the grammar ends the pattern at the `/` inside the backticks, so the
       // whole inside of the `${…}` is parsed again (`_` keeps a leading `#` from being a comment).
-      const hidden = next.type === 'expansion'
-        ? children.some((c) => c !== null && c.namedChildCount === 0 && hiddenSubstitution.test(c.text))
-        : children.length === 0 && next !== node && hiddenSubstitution.test(next.text)
+      const hidden =
+        next.type === 'expansion'
+          ? children.some((c) => c !== null && c.namedChildCount === 0 && hiddenSubstitution.test(c.text))
+          : children.length === 0 && next !== node && hiddenSubstitution.test(next.text)
       if (hidden) {
         const text = next.type === 'expansion' ? `_${next.text.slice(2, -1)}` : next.text
         const tree = this.parse(`: ${text}`)
-        if (!tree) { this.budget.stop('a word did not parse within the time budget'); break }
+        if (!tree) {
+          this.budget.stop('a word did not parse within the time budget')
+          break
+        }
         stack.push(tree.rootNode)
         continue
       }
-      for (let i = children.length - 1; i >= 0; i--) { const child = children[i]; if (child) stack.push(child) }
+      for (let i = children.length - 1; i >= 0; i--) {
+        const child = children[i]
+        if (child) stack.push(child)
+      }
     }
     return found
   }

@@ -23,21 +23,32 @@ export function options(argv: EvalWord[], withValue: string, long: string[]): Op
   const o: Options = { index: argv.length, flags: new Set(), values: new Map(), at: new Map() }
   let i = 1
   for (; i < argv.length; i++) {
-    const v = (argv[i]?.value ?? '')
-    if (v === '--') { i++; break }
+    const v = argv[i]?.value ?? ''
+    if (v === '--') {
+      i++
+      break
+    }
     if (!v.startsWith('-') || v === '-') break
     if (v.startsWith('--')) {
       const [key = '', value] = v.slice(2).split(/=(.*)/s, 2)
       if (value !== undefined) o.values.set(key, value)
-      else if (long.includes(key) && i + 1 < argv.length) { o.at.set(key, i + 1); o.values.set(key, (argv[++i]?.value ?? '')) }
-      else o.flags.add(key)
+      else if (long.includes(key) && i + 1 < argv.length) {
+        o.at.set(key, i + 1)
+        o.values.set(key, argv[++i]?.value ?? '')
+      } else o.flags.add(key)
       continue
     }
     for (let k = 1; k < v.length; k++) {
       const letter = v[k] ?? ''
-      if (!withValue.includes(letter)) { o.flags.add(letter); continue }
+      if (!withValue.includes(letter)) {
+        o.flags.add(letter)
+        continue
+      }
       if (k + 1 < v.length) o.values.set(letter, v.slice(k + 1))
-      else if (i + 1 < argv.length) { o.at.set(letter, i + 1); o.values.set(letter, (argv[++i]?.value ?? '')) }
+      else if (i + 1 < argv.length) {
+        o.at.set(letter, i + 1)
+        o.values.set(letter, argv[++i]?.value ?? '')
+      }
       break
     }
   }

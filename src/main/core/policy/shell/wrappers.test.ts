@@ -34,7 +34,14 @@ describe('wrappers are looked through and kept', () => {
     ['bash -lc "rm x"', [['rm', 'x']], [['bash', '-lc']]],
     ['bash -e -o pipefail -c "rm x" name', [['rm', 'x']], [['bash', '-e', '-o', 'pipefail', '-c']]],
     ['busybox sh -c "rm x"', [['rm', 'x']], [['busybox'], ['sh', '-c']]],
-    ['zsh -c "sh -c \'rm x\'"', [['rm', 'x']], [['zsh', '-c'], ['sh', '-c']]],
+    [
+      'zsh -c "sh -c \'rm x\'"',
+      [['rm', 'x']],
+      [
+        ['zsh', '-c'],
+        ['sh', '-c']
+      ]
+    ],
     ['sudo -u x env Y=1 bash -c "nice rm -rf /"', [['rm', '-rf', '/']], [['sudo', '-u', 'x'], ['env', 'Y=1'], ['bash', '-c'], ['nice']]],
     ['bash script.sh arg', [['bash', 'script.sh', 'arg']], []],
     ['sudo -l', [['sudo', '-l']], []]
@@ -55,7 +62,10 @@ describe('wrappers are looked through and kept', () => {
 
   it('xargs: the command takes its arguments from the producer', async () => {
     const { commands } = await analyzeOk('find . -name "*.o" -print0 | xargs -0 -n 10 rm -f')
-    expect(argvs(commands)).toEqual([['find', '.', '-name', '*.o', '-print0'], ['rm', '-f']])
+    expect(argvs(commands)).toEqual([
+      ['find', '.', '-name', '*.o', '-print0'],
+      ['rm', '-f']
+    ])
     expect(commands[1]).toMatchObject({ argsFromStdin: true, fedBy: [{ from: 0, how: 'argument' }], wrappers: [{ argv: ['xargs', '-0', '-n', '10'] }] })
   })
 

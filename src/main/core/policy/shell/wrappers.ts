@@ -54,12 +54,35 @@ export type Invocation = RunInvocation | ScriptInvocation
 /** A command still to peel, with what its outer wrappers gave it. */
 export type Branch = Omit<RunInvocation, 'kind' | 'stdinScript' | 'scriptWords'>
 
-const shells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'pdksh', 'oksh', 'ash', 'rbash', 'fish', 'yash', 'posh', 'tcsh', 'csh', 'pwsh', 'powershell'])
+const shells = new Set([
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'mksh',
+  'pdksh',
+  'oksh',
+  'ash',
+  'rbash',
+  'fish',
+  'yash',
+  'posh',
+  'tcsh',
+  'csh',
+  'pwsh',
+  'powershell'
+])
 /** `ksh93`, `bash5`, `bash-5.2` are their shells. */
 const isShell = (name: string): boolean => shells.has(name.replace(/-?[0-9.]+$/, ''))
 const interpreterCode: Record<string, string[]> = {
-  python: ['-c', '-m'], perl: ['-e', '-E'], ruby: ['-e'], node: ['-e', '-p', '--eval', '--print'],
-  nodejs: ['-e', '-p', '--eval', '--print'], php: ['-r'], lua: ['-e']
+  python: ['-c', '-m'],
+  perl: ['-e', '-E'],
+  ruby: ['-e'],
+  node: ['-e', '-p', '--eval', '--print'],
+  nodejs: ['-e', '-p', '--eval', '--print'],
+  php: ['-r'],
+  lua: ['-e']
 }
 const maxPeels = 32
 
@@ -97,7 +120,8 @@ function peelOne(b: Branch, out: Invocation[], stdinText?: string): Branch[] | n
     out.push({ ...b, kind: 'script', words: code, runner: argv, wrappers: [...b.wrappers, { argv: wrapperWords.map((w) => w.value) }] })
     return []
   }
-  if (isShell(name) || ((name === 'busybox' || name === 'toybox') && isShell(programName(argv[1])))) return peelShell(b, out, name === 'busybox' || name === 'toybox' ? 1 : 0)
+  if (isShell(name) || ((name === 'busybox' || name === 'toybox') && isShell(programName(argv[1]))))
+    return peelShell(b, out, name === 'busybox' || name === 'toybox' ? 1 : 0)
   if (/^python[0-9.]*$/.test(name) || Object.hasOwn(interpreterCode, name)) {
     out.push(interpreter(b, (Object.hasOwn(interpreterCode, name) ? interpreterCode[name] : undefined) ?? ['-c', '-m']))
     return []
@@ -125,10 +149,22 @@ function peelOne(b: Branch, out: Invocation[], stdinText?: string): Branch[] | n
       return inner(i, { assignments })
     }
     case 'sudo': {
-      const o = options(argv, 'ugCDpRrtTU', ['user', 'group', 'close-from', 'chdir', 'prompt', 'chroot', 'role', 'type', 'command-timeout', 'other-user', 'host'])
+      const o = options(argv, 'ugCDpRrtTU', [
+        'user',
+        'group',
+        'close-from',
+        'chdir',
+        'prompt',
+        'chroot',
+        'role',
+        'type',
+        'command-timeout',
+        'other-user',
+        'host'
+      ])
       if (o.flags.has('e') || o.flags.has('edit')) return null
       let i = o.index
-      while (i < argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test((argv[i]?.value ?? ''))) i++
+      while (i < argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i]?.value ?? '')) i++
       return inner(i)
     }
     case 'doas':
@@ -210,12 +246,21 @@ function peelShell(b: Branch, out: Invocation[], offset: number): Branch[] {
   let fromStdin = false
   const startup: EvalWord[] = []
   for (; i < argv.length; i++) {
-    const v = (argv[i]?.value ?? '')
-    if (v === '--') { i++; break }
-    if (v === '-') { fromStdin = true; break }
+    const v = argv[i]?.value ?? ''
+    if (v === '--') {
+      i++
+      break
+    }
+    if (v === '-') {
+      fromStdin = true
+      break
+    }
     if (v.startsWith('--')) {
       // `--rcfile FILE` is code the shell runs first (`--rcfile <(…)` carries another command's output).
-      if (v === '--rcfile' || v === '--init-file') { const file = argv[++i]; if (file) startup.push(file) }
+      if (v === '--rcfile' || v === '--init-file') {
+        const file = argv[++i]
+        if (file) startup.push(file)
+      }
       continue
     }
     if (!/^[-+]./.test(v)) break
@@ -235,7 +280,13 @@ function peelShell(b: Branch, out: Invocation[], offset: number): Branch[] {
   }
   const operand = argv[i]
   const stdin = !fromC && (fromStdin || !operand || operand.value === '/dev/stdin')
-  out.push({ ...run(b), argv: argv.slice(offset), wrappers, stdinScript: stdin ? 'shell' : null, scriptWords: [...startup, ...(operand && !fromStdin ? [operand] : [])] })
+  out.push({
+    ...run(b),
+    argv: argv.slice(offset),
+    wrappers,
+    stdinScript: stdin ? 'shell' : null,
+    scriptWords: [...startup, ...(operand && !fromStdin ? [operand] : [])]
+  })
   return []
 }
 
@@ -244,7 +295,7 @@ function peelFind(b: Branch, out: Invocation[]): Branch[] {
   const branches: Branch[] = []
   out.push(run(b))
   for (let i = 1; i < argv.length; i++) {
-    if (!['-exec', '-execdir', '-ok', '-okdir'].includes((argv[i]?.value ?? ''))) continue
+    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(argv[i]?.value ?? '')) continue
     let end = i + 1
     while (end < argv.length && (argv[end]?.value ?? '') !== ';' && (argv[end]?.value ?? '') !== '+') end++
     if (end > i + 1) {
@@ -258,11 +309,14 @@ function peelFind(b: Branch, out: Invocation[]): Branch[] {
 function interpreter(b: Branch, codeFlags: string[]): RunInvocation {
   const { argv } = b
   for (let i = 1; i < argv.length; i++) {
-    const v = (argv[i]?.value ?? '')
+    const v = argv[i]?.value ?? ''
     const flag = codeFlags.find((f) => v === f || (f.length === 2 && v.startsWith(f)))
     if (flag) return { ...run(b), scriptWords: [(v === flag ? argv[i + 1] : undefined) ?? (argv[i] as EvalWord)] }
     if (v === '-') return { ...run(b), stdinScript: 'interpreter' }
-    if (v === '-W' || v === '-X' || v === '-r' || v === '--require') { i++; continue }
+    if (v === '-W' || v === '-X' || v === '-r' || v === '--require') {
+      i++
+      continue
+    }
     if (!v.startsWith('-')) return { ...run(b), scriptWords: [argv[i] as EvalWord] }
   }
   return { ...run(b), stdinScript: 'interpreter' }
@@ -273,7 +327,9 @@ function run(b: Branch): RunInvocation {
   const isSource = name === 'source' || name === '.'
   const operand = b.argv[1]
   return {
-    kind: 'run', ...b, stdinScript: isSource && (operand?.value === '/dev/stdin' || operand?.value === '-') ? 'shell' : null,
+    kind: 'run',
+    ...b,
+    stdinScript: isSource && (operand?.value === '/dev/stdin' || operand?.value === '-') ? 'shell' : null,
     scriptWords: isSource && operand ? [operand] : []
   }
 }

@@ -296,21 +296,8 @@ export function SectionLimits({ form }: Props) {
 
 /** Denylist, allowlist and allowed runtimes, one entry per line. */
 export function SectionLists({ form }: Props) {
-  const list = (field: 'denylist' | 'allowlist' | 'runtimes', label: string, hint: string, placeholder: string) => (
-    <Field label={label} error={form.errors[field]} testId={`agent-field-${field}`} hint={hint}>
-      {(control) => (
-        <textarea
-          {...control}
-          className="ag-textarea ag-mono"
-          rows={3}
-          value={form.values[field]}
-          placeholder={placeholder}
-          spellCheck={false}
-          onChange={(event) => form.set(field, event.target.value)}
-        />
-      )}
-    </Field>
-  )
+  const list = (field: 'denylist' | 'allowlist' | 'runtimes', label: string, hint: string, placeholder: string) =>
+    textField(form, field, { label, hint, placeholder, rows: 3 })
   return (
     <Section title="Commands and runtimes" hint="One entry per line; empty inherits.">
       {list(
@@ -327,21 +314,8 @@ export function SectionLists({ form }: Props) {
 
 /** Upstream MCP servers and classification labels as JSON (secrets show as <redacted> and are kept when sent back). */
 export function SectionAdvanced({ form }: Props) {
-  const json = (field: 'mcpServers' | 'labels', label: string, hint: string, placeholder: string) => (
-    <Field label={label} error={form.errors[field]} testId={`agent-field-${field}`} hint={hint}>
-      {(control) => (
-        <textarea
-          {...control}
-          className="ag-textarea ag-mono"
-          rows={5}
-          value={form.values[field]}
-          placeholder={placeholder}
-          spellCheck={false}
-          onChange={(event) => form.set(field, event.target.value)}
-        />
-      )}
-    </Field>
-  )
+  const json = (field: 'mcpServers' | 'labels', label: string, hint: string, placeholder: string) =>
+    textField(form, field, { label, hint, placeholder, rows: 5 })
   return (
     <Section
       title="MCP servers and labels (JSON)"
@@ -360,5 +334,28 @@ export function SectionAdvanced({ form }: Props) {
       )}
       {json('labels', 'Classification labels', 'An object of paths, databases, domains, mcpServers → level.', '{ "paths": { "secrets/**": "RESTRICTED" } }')}
     </Section>
+  )
+}
+
+/** A monospaced multi-line field of the profile form (lists one entry per line, JSON). */
+function textField(
+  form: Props['form'],
+  field: 'denylist' | 'allowlist' | 'runtimes' | 'mcpServers' | 'labels',
+  shown: { label: string; hint: string; placeholder: string; rows: number }
+) {
+  return (
+    <Field label={shown.label} error={form.errors[field]} testId={`agent-field-${field}`} hint={shown.hint}>
+      {(control) => (
+        <textarea
+          {...control}
+          className="ag-textarea ag-mono"
+          rows={shown.rows}
+          value={form.values[field]}
+          placeholder={shown.placeholder}
+          spellCheck={false}
+          onChange={(event) => form.set(field, event.target.value)}
+        />
+      )}
+    </Field>
   )
 }

@@ -1,25 +1,9 @@
 import type { HistoryRow } from '@shared/ipc/history'
 import { describe, expect, it } from 'vitest'
 import { appendPage, mergeFirstPage, rowsAbove, withStatus } from './rows'
+import { testRow } from './test-rows'
 
-const row = (seq: number, status: HistoryRow['status'] = 'success'): HistoryRow => ({
-  seq,
-  id: `call-${seq}`,
-  agentId: 'coder',
-  sessionId: 's',
-  tool: 'read_file',
-  status,
-  providerId: null,
-  exitCode: null,
-  durationMs: 1,
-  waitMs: null,
-  waitingSince: null,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: null,
-  error: null,
-  inputSummary: {},
-  approval: null
-})
+const row = (seq: number, status: HistoryRow['status'] = 'success'): HistoryRow => testRow(seq, status)
 const seqs = (rows: HistoryRow[]) => rows.map((r) => r.seq)
 
 describe('history rows', () => {

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest'
 import type { HistoryClient } from './client'
 import { createHistoryStore } from './history-state'
 import { liveCoalesceMs } from './rows-slice'
+import { testRow } from '../lib/test-rows'
 
 /**
  * The store against a host stand-in at the contract boundary: an in-memory history with the
@@ -15,24 +16,7 @@ function fakeHost(total: number) {
   const rows: HistoryRow[] = []
   const add = (status: HistoryRow['status'] = 'success') => {
     const seq = rows.length + 1
-    rows.unshift({
-      seq,
-      id: `call-${seq}`,
-      agentId: 'coder',
-      sessionId: 's',
-      tool: 'read_file',
-      status,
-      providerId: null,
-      exitCode: null,
-      durationMs: 1,
-      waitMs: null,
-      waitingSince: null,
-      startedAt: new Date(seq * 1000).toISOString(),
-      finishedAt: null,
-      error: null,
-      inputSummary: { path: `f${seq}` },
-      approval: null
-    })
+    rows.unshift(testRow(seq, status, { startedAt: new Date(seq * 1000).toISOString(), inputSummary: { path: `f${seq}` } }))
   }
   for (let index = 0; index < total; index++) add(index % 10 === 0 ? 'error' : 'success')
   const matching = (input: Omit<HistoryListInput, 'cursor' | 'limit'>) => rows.filter((row) => !input.status || row.status === input.status)

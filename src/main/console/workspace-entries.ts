@@ -1,7 +1,7 @@
 import { AirlockError } from '@shared/errors'
 import { isUtf8 } from 'node:buffer'
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs'
-import { descriptorPath, openDirectoryNoFollow } from '../core'
+import { descendFolders, descriptorPath, openDirectoryNoFollow } from '../core'
 
 /** Stable codes of the workspace browser's refusals (`workspace.<reason>`). */
 export type WorkspaceBrowserErrorCode =
@@ -53,24 +53,16 @@ export function openWorkspaceRoot(workspace: string): number {
  * Returns an O_PATH descriptor the caller closes.
  */
 export function openFolderAt(rootFd: number, components: readonly string[]): number {
-  let fd = openSync(`${descriptorPath(rootFd)}/.`, O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW)
-  try {
-    for (const [index, part] of components.entries()) {
-      const at = `${descriptorPath(fd)}/${part}`
-      let next: number
-      try {
-        next = openSync(at, O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW)
-      } catch (error) {
-        throw refusal(error, at, components.slice(0, index + 1))
-      }
-      closeSync(fd)
-      fd = next
+  const start = openSync(`${descriptorPath(rootFd)}/.`, O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+  // Every step opens a folder or throws: the walk never stops early.
+  return descendFolders(start, components, (fd, part, index) => {
+    const at = `${descriptorPath(fd)}/${part}`
+    try {
+      return openSync(at, O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+    } catch (error) {
+      throw refusal(error, at, components.slice(0, index + 1))
     }
-    return fd
-  } catch (error) {
-    closeSync(fd)
-    throw error
-  }
+  })!
 }
 
 /** What is at `name` in the open folder `dirFd` (lstat: a link is reported, not followed), or undefined when nothing is. */

@@ -9,27 +9,17 @@ export { canonicalJson, finalReuseKey } from './reuse-key'
 export { createExecution, type Execution, type ExecutionOptions } from './execution-flow'
 export { KeyedLock } from './keyed-lock'
 export type { ProbeRecord } from './provider-selection'
-export type {
-  ExecutionResourceProvider,
-  HandleStore,
-  IsolationDemand,
-  IsolationFacts,
-  IsolationPolicy,
-  NetworkMode,
-  ProvidedResource,
-  ProviderProbe,
-  ResourceCandidate,
-  ResourceEvent,
-  ResourceHandle,
-  ResourceHandleRecord,
-  ResourcePolicy,
-  ResourceRequirement,
-  ResourceRequirementInput,
-  ResourceScope,
-  ResourceStatus,
-  SettingsReader
-} from './types'
-export type { CommandResult, CommandRunInput, CommandRunner, OutputListener, OutputStream, ProgramRunInput, ProgramRunner } from './live-resources'
+export type * from './types'
+export {
+  shellProgram,
+  type CommandResult,
+  type CommandRunInput,
+  type CommandRunner,
+  type OutputListener,
+  type OutputStream,
+  type ProgramRunInput,
+  type ProgramRunner
+} from './live-resources'
 export * from './code-execution'
 export * from './sandbox'
 export * from './action-runtime'

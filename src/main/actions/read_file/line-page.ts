@@ -26,14 +26,9 @@ export async function readLinePage(fd: number, size: number, offset: number, lim
     signal?.throwIfAborted()
     const chunk = await readAt(fd, Math.min(skipChunkBytes, size - position), position)
     if (chunk.length === 0) break
-    let next = 0
-    while (line < offset) {
-      const newline = chunk.indexOf(10, next)
-      if (newline < 0) break
-      line += 1
-      next = newline + 1
-    }
-    position += line < offset ? chunk.length : next
+    const passed = pastLines(chunk, offset - line)
+    line += passed.lines
+    position += line < offset ? chunk.length : passed.end
   }
   if (line < offset || (position >= size && offset > 1)) {
     // Past the end: `line` is one more than the newlines in the file.
@@ -46,15 +41,10 @@ export async function readLinePage(fd: number, size: number, offset: number, lim
   let newlines = 0
   let cutByLimit = false
   if (limit !== undefined) {
-    let next = 0
-    while (newlines < limit) {
-      const newline = buffer.indexOf(10, next)
-      if (newline < 0) break
-      newlines += 1
-      next = newline + 1
-    }
+    const passed = pastLines(buffer, limit)
+    newlines = passed.lines
     if (newlines === limit) {
-      end = next
+      end = passed.end
       cutByLimit = true
     }
   }
@@ -89,4 +79,17 @@ export function utf8Boundary(buffer: Buffer, end: number): number {
   const lead = buffer[start - 1] as number
   const needed = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
   return end - (start - 1) >= needed ? end : start - 1
+}
+
+/** Up to `wanted` line ends of `bytes` from its start: how many there were, and the offset just past the last one. */
+function pastLines(bytes: Buffer, wanted: number): { lines: number; end: number } {
+  let lines = 0
+  let end = 0
+  while (lines < wanted) {
+    const newline = bytes.indexOf(10, end)
+    if (newline < 0) break
+    lines += 1
+    end = newline + 1
+  }
+  return { lines, end }
 }

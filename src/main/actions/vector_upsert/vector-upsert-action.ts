@@ -2,13 +2,11 @@ import { z } from 'zod'
 import type { ActionAgent, ActionSpec } from '../../core'
 import {
   embedTexts,
-  vectorCollectionNameSchema,
   vectorItemIdSchema,
   vectorMetadataSchema,
-  vectorMetricSchema,
   vectorSchema,
-  vectorStoreLimits,
   vectorStoreRequirement,
+  vectorUpsertShape,
   type Embedder,
   type VectorStore
 } from '../../core/live-resources/vector'
@@ -27,13 +25,7 @@ const itemSchema = z
   .refine((item) => (item.vector === undefined) !== (item.text === undefined), { message: 'give exactly one of vector or text', path: ['vector'] })
 
 /** The input of `vector_upsert` (SPEC §5.3): a collection and the items to insert or replace by id. */
-export const vectorUpsertActionInputSchema = z
-  .object({
-    collection: vectorCollectionNameSchema,
-    items: z.array(itemSchema).min(1).max(vectorStoreLimits.maxItemsPerUpsert),
-    metric: vectorMetricSchema.optional()
-  })
-  .strict()
+export const vectorUpsertActionInputSchema = vectorUpsertShape(itemSchema)
 
 /** What `createVectorUpsertAction` takes: the embedder the operator configured for `text` items, if any. */
 export type VectorUpsertActionOptions = { embedder?: Embedder }

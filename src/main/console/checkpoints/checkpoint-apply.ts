@@ -16,7 +16,7 @@ import {
   writeSync,
   type Stats
 } from 'node:fs'
-import { descriptorPath, type SandboxIdentity } from '../../core'
+import { descendFolders, descriptorPath, type SandboxIdentity } from '../../core'
 import type { EntryState } from '../../store'
 import type { ContentStore } from './content-store'
 
@@ -133,31 +133,19 @@ export function applySteps(rootFd: number, steps: readonly ApplyStep[], store: C
  * creates missing folders when `create` (given to `owner`), else undefined when one is missing.
  */
 export function openParent(rootFd: number, parts: readonly Buffer[], create: boolean, owner: SandboxIdentity): number | undefined {
-  let fd = openSync(`${descriptorPath(rootFd)}/.`, directoryFlags)
-  try {
-    for (const part of parts) {
-      const path = at(fd, part)
-      const stat = lstatIf(path)
-      if (!stat) {
-        if (!create) {
-          closeSync(fd)
-          return undefined
-        }
-        makeFolder(fd, part, owner)
-      } else if (stat.isSymbolicLink()) {
-        throw new Error(`${part.toString('utf8')} on the way is now a symbolic link; Airlock does not follow links the workspace can plant`)
-      } else if (!stat.isDirectory()) {
-        throw new Error(`${part.toString('utf8')} on the way is no longer a folder`)
-      }
-      const next = openSync(path, directoryFlags)
-      closeSync(fd)
-      fd = next
+  return descendFolders(openSync(`${descriptorPath(rootFd)}/.`, directoryFlags), parts, (fd, part) => {
+    const path = at(fd, part)
+    const stat = lstatIf(path)
+    if (!stat) {
+      if (!create) return undefined
+      makeFolder(fd, part, owner)
+    } else if (stat.isSymbolicLink()) {
+      throw new Error(`${part.toString('utf8')} on the way is now a symbolic link; Airlock does not follow links the workspace can plant`)
+    } else if (!stat.isDirectory()) {
+      throw new Error(`${part.toString('utf8')} on the way is no longer a folder`)
     }
-    return fd
-  } catch (error) {
-    closeSync(fd)
-    throw error
-  }
+    return openSync(path, directoryFlags)
+  })
 }
 
 function makeFolder(dirFd: number, name: Buffer, owner: SandboxIdentity): void {

@@ -73,3 +73,8 @@ export type ProgramRunInput = {
 export interface ProgramRunner extends CommandRunner {
   exec(input: ProgramRunInput): Promise<CommandResult>
 }
+
+/** A shell command line as the program that runs it: `bash -c <command>` with the run's own settings. */
+export function shellProgram({ command, ...run }: CommandRunInput): ProgramRunInput {
+  return { argv: ['bash', '-c', command], ...run }
+}

@@ -91,15 +91,19 @@ export const vectorKSchema = z.number().int().min(1).max(vectorStoreLimits.maxK)
 /** One item to upsert: it replaces the item with the same id (vector and metadata, whole). */
 export const vectorItemSchema = z.object({ id: vectorItemIdSchema, vector: vectorSchema, metadata: vectorMetadataSchema.optional() }).strict()
 
+/** An upsert's shape with items of `item`: a collection, 1 to `maxItemsPerUpsert` items, the metric of a new collection. */
+export function vectorUpsertShape<Item extends z.ZodTypeAny>(item: Item) {
+  return z
+    .object({
+      collection: vectorCollectionNameSchema,
+      items: z.array(item).min(1).max(vectorStoreLimits.maxItemsPerUpsert),
+      metric: vectorMetricSchema.optional()
+    })
+    .strict()
+}
+
 /** What `VectorStore.upsert` takes: items with distinct ids; `metric` applies when the call creates the collection. */
-export const vectorUpsertInputSchema = z
-  .object({
-    collection: vectorCollectionNameSchema,
-    items: z.array(vectorItemSchema).min(1).max(vectorStoreLimits.maxItemsPerUpsert),
-    metric: vectorMetricSchema.optional()
-  })
-  .strict()
-  .superRefine((input, ctx) => duplicateIds(input.items, ctx))
+export const vectorUpsertInputSchema = vectorUpsertShape(vectorItemSchema).superRefine((input, ctx) => duplicateIds(input.items, ctx))
 
 /** What `VectorStore.search` takes. */
 export const vectorSearchInputSchema = z

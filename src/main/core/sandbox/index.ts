@@ -3,6 +3,7 @@
 export { dedicatedSandboxUid, sandboxIdentity, type SandboxIdentity } from './sandbox-identity'
 export {
   NoFollowError,
+  descendFolders,
   descriptorPath,
   giveTo,
   makeDirectoryExclusive,

@@ -171,3 +171,27 @@ function isSymbolicLink(path: string): boolean {
     return false
   }
 }
+
+/**
+ * Walks down from the open folder `startFd` (which it takes over) one step per part: `step` opens
+ * the next folder from the current one, or says undefined to stop (the walk then returns undefined).
+ * Each folder is closed once the next is open, and the current one on any throw.
+ */
+export function descendFolders<T>(startFd: number, parts: readonly T[], step: (fd: number, part: T, index: number) => number | undefined): number | undefined {
+  let fd = startFd
+  try {
+    for (const [index, part] of parts.entries()) {
+      const next = step(fd, part, index)
+      if (next === undefined) {
+        closeSync(fd)
+        return undefined
+      }
+      closeSync(fd)
+      fd = next
+    }
+    return fd
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+}

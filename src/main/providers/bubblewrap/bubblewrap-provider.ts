@@ -16,7 +16,6 @@ import {
   type EgressEndpoint,
   type EgressPort,
   type ExecutionResourceProvider,
-  type IsolationFacts,
   type ProviderProbe,
   type ResourcePolicy,
   type ResourceRequirement
@@ -32,6 +31,7 @@ import { realRoots } from '../../core/sandbox/workspace-paths'
 import { checkBubblewrapHost, launcherSpec, runSandboxedOnce, type BubblewrapHost } from './bubblewrap-probe'
 import { bridgedArgv, bridgeNode, egressMount, openEgressBind } from '../runner/egress-bridge'
 import { openHandleRoots, openRunBinds, type OpenBind } from './sandbox-binds'
+import { bubblewrapIsolation } from './sandbox-isolation'
 import { ProtectedBinds } from './protected-binds'
 import { limitVerdict, WarmLaunchers } from './warm-sandbox'
 
@@ -85,7 +85,7 @@ export class BubblewrapProvider extends LocalRunnerProvider implements Execution
     return {
       available: true,
       capabilities: {
-        isolation: isolationFacts(policy),
+        isolation: bubblewrapIsolation(policy.networkMode ?? 'none'),
         toolchains,
         languages: languagesOf(toolchains),
         limits: {
@@ -201,7 +201,10 @@ export class BubblewrapProvider extends LocalRunnerProvider implements Execution
       for (const bind of handleBinds) closeSync(bind.fd)
       for (const anchor of anchors) closeSync(anchor.fd)
     }
-    return { resource: runner, meta: { isolation: isolationFacts(policy), bwrapVersion: host.version, ...(egress ? { egress: 'proxy' } : {}) } }
+    return {
+      resource: runner,
+      meta: { isolation: bubblewrapIsolation(policy.networkMode ?? 'none'), bwrapVersion: host.version, ...(egress ? { egress: 'proxy' } : {}) }
+    }
   }
 
   /** The warm launchers of one handle: limits from the policy, per-run cgroups where the host has them. */
@@ -255,18 +258,6 @@ export class BubblewrapProvider extends LocalRunnerProvider implements Execution
       this.facts.set(key, load)
     }
     return load()
-  }
-}
-
-/** What the sandbox enforces for a policy: all four axes, and the network it was given. */
-function isolationFacts(policy: ResourcePolicy): IsolationFacts {
-  return {
-    processContained: true,
-    hostFilesystemRestricted: true,
-    privilegeEscalationBlocked: true,
-    syscallsRestricted: true,
-    mechanism: 'bubblewrap',
-    networkMode: policy.networkMode ?? 'none'
   }
 }
 

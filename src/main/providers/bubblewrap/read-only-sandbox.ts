@@ -5,20 +5,14 @@ import type { Launch } from '../runner/local-program-runner'
 import { cached } from '../provider-helpers'
 import { checkBubblewrapHost, launcherSpec, type BubblewrapHost } from './bubblewrap-probe'
 import { openHandleRoots } from './sandbox-binds'
+import { bubblewrapIsolation } from './sandbox-isolation'
 import { limitVerdict, spawnLauncher } from './warm-sandbox'
 
 /** Limits of one read-only inspection command (ls, cat, grep, git log, ...). */
 const inspectionLimits = { pids: 64, memoryBytes: 512 * 1024 * 1024, cpuBudgetSeconds: 30, limits: { cpuSeconds: 30 } }
 
 /** What a command in the read-only sandbox is isolated by (the host runner's probe reports it). */
-export const readOnlySandboxIsolation: IsolationFacts = {
-  processContained: true,
-  hostFilesystemRestricted: true,
-  privilegeEscalationBlocked: true,
-  syscallsRestricted: true,
-  mechanism: 'bubblewrap',
-  networkMode: 'none'
-}
+export const readOnlySandboxIsolation: IsolationFacts = bubblewrapIsolation('none')
 
 /**
  * A bubblewrap sandbox in which the workspace is mounted read-only and nothing else of the host

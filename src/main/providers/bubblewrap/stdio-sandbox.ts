@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
+import { bubblewrapIsolation } from './sandbox-isolation'
 import { dirname } from 'node:path'
 import type { IsolationFacts } from '../../core'
 import { detectCgroupSupport, type CgroupSupport } from '../runner/cgroup-limits'
@@ -93,14 +94,7 @@ export class StdioSandbox {
 
   /** What a program in this sandbox is isolated by. */
   isolation(network: 'none' | 'proxy' | 'full'): IsolationFacts {
-    return {
-      processContained: true,
-      hostFilesystemRestricted: true,
-      privilegeEscalationBlocked: true,
-      syscallsRestricted: true,
-      mechanism: 'bubblewrap',
-      networkMode: network
-    }
+    return bubblewrapIsolation(network)
   }
 
   /** Which limits this host enforces for a sandboxed program, for probes. */

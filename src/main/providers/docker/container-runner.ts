@@ -5,6 +5,7 @@ import type { WorkspaceMounts } from './workspace-mounts'
 import {
   egressEnv,
   gitSafeDirectoryEnv,
+  shellProgram,
   type CommandResult,
   type CommandRunInput,
   type EgressEndpoint,
@@ -68,14 +69,7 @@ export class ContainerRunner implements ProgramRunner {
 
   /** A shell command line (the action is a shell command): `bash -c` in the container. */
   run(input: CommandRunInput): Promise<CommandResult> {
-    return this.exec({
-      argv: ['bash', '-c', input.command],
-      cwd: input.cwd,
-      timeoutSeconds: input.timeoutSeconds,
-      env: input.env,
-      signal: input.signal,
-      onOutput: input.onOutput
-    })
+    return this.exec(shellProgram(input))
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {

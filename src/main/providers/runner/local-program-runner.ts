@@ -1,6 +1,14 @@
 import type { EgressRecord } from '@shared/network'
 import { existsSync } from 'node:fs'
-import { gitSafeDirectoryEnv, type CommandResult, type CommandRunInput, type ProgramRunInput, type ProgramRunner, type ResourcePolicy } from '../../core'
+import {
+  gitSafeDirectoryEnv,
+  shellProgram,
+  type CommandResult,
+  type CommandRunInput,
+  type ProgramRunInput,
+  type ProgramRunner,
+  type ResourcePolicy
+} from '../../core'
 import { runBounded, type PreparedProcess } from './bounded-process'
 import type { RunLedger } from './run-ledger'
 import { childEnv, eitherSignal, outputCapFor, timeoutMsFor, withAirlockNotes } from './run-limits'
@@ -55,15 +63,7 @@ export class LocalProgramRunner implements ProgramRunner {
 
   /** A shell command line (the action is a shell command): `bash -c` inside the boundary. */
   run(input: CommandRunInput): Promise<CommandResult> {
-    return this.exec({
-      argv: ['bash', '-c', input.command],
-      cwd: input.cwd,
-      timeoutSeconds: input.timeoutSeconds,
-      maxOutputBytes: input.maxOutputBytes,
-      env: input.env,
-      signal: input.signal,
-      onOutput: input.onOutput
-    })
+    return this.exec(shellProgram(input))
   }
 
   async exec(input: ProgramRunInput): Promise<CommandResult> {

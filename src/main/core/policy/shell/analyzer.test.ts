@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { analysisLimits, loadCommandAnalyzer } from './index'
 import { analyzeOk, argvs } from './test-support'
+import { command } from '../command-rules-test-support'
 
 describe('loading', () => {
   it('loads the grammar once and analyses synchronously', async () => {
@@ -9,22 +10,7 @@ describe('loading', () => {
     const analyzer = await first
     expect(analyzer.analyze('git status --short')).toEqual({
       ok: true,
-      commands: [
-        {
-          argv: [
-            { value: 'git', static: true },
-            { value: 'status', static: true },
-            { value: '--short', static: true }
-          ],
-          wrappers: [],
-          assignments: [],
-          redirects: [],
-          fedBy: [],
-          argsFromStdin: false,
-          concurrent: false,
-          text: 'git status --short'
-        }
-      ],
+      commands: [command(['git', 'status', '--short'])],
       concerns: []
     })
   })

@@ -14,13 +14,13 @@ import { options } from './wrapper-options'
 import { peelMore } from './operand-wrappers'
 import type { EvalWord } from './words'
 
+/** What every invocation carries: the wrappers it runs under, its variable assignments, whether stdin adds arguments. */
+type InvocationContext = { wrappers: CommandWrapper[]; assignments: { name: string; value: EvalWord }[]; argsFromStdin: boolean }
+
 /** A program to run, after its wrappers. */
-export type RunInvocation = {
+export type RunInvocation = InvocationContext & {
   kind: 'run'
   argv: EvalWord[]
-  wrappers: CommandWrapper[]
-  assignments: { name: string; value: EvalWord }[]
-  argsFromStdin: boolean
   /** It reads code from stdin: a shell (`sh`, `bash -s`, `bash -`) or an interpreter (`python3 -`). */
   stdinScript: 'shell' | 'interpreter' | null
   /** Words whose content is code or a script path (`sh FILE`, `source FILE`, `python -c CODE`). */
@@ -35,14 +35,10 @@ export type RunInvocation = {
 }
 
 /** Shell code to parse (`sh -c STRING`, `eval ARGS`, `su -c STRING`, `watch ARGS`, `alias x=VALUE`). */
-export type ScriptInvocation = {
+export type ScriptInvocation = InvocationContext & {
   kind: 'script'
-  /** The code: the words joined with spaces, as `eval` does. */
+  /** The code: the words joined with spaces, as `eval` does. Its wrappers are the outer ones plus the one that runs the code (`['bash', '-lc']`). */
   words: EvalWord[]
-  /** Outer wrappers plus the one that runs the code (`['bash', '-lc']`). */
-  wrappers: CommandWrapper[]
-  assignments: { name: string; value: EvalWord }[]
-  argsFromStdin: boolean
   /** The program that runs the code, emitted as a command when the code is not static. */
   runner: EvalWord[]
   /** Set for `alias NAME=VALUE` (a `command.alias` concern). */

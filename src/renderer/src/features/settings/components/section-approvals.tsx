@@ -1,3 +1,4 @@
+import { SectionSettings } from './section-settings'
 import { agentProfileDefaults } from '@shared/agents'
 import type { SettingView } from '@shared/settings'
 import { ShieldAlert } from 'lucide-react'
@@ -18,10 +19,7 @@ export function SectionApprovals({ autoAllow }: { autoAllow: SettingView }) {
   const [confirming, setConfirming] = useState(false)
   const on = autoAllow.value === true
   return (
-    <section className="set-section" aria-labelledby="set-approvals">
-      <h2 id="set-approvals" className="set-section-title">
-        Approvals
-      </h2>
+    <SectionSettings id="set-approvals" title="Approvals">
       <div className="set-card">
         <div className="set-row" data-testid="setting-approval-handler">
           <div className="set-text">
@@ -85,7 +83,7 @@ export function SectionApprovals({ autoAllow }: { autoAllow: SettingView }) {
         </CardSetting>
       </div>
       <DialogAutoAllowConfirm open={confirming} onOpenChange={setConfirming} onConfirm={() => void save('access_control_policy.auto_allow', true)} />
-    </section>
+    </SectionSettings>
   )
 }
 

@@ -1,3 +1,4 @@
+import { SectionSettings } from './section-settings'
 import { parseRuleTarget, presetEnabled, registryPresets, type NetDecision } from '@shared/network'
 import { Trash2 } from 'lucide-react'
 import { useEffect, useState, type FormEvent } from 'react'
@@ -18,10 +19,7 @@ export function SectionEgress() {
   )
   useEffect(() => void loadEgress(), [loadEgress])
   return (
-    <section className="set-section" aria-labelledby="set-egress">
-      <h2 id="set-egress" className="set-section-title">
-        Network egress
-      </h2>
+    <SectionSettings id="set-egress" title="Network egress">
       <p className="set-section-lead">
         Agents with <code>network: &quot;proxy&quot;</code> reach the network only through Airlock&apos;s proxy, which decides each connection: a deny rule
         wins, then allow, then ask; a domain no rule names follows the agent&apos;s <code>ask</code> mode. A rule is for every agent, one agent or the agents of
@@ -72,7 +70,7 @@ export function SectionEgress() {
         )}
         <FormNetHost />
       </div>
-    </section>
+    </SectionSettings>
   )
 }
 

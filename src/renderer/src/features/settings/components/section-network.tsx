@@ -1,3 +1,4 @@
+import { SectionSettings } from './section-settings'
 import type { SettingKey, SettingView } from '@shared/settings'
 import { useShallow } from 'zustand/react/shallow'
 import { PanelConsoleToken, useSystemStore } from '../../system'
@@ -22,10 +23,7 @@ export function SectionNetwork({ settings }: { settings: Partial<Record<SettingK
   const transport = useSystemStore(useShallow((state) => state.info?.transport))
   const servedPort = transport === 'websocket' ? window.location.port : undefined
   return (
-    <section className="set-section" aria-labelledby="set-network">
-      <h2 id="set-network" className="set-section-title">
-        Gateway and console
-      </h2>
+    <SectionSettings id="set-network" title="Gateway and console">
       <p className="set-section-lead">
         Ports are read when Airlock starts (<code>airlock serve --port</code> and <code>--gateway-port</code> override them): a change applies at the next
         start. Both listen on 127.0.0.1 only.
@@ -56,6 +54,6 @@ export function SectionNetwork({ settings }: { settings: Partial<Record<SettingK
           ) : null
         )}
       </div>
-    </section>
+    </SectionSettings>
   )
 }

@@ -1,3 +1,4 @@
+import { SectionSettings } from './section-settings'
 import { settingKeys, type SettingKey, type SettingView } from '@shared/settings'
 import { useEffect, useMemo } from 'react'
 import { useShallow } from 'zustand/react/shallow'
@@ -39,10 +40,7 @@ export function SettingsView() {
           {byKey['access_control_policy.auto_allow'] && <SectionApprovals autoAllow={byKey['access_control_policy.auto_allow']} />}
           <SectionNetwork settings={byKey} />
           <SectionEgress />
-          <section className="set-section" aria-labelledby="set-data">
-            <h2 id="set-data" className="set-section-title">
-              Data directory
-            </h2>
+          <SectionSettings id="set-data" title="Data directory">
             <p className="set-section-lead">
               Agents&apos; workspaces, the database (settings, history, approvals, audit log) and provisioned images live here. Choose another with{' '}
               <code>--home</code> or <code>AIRLOCK_HOME</code> when starting Airlock.
@@ -50,21 +48,15 @@ export function SettingsView() {
             <div className="set-card set-card-padded">
               <PanelDataDirectory />
             </div>
-          </section>
-          <section className="set-section" aria-labelledby="set-policy">
-            <h2 id="set-policy" className="set-section-title">
-              Policy
-            </h2>
+          </SectionSettings>
+          <SectionSettings id="set-policy" title="Policy">
             <div className="set-card">
               {byKey['policy.labels'] && <FormClassificationLabels setting={byKey['policy.labels']} />}
               {byKey['policy.secret_env_vars'] && <FieldSecretEnvVars setting={byKey['policy.secret_env_vars']} />}
             </div>
-          </section>
+          </SectionSettings>
           {order && (
-            <section className="set-section" aria-labelledby="set-code">
-              <h2 id="set-code" className="set-section-title">
-                Code execution
-              </h2>
+            <SectionSettings id="set-code" title="Code execution">
               <div className="set-card">
                 <div className="set-row" data-testid={`setting-${order.key}`}>
                   <div className="set-text">
@@ -91,7 +83,7 @@ export function SettingsView() {
                   </div>
                 </div>
               </div>
-            </section>
+            </SectionSettings>
           )}
           <UnknownSettings settings={settings} />
         </>
@@ -118,10 +110,7 @@ function UnknownSettings({ settings }: { settings: SettingView[] }) {
   const rest = settings.filter((setting) => !shown.has(setting.key) && settingKeys.includes(setting.key))
   if (rest.length === 0) return null
   return (
-    <section className="set-section" aria-labelledby="set-other">
-      <h2 id="set-other" className="set-section-title">
-        Other
-      </h2>
+    <SectionSettings id="set-other" title="Other">
       <div className="set-card">
         {rest.map((setting) => (
           <div key={setting.key} className="set-row" data-testid={`setting-${setting.key}`}>
@@ -138,6 +127,6 @@ function UnknownSettings({ settings }: { settings: SettingView[] }) {
           </div>
         ))}
       </div>
-    </section>
+    </SectionSettings>
   )
 }

@@ -51,6 +51,31 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
     expect(await call('write_file', { path: 'note.txt', content: 'x'.repeat(10_000) })).toMatchObject({ ok: true })
   }, 60_000)
 
+  it('a run in a workspace already over its quota may free space while it goes; one that writes more is still stopped', async () => {
+    host.agents.service.create('cleaner', { profile: { providers: ['bubblewrap'], ask: 'never', limits: { diskMb: 20, timeoutSeconds: 60 } } })
+    const session = host.agents.sessions.start('cleaner', 'test').sessionId
+    const run = (command: string) => host.agents.sessions.execute({ sessionId: session, tool: 'run_command', input: { command } })
+    try {
+      // Over quota before the run (a flood stopped mid-way leaves it so): 30 MiB against 20.
+      const filled = await run('head -c 31457280 /dev/zero > old.bin; echo done')
+      expect(filled).toMatchObject({ status: 'error', error: { code: 'workspace_file.quota_exceeded' } })
+      // The run waits a while before it deletes: the watch looks several times meanwhile, the workspace over quota but not growing.
+      const freed = await run('sleep 1; rm -f old.bin; echo freed')
+      expect(freed.status, JSON.stringify(freed.error)).toBe('success')
+      expect((freed.data as { stdout: string }).stdout).toContain('freed')
+      // Over quota again, a run that writes more on top is stopped as it writes.
+      expect(await run('head -c 31457280 /dev/zero > old.bin; echo done')).toMatchObject({ status: 'error' })
+      const more = await run('for i in $(seq 1 40); do head -c 1048576 /dev/zero > more$i; sleep 0.05; done; echo finished')
+      expect(more).toMatchObject({
+        status: 'error',
+        error: { code: 'workspace_file.quota_exceeded', message: expect.stringMatching(/stopped while it wrote/) }
+      })
+      expect((more.data as { stdout: string }).stdout).not.toContain('finished')
+    } finally {
+      await host.agents.sessions.end(session)
+    }
+  }, 120_000)
+
   it('holds while the run goes: a run writing far past its quota is stopped as it writes, not found over afterwards', async () => {
     const session = host.agents.sessions.start('flooder', 'test').sessionId
     try {
@@ -67,7 +92,8 @@ describe.skipIf(skip !== undefined)(`the disk quota${skip ? ` (skipped: ${skip})
       })
       expect((flood.data as { stdout: string }).stdout).not.toContain('finished')
       expect(readdirSync(join(dir.path, 'workspaces', 'flooder', 'fill')).length).toBeLessThan(300)
-      expect((await host.agents.sessions.execute({ sessionId: session, tool: 'run_command', input: { command: 'rm -rf fill' } })).status).toBe('success')
+      const removed = await host.agents.sessions.execute({ sessionId: session, tool: 'run_command', input: { command: 'rm -rf fill' } })
+      expect(removed.status, JSON.stringify(removed.error)).toBe('success')
       // Inodes count too: empty files cost no blocks (50 MiB allows 12 800 entries).
       const files = await host.agents.sessions.execute({
         sessionId: session,

@@ -20,7 +20,7 @@ export function rememberUsage(workspace: string, usage: WorkspaceUsage | undefin
  * inodes it lost since the run began. That loss bounds what the run can have written (anything
  * else writing on the same file system only adds to it), so while the workspace's last measured
  * use plus the loss stays within the quota nothing more is done. Past it, the workspace is walked
- * exactly (`workspaceUsage`); over the quota, the run is stopped with `workspace_file.quota_exceeded`
+ * exactly (`workspaceUsage`); over the quota (or, in a workspace already over it when the run began, past that start), the run is stopped with `workspace_file.quota_exceeded`
  * (its output kept), else the walk becomes the new starting point.
  *
  * What it holds: a run can overshoot by what it writes in one poll plus one walk (a flood of
@@ -33,6 +33,9 @@ export function watchQuota(workspace: string, limitMb: number, stop: (reason: Ru
   let ended = false
   let busy = false
   let start: { bytes: number; entries: number; freeBytes: number; freeInodes: number } | undefined
+  // A workspace already over its quota when the run began (a flood stopped mid-way) may be cleaned
+  // up by this run: it is stopped only when it grows past where it started, never for being over.
+  let ceiling = { bytes: limitBytes, entries: limitEntries }
 
   const look = async () => {
     const fs = await statfs(workspace)
@@ -48,17 +51,20 @@ export function watchQuota(workspace: string, limitMb: number, stop: (reason: Ru
     busy = true
     try {
       if (!start) {
-        const base = measured.get(workspace) ?? (await measure())
+        // A workspace remembered over its quota is measured again: its ceiling must be where it really starts.
+        const remembered = measured.get(workspace)
+        const base = remembered && remembered.bytes <= limitBytes && remembered.entries <= limitEntries ? remembered : await measure()
         start = { bytes: base.bytes, entries: base.entries, ...(await look()) }
+        ceiling = { bytes: Math.max(limitBytes, base.bytes), entries: Math.max(limitEntries, base.entries) }
         return
       }
       const now = await look()
       const grownBytes = start.freeBytes - now.freeBytes
       const grownEntries = start.freeInodes - now.freeInodes
-      if (start.bytes + grownBytes <= limitBytes && start.entries + grownEntries <= limitEntries) return
+      if (start.bytes + grownBytes <= ceiling.bytes && start.entries + grownEntries <= ceiling.entries) return
       const usage = await measure()
       if (ended) return
-      const refusal = quotaRefusal(usage, limitMb, 0)
+      const refusal = usage.bytes > ceiling.bytes || usage.entries > ceiling.entries ? quotaRefusal(usage, limitMb, 0) : undefined
       if (refusal) {
         ended = true
         stop({ code: refusal.code, message: `${refusal.message} The run was stopped while it wrote (its output so far is kept).` })

@@ -18,7 +18,7 @@ export const roleIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must 
 export const capabilityNameSchema = z.enum(['files', 'shell', 'python', 'nodejs', 'code_runtime', 'sqlite', 'browser', 'mcp', 'vector_store'])
 
 /** Code-execution providers an agent may name in its order override. */
-export const codeProviderIdSchema = z.enum(['bubblewrap', 'docker', 'trusted_local', 'bash'])
+export const codeProviderIdSchema = z.enum(['bubblewrap', 'gvisor', 'docker', 'trusted_local', 'bash'])
 /** A code-execution provider an agent may name. */
 export type CodeProviderId = z.infer<typeof codeProviderIdSchema>
 

@@ -24,7 +24,9 @@ export const isolationFactsSchema = z
     privilegeEscalationBlocked: z.boolean(),
     syscallsRestricted: z.boolean(),
     mechanism: z.string().min(1),
-    networkMode: networkModeSchema
+    networkMode: networkModeSchema,
+    /** `separate`: the program's system calls are served by a kernel of the sandbox's own (gVisor), not the host's. Absent: the host kernel. */
+    kernel: z.enum(['host', 'separate']).optional()
   })
   .strict()
 

@@ -7,7 +7,7 @@
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { escapesWhen, kernelAllowed, libcCall, nr, printed, py, sh, unprivileged, type EscapeCase } from './escape-corpus-case'
+import { escapesWhen, kernelAllowed, libcCall, nr, printed, printedOn, py, sh, unprivileged, type EscapeCase } from './escape-corpus-case'
 import { fileToolCases, raceCases } from './escape-corpus-file-tool-cases'
 import { kernelCases } from './escape-corpus-kernel-cases'
 import { limitCases } from './escape-corpus-limit-cases'
@@ -102,7 +102,8 @@ const filesystem: EscapeCase[] = [
     area: 'filesystem',
     attack: "read Airlock's home: its database and what it holds",
     unisolated: escapesWhen(!unprivileged.ownUid),
-    attempt: (ctx) => [sh(`head -c 15 ${ctx.home}/airlock.db; echo " rc=$?"; ls ${ctx.home}; echo rc=$?`)],
+    // find, not ls: Debian's runsc refuses the statx call coreutils' ls makes.
+    attempt: (ctx) => [sh(`head -c 15 ${ctx.home}/airlock.db; echo " rc=$?"; find ${ctx.home} -mindepth 1 -maxdepth 1 -printf '%f\\n'; echo rc=$?`)],
     // The home seen inside is only the skeleton leading to the workspace's mount point.
     expect: printed('rc=1\nworkspaces\nrc=0'),
     evidence: (outcome) => (/SQLite format 3|airlock\.db/.test(outcome.stdout) ? ["Airlock's home was read"] : [])
@@ -133,7 +134,12 @@ const filesystem: EscapeCase[] = [
         ].join('\n')
       )
     ],
-    expect: printed('Read-only file system\nRead-only file system')
+    // gVisor: the path lies in the sandbox's read-only root, in a folder of root's (EACCES is checked first).
+    expect: printedOn({
+      bubblewrap: 'Read-only file system\nRead-only file system',
+      docker: 'Read-only file system\nRead-only file system',
+      gvisor: 'Permission denied\nPermission denied'
+    })
   },
   {
     id: 'fs-code-bundle-dotdot',
@@ -258,7 +264,10 @@ const privileges: EscapeCase[] = [
     area: 'privilege',
     attack: 'hold capabilities or be allowed to gain privileges (setuid-root programs, file capabilities)',
     unisolated: 'escapes',
-    attempt: () => [sh("grep -E '^(CapEff|NoNewPrivs):' /proc/self/status | tr -s '\\t' ' '")],
+    // no_new_privs from prctl, not /proc/self/status: gVisor's status file does not show it.
+    attempt: () => [
+      sh(`grep -E '^CapEff:' /proc/self/status | tr -s '\\t' ' '; python3 -c "import ctypes; print('NoNewPrivs:', ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))"`)
+    ],
     expect: printed('CapEff: 0000000000000000\nNoNewPrivs: 1'),
     evidence: (outcome) => (outcome.stdout.includes('NoNewPrivs: 1') && outcome.stdout.includes('CapEff: 0000000000000000') ? [] : ['privileges can be gained'])
   },

@@ -17,8 +17,8 @@ function racer(ctx: CaseContext, setup: string, a: string, b: string): string {
     'end = time.time() + 3',
     'n = 0',
     'while time.time() < end:',
-    `    libc.renameat2(-100, b'${a}', -100, b'${b}', 2)`,
-    '    n += 1',
+    // Only swaps that happened count: a kernel without RENAME_EXCHANGE must not pass for a live race.
+    `    if libc.renameat2(-100, b'${a}', -100, b'${b}', 2) == 0: n += 1`,
     "print('swaps', n)"
   ].join('\n')
   return `${setup} && ln -sfn ${ctx.outside} ${b} && python3 -c "${loop}"`

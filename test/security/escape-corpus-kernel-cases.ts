@@ -1,9 +1,10 @@
 // The escape corpus (see escape-corpus-cases.ts), the kernel's side: syscalls the sandboxes deny,
 // network egress with the network off, and host-global kernel knobs.
 import { existsSync, readFileSync } from 'node:fs'
+import { release } from 'node:os'
 import { expect } from 'vitest'
 import { sandboxIdentity } from '../../src/main/core'
-import { escapesWhen, kernelAllowed, libcCall, networkAttempt, nr, printed, py, sh, unprivileged, type EscapeCase } from './escape-corpus-case'
+import { escapesWhen, kernelAllowed, libcCall, networkAttempt, nr, printed, printedOn, py, sh, unprivileged, type EscapeCase } from './escape-corpus-case'
 
 const releaseAgents = ['blkio', 'cpu', 'memory', 'pids', 'devices'].map((name) => `/sys/fs/cgroup/${name}/release_agent`).filter((path) => existsSync(path))
 const releaseAgentsBefore = Object.fromEntries(releaseAgents.map((path) => [path, readFileSync(path, 'utf8')]))
@@ -41,7 +42,8 @@ const syscalls: EscapeCase[] = [
     area: 'syscalls',
     attack: 'setns into a namespace by its /proc file',
     unisolated: 'holds',
-    attempt: () => [py(libcCall("fd = os.open('/proc/self/ns/uts', os.O_RDONLY)", 'libc.setns(fd, 0)'))],
+    // gVisor has no /proc/self/ns: the call is then made on no descriptor, and the filter answers first.
+    attempt: () => [py(libcCall("fd = os.open('/proc/self/ns/uts', os.O_RDONLY) if os.path.exists('/proc/self/ns/uts') else -1", 'libc.setns(fd, 0)'))],
     expect: printed('-1 EPERM'),
     evidence: kernelAllowed('setns')
   },
@@ -161,7 +163,8 @@ const network: EscapeCase[] = [
       )
     ],
     // A host with no address but loopback is reached on 127.0.0.1, where nothing listens inside.
-    expect: (outcome, ctx) => printed(ctx.net.hostIp === '127.0.0.1' ? 'ECONNREFUSED' : 'ENETUNREACH')(outcome)
+    // gVisor's own network stack has no route at all (EHOSTUNREACH); the host kernel's empty namespace has no network (ENETUNREACH).
+    expect: (outcome, ctx) => printed(ctx.net.hostIp === '127.0.0.1' ? 'ECONNREFUSED' : unreachable(ctx))(outcome)
   },
   {
     id: 'net-tcp-dev-tcp',
@@ -184,7 +187,7 @@ const network: EscapeCase[] = [
         )
       )
     ],
-    expect: (outcome, ctx) => printed(ctx.net.hostIp === '127.0.0.1' ? 'sent' : 'ENETUNREACH')(outcome)
+    expect: (outcome, ctx) => printed(ctx.net.hostIp === '127.0.0.1' ? 'sent' : unreachable(ctx))(outcome)
   },
   {
     id: 'net-dns',
@@ -254,7 +257,8 @@ const network: EscapeCase[] = [
     regression: true,
     unisolated: escapesWhen(unprivileged.vsock),
     attempt: () => [py(libcCall('', 'libc.socket(40, 1, 0)'))],
-    expect: printed('-1 EAFNOSUPPORT'),
+    // runsc before 2023 answers every seccomp refusal EPERM (it ignores errnoRet).
+    expect: printedOn({ bubblewrap: '-1 EAFNOSUPPORT', docker: '-1 EAFNOSUPPORT', gvisor: '-1 EPERM' }),
     evidence: kernelAllowed('an AF_VSOCK socket')
   },
   {
@@ -263,7 +267,7 @@ const network: EscapeCase[] = [
     attack: 'AF_NETLINK and AF_PACKET sockets (routing tables, raw frames)',
     unisolated: 'escapes',
     attempt: () => [py(libcCall('said(libc.socket(16, 3, 0))', 'libc.socket(17, 3, 0)'))],
-    expect: printed('-1 EAFNOSUPPORT\n-1 EAFNOSUPPORT'),
+    expect: printedOn({ bubblewrap: '-1 EAFNOSUPPORT\n-1 EAFNOSUPPORT', docker: '-1 EAFNOSUPPORT\n-1 EAFNOSUPPORT', gvisor: '-1 EPERM\n-1 EPERM' }),
     evidence: kernelAllowed('a netlink or packet socket')
   },
   {
@@ -281,8 +285,9 @@ const network: EscapeCase[] = [
         )
       )
     ],
-    // net.ipv4.ping_group_range admits no group in the sandbox's network namespace (both families).
-    expect: printed('EACCES\nEACCES'),
+    // net.ipv4.ping_group_range admits no group in the sandbox's network namespace (both families);
+    // gVisor's stack would hand one out, so its seccomp filter refuses ICMP sockets outright.
+    expect: printedOn({ bubblewrap: 'EACCES\nEACCES', docker: 'EACCES\nEACCES', gvisor: 'EPERM\nEPERM' }),
     evidence: (outcome) => (/OPEN/.test(outcome.stdout) ? ['the kernel gave out a ping socket'] : [])
   }
 ]
@@ -334,9 +339,10 @@ const kernelKnobs: EscapeCase[] = [
       py("import errno\ntry:\n    open('/proc/sysrq-trigger', 'w').write('h')\n    print('written')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])")
     ],
     // Kernels without magic SysRq (this CI machine's) have no such file at all.
-    expect: (outcome) => {
+    expect: (outcome, ctx) => {
       expect(outcome.last.status).toBe('success')
-      expect(outcome.stdout.trim()).toMatch(existsSync('/proc/sysrq-trigger') ? /^(EROFS|EACCES)$/ : /^ENOENT$/)
+      // gVisor's /proc is its own: no sysrq-trigger, and no file may be made there (EACCES).
+      expect(outcome.stdout.trim()).toMatch(ctx.providerId === 'gvisor' ? /^EACCES$/ : existsSync('/proc/sysrq-trigger') ? /^(EROFS|EACCES)$/ : /^ENOENT$/)
     },
     evidence: (outcome) => (outcome.stdout.includes('written') ? ['/proc/sysrq-trigger was written'] : [])
   },
@@ -356,4 +362,54 @@ const kernelKnobs: EscapeCase[] = [
 ]
 
 /** Syscalls, network and kernel knobs. */
-export const kernelCases: EscapeCase[] = [...syscalls, ...network, ...kernelKnobs]
+/** Syscalls the sandboxes' filter allows that the host kernel serves and gVisor does not implement (numbers per architecture). */
+const hostServed = [
+  { name: 'remap_file_pages', nr: process.arch === 'arm64' ? 234 : 216 },
+  { name: 'pkey_alloc', nr: process.arch === 'arm64' ? 289 : 330 }
+]
+
+/**
+ * What only a kernel of the sandbox's own stops: the host kernel's interfaces (which a program
+ * under bubblewrap or runc reaches, filtered but served by the host) answered by gVisor's kernel.
+ */
+const separateKernel: EscapeCase[] = [
+  {
+    id: 'kernel-host-fingerprint',
+    area: 'syscalls',
+    attack: "learn the host kernel's exact release (what an exploit for a host kernel bug is chosen by)",
+    unisolated: 'escapes',
+    only: 'gvisor',
+    attempt: () => [sh('uname -r; cat /proc/version; cat /proc/sys/kernel/osrelease')],
+    expect: (outcome) => {
+      expect(outcome.last.status).toBe('success')
+      expect(outcome.stdout).not.toContain(release())
+    },
+    evidence: (outcome) => (outcome.stdout.includes(release()) ? [`the host kernel's release was read: ${release()}`] : [])
+  },
+  {
+    id: 'kernel-host-syscall',
+    area: 'syscalls',
+    attack: "host kernel code the filter lets through (remap_file_pages, pkey_alloc: allowed by Docker's default profile): served by whose kernel?",
+    unisolated: 'escapes',
+    only: 'gvisor',
+    attempt: () => [
+      py(
+        [
+          'import ctypes, errno',
+          'libc = ctypes.CDLL(None, use_errno=True)',
+          ...hostServed.map(({ nr }) => `libc.syscall(${nr}, 0, 0, 0, 0, 0); print(errno.errorcode.get(ctypes.get_errno(), 'OK'))`)
+        ].join('\n')
+      )
+    ],
+    // The host kernel answers with a real check (EINVAL); gVisor's kernel implements neither.
+    expect: printed(hostServed.map(() => 'ENOSYS').join('\n')),
+    evidence: (outcome) => (/^(?!ENOSYS$).+$/m.test(outcome.stdout) ? [`the host kernel served: ${outcome.stdout.trim().replace(/\n/g, ', ')}`] : [])
+  }
+]
+
+export const kernelCases: EscapeCase[] = [...syscalls, ...network, ...kernelKnobs, ...separateKernel]
+
+/** What a connection to the host's address meets in a sandbox without network, by whose kernel answers. */
+function unreachable(ctx: { providerId: string }): string {
+  return ctx.providerId === 'gvisor' ? 'EHOSTUNREACH' : 'ENETUNREACH'
+}

@@ -17,8 +17,8 @@ import { sandboxIdentity, type ActionResult } from '../../src/main/core'
 import { isAlive, survivorsOf } from '../support/processes'
 import { makeTempDir } from '../support/temp-home'
 
-/** The providers the corpus runs on: the two that claim isolation axes, and the one that claims none. */
-export type CorpusProviderId = 'bubblewrap' | 'docker' | 'trusted_local'
+/** The providers the corpus runs on: the three that claim isolation axes, and the one that claims none. */
+export type CorpusProviderId = 'bubblewrap' | 'gvisor' | 'docker' | 'trusted_local'
 
 /** What one case may use: its own agent, workspace, outside folder, canary and markers, and the shared host fixtures. */
 export type CaseContext = {

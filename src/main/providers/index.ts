@@ -6,6 +6,7 @@ import { BashProvider } from './bash/bash-provider'
 import { BrowserProvider } from './browser/browser-provider'
 import { BubblewrapProvider } from './bubblewrap/bubblewrap-provider'
 import { DockerProvider } from './docker/docker-provider'
+import { GvisorProvider } from './gvisor/gvisor-provider'
 import { McpProvider } from './mcp/mcp-provider'
 import { SqliteProvider } from './sqlite/sqlite-provider'
 import { TrustedLocalProvider } from './trusted-local/trusted-local-provider'
@@ -18,6 +19,7 @@ export { BrowserProvider } from './browser/browser-provider'
 export { BrowserSession, NavigationBlockedError, type BrowserVisit } from './browser/browser-session'
 export { BubblewrapProvider } from './bubblewrap/bubblewrap-provider'
 export { deniedSyscalls } from '../core/sandbox/syscall-denylist'
+export { GvisorProvider } from './gvisor/gvisor-provider'
 export { DockerProvider, type DockerProviderOptions } from './docker/docker-provider'
 export { checkEngine, createDockerClient } from './docker/docker-engine'
 export { airlockImage, listAirlockImages, resolveImage, type ImageProgress, type ImageSummary } from './docker/docker-images'
@@ -47,6 +49,7 @@ export function createBuiltinProviders(options: {
   const runLedger = new RunLedger(join(options.home, 'runs'))
   return [
     new BubblewrapProvider({ runLedger, egress: options.egress }),
+    new GvisorProvider({ home: options.home, runLedger }),
     new DockerProvider({ home: options.home, onImageProgress: options.onImageProgress, egress: options.egress }),
     new TrustedLocalProvider({ runLedger }),
     new BashProvider({ runLedger }),

@@ -61,7 +61,8 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     id: 'fs-list-parent',
     axis: 'hostFilesystemRestricted',
     attack: "list the folder that holds the workspace (the host's own files beside it)",
-    command: (stage) => `ls -a ${quote(stage.dir)}; echo rc=$?`,
+    // bash's own glob (getdents only): coreutils' ls fails under Debian's runsc, which would pass for "nothing visible".
+    command: (stage) => `(shopt -s nullglob dotglob; for f in ${quote(stage.dir)}/*; do echo "\${f##*/}"; done); echo rc=$?`,
     judge: (result) =>
       result.stdout.includes('host-only.txt')
         ? { held: false, detail: 'host files beside the workspace are visible' }
@@ -119,10 +120,11 @@ export const doctorChecks: readonly DoctorCheckSpec[] = [
     id: 'priv-capabilities',
     axis: 'privilegeEscalationBlocked',
     attack: 'hold capabilities or be allowed to gain privileges (setuid, file capabilities)',
-    command: () => "grep -E '^(CapEff|NoNewPrivs):' /proc/self/status",
+    // no_new_privs as prctl reports it (setpriv): gVisor's /proc/self/status has no NoNewPrivs line.
+    command: () => "grep -E '^CapEff:' /proc/self/status; setpriv -d 2>/dev/null | grep '^no_new_privs:'",
     judge: (result) => {
       const caps = statusField(result, 'CapEff')
-      const noNewPrivs = statusField(result, 'NoNewPrivs')
+      const noNewPrivs = /^no_new_privs:\s*(\d)/m.exec(result.stdout)?.[1]
       const held = caps !== undefined && /^0+$/.test(caps) && noNewPrivs === '1'
       return { held, detail: `CapEff ${caps ?? '?'}, NoNewPrivs ${noNewPrivs ?? '?'}` }
     }

@@ -9,6 +9,8 @@ import { BubblewrapProvider } from '../../providers/bubblewrap/bubblewrap-provid
 import { checkBubblewrapHost } from '../../providers/bubblewrap/bubblewrap-probe'
 import { DockerProvider, checkEngine, createDockerClient } from '../../providers'
 import { TrustedLocalProvider } from '../../providers/trusted-local/trusted-local-provider'
+import { GvisorProvider } from '../../providers/gvisor/gvisor-provider'
+import { checkGvisorHost } from '../../providers/gvisor/gvisor-host'
 import { runDoctor } from './doctor'
 
 // The doctor against the real providers of this machine: bubblewrap and docker must come out with
@@ -21,12 +23,18 @@ const bwrapSkip = skipReasonFor('bubblewrap', { available: bwrap.ok, reason: bwr
 const docker = createDockerClient()
 const engine = await checkEngine(docker)
 const dockerSkip = skipReasonFor('Docker engine', { available: engine.ok, reason: engine.ok ? '' : engine.reason })
+const gvisorHome = makeTempDir('airlock-doctor-gvisor-', { outsideTmp: true })
+const gvisor = await checkGvisorHost({ home: gvisorHome.path })
+const gvisorSkip = skipReasonFor('gVisor (runsc)', { available: gvisor.ok, reason: gvisor.ok ? '' : gvisor.reason })
 
 let home: ReturnType<typeof makeTempDir>
 beforeAll(() => {
   home = makeTempDir('airlock-doctor-', { outsideTmp: true })
 })
-afterAll(() => home.remove())
+afterAll(() => {
+  home.remove()
+  gvisorHome.remove()
+})
 
 const stageDir = () => join(home.path, 'doctor')
 const axesOf = (report: Awaited<ReturnType<typeof runDoctor>>, providerId: string) =>
@@ -55,6 +63,24 @@ describe('doctor', () => {
     expect(readdirSync(stageDir())).toEqual([])
     expect(manager.list()).toEqual([])
     expect(Date.parse(report.finishedAt)).toBeGreaterThanOrEqual(Date.parse(report.startedAt))
+  })
+
+  it.skipIf(gvisorSkip !== undefined)('verifies every axis gvisor claims here, in a sandbox with a kernel of its own', async () => {
+    const manager = new ExecutionResourceManager().registerProvider(new GvisorProvider({ home: gvisorHome.path }))
+    const report = await runDoctor({ manager, stageDir: stageDir() })
+    const result = report.providers.find((provider) => provider.providerId === 'gvisor')!
+    expect(result).toMatchObject({ available: true, mechanism: 'gvisor' })
+    expect(result.checks.filter((check) => check.outcome !== 'held')).toEqual([])
+    expect(axesOf(report, 'gvisor')).toEqual({
+      processContained: 'verified',
+      hostFilesystemRestricted: 'verified',
+      privilegeEscalationBlocked: 'verified',
+      syscallsRestricted: 'verified',
+      networkOff: 'verified'
+    })
+    expect(result.checks.length).toBeGreaterThanOrEqual(14)
+    expect(readdirSync(stageDir())).toEqual([])
+    expect(manager.list()).toEqual([])
   })
 
   it.skipIf(dockerSkip !== undefined)(

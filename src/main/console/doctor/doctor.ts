@@ -141,6 +141,12 @@ export function fixFor(providerId: string, available: boolean, reason: string | 
     if (/search|mode 7|AIRLOCK_HOME/i.test(text)) return 'Keep AIRLOCK_HOME where the sandbox user can search it (e.g. /var/lib/airlock), not under /root.'
     return 'See README → Troubleshooting (bubblewrap).'
   }
+  if (providerId === 'gvisor' && !available) {
+    if (/runsc not found|Install gVisor/i.test(text))
+      return 'Install gVisor (Debian/Ubuntu: apt install runsc; elsewhere: https://gvisor.dev/docs/user_guide/install/).'
+    if (/as root/i.test(text)) return 'gvisor runs when Airlock runs as root; as an ordinary user, bubblewrap takes its place in the order.'
+    return 'See README → Troubleshooting (gvisor).'
+  }
   if (providerId === 'docker') {
     if (/image/i.test(text) || (available && !language))
       return `Provision an image: airlock images provision ${language ?? 'bash'} --offline (or from the Providers view).`

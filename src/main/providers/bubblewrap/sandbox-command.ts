@@ -8,13 +8,13 @@ import { ProviderError } from '../../core/provider-error'
  * come from the provider's `readOnlyBinds`). Each bind costs bwrap time on every run, so the lists
  * are short on purpose.
  */
-const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
+export const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
 
 /** The few files of /etc programs need; the rest of /etc (shadow, keys, configs) stays outside. */
-const etcFiles = ['/etc/ld.so.cache', '/etc/alternatives', '/etc/localtime', '/etc/nsswitch.conf', '/etc/passwd', '/etc/group', '/etc/hosts']
+export const etcFiles = ['/etc/ld.so.cache', '/etc/alternatives', '/etc/localtime', '/etc/nsswitch.conf', '/etc/passwd', '/etc/group', '/etc/hosts']
 
 /** What programs need for the network when the policy allows it: DNS and the trust store. */
-const networkEtcFiles = ['/etc/resolv.conf', '/etc/ssl', '/etc/ca-certificates']
+export const networkEtcFiles = ['/etc/resolv.conf', '/etc/ssl', '/etc/ca-certificates']
 
 /**
  * A directory bound into the sandbox from an open descriptor (bwrap's `--bind-fd`): the very

@@ -4,7 +4,7 @@ import { ArrowDown, ArrowUp, GripVertical, Settings2, X } from 'lucide-react'
 import { useState } from 'react'
 import { Badge, IconButton } from '../../../ui'
 import type { OrderRow } from '../lib/order-rows'
-import { shownAxisCount } from '../lib/probe-facts'
+import { isolationWords, shownAxisCount } from '../lib/probe-facts'
 import { FormCandidateConfig } from './form-candidate-config'
 
 /** Props of one order entry: its row, its neighbours' count and the actions the list wires to the store. */
@@ -61,7 +61,7 @@ export function CardOrderCandidate({ row, count, busy, onMove, onRemove }: CardO
             {!row.registered
               ? 'No provider with this id is registered in this build; selection skips it.'
               : [
-                  row.isolation && `${row.isolation.mechanism} · network ${row.isolation.networkMode}`,
+                  row.isolation && isolationWords(row.isolation),
                   row.probe && !row.probe.available && row.probe.reason,
                   row.config ? `config ${JSON.stringify(row.config)}` : 'default config'
                 ]

@@ -1,10 +1,10 @@
 import { closestCenter, DndContext, KeyboardSensor, PointerSensor, useSensor, useSensors, type Announcements, type DragEndEvent } from '@dnd-kit/core'
 import { SortableContext, sortableKeyboardCoordinates, verticalListSortingStrategy } from '@dnd-kit/sortable'
-import { Plus } from 'lucide-react'
+import { Plus, ShieldCheck } from 'lucide-react'
 import { useMemo, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { Button, ErrorBanner, Loading } from '../../../ui'
-import { addableProviders } from '../lib/candidates'
+import { addableProviders, presetOrder, strongestFirst } from '../lib/candidates'
 import { orderRows, type OrderRow } from '../lib/order-rows'
 import { useProvidersStore } from '../store/providers-store'
 import { CardOrderCandidate } from './card-order-candidate'
@@ -37,11 +37,22 @@ export function ListProviderOrder() {
       orderSaving: state.orderSaving
     }))
   )
-  const { move, remove, add, loadOrder, dismissOrderError } = useProvidersStore(
-    useShallow((state) => ({ move: state.move, remove: state.remove, add: state.add, loadOrder: state.loadOrder, dismissOrderError: state.dismissOrderError }))
+  const { move, remove, add, applyPreset, loadOrder, dismissOrderError } = useProvidersStore(
+    useShallow((state) => ({
+      move: state.move,
+      remove: state.remove,
+      add: state.add,
+      applyPreset: state.applyPreset,
+      loadOrder: state.loadOrder,
+      dismissOrderError: state.dismissOrderError
+    }))
   )
   const rows = useMemo(() => orderRows(candidates, providers, probed), [candidates, providers, probed])
   const addable = useMemo(() => addableProviders(providers, candidates), [providers, candidates])
+  const presetApplied = useMemo(
+    () => presetOrder(candidates, strongestFirst).every((candidate, index) => candidates[index]?.providerId === candidate.providerId),
+    [candidates]
+  )
   const [toAdd, setToAdd] = useState('')
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
@@ -61,6 +72,22 @@ export function ListProviderOrder() {
   return (
     <div className="prv-order">
       {orderError && <ErrorBanner message={`The order was not saved: ${orderError}`} onDismiss={dismissOrderError} testId="provider-order-error" />}
+      <div className="prv-preset">
+        <Button
+          size="sm"
+          icon={<ShieldCheck size={14} />}
+          disabled={orderSaving || presetApplied}
+          onClick={() => void applyPreset(strongestFirst)}
+          data-testid="provider-preset-strongest"
+        >
+          Strongest first
+        </Button>
+        <span className="prv-preset-note">
+          {presetApplied ? 'The order starts with the strongest isolation: ' : 'One click puts '}
+          {strongestFirst.join(', ')}
+          {presetApplied ? '.' : ' first (a separate kernel, then a container, then a namespace sandbox); the rest keep their order after them.'}
+        </span>
+      </div>
       <DndContext
         sensors={sensors}
         collisionDetection={closestCenter}

@@ -2,7 +2,7 @@ import type { DoctorProviderResult } from '@shared/ipc/doctor'
 import type { IsolationFacts } from '@shared/resources'
 import { Check, CircleHelp, ShieldAlert, ShieldCheck, X } from 'lucide-react'
 import { Table, TimeAgo, type TableColumn } from '../../../ui'
-import { axisRows, type AxisRow } from '../lib/probe-facts'
+import { axisRows, isolationWords, type AxisRow } from '../lib/probe-facts'
 
 const columns: TableColumn[] = [{ label: 'Axis' }, { label: 'Claimed by the probe' }, { label: 'Verified by the doctor' }]
 
@@ -29,7 +29,7 @@ export function TableIsolationAxes({
       footer={
         <tr>
           <td colSpan={3}>
-            {isolation.mechanism} · network {isolation.networkMode}.{' '}
+            {isolationWords(isolation)}.{' '}
             {doctorAt ? (
               <>
                 The doctor tried real escapes <TimeAgo iso={doctorAt} />.

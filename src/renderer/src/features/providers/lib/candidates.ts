@@ -25,6 +25,19 @@ export function candidatesToSetting(candidates: readonly Candidate[]): ResourceC
   )
 }
 
+/** The "strongest first" preset: a separate kernel (gVisor), then a container, then a namespace sandbox. */
+export const strongestFirst = ['gvisor', 'docker', 'bubblewrap'] as const
+
+/**
+ * The order with the preset's providers first, in the preset's order, each keeping the config it
+ * had; the preset's providers not in the list yet are added (without config), and the rest keep
+ * their order after them.
+ */
+export function presetOrder(candidates: readonly Candidate[], preset: readonly string[]): Candidate[] {
+  const first = preset.map((providerId) => candidates.find((candidate) => candidate.providerId === providerId) ?? { providerId })
+  return [...first, ...candidates.filter((candidate) => !preset.includes(candidate.providerId))]
+}
+
 /** The list with the entry at `from` moved to `to` (both clamped); the same array when nothing moves. */
 export function moveCandidate<T>(list: readonly T[], from: number, to: number): T[] {
   const target = Math.max(0, Math.min(list.length - 1, to))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { DoctorProviderResult } from '@shared/ipc/doctor'
-import { axisRows, claimedAxisCount, doctorSummary, fixFor, probeVerdict, splitReason } from './probe-facts'
+import { axisRows, claimedAxisCount, doctorSummary, fixFor, isolationWords, probeVerdict, splitReason } from './probe-facts'
 
 const isolation = {
   processContained: true,
@@ -97,5 +97,15 @@ describe('probe facts', () => {
     expect(fixFor('bubblewrap', { kind: 'bash', probed: true, available: false, reason: 'bwrap not found on the PATH. Install bubblewrap' })).toBe(
       'Install bubblewrap'
     )
+  })
+})
+
+describe('isolationWords', () => {
+  const axes = { processContained: true, hostFilesystemRestricted: true, privilegeEscalationBlocked: true, syscallsRestricted: true }
+  it('says "separate kernel" only where the provider claims a kernel of its own', () => {
+    expect(isolationWords({ ...axes, mechanism: 'gvisor', networkMode: 'none', kernel: 'separate' })).toBe('gvisor · separate kernel · network none')
+    expect(isolationWords({ ...axes, mechanism: 'bubblewrap', networkMode: 'proxy' })).toBe('bubblewrap · shares the host kernel · network proxy')
+    const none = { processContained: false, hostFilesystemRestricted: false, privilegeEscalationBlocked: false, syscallsRestricted: false }
+    expect(isolationWords({ ...none, mechanism: 'trusted_local', networkMode: 'full' })).toBe('trusted_local · network full')
   })
 })

@@ -32,6 +32,16 @@ export const axisLabels: Record<DoctorAxis, { label: string; meaning: string }> 
   networkOff: { label: 'Network off', meaning: 'no connection leaves the sandbox, not even to the host' }
 }
 
+/**
+ * A provider's isolation in a line of plain words: its mechanism, whose kernel serves the code
+ * ("separate kernel" only where the provider claims one of its own), and its network.
+ */
+export function isolationWords(isolation: IsolationFacts): string {
+  const isolating = isolation.processContained || isolation.hostFilesystemRestricted
+  const kernel = isolation.kernel === 'separate' ? 'separate kernel' : isolating ? 'shares the host kernel' : undefined
+  return [isolation.mechanism, kernel, `network ${isolation.networkMode}`].filter(Boolean).join(' · ')
+}
+
 /** One axis row: what the probe claims, and what the doctor found (`not_run` before it ran). */
 export type AxisRow = {
   axis: DoctorAxis

@@ -1,5 +1,5 @@
 import type { StateCreator } from 'zustand'
-import { candidatesFromSetting, candidatesToSetting, moveCandidate, type Candidate } from '../lib/candidates'
+import { candidatesFromSetting, candidatesToSetting, moveCandidate, presetOrder, type Candidate } from '../lib/candidates'
 import { orderSettingKey, type ProvidersClient } from './client'
 import type { ProvidersState } from './providers-state'
 
@@ -12,6 +12,8 @@ export type OrderSlice = {
   orderSaving: boolean
   loadOrder(): Promise<void>
   move(from: number, to: number): Promise<boolean>
+  /** Puts the preset's providers first, in its order (configs kept), and saves at once. */
+  applyPreset(preset: readonly string[]): Promise<boolean>
   /** Saves one candidate's config; resolves to the host's message when refused (the form shows it inline). */
   setConfig(index: number, config: Record<string, unknown> | undefined): Promise<string | undefined>
   add(providerId: string): Promise<boolean>
@@ -53,6 +55,13 @@ export const createOrderSlice =
         if (orderSaving) return false
         const next = moveCandidate(candidates, from, to)
         if (next.every((candidate, index) => candidate === candidates[index])) return true
+        return save(next)
+      },
+      async applyPreset(preset) {
+        const { candidates, orderSaving } = get()
+        if (orderSaving) return false
+        const next = presetOrder(candidates, preset)
+        if (next.length === candidates.length && next.every((candidate, index) => candidate === candidates[index])) return true
         return save(next)
       },
       async setConfig(index, config) {

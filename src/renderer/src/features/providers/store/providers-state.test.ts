@@ -57,6 +57,14 @@ describe('providers store', () => {
     expect(store.getState().candidates.map((c) => c.providerId)).toEqual(['docker', 'bubblewrap'])
   })
 
+  it('puts the strongest isolation first with one click, configs kept and the rest after', async () => {
+    const host = fakeHost(['bubblewrap', 'trusted_local', { providerId: 'docker', config: { profile: 'strict' } }])
+    const store = createProvidersStore(host.client)
+    await store.getState().loadOrder()
+    expect(await store.getState().applyPreset(['gvisor', 'docker', 'bubblewrap'])).toBe(true)
+    expect(host.stored()).toEqual(['gvisor', { providerId: 'docker', config: { profile: 'strict' } }, 'bubblewrap', 'trusted_local'])
+  })
+
   it("reverts and shows the host's message when a change is refused", async () => {
     const host = fakeHost(['bubblewrap'])
     const store = createProvidersStore(host.client)

@@ -50,5 +50,10 @@ export function actionPath(dir: string, providers: ExecutionResourceProvider[], 
     if (result.status !== 'success') throw new Error(`run_code ended ${result.status}: ${JSON.stringify(result.error ?? result.data)}`)
     return result
   }
-  return { workspace, manager, dispatcher, agent, runCode, close: () => dispatcher.sessions.end(agent.sessionId) }
+  const runCommand = async (command: string) => {
+    const result = await dispatcher.execute({ tool: 'run_command', input: { command }, agent })
+    if (result.status !== 'success') throw new Error(`run_command ended ${result.status}: ${JSON.stringify(result.error ?? result.data)}`)
+    return result
+  }
+  return { workspace, manager, dispatcher, agent, runCode, runCommand, close: () => dispatcher.sessions.end(agent.sessionId) }
 }

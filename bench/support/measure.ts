@@ -28,6 +28,8 @@ export async function compare(options: {
   pipeline: () => Promise<unknown>
   baseline: () => Promise<unknown>
   note?: string
+  /** Untimed pause before each sample (an agent's calls come seconds apart: what a provider does between them is not the call's). */
+  pauseMs?: number
 }): Promise<BenchResult> {
   const pipelineMs: number[] = []
   const baselineMs: number[] = []
@@ -38,6 +40,7 @@ export async function compare(options: {
   for (let i = 0; i < options.samples; i++) {
     const order = i % 2 === 0 ? (['pipeline', 'baseline'] as const) : (['baseline', 'pipeline'] as const)
     for (const which of order) {
+      if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs))
       const started = performance.now()
       await options[which]()
       ;(which === 'pipeline' ? pipelineMs : baselineMs).push(performance.now() - started)

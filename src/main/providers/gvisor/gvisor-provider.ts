@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { protectedPathsWith } from '@shared/protected-paths'
 import type { IsolationFacts } from '@shared/resources'
-import { hiddenEntries, quarantineChanged } from '../../core/sandbox/workspace-entries'
+import { hiddenEntries, quarantineChanged, type HiddenEntry } from '../../core/sandbox/workspace-entries'
 import {
   assertReachableBySandbox,
   assertWritableBySandbox,
@@ -12,6 +12,7 @@ import {
   isExecutionsFolder,
   sandboxReachProblem,
   type ExecutionResourceProvider,
+  type NetworkMode,
   type ProviderProbe
 } from '../../core'
 import { realRoots } from '../../core/sandbox/workspace-paths'
@@ -22,11 +23,12 @@ import { LocalRunnerProvider } from '../runner/runner-lifecycle'
 import type { RunLedger } from '../runner/run-ledger'
 import { systemPath } from '../runner/run-limits'
 import { languagesOf, observeToolchains, type ToolchainFact } from '../runner/toolchains'
-import { openHandleRoots, openRunBinds } from '../bubblewrap/sandbox-binds'
+import { openHandleRoots, openRunBinds, type OpenBind } from '../bubblewrap/sandbox-binds'
 import { ProtectedBinds } from '../bubblewrap/protected-binds'
 import { gvisorSeccomp } from './gvisor-seccomp'
 import { checkGvisorHost, runGvisorOnce, sweepSandboxes, type GvisorHost } from './gvisor-host'
-import { prepareGvisorRun, sandboxHostTasks, sandboxKernelBytes } from './gvisor-run'
+import { bootSpare, prepareGvisorRun, sandboxHostTasks, sandboxKernelBytes, spareServes } from './gvisor-run'
+import { GvisorSpares } from './gvisor-spares'
 
 /** gvisor's own config keys (other providers' keys in a shared config pass through). */
 const gvisorConfigSchema = z.looseObject({
@@ -58,7 +60,8 @@ type HostFacts = { host: GvisorHost; toolchains: Record<string, ToolchainFact> }
  * the program's system calls are served by gVisor's Sentry, never by the host kernel, so a host
  * kernel bug is one layer further away than with bubblewrap or runc. Every run is a fresh sandbox
  * made for that run (`gvisor-run.ts`): nothing survives between calls but the workspace (no
- * processes, no /tmp, no kernel state). The view is bubblewrap's: system directories read-only,
+ * processes, no /tmp, no kernel state). Warm: a handle keeps one sandbox booted ahead
+ * (`gvisor-spares.ts`), which a run without extra binds takes and uses once. The view is bubblewrap's: system directories read-only,
  * the workspace (and a run's execution area) the only writable host paths, protected paths
  * read-only, labelled entries hidden, no network (or the host's for `full`; `proxy` is not
  * carried yet, so such a policy falls through to the next provider). Limits: a host cgroup per
@@ -138,57 +141,60 @@ export class GvisorProvider extends LocalRunnerProvider implements ExecutionReso
     const cgroups = this.cgroups()
     const workspaces = handleBinds.filter((bind) => bind.masksAirlock)
     const protect = workspaces.length > 0 ? new ProtectedBinds(workspaces, policy.protectedPaths, policy.hiddenPaths) : undefined
-    const network = policy.networkMode === 'full' ? 'full' : 'none'
-    const seccomp = gvisorSeccomp(host)
+    const network: NetworkMode = policy.networkMode === 'full' ? 'full' : 'none'
+    const spec = {
+      programs: host.programs,
+      places: host.places,
+      pids: sandboxHostTasks(limits.pids),
+      memoryBytes: Math.round(limits.memoryMb * mib) + sandboxKernelBytes,
+      cpuBudgetSeconds: cgroups.cpu ? limits.cpuSeconds : undefined
+    }
+    const hide = () => workspaces.flatMap((workspace) => hiddenEntries(workspace.dest, policy.hiddenPaths))
+    /** Everything of a run's sandbox but its program: the same for a spare and for a run's own. */
+    const sandboxPlan = (binds: OpenBind[], hidden: HiddenEntry[]) => ({
+      user: host.identity,
+      network,
+      binds: [...handleBinds, ...binds],
+      readOnly,
+      hidden: hidden.map(({ path, directory }) => ({ dest: path, directory })),
+      processes: limits.pids,
+      cpuSeconds: limits.cpuSeconds,
+      seccomp: gvisorSeccomp(host)
+    })
+    const spares = new GvisorSpares((pinned, hidden) => bootSpare(spec, cgroups, sandboxPlan(pinned, hidden)), protect, hide)
     const runner = new LocalProgramRunner(
       roots,
       policy,
       { PATH: systemPath, HOME: handleBinds[0]?.dest ?? '/tmp', LANG: 'C.UTF-8', TERM: 'dumb', TMPDIR: '/tmp' },
       async ({ argv, cwd, env, writableRoots, readOnlyRoots }) => {
+        // Taken with the sandbox: what was not there when this run started must not be left by it.
         const watch = protect?.watch() ?? []
-        const extra = openRunBinds(roots, writableRoots, readOnlyRoots)
-        const pinned = protect?.open() ?? []
-        let launch
-        try {
-          launch = prepareGvisorRun(
-            {
-              programs: host.programs,
-              places: host.places,
-              pids: sandboxHostTasks(limits.pids),
-              memoryBytes: Math.round(limits.memoryMb * mib) + sandboxKernelBytes,
-              cpuBudgetSeconds: cgroups.cpu ? limits.cpuSeconds : undefined
-            },
-            cgroups,
-            {
-              argv,
-              cwd,
-              env,
-              user: host.identity,
-              network,
-              binds: [...handleBinds, ...pinned, ...extra],
-              readOnly,
-              hidden: workspaces
-                .flatMap((workspace) => hiddenEntries(workspace.dest, policy.hiddenPaths))
-                .map(({ path, directory }) => ({ dest: path, directory })),
-              processes: limits.pids,
-              cpuSeconds: limits.cpuSeconds,
-              seccomp
-            }
-          )
-        } finally {
-          // The launcher holds its own copies now (or never started).
-          for (const bind of [...pinned, ...extra]) closeSync(bind.fd)
-        }
+        const spare = writableRoots.length === 0 && readOnlyRoots.length === 0 && spareServes(argv) ? await spares.take() : undefined
+        const launch = spare ? spare.use({ argv, cwd, env }) : ownSandbox(argv, cwd, env, writableRoots, readOnlyRoots)
         return {
           prepared: launch.prepared,
           cgroupDirs: launch.cgroup?.procsFiles.map((file) => dirname(file)),
+          // Booting the next spare is host work (~10 ms): done while this run's program runs.
+          started: () => spares.replenish(),
           finish: (exitCode) => launch.finish(exitCode),
           settle: () => quarantineChanged(watch)
         }
       },
       this.recording
     )
+    /** A sandbox booted for this run alone: its extra binds (an execution area, a grant) or no spare ready. */
+    const ownSandbox = (argv: string[], cwd: string, env: Record<string, string>, writableRoots: string[], readOnlyRoots: string[]) => {
+      const extra = openRunBinds(roots, writableRoots, readOnlyRoots)
+      const pinned = protect?.open() ?? []
+      try {
+        return prepareGvisorRun(spec, cgroups, { ...sandboxPlan([...pinned, ...extra], hide()), argv, cwd, env })
+      } finally {
+        // The launcher holds its own copies now (or never started).
+        for (const bind of [...pinned, ...extra]) closeSync(bind.fd)
+      }
+    }
     runner.onClose = async () => {
+      await spares.close()
       for (const bind of handleBinds) closeSync(bind.fd)
     }
     return { resource: runner, meta: { isolation: gvisorIsolation(network), runscVersion: host.version } }

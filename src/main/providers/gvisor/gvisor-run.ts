@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CommandResult } from '../../core'
@@ -48,8 +49,21 @@ const firstBindFd = 4
 export type GvisorLaunch = {
   prepared: PreparedProcess
   cgroup?: RunCgroup
-  /** Ends the sandbox for good (runsc state, bundle, cgroup); says which limit ended the run, if one did. */
+  /** Ends the sandbox for good (cgroup now, runsc state and bundle just after); says which limit ended the run, if one did. */
   finish(exitCode: number): Promise<CommandResult['limitHit'] | undefined>
+}
+
+/** The program of a run given to a spare sandbox once it has booted. */
+export type SpareProgram = { argv: string[]; cwd: string; env: Record<string, string> }
+
+/** A sandbox booted ahead of its run, its program not yet chosen (see `GvisorSpares`). */
+export type GvisorSpare = {
+  /** Whether its sandbox still waits (it may have died). */
+  alive(): boolean
+  /** The run on this sandbox of `program` (sent on its stdin before the run's own input). */
+  use(program: SpareProgram): GvisorLaunch
+  /** Ends it unused. */
+  discard(): Promise<void>
 }
 
 /**
@@ -63,11 +77,68 @@ export type GvisorLaunch = {
  * sandbox's kernel and every process in it.
  */
 export function prepareGvisorRun(spec: GvisorRunSpec, cgroups: CgroupSupport | undefined, plan: BundlePlan): GvisorLaunch {
+  const sandbox = startSandbox(spec, cgroups, plan)
+  try {
+    sandbox.join()
+  } catch (error) {
+    throw sandbox.refuse(error)
+  }
+  return sandbox.launch(() => feedPipe(sandbox.child, goFd, Buffer.from('go\n')))
+}
+
+/**
+ * Boots a sandbox ahead of its run: the same sandbox as `prepareGvisorRun` makes (same binds,
+ * limits, filter), whose program is a trampoline that reads one line on its stdin and evaluates
+ * it (`spareLine`: cd to the run's folder, exec the program with its own environment). It joins
+ * its cgroup off the event loop and boots at once; a run then costs only its program, still in a
+ * sandbox no earlier run has touched.
+ */
+export async function bootSpare(spec: GvisorRunSpec, cgroups: CgroupSupport | undefined, plan: Omit<BundlePlan, 'argv' | 'cwd' | 'env'>): Promise<GvisorSpare> {
+  const sandbox = startSandbox(spec, cgroups, { ...plan, argv: ['/bin/sh', '-c', trampoline], cwd: '/', env: { PATH: systemPath } })
+  try {
+    await sandbox.joinInBackground()
+  } catch (error) {
+    throw sandbox.refuse(error)
+  }
+  feedPipe(sandbox.child, goFd, Buffer.from('go\n'))
+  const alive = () => sandbox.child.exitCode === null && sandbox.child.signalCode === null
+  return {
+    alive,
+    use: (program) => sandbox.launch(() => sandbox.child.stdin!.write(spareLine(program))),
+    discard: async () => {
+      killGroup(sandbox.child.pid!)
+      await sandbox.end()
+    }
+  }
+}
+
+/** The spare's program: one line from stdin, evaluated (newlines inside words arrive as $nl). */
+const trampoline = `nl='\n'; IFS= read -r line || exit 126; eval "$line"`
+
+/** The trampoline's line for one run: its folder, then its program with exactly its environment. */
+export function spareLine(program: SpareProgram): string {
+  const words = [...Object.entries(program.env).map(([name, value]) => `${name}=${value}`), ...program.argv]
+  if (words.some((word) => word.includes('\0'))) throw new ProviderError('invalid_program', 'a program argument contains NUL')
+  // env would take a program name holding '=' for a variable: such a run gets a sandbox of its own (see `spareServes`).
+  return `cd ${shellWord(program.cwd)} || exit 126; exec /usr/bin/env -i ${words.map(shellWord).join(' ')}\n`
+}
+
+/** Whether a spare can run this program (else the run boots its own sandbox). */
+export function spareServes(argv: readonly string[]): boolean {
+  return argv.length > 0 && !argv[0]!.includes('=')
+}
+
+function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`).replace(/\n/g, `'"$nl"'`)}'`
+}
+
+/** A sandbox's launcher spawned with its bundle and cgroup, not yet placed; what each way of starting it shares. */
+function startSandbox(spec: GvisorRunSpec, cgroups: CgroupSupport | undefined, plan: BundlePlan) {
   const id = `airlock-${randomBytes(8).toString('hex')}`
   const bundle = join(spec.places.bundles, id)
   mkdirSync(bundle, { mode: 0o700 })
   const cgroup = cgroups?.create({ pids: spec.pids, memoryBytes: spec.memoryBytes })
-  let child
+  let child: ChildProcess
   try {
     const stage = writeBundle(bundle, plan)
     child = spawnGroup(launcherArgv(spec, plan, stage, bundle, id), {
@@ -78,40 +149,62 @@ export function prepareGvisorRun(spec: GvisorRunSpec, cgroups: CgroupSupport | u
       passFds: plan.binds.map((bind) => bind.fd)
     })
     child.on('error', () => undefined)
-    if (cgroup && child.pid !== undefined) cgroup.join(child.pid)
+    child.stdin!.on('error', () => undefined)
   } catch (error) {
-    if (child?.pid !== undefined) killGroup(child.pid)
     void cgroup?.finish()
     rmSync(bundle, { recursive: true, force: true })
     throw new ProviderError('cgroup_unavailable', `could not prepare the gVisor sandbox: ${(error as Error).message}`, { cause: error })
   }
-  const started = child
-  let watch: NodeJS.Timeout | undefined
-  let cpuExceeded = false
-  started.on('exit', () => clearInterval(watch))
+  /** runsc's state and the bundle: not needed for the result, so removed just after it. */
+  const cleanUp = () => void deleteSandbox(spec, id).finally(() => rmSync(bundle, { recursive: true, force: true }))
+  const end = async () => {
+    const verdict = await cgroup?.finish()
+    cleanUp()
+    return verdict
+  }
   return {
-    cgroup,
-    prepared: {
-      child: started,
-      begin: () => {
-        feedPipe(started, goFd, Buffer.from('go\n'))
-        const budget = spec.cpuBudgetSeconds
-        if (budget === undefined || cgroup?.cpuSeconds() === undefined) return
-        watch = setInterval(() => {
-          if ((cgroup.cpuSeconds() ?? 0) <= budget) return
-          cpuExceeded = true
-          clearInterval(watch)
-          killGroup(started.pid!)
-        }, cpuWatchMs)
-      }
+    child,
+    join: () => {
+      if (cgroup && child.pid !== undefined) cgroup.join(child.pid)
     },
-    async finish(exitCode) {
-      clearInterval(watch)
-      await deleteSandbox(spec, id)
-      const verdict = await cgroup?.finish()
-      rmSync(bundle, { recursive: true, force: true })
-      if (cpuExceeded) return 'cpu'
-      return verdict ?? (exitCode === 128 + 24 ? 'cpu' : undefined)
+    joinInBackground: async () => {
+      if (cgroup && child.pid !== undefined) await cgroup.joinInBackground(child.pid)
+    },
+    /** A sandbox outside its cgroup would have no memory or pids limit: never start it. */
+    refuse(error: unknown): Error {
+      if (child.pid !== undefined) killGroup(child.pid)
+      void end()
+      return new ProviderError('cgroup_unavailable', `could not place the gVisor sandbox in its cgroup: ${(error as Error).message}`, { cause: error })
+    },
+    end,
+    /** The run: `start` lets the program go; the CPU budget is watched from then on. */
+    launch(start: () => void): GvisorLaunch {
+      let watch: NodeJS.Timeout | undefined
+      let cpuExceeded = false
+      child.on('exit', () => clearInterval(watch))
+      return {
+        cgroup,
+        prepared: {
+          child,
+          begin: () => {
+            start()
+            const budget = spec.cpuBudgetSeconds
+            if (budget === undefined || cgroup?.cpuSeconds() === undefined) return
+            watch = setInterval(() => {
+              if ((cgroup.cpuSeconds() ?? 0) <= budget) return
+              cpuExceeded = true
+              clearInterval(watch)
+              killGroup(child.pid!)
+            }, cpuWatchMs)
+          }
+        },
+        async finish(exitCode) {
+          clearInterval(watch)
+          const verdict = await end()
+          if (cpuExceeded) return 'cpu'
+          return verdict ?? (exitCode === 128 + 24 ? 'cpu' : undefined)
+        }
+      }
     }
   }
 }

@@ -122,13 +122,14 @@ export function runBounded(run: BoundedRun): Promise<CommandResult> {
       stderr.push(chunk)
       tell('stderr', chunk)
     })
+    const untrack = child.pid !== undefined ? run.onStart?.(child.pid) : undefined
+    // A prepared process may take its program on stdin (a spare gVisor sandbox): begin before the run's own input.
+    run.prepared?.begin()
     if (child.stdin) {
       child.stdin.on('error', () => undefined)
       child.stdin.end(run.stdin ?? '')
     }
     if (run.fd3) feedPipe(child, 3, run.fd3)
-    const untrack = child.pid !== undefined ? run.onStart?.(child.pid) : undefined
-    run.prepared?.begin()
 
     let spawnError: Error | undefined
     child.on('error', (error) => {

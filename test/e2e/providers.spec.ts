@@ -67,6 +67,20 @@ test('reorder the code-execution providers by keyboard; the order and each confi
   // The Settings view reads the same stored value.
   await page.getByTestId('nav-settings').click()
   await expect(page.getByTestId('setting-code_execution.providers')).toContainText(/bubblewrap\s*docker with config/)
+
+  // One click: the strongest isolation first (gvisor, a separate kernel), docker's config kept.
+  await page.getByTestId('nav-providers').click()
+  const preset = page.getByTestId('provider-preset-strongest')
+  await preset.click()
+  await expect.poll(() => shownOrder(page)).toEqual(['gvisor', 'docker', 'bubblewrap'])
+  await expect(preset).toBeDisabled()
+  await expect(page.getByTestId('provider-order-item-docker')).toContainText('config {"profile":"strict"}')
+  await expect(page.getByTestId('provider-order-status-gvisor')).toHaveText(/^(available|unavailable)$/)
+  if ((await page.getByTestId('provider-order-status-gvisor').textContent()) === 'available')
+    await expect(page.getByTestId('provider-order-item-gvisor')).toContainText('gvisor · separate kernel · network none')
+  await page.reload()
+  expect(await shownOrder(page)).toEqual(['gvisor', 'docker', 'bubblewrap'])
+  await shots(page, 'providers-strongest-first')
   await page.close()
 })
 

@@ -33,7 +33,8 @@ describe.skipIf(skip !== undefined)('airlock doctor', () => {
       ])
     )
     expect(lines.some((line) => line.startsWith('trusted_local  available, unisolated'))).toBe(true)
-    expect(lines.at(-1)).toMatch(/^doctor: 3 providers · \d+ axes verified · 0 failed · \d+ unverified$/)
+    expect(lines.some((line) => /^gvisor {2}(available|unavailable)/.test(line))).toBe(true)
+    expect(lines.at(-1)).toMatch(/^doctor: 4 providers · \d+ axes verified · 0 failed · \d+ unverified$/)
 
     const host = createHost({ home: home.path, logError: () => undefined })
     try {
@@ -41,7 +42,7 @@ describe.skipIf(skip !== undefined)('airlock doctor', () => {
       const latest = (await host.dispatch('airlock:doctor:latest', {}, { transport: 'websocket' })) as { ok: true; value: { report: unknown } }
       expect(latest.ok).toBe(true)
       const report = doctorReportSchema.parse(latest.value.report)
-      expect(report.providers.map((provider) => provider.providerId).sort()).toEqual(['bubblewrap', 'docker', 'trusted_local'])
+      expect(report.providers.map((provider) => provider.providerId).sort()).toEqual(['bubblewrap', 'docker', 'gvisor', 'trusted_local'])
     } finally {
       await host.dispose()
     }

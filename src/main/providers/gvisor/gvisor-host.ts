@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { sandboxIdentity, type CommandResult } from '../../core'
 import { findExecutable } from '../provider-helpers'
@@ -99,14 +99,43 @@ export function gvisorPlaces(home: string): GvisorPlaces {
   return places
 }
 
-/** Ends every sandbox and bundle a crashed Airlock left (runsc's state says which); returns what it ended. */
-export async function sweepSandboxes(host: Extract<GvisorHost, { ok: true }>): Promise<string[]> {
-  const left = readdirSync(host.places.bundles)
-  for (const id of left) {
-    await deleteSandbox(host, id)
-    rmSync(join(host.places.bundles, id), { recursive: true, force: true })
+/**
+ * After a crash: removes the bundles and runsc state a crashed Airlock of this home left, without
+ * a host check (start-up must stay quick). A sandbox still running (another Airlock on the same
+ * home, or a run not yet reaped) is left alone; its launcher died with that Airlock otherwise, and
+ * runsc's sandboxes die with their launcher (`--attached`). Returns what it removed.
+ */
+export async function sweepSandboxes(home: string, runscPath?: string): Promise<string[]> {
+  const bundles = join(home, 'gvisor', 'bundles')
+  const runsc = runscPath ? findExecutable([runscPath]) : systemProgram('runsc')
+  if (!runsc || !existsSync(bundles)) return []
+  const places = { state: join(home, 'gvisor', 'state'), bundles }
+  const removed: string[] = []
+  for (const id of readdirSync(bundles)) {
+    const state = await runBounded({
+      argv: [runsc, '--root', places.state, 'state', id],
+      cwd: '/',
+      env: { PATH: systemPath },
+      timeoutMs: 10_000,
+      maxOutputBytes: 65_536
+    })
+    const running = state.exitCode === 0 && /"status":\s*"(running|created)"/.test(state.stdout) && pidAlive(/"pid":\s*(\d+)/.exec(state.stdout)?.[1])
+    if (running) continue
+    await deleteSandbox({ programs: { runsc }, places }, id)
+    rmSync(join(bundles, id), { recursive: true, force: true })
+    removed.push(`gvisor sandbox ${id}`)
   }
-  return left.map((id) => `gvisor sandbox ${id}`)
+  return removed
+}
+
+function pidAlive(pid: string | undefined): boolean {
+  if (!pid || pid === '0') return false
+  try {
+    process.kill(Number(pid), 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Runs one program in a fresh sandbox without a workspace or network, through a run's own path: probes and toolchain checks. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReasonFor } from '../../../../test/support/components'
@@ -154,6 +154,24 @@ describe.skipIf(skip !== undefined)(`gvisor provider${skip ? ` (skipped: ${skip}
     expect(result.limitHit, result.stderr).toBeUndefined()
     // The python process itself is one of the 16.
     expect(result.stdout.trim()).toBe('15')
+  })
+
+  it("after a crash removes the sandboxes' leftovers of its home, never a live Airlock's waiting sandbox", async () => {
+    // Released handles leave nothing (their spares and their runs' state are removed before release ends).
+    await manager.releaseAll()
+    if (!host.ok) return
+    expect(readdirSync(host.places.bundles)).toEqual([])
+    const runner = await sandbox()
+    await runner.exec({ argv: ['true'] })
+    await expect.poll(() => readdirSync(host.places.bundles).length, { timeout: 10_000 }).toBe(1)
+    const live = readdirSync(host.places.bundles)[0]!
+    // What a crash leaves: a bundle whose sandbox is gone.
+    mkdirSync(join(host.places.bundles, 'airlock-crashed'))
+    const restarted = new GvisorProvider({ home: home.path })
+    expect(await restarted.recover()).toEqual(['gvisor sandbox airlock-crashed'])
+    expect(readdirSync(host.places.bundles)).toEqual([live])
+    // The live spare still serves its handle.
+    expect((await runner.exec({ argv: ['bash', '-c', 'echo served'] })).stdout).toBe('served\n')
   })
 
   it('says why a proxy policy cannot run here', async () => {

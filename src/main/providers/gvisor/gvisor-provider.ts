@@ -147,7 +147,8 @@ export class GvisorProvider extends LocalRunnerProvider implements ExecutionReso
       places: host.places,
       pids: sandboxHostTasks(limits.pids),
       memoryBytes: Math.round(limits.memoryMb * mib) + sandboxKernelBytes,
-      cpuBudgetSeconds: cgroups.cpu ? limits.cpuSeconds : undefined
+      cpuBudgetSeconds: cgroups.cpu ? limits.cpuSeconds : undefined,
+      cleanups: new Set<Promise<void>>()
     }
     const hide = () => workspaces.flatMap((workspace) => hiddenEntries(workspace.dest, policy.hiddenPaths))
     /** Everything of a run's sandbox but its program: the same for a spare and for a run's own. */
@@ -195,16 +196,17 @@ export class GvisorProvider extends LocalRunnerProvider implements ExecutionReso
     }
     runner.onClose = async () => {
       await spares.close()
+      // runsc's state and the bundles of the last runs, removed just after their results.
+      await Promise.all([...spec.cleanups])
       for (const bind of handleBinds) closeSync(bind.fd)
     }
     return { resource: runner, meta: { isolation: gvisorIsolation(network), runscVersion: host.version } }
   }
 
-  /** After a crash: what the run ledger names (launchers, cgroups), then every sandbox runsc still keeps state for. */
+  /** After a crash: what the run ledger names (launchers, cgroups), then the sandboxes runsc still keeps state for. */
   override async recover(): Promise<string[]> {
     const ended = await super.recover()
-    const { host } = await this.hostFacts(undefined)
-    return host.ok ? [...ended, ...(await sweepSandboxes(host))] : ended
+    return this.options.home ? [...ended, ...(await sweepSandboxes(this.options.home))] : ended
   }
 
   private cgroups(): CgroupSupport {

@@ -24,6 +24,8 @@ export type GvisorRunSpec = {
   memoryBytes?: number
   /** CPU seconds the whole sandbox may use (enforced where the cgroup accounts CPU). */
   cpuBudgetSeconds?: number
+  /** Where the clean-ups done after a result are kept until done, so that a release can wait for them. */
+  cleanups?: Set<Promise<void>>
 }
 
 /**
@@ -156,7 +158,15 @@ function startSandbox(spec: GvisorRunSpec, cgroups: CgroupSupport | undefined, p
     throw new ProviderError('cgroup_unavailable', `could not prepare the gVisor sandbox: ${(error as Error).message}`, { cause: error })
   }
   /** runsc's state and the bundle: not needed for the result, so removed just after it. */
-  const cleanUp = () => void deleteSandbox(spec, id).finally(() => rmSync(bundle, { recursive: true, force: true }))
+  const cleanUp = () => {
+    const done: Promise<void> = deleteSandbox(spec, id)
+      .catch(() => undefined)
+      .finally(() => {
+        rmSync(bundle, { recursive: true, force: true })
+        spec.cleanups?.delete(done)
+      })
+    spec.cleanups?.add(done)
+  }
   const end = async () => {
     const verdict = await cgroup?.finish()
     cleanUp()
@@ -210,7 +220,7 @@ function startSandbox(spec: GvisorRunSpec, cgroups: CgroupSupport | undefined, p
 }
 
 /** Ends what runsc keeps of a sandbox (its state and, were any left, its processes). */
-export async function deleteSandbox(spec: Pick<GvisorRunSpec, 'programs' | 'places'>, id: string): Promise<void> {
+export async function deleteSandbox(spec: { programs: Pick<GvisorPrograms, 'runsc'>; places: GvisorPlaces }, id: string): Promise<void> {
   await runBounded({
     argv: [spec.programs.runsc, '--root', spec.places.state, 'delete', '--force', id],
     cwd: '/',

@@ -91,7 +91,7 @@ describe('profile form', () => {
       updatedAt: '2026-01-01T00:00:00Z'
     }
     const values = formValuesFrom(agent, inherited)
-    expect(values.providers.map((p) => `${p.id}:${p.on}`)).toEqual(['docker:true', 'bubblewrap:true', 'trusted_local:false', 'bash:false'])
+    expect(values.providers.map((p) => `${p.id}:${p.on}`)).toEqual(['docker:true', 'bubblewrap:true', 'gvisor:false', 'trusted_local:false', 'bash:false'])
     expect(profileFromValues(values).profile).toEqual(agent.profile)
     const parsed = parseProfileForm({ ...values, role: '' }, 'edit')
     expect(parsed).toEqual({ ok: true, input: { agentId: 'coder', role: null, profile: agent.profile } })
